@@ -1,0 +1,269 @@
+package node
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
+
+// HeaderKey is the Kafka record header that carries a message's causes.
+const HeaderKey = "parsley.causes"
+
+// ReservedHeaderPrefix is reserved for Parsley: applications must not attach headers with it.
+const ReservedHeaderPrefix = "parsley."
+
+// wireVersion is the only version of the causes grammar.
+const wireVersion = 0x01
+
+// Sizes of the fixed-width fields of the grammar.
+const (
+	topicIDBytes   = 16
+	positionBytes  = 8
+	varintBytesMax = 5
+)
+
+// Family names the class of an undecodable value. The set is fixed; see DecodeError.
+type Family string
+
+// The families of undecodable input. When bytes break several rules, the family is that of the
+// first violation met in a left-to-right parse.
+const (
+	FamilyNullValue              Family = "null-value"
+	FamilyTruncated              Family = "truncated"
+	FamilyTrailingBytes          Family = "trailing-bytes"
+	FamilyUnknownVersion         Family = "unknown-version"
+	FamilyNegativePosition       Family = "negative-position"
+	FamilyReservedPosition       Family = "reserved-position"
+	FamilyZeroTopicID            Family = "zero-topic-id"
+	FamilyTopicsNotAscending     Family = "topics-not-ascending"
+	FamilyPartitionsNotAscending Family = "partitions-not-ascending"
+	FamilyZeroPartitions         Family = "zero-partitions"
+	FamilyNonMinimalVarint       Family = "non-minimal-varint"
+	FamilyVarintOverflow         Family = "varint-overflow"
+	FamilyDuplicateHeader        Family = "duplicate-header"
+)
+
+// DecodeError says why a parsley.causes value (or a CausalPast token) is undecodable: the family
+// of the rule broken, the byte offset where the parse met it, and a detail naming the offending
+// value. An undecodable value must be refused, never salvaged or treated as absent.
+type DecodeError struct {
+	Family Family
+	Offset int
+	Detail string
+}
+
+// Error renders the error as "family at byte N: detail".
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("%s at byte %d: %s", e.Family, e.Offset, e.Detail)
+}
+
+func decodeErr(f Family, offset int, format string, args ...any) *DecodeError {
+	return &DecodeError{Family: f, Offset: offset, Detail: fmt.Sprintf(format, args...)}
+}
+
+// EncodedLen returns the exact length of Encode(c) (SPEC §4.5).
+func EncodedLen(c Causes) int {
+	n := 1 + varintLen(uint32(countTopics(c)))
+	for i := 0; i < len(c.pairs); {
+		j := i
+		for j < len(c.pairs) && c.pairs[j].Channel.Topic == c.pairs[i].Channel.Topic {
+			j++
+		}
+		n += topicIDBytes + varintLen(uint32(j-i))
+		for _, p := range c.pairs[i:j] {
+			n += varintLen(uint32(p.Channel.Partition)) + positionBytes
+		}
+		i = j
+	}
+	return n
+}
+
+// Encode returns the canonical version-1 encoding of c: one frontier, one spelling. The empty
+// frontier encodes as 01 00.
+func Encode(c Causes) []byte { return AppendEncode(make([]byte, 0, EncodedLen(c)), c) }
+
+// AppendEncode appends the canonical encoding of c to dst and returns the extended slice.
+func AppendEncode(dst []byte, c Causes) []byte {
+	dst = append(dst, wireVersion)
+	dst = appendVarint(dst, uint32(countTopics(c)))
+	for i := 0; i < len(c.pairs); {
+		topic := c.pairs[i].Channel.Topic
+		j := i
+		for j < len(c.pairs) && c.pairs[j].Channel.Topic == topic {
+			j++
+		}
+		dst = append(dst, topic[:]...)
+		dst = appendVarint(dst, uint32(j-i))
+		for _, p := range c.pairs[i:j] {
+			dst = appendVarint(dst, uint32(p.Channel.Partition))
+			dst = binary.BigEndian.AppendUint64(dst, uint64(p.Position))
+		}
+		i = j
+	}
+	return dst
+}
+
+// countTopics counts the distinct topics of c (its groups on the wire).
+func countTopics(c Causes) int {
+	n := 0
+	for i, p := range c.pairs {
+		if i == 0 || p.Channel.Topic != c.pairs[i-1].Channel.Topic {
+			n++
+		}
+	}
+	return n
+}
+
+// Decode strictly decodes a version-1 parsley.causes value. Every rule of the wire format is
+// enforced; any breach returns a *DecodeError and no causes. A nil value is a null header value
+// (FamilyNullValue); an empty one is truncated. Decode never panics and allocates at most in
+// proportion to len(b).
+func Decode(b []byte) (Causes, error) {
+	var c Causes
+	if err := DecodeInto(&c, b); err != nil {
+		return Causes{}, err
+	}
+	return c, nil
+}
+
+// DecodeInto decodes b into dst, reusing dst's storage, so a hot path with a reused frontier
+// decodes without allocating. On error dst is left empty.
+func DecodeInto(dst *Causes, b []byte) error {
+	dst.Reset()
+	if err := decodeInto(dst, b); err != nil {
+		dst.Reset()
+		return err
+	}
+	return nil
+}
+
+func decodeInto(dst *Causes, b []byte) error {
+	if b == nil {
+		return decodeErr(FamilyNullValue, 0, "header value is null")
+	}
+	if len(b) == 0 {
+		return decodeErr(FamilyTruncated, 0, "empty value: no version byte")
+	}
+	if b[0] != wireVersion {
+		return decodeErr(FamilyUnknownVersion, 0, "version byte 0x%02x, want 0x01", b[0])
+	}
+	r := reader{b: b, off: 1}
+	topics, err := r.varint("topic count")
+	if err != nil {
+		return err
+	}
+	// Each group needs at least 16+1+1+8 bytes; never reserve more than the input can hold.
+	if need := int(topics); need > 0 && cap(dst.pairs) < min(need, len(b)/26) {
+		dst.pairs = make([]Cause, 0, min(need, len(b)/26))
+	}
+	var prev TopicID
+	for g := 0; g < int(topics); g++ {
+		start := r.off
+		if r.remaining() < topicIDBytes {
+			return decodeErr(FamilyTruncated, r.off, "group %d of %d: topic ID needs 16 bytes, %d left", g+1, topics, r.remaining())
+		}
+		var id TopicID
+		copy(id[:], b[r.off:r.off+topicIDBytes])
+		r.off += topicIDBytes
+		if id.IsZero() {
+			return decodeErr(FamilyZeroTopicID, start, "group %d names the all-zero topic ID", g+1)
+		}
+		if g > 0 && compareIDs(prev, id) >= 0 {
+			return decodeErr(FamilyTopicsNotAscending, start, "topic %s does not sort after %s", id, prev)
+		}
+		prev = id
+		if err := r.group(dst, id); err != nil {
+			return err
+		}
+	}
+	if r.remaining() > 0 {
+		return decodeErr(FamilyTrailingBytes, r.off, "%d byte(s) after the last of %d group(s)", r.remaining(), topics)
+	}
+	return nil
+}
+
+// reader walks a value left to right, tracking the byte offset for errors.
+type reader struct {
+	b   []byte
+	off int
+}
+
+func (r *reader) remaining() int { return len(r.b) - r.off }
+
+// group decodes one group's partition count and pairs for topic id.
+func (r *reader) group(dst *Causes, id TopicID) error {
+	countOff := r.off
+	count, err := r.varint("partition count")
+	if err != nil {
+		return err
+	}
+	if count == 0 {
+		return decodeErr(FamilyZeroPartitions, countOff, "topic %s has a partition count of 0", id)
+	}
+	var prev uint32
+	for i := uint32(0); i < count; i++ {
+		partOff := r.off
+		part, err := r.varint("partition")
+		if err != nil {
+			return err
+		}
+		if i > 0 && part <= prev {
+			return decodeErr(FamilyPartitionsNotAscending, partOff, "topic %s: partition %d does not follow %d", id, part, prev)
+		}
+		prev = part
+		if r.remaining() < positionBytes {
+			return decodeErr(FamilyTruncated, r.off, "topic %s partition %d: position needs 8 bytes, %d left", id, part, r.remaining())
+		}
+		pos := int64(binary.BigEndian.Uint64(r.b[r.off:]))
+		posOff := r.off
+		r.off += positionBytes
+		if pos < 0 {
+			return decodeErr(FamilyNegativePosition, posOff, "topic %s partition %d: position %d", id, part, pos)
+		}
+		if Offset(pos) == MaxOffset {
+			return decodeErr(FamilyReservedPosition, posOff, "topic %s partition %d: position 2^63-1 is reserved", id, part)
+		}
+		dst.appendSorted(Cause{Channel: Channel{Topic: id, Partition: Partition(part)}, Position: Offset(pos)})
+	}
+	return nil
+}
+
+// varint reads a minimal unsigned base-128 varint in 0..2^31−1 (at most five bytes, the fifth
+// carrying only its low three bits).
+func (r *reader) varint(what string) (uint32, error) {
+	start := r.off
+	var v uint32
+	for i := 0; i < varintBytesMax; i++ {
+		if r.off >= len(r.b) {
+			return 0, decodeErr(FamilyTruncated, r.off, "%s varint ends after %d byte(s)", what, i)
+		}
+		c := r.b[r.off]
+		r.off++
+		if i == varintBytesMax-1 && c&0xF8 != 0 {
+			return 0, decodeErr(FamilyVarintOverflow, start, "%s varint: fifth byte 0x%02x exceeds 2^31-1", what, c)
+		}
+		v |= uint32(c&0x7F) << (7 * i)
+		if c&0x80 == 0 {
+			if c == 0 && i > 0 {
+				return 0, decodeErr(FamilyNonMinimalVarint, start, "%s varint ends in a zero byte after %d byte(s)", what, i+1)
+			}
+			return v, nil
+		}
+	}
+	panic("unreachable: the fifth byte check rejects a continuation bit")
+}
+
+// compareIDs orders topic IDs as unsigned bytes.
+func compareIDs(a, b TopicID) int { return Channel{Topic: a}.Compare(Channel{Topic: b}) }
+
+// varintLen is the number of bytes of the minimal varint spelling of v.
+func varintLen(v uint32) int { return (bits.Len32(v|1) + 6) / 7 }
+
+// appendVarint appends the minimal varint spelling of v.
+func appendVarint(dst []byte, v uint32) []byte {
+	for v >= 0x80 {
+		dst = append(dst, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(dst, byte(v))
+}
