@@ -1,0 +1,54 @@
+package sim
+
+// ActionKind names one kind of scheduler action. The order is fixed: it is the order in which
+// enabled actions are offered to the Chooser, so adding a kind appends at the end.
+type ActionKind uint8
+
+// The action kinds (SPEC §6.2 vocabulary, issue 5 item 3).
+const (
+	ActFeed           ActionKind = iota // feed one record to a process
+	ActDrain                            // drain deliverable heads and run application logic
+	ActCommit                           // commit the process's step atomically
+	ActCrash                            // crash mid-step: roll the step back
+	ActStop                             // clean stop (commit nothing further)
+	ActStart                            // start: full initialisation + identity report
+	ActRewind                           // operator rewinds committed read offsets
+	ActProducePlain                     // external producer: headerless record
+	ActProduceStamped                   // external producer stamped by an observer of a committed record
+	ActProduceCorrupt                   // external producer with an undecodable header
+	ActTxnAbort                         // an external transaction that aborts (never-yielding offsets)
+	ActTxnOpen                          // an external transaction left open for a while (LSO stall)
+	ActTxnClose                         // the open transaction commits or aborts
+	ActDeleteRecords                    // delete records up to an offset (biased to interesting offsets)
+	ActRetention                        // time/size retention sweep driven by the virtual clock
+	ActDeleteTopic                      // delete a topic nobody sends to
+	ActRecreateTopic                    // recreate a topic nobody sends to (new topic ID)
+	ActRedeclare                        // change a stopped process's received-channel set
+	ActMigrate                          // restart a task elsewhere with its committed state
+	ActZombie                           // a superseded execution tries to commit
+	numActionKinds
+)
+
+var actionNames = [numActionKinds]string{
+	"feed", "drain", "commit", "crash", "stop", "start", "rewind",
+	"produce-plain", "produce-stamped", "produce-corrupt",
+	"txn-abort", "txn-open", "txn-close", "delete-records", "retention",
+	"delete-topic", "recreate-topic", "redeclare", "migrate", "zombie",
+}
+
+// String returns the action's trace name, such as "feed" or "delete-topic".
+func (k ActionKind) String() string {
+	if k < numActionKinds {
+		return actionNames[k]
+	}
+	return "action(?)"
+}
+
+// ActionKinds returns every action kind in offer order.
+func ActionKinds() []ActionKind {
+	ks := make([]ActionKind, numActionKinds)
+	for i := range ks {
+		ks[i] = ActionKind(i)
+	}
+	return ks
+}

@@ -1,0 +1,35 @@
+package sim
+
+// Range is an inclusive range of integers drawn uniformly, such as a duration in microseconds.
+type Range struct {
+	Min, Max int64
+}
+
+// Settings are a run's knobs, expanded from the seed like a swarm test (ExpandSettings) and
+// printed before the first step so a person sees what this seed does. Every field is plain data:
+// a run with the same scenario, settings and choices is the same run.
+type Settings struct {
+	Seed uint64
+
+	// SafetySteps is the action budget of the safety phase (faults on). The liveness phase that
+	// follows heals the world and runs until nothing moves, bounded by LivenessStepsMax.
+	SafetySteps      int
+	LivenessStepsMax int
+
+	// Weights gives each action kind's relative weight in the safety phase; zero switches the
+	// kind off for this run (swarm testing: most runs exercise a subset of fault classes).
+	Weights [numActionKinds]uint32
+
+	// DurationMicros gives each action kind's virtual duration range, drawn from the durations
+	// stream; the engine's work counters add WorkMicrosPerUnit-scaled cost on top.
+	DurationMicros [numActionKinds]Range
+
+	// Fault shaping.
+	CorruptProbabilityPct int   // share of external produces that carry a corrupt header, when enabled
+	RetentionMicros       int64 // time retention of external topics (0 = infinite)
+	RetentionRecords      int   // size retention in records per partition (0 = infinite)
+	ForwardHopsMax        int   // application logic forwards a message at most this many hops
+}
+
+// Enabled reports whether the run's settings switch action kind k on in the safety phase.
+func (s *Settings) Enabled(k ActionKind) bool { return s.Weights[k] > 0 }
