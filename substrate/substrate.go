@@ -280,7 +280,7 @@ type Substrate interface {
 	// aborts. Later offsets for the same partition in the same transaction replace earlier ones.
 	SendOffsetsToTransaction(p TxnProducer, group string, offsets []GroupOffset) error
 	// CommitTransaction commits p's open transaction: one commit marker on every partition it
-	// wrote to (in TopicPartition order), its records become visible, its staged group offsets
+	// wrote to, its records become visible, its staged group offsets
 	// are committed. ErrFenced for a zombie (nothing is committed); ErrTxnState if none is open.
 	CommitTransaction(p TxnProducer) error
 	// AbortTransaction aborts p's open transaction: one abort marker on every partition it wrote

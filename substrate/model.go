@@ -1,0 +1,277 @@
+package substrate
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// Model is the deterministic in-memory Substrate: the reference implementation and the
+// simulator's default.
+//
+// It has no goroutines, reads no wall clock and draws no global randomness: topic IDs come from
+// the source given to NewModel and time from AdvanceClock, so a run is a pure function of its
+// calls. Clone deep-copies it and AppendCanonical encodes it, for the exhaustive explorer.
+//
+// Each partition's log is a slice indexed by offset - base, so produce and fetch are a bounds
+// check and a slice access; the only map on the hot path resolves a TopicID, and a one-entry
+// cache in front of it skips even that for runs of operations on one topic.
+type Model struct {
+	ids func() TopicID
+	// seeded is the ID source of a model built by NewSeededModel; Clone copies it by value so a
+	// clone draws the same IDs its original would.
+	seeded *rand.PCG
+
+	// topics holds every incarnation ever created, in creation order; the index is the
+	// incarnation number used by Incarnation and AppendCanonical.
+	topics []modelTopic
+	// byID resolves every ID ever issued (alive or not) to its incarnation number.
+	byID map[TopicID]int32
+	// byName resolves a bound name to its live incarnation number.
+	byName map[string]int32
+	// lastID/lastIdx cache the most recent byID hit.
+	lastID  TopicID
+	lastIdx int32
+
+	// txns holds one slot per transactional ID, in order of first InitTransactions.
+	txns      []modelTxn
+	txnByName map[string]int32
+
+	groups map[string]*modelGroup
+
+	clockMicros int64
+}
+
+// modelTopic is one incarnation of a name.
+type modelTopic struct {
+	id         TopicID
+	name       string
+	deleted    bool
+	partitions []modelPartition
+	retention  RetentionPolicy
+}
+
+// NewModel returns an empty model whose topic IDs are drawn from ids (the simulator passes a
+// stream seeded from the run's PRNG). A draw that is all-zero or was already issued is discarded
+// and ids is called again, so IDs are never zero and never reused. A nil ids uses
+// SeededTopicIDs(1).
+func NewModel(ids func() TopicID) *Model {
+	if ids == nil {
+		ids = SeededTopicIDs(1)
+	}
+	return &Model{
+		ids:       ids,
+		byID:      make(map[TopicID]int32),
+		byName:    make(map[string]int32),
+		txnByName: make(map[string]int32),
+		groups:    make(map[string]*modelGroup),
+		lastIdx:   -1,
+	}
+}
+
+// NewSeededModel returns an empty model whose topic IDs come from a PCG stream seeded with seed.
+// Unlike NewModel's caller-supplied source, this one is part of the model's state: a Clone
+// continues the stream from the same point as its original.
+func NewSeededModel(seed uint64) *Model {
+	pcg := rand.NewPCG(seed, idStreamSeed2)
+	m := NewModel(pcgTopicIDs(pcg))
+	m.seeded = pcg
+	return m
+}
+
+// idStreamSeed2 is the second PCG seed word of every seeded topic ID stream.
+const idStreamSeed2 = 0x9e3779b97f4a7c15
+
+// pcgTopicIDs draws topic IDs from pcg.
+func pcgTopicIDs(pcg *rand.PCG) func() TopicID {
+	return func() TopicID {
+		var id TopicID
+		for i := 0; i < 16; i += 8 {
+			v := pcg.Uint64()
+			for j := 0; j < 8; j++ {
+				id[i+j] = byte(v >> (8 * j))
+			}
+		}
+		return id
+	}
+}
+
+// SeededTopicIDs returns a deterministic stream of random-looking topic IDs (PCG seeded with
+// seed). Two streams with the same seed yield the same IDs.
+func SeededTopicIDs(seed uint64) func() TopicID {
+	return pcgTopicIDs(rand.NewPCG(seed, idStreamSeed2))
+}
+
+// maxIDDraws bounds how many times newID calls the ID source before deciding it is broken.
+const maxIDDraws = 1 << 16
+
+// newID draws a fresh, non-zero, never-issued topic ID.
+func (m *Model) newID() TopicID {
+	for range maxIDDraws {
+		id := m.ids()
+		if id.IsZero() {
+			continue
+		}
+		if _, used := m.byID[id]; used {
+			continue
+		}
+		return id
+	}
+	panic("substrate: topic ID source keeps returning zero or already-issued IDs")
+}
+
+// Incarnation returns id's incarnation number: n for the (n+1)-th topic this model created, so
+// two models driven by the same calls agree on it whatever their ID sources.
+func (m *Model) Incarnation(id TopicID) (int, bool) {
+	idx, ok := m.byID[id]
+	return int(idx), ok
+}
+
+// ClockMicros returns the model's clock, as last set by AdvanceClock.
+func (m *Model) ClockMicros() int64 { return m.clockMicros }
+
+// CreateTopic implements Substrate.
+func (m *Model) CreateTopic(name string, partitions int) (TopicID, error) {
+	if err := validateTopicName(name); err != nil {
+		return TopicID{}, err
+	}
+	if partitions < 1 || partitions > maxPartitions {
+		return TopicID{}, fmt.Errorf("%w: topic %q with %d partitions (need 1-%d)",
+			ErrInvalidArgument, name, partitions, maxPartitions)
+	}
+	if _, ok := m.byName[name]; ok {
+		return TopicID{}, fmt.Errorf("%w: %q", ErrTopicExists, name)
+	}
+	return m.createTopic(name, partitions), nil
+}
+
+// maxPartitions caps the partition count of one topic, far above anything a scenario needs.
+const maxPartitions = 1 << 16
+
+func (m *Model) createTopic(name string, partitions int) TopicID {
+	id := m.newID()
+	idx := int32(len(m.topics))
+	m.topics = append(m.topics, modelTopic{
+		id:         id,
+		name:       name,
+		partitions: make([]modelPartition, partitions),
+	})
+	m.byID[id] = idx
+	m.byName[name] = idx
+	return id
+}
+
+// DeleteTopic implements Substrate.
+func (m *Model) DeleteTopic(name string) error {
+	idx, ok := m.byName[name]
+	if !ok {
+		return fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
+	}
+	m.deleteTopic(idx)
+	return nil
+}
+
+// deleteTopic retires incarnation idx: its log is freed, group offsets on it are dropped (as
+// Kafka's group coordinator does for deleted partitions), open transactions forget it.
+func (m *Model) deleteTopic(idx int32) {
+	t := &m.topics[idx]
+	t.deleted = true
+	for i := range t.partitions {
+		t.partitions[i] = modelPartition{}
+	}
+	delete(m.byName, t.name)
+	for _, g := range m.groups {
+		g.dropTopic(t.id)
+	}
+	for i := range m.txns {
+		m.txns[i].dropTopic(idx)
+	}
+}
+
+// RecreateTopic implements Substrate.
+func (m *Model) RecreateTopic(name string) (TopicID, error) {
+	idx, ok := m.byName[name]
+	if !ok {
+		return TopicID{}, fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
+	}
+	partitions := len(m.topics[idx].partitions)
+	m.deleteTopic(idx)
+	return m.createTopic(name, partitions), nil
+}
+
+// LookupTopic implements Substrate.
+func (m *Model) LookupTopic(name string) (TopicID, int, error) {
+	idx, ok := m.byName[name]
+	if !ok {
+		return TopicID{}, 0, fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
+	}
+	t := &m.topics[idx]
+	return t.id, len(t.partitions), nil
+}
+
+// DescribeTopic implements Substrate.
+func (m *Model) DescribeTopic(id TopicID) (TopicDescription, error) {
+	idx, ok := m.byID[id]
+	if !ok {
+		return TopicDescription{}, fmt.Errorf("%w: id %s was never issued", ErrUnknownTopic, id)
+	}
+	return m.describe(idx), nil
+}
+
+func (m *Model) describe(idx int32) TopicDescription {
+	t := &m.topics[idx]
+	d := TopicDescription{ID: t.id, Name: t.name, Partitions: len(t.partitions)}
+	switch cur, bound := m.byName[t.name]; {
+	case !t.deleted:
+		d.State, d.CurrentID = TopicAlive, t.id
+	case bound:
+		d.State, d.CurrentID = TopicRecreated, m.topics[cur].id
+	default:
+		d.State = TopicDeleted
+	}
+	return d
+}
+
+// Topics implements Substrate.
+func (m *Model) Topics() []TopicDescription {
+	out := make([]TopicDescription, 0, len(m.byName))
+	for _, idx := range m.byName {
+		out = append(out, m.describe(idx))
+	}
+	slices.SortFunc(out, func(a, b TopicDescription) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Close implements Substrate; the model holds no resources.
+func (m *Model) Close() error { return nil }
+
+// liveTopic resolves id to its live incarnation, or ErrUnknownTopic.
+func (m *Model) liveTopic(id TopicID) (int32, *modelTopic, error) {
+	idx := m.lastIdx
+	if idx < 0 || id != m.lastID {
+		var ok bool
+		if idx, ok = m.byID[id]; !ok {
+			return 0, nil, fmt.Errorf("%w: id %s", ErrUnknownTopic, id)
+		}
+		m.lastID, m.lastIdx = id, idx
+	}
+	t := &m.topics[idx]
+	if t.deleted {
+		return 0, nil, fmt.Errorf("%w: id %s (%q) was deleted", ErrUnknownTopic, id, t.name)
+	}
+	return idx, t, nil
+}
+
+// livePartition resolves tp to its log, or ErrUnknownTopic / ErrUnknownPartition.
+func (m *Model) livePartition(tp TopicPartition) (int32, *modelPartition, error) {
+	idx, t, err := m.liveTopic(tp.Topic)
+	if err != nil {
+		return 0, nil, err
+	}
+	if tp.Partition < 0 || int(tp.Partition) >= len(t.partitions) {
+		return 0, nil, fmt.Errorf("%w: %s partition %d of %d", ErrUnknownPartition, tp.Topic,
+			tp.Partition, len(t.partitions))
+	}
+	return idx, &t.partitions[tp.Partition], nil
+}

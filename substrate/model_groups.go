@@ -1,0 +1,78 @@
+package substrate
+
+import (
+	"fmt"
+	"slices"
+)
+
+// modelGroup is one consumer group's committed offsets, sorted by TopicPartition.
+type modelGroup struct {
+	offsets []GroupOffset
+}
+
+// set commits o, replacing the group's previous offset for the same partition.
+func (g *modelGroup) set(o GroupOffset) {
+	i, found := slices.BinarySearchFunc(g.offsets, o.TopicPartition, func(e GroupOffset, tp TopicPartition) int {
+		return e.TopicPartition.Compare(tp)
+	})
+	if found {
+		g.offsets[i] = o
+		return
+	}
+	g.offsets = slices.Insert(g.offsets, i, o)
+}
+
+// dropTopic removes the offsets on a deleted topic.
+func (g *modelGroup) dropTopic(id TopicID) {
+	g.offsets = filterInPlace(g.offsets, func(o GroupOffset) bool { return o.Topic != id })
+}
+
+// group returns the named group, creating it empty.
+func (m *Model) group(name string) *modelGroup {
+	g, ok := m.groups[name]
+	if !ok {
+		g = &modelGroup{}
+		m.groups[name] = g
+	}
+	return g
+}
+
+// validGroupOffset checks that o names a live partition and a non-negative offset, and returns
+// the partition's incarnation number.
+func (m *Model) validGroupOffset(o GroupOffset) (int32, error) {
+	idx, _, err := m.livePartition(o.TopicPartition)
+	if err != nil {
+		return 0, err
+	}
+	if o.Offset < 0 {
+		return 0, fmt.Errorf("%w: negative group offset %d on %s/%d", ErrInvalidArgument, o.Offset,
+			o.Topic, o.Partition)
+	}
+	return idx, nil
+}
+
+// CommitOffsets implements Substrate. All offsets are validated before any is committed.
+func (m *Model) CommitOffsets(group string, offsets []GroupOffset) error {
+	if group == "" {
+		return fmt.Errorf("%w: empty group", ErrInvalidArgument)
+	}
+	for _, o := range offsets {
+		if _, err := m.validGroupOffset(o); err != nil {
+			return err
+		}
+	}
+	g := m.group(group)
+	for _, o := range offsets {
+		g.set(o)
+	}
+	return nil
+}
+
+// CommittedOffsets implements Substrate. Offsets on deleted topics were dropped at deletion.
+func (m *Model) CommittedOffsets(group string) ([]GroupOffset, error) {
+	g, ok := m.groups[group]
+	if !ok || len(g.offsets) == 0 {
+		return nil, nil
+	}
+	return slices.Clone(g.offsets), nil
+}
