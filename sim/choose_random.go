@@ -1,0 +1,40 @@
+package sim
+
+import "math/rand/v2"
+
+// chooserStream is the PCG stream constant of the schedule chooser ("choose" in ASCII). The
+// durations, IDs and payload streams (NewStreams) and the swarm settings use other constants, so
+// the schedule never shares a sequence with them.
+const chooserStream = 0x63686f6f7365
+
+// RandomChooser answers every decision with a weighted draw from a math/rand/v2 PCG seeded from
+// the run seed: option i is chosen with probability weights[i] / sum(weights). The label never
+// changes the answer; the same seed gives the same answers for the same sequence of weights.
+type RandomChooser struct {
+	rng *rand.Rand
+}
+
+// NewRandomChooser returns the seeded schedule chooser of a run with the given seed.
+func NewRandomChooser(seed uint64) *RandomChooser {
+	return &RandomChooser{rng: rand.New(rand.NewPCG(seed, chooserStream))}
+}
+
+// Choose draws an index in proportion to weights. It panics if no weight is non-zero: that is a
+// bug in the caller (the Chooser contract promises at least one enabled option).
+func (c *RandomChooser) Choose(label string, weights []uint32) int {
+	var total uint64
+	for _, w := range weights {
+		total += uint64(w)
+	}
+	if total == 0 {
+		panic("sim: RandomChooser.Choose(" + label + "): every weight is zero")
+	}
+	r := c.rng.Uint64N(total)
+	for i, w := range weights {
+		if r < uint64(w) {
+			return i
+		}
+		r -= uint64(w)
+	}
+	panic("sim: RandomChooser.Choose: unreachable")
+}

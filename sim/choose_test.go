@@ -1,0 +1,190 @@
+package sim
+
+import (
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func drawMany(c Chooser, weights []uint32, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = c.Choose("test", weights)
+	}
+	return out
+}
+
+func TestRandomChooserSameSeedSameAnswers(t *testing.T) {
+	weights := []uint32{3, 0, 5, 1, 9}
+	a := drawMany(NewRandomChooser(7), weights, 1000)
+	b := drawMany(NewRandomChooser(7), weights, 1000)
+	c := drawMany(NewRandomChooser(8), weights, 1000)
+	same, differ := true, false
+	for i := range a {
+		same = same && a[i] == b[i]
+		differ = differ || a[i] != c[i]
+	}
+	if !same {
+		t.Fatal("seed 7 gave two different answer sequences")
+	}
+	if !differ {
+		t.Fatal("seeds 7 and 8 gave identical 1000-answer sequences")
+	}
+}
+
+func TestRandomChooserLabelDoesNotChangeAnswer(t *testing.T) {
+	a, b := NewRandomChooser(3), NewRandomChooser(3)
+	w := []uint32{1, 2, 3, 4}
+	for i := range 200 {
+		if x, y := a.Choose("action", w), b.Choose("crash.target", w); x != y {
+			t.Fatalf("draw %d: label changed the answer (%d vs %d)", i, x, y)
+		}
+	}
+}
+
+func TestRandomChooserFollowsWeights(t *testing.T) {
+	weights := []uint32{1, 0, 3, 0, 6}
+	const n = 100000
+	counts := make([]int, len(weights))
+	for _, i := range drawMany(NewRandomChooser(11), weights, n) {
+		counts[i]++
+	}
+	if counts[1] != 0 || counts[3] != 0 {
+		t.Fatalf("zero-weight option chosen: counts %v", counts)
+	}
+	// Expected shares 10%, 30%, 60%; allow ±1.5 percentage points (≫ 4 standard deviations).
+	for i, want := range map[int]float64{0: 0.1, 2: 0.3, 4: 0.6} {
+		got := float64(counts[i]) / n
+		if got < want-0.015 || got > want+0.015 {
+			t.Errorf("option %d chosen %.3f of the time, want %.2f", i, got, want)
+		}
+	}
+}
+
+func TestRandomChooserPanicsOnAllZero(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("all-zero weights did not panic")
+		}
+	}()
+	NewRandomChooser(1).Choose("x", []uint32{0, 0})
+}
+
+func TestReplayChooserReproducesRecording(t *testing.T) {
+	weights := []uint32{2, 0, 1, 4}
+	rec := drawMany(NewRandomChooser(5), weights, 300)
+	rc := NewReplayChooser(rec)
+	got := drawMany(rc, weights, 300)
+	for i := range rec {
+		if got[i] != rec[i] {
+			t.Fatalf("decision %d: replay answered %d, recording %d", i, got[i], rec[i])
+		}
+	}
+	if rc.Err() != nil || rc.Remaining() != 0 || rc.Consumed() != 300 {
+		t.Fatalf("exact replay: err %v, remaining %d, consumed %d", rc.Err(), rc.Remaining(), rc.Consumed())
+	}
+}
+
+func TestReplayChooserErrors(t *testing.T) {
+	cases := []struct {
+		name    string
+		choices []int
+		answer  int
+		reason  string
+	}{
+		{"ran out", []int{2}, -1, "ran out after 1 choices"},
+		{"out of range", []int{2, 7}, 7, "out of range [0, 3)"},
+		{"negative", []int{2, -1}, -1, "out of range [0, 3)"},
+		{"zero weight", []int{2, 1}, 1, "weight 0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := NewReplayChooser(tc.choices)
+			weights := []uint32{0, 0, 5}
+			if got := rc.Choose("first", weights); got != 2 {
+				t.Fatalf("first answer %d, want 2", got)
+			}
+			weights = []uint32{0, 0, 5}
+			if got := rc.Choose("second", weights); got != 2 {
+				t.Fatalf("after an error the chooser answered %d, want the first non-zero option 2", got)
+			}
+			var re *ReplayError
+			if !errors.As(rc.Err(), &re) {
+				t.Fatalf("Err() = %v, want a *ReplayError", rc.Err())
+			}
+			if re.Decision != 1 || re.Label != "second" || re.Answer != tc.answer {
+				t.Fatalf("error %+v, want decision 1 label second answer %d", re, tc.answer)
+			}
+			if msg := re.Error(); !strings.Contains(msg, tc.reason) || !strings.Contains(msg, "decision 1") {
+				t.Fatalf("message %q lacks %q", msg, tc.reason)
+			}
+			rc.Choose("third", weights)
+			if rc.Err() != error(re) {
+				t.Fatal("error is not sticky: a later decision replaced it")
+			}
+		})
+	}
+}
+
+func TestRapidChooserNeverPicksZeroWeight(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 8).Draw(rt, "n")
+		weights := make([]uint32, n)
+		for i := range weights {
+			weights[i] = uint32(rapid.IntRange(0, 3).Draw(rt, "w"))
+		}
+		weights[rapid.IntRange(0, n-1).Draw(rt, "on")] = 1
+		c := NewRapidChooser(rt)
+		for range 5 {
+			got := c.Choose("pick", weights)
+			if got < 0 || got >= n || weights[got] == 0 {
+				rt.Fatalf("chose %d from %v", got, weights)
+			}
+		}
+	})
+}
+
+// TestRapidChooserShrinksSchedule: a property that fails whenever option 3 is ever chosen must
+// shrink to a schedule of zeros with a single 3, showing rapid drives (and shrinks) the choices.
+func TestRapidChooserShrinksSchedule(t *testing.T) {
+	var minimal []int
+	failing := func(rt *rapid.T) {
+		c := NewRapidChooser(rt)
+		var got []int
+		for range 10 {
+			got = append(got, c.Choose("action", []uint32{1, 1, 1, 1}))
+		}
+		for _, g := range got {
+			if g == 3 {
+				minimal = got
+				rt.Fatalf("chose 3")
+			}
+		}
+	}
+	// The failure is deliberate: write no fail file for it.
+	f := flag.Lookup("rapid.nofailfile")
+	old := f.Value.String()
+	if err := f.Value.Set("true"); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Value.Set(old)
+	ft := &fakeTB{}
+	rapid.Check(ft, failing)
+	if !ft.failed {
+		t.Fatal("rapid never found a schedule choosing 3")
+	}
+	threes, others := 0, 0
+	for _, g := range minimal {
+		if g == 3 {
+			threes++
+		} else if g != 0 {
+			others++
+		}
+	}
+	if threes != 1 || others != 0 {
+		t.Fatalf("shrunk schedule %v: want exactly one 3 and zeros elsewhere", minimal)
+	}
+}
