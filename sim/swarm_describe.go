@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Describe prints every option of the settings, seed first, one per line, the way a run prints
+// them before its first step so a person sees what this seed does: the step budgets, the scalar
+// fault knobs, then each action kind in offer order with its weight (or "off") and its virtual
+// duration range in microseconds.
+func (s Settings) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed                     %d\n", s.Seed)
+	fmt.Fprintf(&b, "safety_steps             %d\n", s.SafetySteps)
+	fmt.Fprintf(&b, "liveness_steps_max       %d\n", s.LivenessStepsMax)
+	fmt.Fprintf(&b, "forward_hops_max         %d\n", s.ForwardHopsMax)
+	fmt.Fprintf(&b, "corrupt_probability_pct  %s\n", offIfZero(int64(s.CorruptProbabilityPct), "%"))
+	fmt.Fprintf(&b, "retention_us             %s\n", offIfZero(s.RetentionMicros, ""))
+	fmt.Fprintf(&b, "retention_records        %s\n", offIfZero(int64(s.RetentionRecords), ""))
+	on := 0
+	for k := range numActionKinds {
+		if s.Weights[k] > 0 {
+			on++
+		}
+	}
+	fmt.Fprintf(&b, "actions                  %d of %d on (weight, duration_us)\n", on, numActionKinds)
+	for _, k := range ActionKinds() {
+		d := s.DurationMicros[k]
+		weight := "off"
+		if s.Weights[k] > 0 {
+			weight = fmt.Sprintf("w=%d", s.Weights[k])
+		}
+		fmt.Fprintf(&b, "  %-22s %-6s %d..%d\n", k, weight, d.Min, d.Max)
+	}
+	return b.String()
+}
+
+func offIfZero(v int64, unit string) string {
+	if v == 0 {
+		return "off"
+	}
+	return fmt.Sprintf("%d%s", v, unit)
+}
+
+// everySeed marks sabotage modes that every run can expose: they act on ordinary feeds,
+// deliveries and sends, so every seed is eligible (issue 6 item 7).
+var everySeed = []ActionKind{}
+
+// sabotageNeeds maps each sabotage mode (engine modes and the host's RESET_PAST_LOG_START) to the
+// fault classes that can expose it: a seed is eligible when at least one of them is on. An empty
+// list means every seed is eligible. TREAT_COVERED_FEED_AS_REPLAY is absent on purpose: no host
+// keeping the in-order feed reaches its guard, so no seed is eligible (it is shown by a property
+// test instead).
+var sabotageNeeds = map[string][]ActionKind{
+	"IGNORE_CAUSES":           everySeed,
+	"NO_FIFO":                 everySeed,
+	"SKIP_RECEIPT_MERGE":      everySeed,
+	"OVEREXPRESS":             everySeed,
+	"SILENT_DROP":             everySeed,
+	"REDELIVER_REFEEDS":       {ActRewind},
+	"UNDECODABLE_AS_ABSENT":   {ActProduceCorrupt},
+	"DROP_HELD":               {ActCrash},
+	"IGNORE_REMOVED_CHANNELS": {ActRedeclare},
+	"IGNORE_RECREATION":       {ActRecreateTopic},
+	"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},
+	"RESET_PAST_LOG_START":    {ActDeleteRecords, ActRetention},
+}
+
+// SabotageNeeds returns the fault classes that can expose a sabotage mode (an empty list: every
+// seed can) and whether the mode has an eligibility rule at all.
+func SabotageNeeds(mode string) ([]ActionKind, bool) {
+	needs, ok := sabotageNeeds[mode]
+	return needs, ok
+}
+
+// Eligible reports whether a run with these settings can expose the sabotage mode: the mode acts
+// on every seed, or the settings switch on a fault class it needs (rewinds for REDELIVER_REFEEDS,
+// corrupt produce for UNDECODABLE_AS_ABSENT, crashes for DROP_HELD, redeclarations for
+// IGNORE_REMOVED_CHANNELS, recreation for IGNORE_RECREATION, topic deletion for
+// DELIVER_PAST_DEAD_HOLDS, truncation for RESET_PAST_LOG_START). Catch rates are reported over
+// all seeds and over the eligible ones. An unknown mode, or one without a rule, is never
+// eligible.
+func (s Settings) Eligible(mode string) bool {
+	needs, ok := sabotageNeeds[mode]
+	if !ok {
+		return false
+	}
+	if len(needs) == 0 {
+		return true
+	}
+	for _, k := range needs {
+		if s.Enabled(k) {
+			return true
+		}
+	}
+	return false
+}

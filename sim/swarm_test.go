@@ -1,0 +1,128 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExpandSettingsDeterministic(t *testing.T) {
+	for seed := range uint64(50) {
+		if a, b := ExpandSettings(seed), ExpandSettings(seed); a != b {
+			t.Fatalf("seed %d expanded to two different settings", seed)
+		}
+	}
+	if ExpandSettings(1) == ExpandSettings(2) {
+		t.Fatal("seeds 1 and 2 expanded to identical settings")
+	}
+}
+
+func TestExpandSettingsShape(t *testing.T) {
+	const seeds = 1000
+	onCount := make([]int, numActionKinds)
+	for seed := range uint64(seeds) {
+		s := ExpandSettings(seed)
+		if s.Seed != seed {
+			t.Fatalf("seed %d: Settings.Seed = %d", seed, s.Seed)
+		}
+		if s.SafetySteps < 250 || s.SafetySteps > 500 {
+			t.Fatalf("seed %d: safety steps %d outside 250..500", seed, s.SafetySteps)
+		}
+		if s.LivenessStepsMax <= 0 || s.ForwardHopsMax < 1 {
+			t.Fatalf("seed %d: liveness budget %d, hops %d", seed, s.LivenessStepsMax, s.ForwardHopsMax)
+		}
+		for _, k := range []ActionKind{ActFeed, ActDrain, ActCommit, ActStart, ActProducePlain} {
+			if !s.Enabled(k) {
+				t.Fatalf("seed %d: core action %s is off", seed, k)
+			}
+		}
+		if s.Enabled(ActTxnOpen) != s.Enabled(ActTxnClose) {
+			t.Fatalf("seed %d: txn-open %v but txn-close %v", seed, s.Enabled(ActTxnOpen), s.Enabled(ActTxnClose))
+		}
+		if (s.CorruptProbabilityPct > 0) != s.Enabled(ActProduceCorrupt) {
+			t.Fatalf("seed %d: corrupt pct %d with produce-corrupt %v", seed, s.CorruptProbabilityPct, s.Enabled(ActProduceCorrupt))
+		}
+		if (s.RetentionMicros > 0) != s.Enabled(ActRetention) {
+			t.Fatalf("seed %d: retention %dus with retention action %v", seed, s.RetentionMicros, s.Enabled(ActRetention))
+		}
+		for _, k := range ActionKinds() {
+			d := s.DurationMicros[k]
+			if d.Min < 0 || d.Max < d.Min {
+				t.Fatalf("seed %d: %s duration range %v", seed, k, d)
+			}
+			if s.Enabled(k) {
+				onCount[k]++
+			}
+		}
+	}
+	// Swarm: every optional fault class is on for some seeds and off for others.
+	for _, k := range ActionKinds() {
+		if swarmKinds[k].always {
+			continue
+		}
+		if onCount[k] == 0 || onCount[k] == seeds {
+			t.Errorf("%s on in %d of %d seeds: want both on and off", k, onCount[k], seeds)
+		}
+	}
+}
+
+func TestDescribeListsEveryOptionSeedFirst(t *testing.T) {
+	s := ExpandSettings(42)
+	d := s.Describe()
+	lines := strings.Split(d, "\n")
+	if !strings.HasPrefix(lines[0], "seed") || !strings.HasSuffix(lines[0], " 42") {
+		t.Fatalf("first line %q, want the seed", lines[0])
+	}
+	for _, want := range []string{"safety_steps", "liveness_steps_max", "forward_hops_max", "corrupt_probability_pct", "retention_us", "retention_records"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Describe lacks %s:\n%s", want, d)
+		}
+	}
+	for _, k := range ActionKinds() {
+		if !strings.Contains(d, "  "+k.String()+" ") {
+			t.Errorf("Describe lacks action %s", k)
+		}
+	}
+	s.Weights[ActZombie] = 0
+	if !strings.Contains(s.Describe(), "zombie                 off") {
+		t.Errorf("an off kind is not marked off:\n%s", s.Describe())
+	}
+}
+
+func TestEligible(t *testing.T) {
+	var s Settings // everything off
+	for _, mode := range []string{"IGNORE_CAUSES", "NO_FIFO", "SKIP_RECEIPT_MERGE", "OVEREXPRESS", "SILENT_DROP"} {
+		if !s.Eligible(mode) {
+			t.Errorf("%s not eligible on a seed with every fault off", mode)
+		}
+	}
+	needs := map[string][]ActionKind{
+		"REDELIVER_REFEEDS":       {ActRewind},
+		"UNDECODABLE_AS_ABSENT":   {ActProduceCorrupt},
+		"DROP_HELD":               {ActCrash},
+		"IGNORE_REMOVED_CHANNELS": {ActRedeclare},
+		"IGNORE_RECREATION":       {ActRecreateTopic},
+		"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},
+		"RESET_PAST_LOG_START":    {ActDeleteRecords, ActRetention},
+	}
+	for mode, kinds := range needs {
+		if s.Eligible(mode) {
+			t.Errorf("%s eligible with every fault off", mode)
+		}
+		for _, k := range kinds {
+			on := s
+			on.Weights[k] = 1
+			if !on.Eligible(mode) {
+				t.Errorf("%s not eligible with %s on", mode, k)
+			}
+		}
+	}
+	all := s
+	for k := range all.Weights {
+		all.Weights[k] = 1
+	}
+	for _, mode := range []string{"NO_SUCH_MODE", "TREAT_COVERED_FEED_AS_REPLAY"} {
+		if all.Eligible(mode) {
+			t.Errorf("%s eligible", mode)
+		}
+	}
+}
