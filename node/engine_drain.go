@@ -1,0 +1,116 @@
+package node
+
+// Next is one round of the drain (SPEC §2.2, §2.3 NEXT and DELIVERED): it scans the received
+// channels in channel order, offers each non-empty buffer's head — only heads — to Decide, and
+// delivers the first deliverable one: the head leaves the buffer, its own coordinate is merged
+// into the frontier and its causes into the delivered past. ok is false when no head is
+// deliverable, and forever after a refusal. The host calls Next until it returns false after
+// every receipt and on each status punctuation.
+//
+// Cost: at most one offer per received channel, each a walk over the head's causes and the
+// received set; never a function of buffer depth.
+func (e *Engine) Next() (d Delivery, ok bool) {
+	if e.refusal != nil {
+		return Delivery{}, false
+	}
+	for i := range e.chans {
+		c := &e.chans[i]
+		if c.held.len() == 0 {
+			continue
+		}
+		if e.opts.Sabotage == SabotageNoFIFO {
+			for j := 0; j < c.held.len(); j++ {
+				if e.offer(&c.held.at(j).msg) {
+					return e.deliver(i, j)
+				}
+			}
+			continue
+		}
+		if e.offer(&c.held.front().msg) {
+			return e.deliver(i, 0)
+		}
+	}
+	return Delivery{}, false
+}
+
+// offer asks the gate whether m is deliverable now.
+func (e *Engine) offer(m *HeldMessage) bool {
+	e.counters.HeadsOffered++
+	if e.opts.Sabotage == SabotageIgnoreCauses {
+		return true
+	}
+	e.view.reset(e)
+	return Satisfied(m.Causes, &e.view, &e.view)
+}
+
+// deliver removes the j-th held message of chans[i] (the head, j = 0, except under NoFIFO),
+// merges its coordinate into the frontier (refusing over budget) and its causes into the
+// delivered past, and records the removal for Commit.
+func (e *Engine) deliver(i, j int) (Delivery, bool) {
+	c := &e.chans[i]
+	entry := c.held.removeAt(j)
+	m := entry.msg
+	e.counters.HoldsRemoved++
+	e.counters.Deliveries++
+	if entry.state == holdFlushed {
+		e.removed = append(e.removed, HoldRef{Channel: m.Channel, Position: m.Position})
+	}
+	n := e.frontier.Len()
+	e.frontier.Merge(m.Channel, m.Position)
+	if r := e.checkFrontierSize(n, m.Channel, m.Position); r != nil {
+		e.fail(r)
+		return Delivery{}, false
+	}
+	e.past.MergeFrom(m.Causes)
+	e.counters.CausesMerged += uint64(m.Causes.Len()) + 1
+	return Delivery{Channel: m.Channel, Position: m.Position, Record: m.Record, Causes: m.Causes}, true
+}
+
+// gateView is the ReceivedSet and SettledView the engine hands to Decide. Decide walks a
+// message's causes in channel order, so the view keeps a cursor into the (sorted) received set
+// and advances it: one offer costs O(#causes + #received) channel comparisons. Out-of-order
+// queries fall back to binary search, so the view answers any query correctly.
+type gateView struct {
+	e   *Engine
+	cur int // index of the first received channel not below the last query
+}
+
+// reset rewinds the cursor for a new offer.
+func (v *gateView) reset(e *Engine) { v.e, v.cur = e, 0 }
+
+// Receives reports whether ch is in the received set; each call is one cause entry compared.
+func (v *gateView) Receives(ch Channel) bool {
+	v.e.counters.CausesCompared++
+	return v.find(ch) >= 0
+}
+
+// Settled returns settled(ch) per SPEC §1.4.
+func (v *gateView) Settled(ch Channel) (Offset, bool) {
+	i := v.find(ch)
+	if i < 0 {
+		return 0, false
+	}
+	return v.e.chans[i].settled()
+}
+
+// find returns the index of ch among the received channels, or -1.
+func (v *gateView) find(ch Channel) int {
+	chans := v.e.chans
+	if v.cur > 0 && v.cur <= len(chans) && compareChannels(chans[v.cur-1].ch, ch) >= 0 {
+		if compareChannels(chans[v.cur-1].ch, ch) == 0 {
+			return v.cur - 1
+		}
+		return v.e.index(ch) // a query behind the cursor: not the gate's order
+	}
+	for v.cur < len(chans) {
+		r := compareChannels(chans[v.cur].ch, ch)
+		if r > 0 {
+			return -1
+		}
+		v.cur++
+		if r == 0 {
+			return v.cur - 1
+		}
+	}
+	return -1
+}

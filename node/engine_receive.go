@@ -1,0 +1,168 @@
+package node
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Receive feeds one record at pos on received channel ch, in exactly the order of SPEC §2.2/§2.3:
+// extract the causes (UNDECODABLE_METADATA, METADATA_BUDGET_EXCEEDED), the in-execution order
+// check (OUT_OF_ORDER_FEED), merge the carried causes into the frontier — even for a replay —,
+// then replay handling against fedUpTo and the session floor (OUT_OF_ORDER_FEED on a deleted
+// channel, COVERED_POSITION_FED above the floor, Duplicate at or below it), else raise fedUpTo
+// and hold. A refusal is returned as *Refusal and kills the engine for the execution. Feeding a
+// channel outside the received set, or a position outside 0..2^63−2, panics (host bug).
+func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, error) {
+	i := e.mustIndex(ch)
+	if pos < 0 || pos >= MaxOffset {
+		panic(fmt.Sprintf("node: fed position %d on %v is outside 0..2^63-2", pos, ch))
+	}
+	if e.refusal != nil {
+		return 0, e.refusal
+	}
+	causes, r := e.extractCauses(ch, pos, rec.Headers)
+	if r != nil {
+		return 0, e.fail(r)
+	}
+	c := &e.chans[i]
+	if c.lastFedKnown && pos <= c.lastFed {
+		return 0, e.fail(refuse(ReasonOutOfOrderFeed, ch, pos, "fed after position %d in this execution", c.lastFed))
+	}
+	c.lastFed, c.lastFedKnown = pos, true
+	if e.opts.Sabotage != SabotageSkipReceiptMerge {
+		if r := e.mergeFrontier(causes, ch, pos); r != nil {
+			return 0, e.fail(r)
+		}
+	}
+	if c.fedKnown && pos <= c.fed {
+		return e.replay(i, pos, rec, causes)
+	}
+	if e.opts.Sabotage == SabotageSilentDrop && pos == 3 {
+		return Duplicate, nil
+	}
+	e.setFed(i, pos)
+	c.held.push(heldEntry{msg: HeldMessage{Channel: ch, Position: pos, Record: visibleRecord(rec), Causes: causes}})
+	c.holdsDirty = true
+	e.counters.HoldsAdded++
+	return Held, nil
+}
+
+// extractCauses is SPEC §2.2 step 2: no header → no causes; two or more → undecodable; raw length
+// over the budget → METADATA_BUDGET_EXCEEDED, judged before decoding; decode failure →
+// undecodable.
+func (e *Engine) extractCauses(ch Channel, pos Offset, headers []Header) (Causes, *Refusal) {
+	value, present, err := CausesHeader(headers)
+	if err != nil {
+		if e.opts.Sabotage == SabotageUndecodableAsAbsent {
+			return Causes{}, nil
+		}
+		return Causes{}, refuse(ReasonUndecodableMetadata, ch, pos, "%v", err)
+	}
+	if !present {
+		return Causes{}, nil
+	}
+	if len(value) > e.budgetBytes {
+		return Causes{}, refuse(ReasonMetadataBudgetExceeded, ch, pos,
+			"%s header is %d bytes, budget %d", HeaderKey, len(value), e.budgetBytes)
+	}
+	e.counters.HeaderBytesDecoded += uint64(len(value))
+	causes, err := Decode(value)
+	if err != nil {
+		if e.opts.Sabotage == SabotageUndecodableAsAbsent {
+			return Causes{}, nil
+		}
+		return Causes{}, refuse(ReasonUndecodableMetadata, ch, pos, "%v", err)
+	}
+	return causes, nil
+}
+
+// mergeFrontier merges causes into the frontier (pointwise maximum) and refuses when the frontier
+// outgrows the budget. The encoded size depends only on the set of channels (positions are fixed
+// width), so it is recomputed only when the merge added channels.
+func (e *Engine) mergeFrontier(causes Causes, ch Channel, pos Offset) *Refusal {
+	n := e.frontier.Len()
+	e.frontier.MergeFrom(causes)
+	e.counters.CausesMerged += uint64(causes.Len())
+	return e.checkFrontierSize(n, ch, pos)
+}
+
+// checkFrontierSize refreshes frontierBytes if the frontier's channel count changed from n, and
+// refuses when it exceeds the budget.
+func (e *Engine) checkFrontierSize(n int, ch Channel, pos Offset) *Refusal {
+	if e.frontier.Len() == n {
+		return nil
+	}
+	e.frontierBytes = EncodedLen(e.frontier)
+	if e.frontierBytes > e.budgetBytes {
+		return refuse(ReasonMetadataBudgetExceeded, ch, pos,
+			"frontier of %d channels encodes to %d bytes, budget %d", e.frontier.Len(), e.frontierBytes, e.budgetBytes)
+	}
+	return nil
+}
+
+// replay handles a record at or below fedUpTo (SPEC §2.2 step 5).
+func (e *Engine) replay(i int, pos Offset, rec Record, causes Causes) (ReceiveOutcome, error) {
+	c := &e.chans[i]
+	if c.fed == MaxOffset {
+		return 0, e.fail(refuse(ReasonOutOfOrderFeed, c.ch, pos, "fed on a channel recorded as no longer existing"))
+	}
+	if !c.floorKnown || pos > c.floor {
+		if e.opts.Sabotage == SabotageTreatCoveredFeedAsReplay {
+			return Duplicate, nil
+		}
+		floor := "none"
+		if c.floorKnown {
+			floor = fmt.Sprint(c.floor)
+		}
+		return 0, e.fail(refuse(ReasonCoveredPositionFed, c.ch, pos,
+			"position inside this execution's coverage (fedUpTo %d, session floor %s)", c.fed, floor))
+	}
+	if e.opts.Sabotage == SabotageRedeliverRefeeds {
+		e.holdAgain(i, HeldMessage{Channel: c.ch, Position: pos, Record: visibleRecord(rec), Causes: causes})
+		return Held, nil
+	}
+	return Duplicate, nil
+}
+
+// holdAgain is SabotageRedeliverRefeeds: it inserts a replay into the buffer in position order
+// (unless that position is already held), so it is delivered again.
+func (e *Engine) holdAgain(i int, m HeldMessage) {
+	c := &e.chans[i]
+	live := c.held.live()
+	j := 0
+	for j < len(live) && live[j].msg.Position < m.Position {
+		j++
+	}
+	if j < len(live) && live[j].msg.Position == m.Position {
+		return
+	}
+	c.held.insertAt(j, heldEntry{msg: m})
+	c.holdsDirty, c.scanAll = true, true
+	e.markDirty(i)
+	e.counters.HoldsAdded++
+}
+
+// visibleRecord hides reserved parsley.* headers from the application (D56). The record is
+// returned unchanged (no allocation) when it carries none.
+func visibleRecord(rec Record) Record {
+	n := 0
+	for _, h := range rec.Headers {
+		if strings.HasPrefix(h.Key, ReservedHeaderPrefix) {
+			n++
+		}
+	}
+	if n == 0 {
+		return rec
+	}
+	visible := make([]Header, 0, len(rec.Headers)-n)
+	for _, h := range rec.Headers {
+		if !strings.HasPrefix(h.Key, ReservedHeaderPrefix) {
+			visible = append(visible, h)
+		}
+	}
+	if len(visible) == 0 {
+		visible = nil
+	}
+	rec.Headers = visible
+	return rec
+}

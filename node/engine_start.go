@@ -1,0 +1,172 @@
+package node
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Start is full initialisation of one execution from the committed ordering state (nil or an
+// empty State = no state yet), in the order of SPEC §2.3 INIT: refuse corrupt state
+// (UNKNOWN_ORDERING_STATE_FORMAT), refuse holds on a channel no longer received
+// (CHANNEL_REMOVED_WITH_HELD_MESSAGES), refuse a declared name now bound to another topic ID
+// (CHANNEL_IDENTITY_CHANGED); then the join clamp (fedUpTo ≥ deliveredPast), then start positions
+// (s > 0 ⇒ fedUpTo ≥ s−1), then the session floor. A refusal is returned as *Refusal. Nothing is
+// delivered inside initialisation; the changes it makes are part of the first Commit. The engine
+// does not alias committed: the host may keep applying deltas to it.
+//
+// Malformed Init (invalid or duplicate channels, a start position on an unreceived channel, a
+// negative start position, empty names, zero IDs) panics: it is a programming error of the host.
+func Start(committed *State, init Init, opts Options) (*Engine, error) {
+	e := newEngine(init, opts)
+	st := committed
+	if st == nil {
+		st = &State{}
+	}
+	if r := st.validate(); r != nil {
+		return nil, r
+	}
+	e.versionDirty = st.version == 0
+	if r := e.restoreHolds(st); r != nil {
+		return nil, r
+	}
+	if r := e.restoreBindings(st, init.Bindings); r != nil {
+		return nil, r
+	}
+	e.restoreFed(st)
+	e.frontier = st.frontier.Clone()
+	e.frontierBytes = EncodedLen(e.frontier)
+	e.past = st.past.Clone()
+	e.commitFrontier = st.frontier.Clone()
+	e.commitPast = st.past.Clone()
+	e.joinClamp()
+	e.applyStartPositions(init.StartPositions)
+	for i := range e.chans {
+		c := &e.chans[i]
+		c.floor, c.floorKnown = c.fed, c.fedKnown
+	}
+	return e, nil
+}
+
+// newEngine builds an engine with the received set and send topics of init, checking the
+// preconditions.
+func newEngine(init Init, opts Options) *Engine {
+	if opts.MetadataBudgetBytes < 0 || opts.Sabotage >= sabotageCount {
+		panic(fmt.Sprintf("node: invalid options %+v", opts))
+	}
+	e := &Engine{opts: opts, budgetBytes: opts.MetadataBudgetBytes}
+	if e.budgetBytes == 0 {
+		e.budgetBytes = DefaultMetadataBudgetBytes
+	}
+	received := slices.Clone(init.Received)
+	slices.SortFunc(received, compareChannels)
+	e.chans = make([]chanState, len(received))
+	for i, ch := range received {
+		if !ch.valid() || (i > 0 && received[i-1] == ch) {
+			panic(fmt.Sprintf("node: received channel %v is invalid or listed twice", ch))
+		}
+		e.chans[i].ch = ch
+	}
+	e.sendTopics = slices.Clone(init.SendTopics)
+	slices.SortFunc(e.sendTopics, topicOrder)
+	e.sendTopics = slices.Compact(e.sendTopics)
+	return e
+}
+
+// restoreHolds loads the committed holds of received channels and refuses holds on a channel no
+// longer received (or discards them under SabotageIgnoreRemovedChannels).
+func (e *Engine) restoreHolds(st *State) *Refusal {
+	for _, h := range st.holds {
+		i := e.index(h.ch)
+		live := h.queue.live()
+		if i < 0 {
+			if e.opts.Sabotage != SabotageIgnoreRemovedChannels {
+				return refuse(ReasonChannelRemovedWithHeldMessages, h.ch, live[0].Position,
+					"%d held message(s) on a channel the declaration no longer receives", len(live))
+			}
+			for _, m := range live {
+				e.removed = append(e.removed, HoldRef{Channel: h.ch, Position: m.Position})
+			}
+			continue
+		}
+		c := &e.chans[i]
+		c.held.items = make([]heldEntry, len(live), len(live)+1)
+		for j, m := range live {
+			c.held.items[j] = heldEntry{msg: m, state: holdFlushed}
+		}
+	}
+	return nil
+}
+
+// restoreBindings refuses a declared name bound to another topic ID than recorded, and records
+// new bindings.
+func (e *Engine) restoreBindings(st *State, declared []Binding) *Refusal {
+	e.bindings = slices.Clone(st.bindings)
+	decl := slices.Clone(declared)
+	slices.SortFunc(decl, func(a, b Binding) int { return compareStrings(a.Name, b.Name) })
+	for i, b := range decl {
+		if b.Name == "" || b.Topic.IsZero() || (i > 0 && decl[i-1].Name == b.Name) {
+			panic(fmt.Sprintf("node: declared binding %q -> %s is empty, zero or listed twice", b.Name, b.Topic))
+		}
+		j, ok := st.searchBinding(b.Name)
+		if ok && st.bindings[j].Topic != b.Topic {
+			return refuse(ReasonChannelIdentityChanged, Channel{Topic: b.Topic}, noPosition,
+				"topic %q was recorded as %s and now resolves to %s", b.Name, st.bindings[j].Topic, b.Topic)
+		}
+		if !ok {
+			tmp := State{bindings: e.bindings}
+			tmp.setBinding(b)
+			e.bindings = tmp.bindings
+			e.bindingsDirty = true
+		}
+	}
+	return nil
+}
+
+// restoreFed loads fedUpTo: received channels into chans, the others into retained.
+func (e *Engine) restoreFed(st *State) {
+	for _, f := range st.fed {
+		if i := e.index(f.Channel); i >= 0 {
+			e.chans[i].fed, e.chans[i].fedKnown = f.FedUpTo, true
+			continue
+		}
+		e.retained = append(e.retained, f)
+	}
+}
+
+// joinClamp is SPEC §1.5 rule 4: a received channel's fedUpTo rises to the delivered past.
+func (e *Engine) joinClamp() {
+	for i := range e.chans {
+		c := &e.chans[i]
+		p, ok := e.past.Lookup(c.ch)
+		if ok && (!c.fedKnown || c.fed < p) {
+			e.setFed(i, p)
+		}
+	}
+}
+
+// applyStartPositions is SPEC §1.5 rule 2: a start position s > 0 raises fedUpTo to s−1.
+func (e *Engine) applyStartPositions(starts []Cause) {
+	seen := make(map[Channel]bool, len(starts))
+	for _, s := range starts {
+		if seen[s.Channel] || s.Position < 0 {
+			panic(fmt.Sprintf("node: start position %v@%d is negative or listed twice", s.Channel, s.Position))
+		}
+		seen[s.Channel] = true
+		i := e.mustIndex(s.Channel)
+		c := &e.chans[i]
+		if s.Position > 0 && (!c.fedKnown || c.fed < s.Position-1) {
+			e.setFed(i, s.Position-1)
+		}
+	}
+}
+
+// compareStrings orders strings bytewise.
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

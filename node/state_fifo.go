@@ -1,0 +1,91 @@
+package node
+
+// fifo is a first-in first-out queue with O(1) amortised pop from the front: a slice plus a head
+// index, compacted when the dead prefix is at least as long as the live part. The hold-back
+// buffers of the engine and of the committed State use it, so delivering or removing a head costs
+// the same at depth 1 and depth 4096.
+//
+// Invariant: 0 ≤ head ≤ len(items); items[:head] are zeroed (no retained payloads).
+type fifo[T any] struct {
+	items []T
+	head  int
+}
+
+// fifoCompactMin is the smallest dead prefix worth compacting away.
+const fifoCompactMin = 16
+
+// len returns the number of live entries.
+func (q *fifo[T]) len() int { return len(q.items) - q.head }
+
+// at returns a pointer to the i-th live entry (0 = front).
+func (q *fifo[T]) at(i int) *T { return &q.items[q.head+i] }
+
+// front returns a pointer to the front entry; the queue must not be empty.
+func (q *fifo[T]) front() *T { return &q.items[q.head] }
+
+// back returns a pointer to the last entry; the queue must not be empty.
+func (q *fifo[T]) back() *T { return &q.items[len(q.items)-1] }
+
+// push appends v at the back.
+func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
+
+// live returns the live entries. The slice is shared with the queue.
+func (q *fifo[T]) live() []T { return q.items[q.head:] }
+
+// popFront removes and returns the front entry; the queue must not be empty.
+func (q *fifo[T]) popFront() T {
+	v := q.items[q.head]
+	var zero T
+	q.items[q.head] = zero
+	q.head++
+	q.maybeCompact()
+	return v
+}
+
+// removeAt removes the i-th live entry, shifting the later ones forward. Removing the front is
+// O(1); anything else is O(len) and happens only under sabotage or when applying a sabotaged
+// delta.
+func (q *fifo[T]) removeAt(i int) T {
+	if i == 0 {
+		return q.popFront()
+	}
+	k := q.head + i
+	v := q.items[k]
+	copy(q.items[k:], q.items[k+1:])
+	var zero T
+	q.items[len(q.items)-1] = zero
+	q.items = q.items[:len(q.items)-1]
+	return v
+}
+
+// insertAt inserts v before the i-th live entry (i == len appends).
+func (q *fifo[T]) insertAt(i int, v T) {
+	var zero T
+	q.items = append(q.items, zero)
+	k := q.head + i
+	copy(q.items[k+1:], q.items[k:])
+	q.items[k] = v
+}
+
+// maybeCompact moves the live entries to the start of the slice once the dead prefix is at
+// least as long as the live part, which keeps pops O(1) amortised and memory proportional to the
+// live entries.
+func (q *fifo[T]) maybeCompact() {
+	if q.head == len(q.items) {
+		q.items = q.items[:0]
+		q.head = 0
+		return
+	}
+	if q.head < fifoCompactMin || q.head < q.len() {
+		return
+	}
+	n := copy(q.items, q.items[q.head:])
+	clear(q.items[n:])
+	q.items = q.items[:n]
+	q.head = 0
+}
+
+// clone returns an independent queue with the same live entries (entries are copied shallowly).
+func (q *fifo[T]) clone() fifo[T] {
+	return fifo[T]{items: append([]T(nil), q.live()...)}
+}
