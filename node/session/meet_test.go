@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"pgregory.net/rapid"
 	"testing"
 )
@@ -39,7 +40,7 @@ func TestMeetIsTheGreatestLowerBound(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pasts := make([]CausalPast, rapid.IntRange(1, 4).Draw(t, "partitions"))
 		for i := range pasts {
-			pasts[i] = drawPast(t, "partition past")
+			pasts[i] = drawPast(t, fmt.Sprintf("partition %d past", i))
 		}
 		meet := Meet(pasts...)
 		for i, p := range pasts {
