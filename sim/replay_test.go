@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func sampleReplay() *Replay {
+	return &Replay{
+		Scenario: "random", Seed: 18446744073709551615, Sabotage: "IGNORE_CAUSES",
+		Steps: 300, Processes: 12, Verdict: "violation", Hash: "3c386348294351a1",
+		Notes:   []string{"S1 at step 12, process 2: msg 7 before its cause msg 3", "replay: simrun replay x.replay"},
+		Choices: drawMany(NewRandomChooser(9), []uint32{1, 0, 4, 2, 1}, 100),
+	}
+}
+
+func TestReplayRoundTrip(t *testing.T) {
+	want := sampleReplay()
+	path := filepath.Join(t.TempDir(), "run.replay")
+	if err := SaveReplay(path, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadReplay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Choices, want.Choices) {
+		t.Fatalf("choices differ after the round trip:\n got %v\nwant %v", got.Choices, want.Choices)
+	}
+	got.Notes, got.Choices = want.Notes, want.Choices // notes are comments, not read back
+	if !equalReplay(got, want) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+	// The loaded choices drive a ReplayChooser to the same answers as the original run.
+	rc := NewReplayChooser(got.Choices)
+	again := drawMany(rc, []uint32{1, 0, 4, 2, 1}, 100)
+	if !slices.Equal(again, want.Choices) || rc.Err() != nil {
+		t.Fatalf("replayed choices %v (err %v), want %v", again, rc.Err(), want.Choices)
+	}
+	// The honest run writes NONE and reads it back as "".
+	honest := &Replay{Scenario: "random", Seed: 1}
+	var buf bytes.Buffer
+	if err := honest.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "sabotage NONE\n") {
+		t.Fatalf("honest run file lacks \"sabotage NONE\":\n%s", buf.String())
+	}
+	back, err := ParseReplay("honest", &buf)
+	if err != nil || back.Sabotage != "" || back.HostSabotage != "" || len(back.Choices) != 0 {
+		t.Fatalf("honest file read back as %+v, %v", back, err)
+	}
+}
+
+func equalReplay(a, b *Replay) bool {
+	return a.Scenario == b.Scenario && a.Seed == b.Seed && a.Sabotage == b.Sabotage &&
+		a.HostSabotage == b.HostSabotage && a.Steps == b.Steps && a.Processes == b.Processes &&
+		a.Verdict == b.Verdict && a.Hash == b.Hash && slices.Equal(a.Choices, b.Choices)
+}
+
+func TestReplayBadFilesNameTheLine(t *testing.T) {
+	const good = "# c\nparsley-sim-replay 1\nscenario random\nseed 5\nchoices 3\n0 1\n2\n"
+	if _, err := ParseReplay("good.replay", strings.NewReader(good)); err != nil {
+		t.Fatalf("the good file fails: %v", err)
+	}
+	cases := []struct {
+		name, text string
+		line       int
+		want       string
+	}{
+		{"empty", "# only a comment\n", 0, "empty file"},
+		{"not a replay", "hello world\n", 1, `expected "parsley-sim-replay 1"`},
+		{"version", "parsley-sim-replay 9\n", 1, `unsupported replay format version "9"`},
+		{"bad seed", "parsley-sim-replay 1\nscenario random\nseed -4\n", 3, `"seed N"`},
+		{"unknown key", "parsley-sim-replay 1\nscenario random\ncolour blue\n", 3, `unknown header line "colour"`},
+		{"duplicate", "parsley-sim-replay 1\nseed 1\n\nseed 2\n", 4, "given twice (first on line 2)"},
+		{"bad hash", "parsley-sim-replay 1\nhash xyz\n", 2, "16 lowercase hex digits"},
+		{"bad verdict", "parsley-sim-replay 1\nverdict maybe\n", 2, `"verdict pass" or "verdict violation"`},
+		{"bad steps", "parsley-sim-replay 1\nsteps many\n", 2, `"steps N"`},
+		{"no choices", "parsley-sim-replay 1\nscenario random\nseed 1\n", 0, `before the "choices N" line`},
+		{"bad choice", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 3\n0 x 1\n", 5, `got "x"`},
+		{"negative choice", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 1\n-1\n", 5, `got "-1"`},
+		{"too many", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 1\n0\n1\n", 6, "more choices than the 1 announced on line 4"},
+		{"too few", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 4\n0 1\n", 5, "2 choices, but line 4 announced 4"},
+		{"no scenario", "parsley-sim-replay 1\nseed 1\nchoices 0\n", 0, `missing the "scenario" header line`},
+		{"bad name", "parsley-sim-replay 1\nscenario two words\n", 2, `"scenario" followed by a name`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseReplay("bad.replay", strings.NewReader(tc.text))
+			var fe *ReplayFileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v, want a *ReplayFileError", err)
+			}
+			if fe.File != "bad.replay" || fe.Line != tc.line || !strings.Contains(fe.Msg, tc.want) {
+				t.Fatalf("error %q (line %d), want line %d containing %q", err, fe.Line, tc.line, tc.want)
+			}
+			if tc.line > 0 && !strings.HasPrefix(err.Error(), "bad.replay:") {
+				t.Fatalf("error %q does not start with the file and line", err)
+			}
+		})
+	}
+}
+
+func TestLoadReplayMissingFileNamesIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nope.replay")
+	_, err := LoadReplay(path)
+	if err == nil || !strings.Contains(err.Error(), path) || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("LoadReplay(missing) = %v, want an error naming %s", err, path)
+	}
+}
