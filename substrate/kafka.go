@@ -1,0 +1,428 @@
+package substrate
+
+// The franz-go adapter: Substrate over the Kafka protocol, against an in-process kfake cluster
+// (NewKfake) or real brokers (NewKafka).
+//
+// Everything the contract makes observable goes through raw kmsg requests on one kgo client, so
+// the adapter controls exactly what is asked of the broker: produce batches carry explicit
+// producer IDs, epochs and sequence numbers; fetches are read_committed by topic ID with the
+// markers and aborted records filtered client-side exactly as KafkaConsumer does; transactions
+// are driven with InitProducerID / AddPartitionsToTxn / AddOffsetsToTxn / TxnOffsetCommit /
+// EndTxn. Request versions are capped at Kafka 3.5's (the classic transaction protocol, before
+// KIP-890's implicit partition registration and per-transaction epoch bumps), which every broker
+// from 3.5 on still serves. kgo's own consumer and producer are never used, so nothing falls back
+// to a reset policy or caches a recreated topic's old ID.
+//
+// The adapter keeps its own table of the topic IDs it has seen so that it can answer
+// DescribeTopic (Kafka forgets deleted IDs) and address name-based requests; it assumes nobody
+// else deletes or recreates its topics meanwhile. Time retention is not emulated (brokers apply
+// retention.ms against the wall clock); size retention (MaxOffsets) is emulated with
+// DeleteRecords at AdvanceClock. Topics are created with broker retention disabled so virtual
+// timestamps far in the past are not deleted by the broker.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
+)
+
+// Kafka is the Substrate over franz-go. It is not safe for concurrent use.
+type Kafka struct {
+	cl           *kgo.Client
+	adm          *kadm.Client
+	cluster      *kfake.Cluster // nil against real brokers
+	timeout      time.Duration
+	decompressor kgo.Decompressor
+
+	topics map[TopicID]*kafkaTopic // every ID this adapter created or looked up
+	byName map[string]TopicID      // live names
+
+	idempotent producerFields              // the idempotent producer's ID and epoch, once initialised
+	sequences  map[TopicPartition]int32    // next sequence of the idempotent producer
+	txns       []kafkaTxn                  // one per transactional ID, in order of first init
+	txnByName  map[string]int32            // transactional ID -> slot
+	groups     map[string]bool             // groups this adapter committed offsets for
+	retention  map[TopicID]RetentionPolicy // emulated size retention
+	leaders    map[TopicPartition]int32    // partition leader cache
+	clock      int64                       // virtual clock, micros
+}
+
+// kafkaTopic is what the adapter remembers of one topic incarnation.
+type kafkaTopic struct {
+	name       string
+	partitions int
+	deleted    bool
+}
+
+// KafkaOptions configure NewKafka.
+type KafkaOptions struct {
+	// Timeout bounds every broker round trip (default 10 s).
+	Timeout time.Duration
+	// ClientOptions are extra kgo options (TLS, SASL, logging). Request-version caps and
+	// seed brokers are set by the adapter.
+	ClientOptions []kgo.Opt
+	// ReplicationFactor for created topics; 0 means the broker default.
+	ReplicationFactor int16
+}
+
+// NewKafka connects to real brokers (host:port seed addresses). The brokers must be Kafka 3.5 or
+// later with topic IDs (KRaft or ZooKeeper mode both work).
+func NewKafka(brokers []string, opts KafkaOptions) (*Kafka, error) {
+	if len(brokers) == 0 {
+		return nil, fmt.Errorf("%w: no seed brokers", ErrInvalidArgument)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	clientOpts := append([]kgo.Opt{
+		kgo.SeedBrokers(brokers...),
+		kgo.MaxVersions(kversion.V3_5_0()),
+		kgo.RequestRetries(3),
+		kgo.RetryTimeout(opts.Timeout),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		// The adapter never consumes through kgo; these document the fetch semantics it
+		// implements by hand and guard any future use of kgo's consumer.
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
+	}, opts.ClientOptions...)
+	cl, err := kgo.NewClient(clientOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("substrate: kafka client: %w", err)
+	}
+	k := &Kafka{
+		cl:           cl,
+		adm:          kadm.NewClient(cl),
+		timeout:      opts.Timeout,
+		decompressor: kgo.DefaultDecompressor(),
+		topics:       make(map[TopicID]*kafkaTopic),
+		byName:       make(map[string]TopicID),
+		sequences:    make(map[TopicPartition]int32),
+		txnByName:    make(map[string]int32),
+		groups:       make(map[string]bool),
+		retention:    make(map[TopicID]RetentionPolicy),
+		leaders:      make(map[TopicPartition]int32),
+		idempotent:   noProducer,
+	}
+	k.adm.SetTimeoutMillis(int32(opts.Timeout / time.Millisecond))
+	ctx, cancel := k.ctx()
+	defer cancel()
+	if err := k.cl.Ping(ctx); err != nil {
+		k.cl.Close()
+		return nil, fmt.Errorf("substrate: kafka at %v unreachable: %w", brokers, err)
+	}
+	return k, nil
+}
+
+// NewKfake starts an in-process kfake cluster (one broker unless opts say otherwise) and
+// returns an adapter connected to it; Close stops the cluster.
+func NewKfake(opts ...kfake.Opt) (*Kafka, error) {
+	cluster, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1)}, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("substrate: starting kfake: %w", err)
+	}
+	k, err := NewKafka(cluster.ListenAddrs(), KafkaOptions{ReplicationFactor: 1})
+	if err != nil {
+		cluster.Close()
+		return nil, err
+	}
+	k.cluster = cluster
+	return k, nil
+}
+
+// Cluster returns the embedded kfake cluster, or nil against real brokers.
+func (k *Kafka) Cluster() *kfake.Cluster { return k.cluster }
+
+// Close implements Substrate.
+func (k *Kafka) Close() error {
+	k.cl.Close()
+	if k.cluster != nil {
+		k.cluster.Close()
+	}
+	return nil
+}
+
+func (k *Kafka) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), k.timeout)
+}
+
+// retryBackoff is the pause between attempts of a request the broker asked us to retry.
+const retryBackoff = 5 * time.Millisecond
+
+// retrying reports whether a broker error is transient for the adapter's purposes: coordinator
+// moves and concurrent transaction completion. Unknown topics are deliberately not retried.
+func retrying(err error) bool {
+	return errors.Is(err, kerr.ConcurrentTransactions) || errors.Is(err, kerr.CoordinatorLoadInProgress) ||
+		errors.Is(err, kerr.NotCoordinator) || errors.Is(err, kerr.CoordinatorNotAvailable) ||
+		errors.Is(err, kerr.NotLeaderForPartition) || errors.Is(err, kerr.LeaderNotAvailable) ||
+		errors.Is(err, kerr.RequestTimedOut)
+}
+
+// withRetry runs attempt until it succeeds, fails for good, or the adapter's timeout passes.
+func (k *Kafka) withRetry(attempt func(ctx context.Context) error) error {
+	ctx, cancel := k.ctx()
+	defer cancel()
+	for {
+		err := attempt(ctx)
+		if err == nil || !retrying(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("substrate: gave up retrying: %w", err)
+		case <-time.After(retryBackoff):
+		}
+	}
+}
+
+// mapErr translates a broker error into the contract's sentinels, keeping the original text.
+func mapErr(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var sentinel error
+	switch {
+	case errors.Is(err, kerr.UnknownTopicOrPartition), errors.Is(err, kerr.UnknownTopicID),
+		errors.Is(err, kerr.InconsistentTopicID):
+		sentinel = ErrUnknownTopic
+	case errors.Is(err, kerr.OffsetOutOfRange):
+		sentinel = ErrOffsetOutOfRange
+	case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch):
+		sentinel = ErrFenced
+	case errors.Is(err, kerr.InvalidTxnState):
+		sentinel = ErrTxnState
+	case errors.Is(err, kerr.TopicAlreadyExists):
+		sentinel = ErrTopicExists
+	case errors.Is(err, kerr.InvalidTopicException), errors.Is(err, kerr.InvalidPartitions),
+		errors.Is(err, kerr.InvalidRequest):
+		sentinel = ErrInvalidArgument
+	case errors.Is(err, kerr.UnsupportedVersion):
+		sentinel = ErrUnsupported
+	default:
+		return fmt.Errorf("substrate: %s: %w", what, err)
+	}
+	return fmt.Errorf("%w: %s: %v", sentinel, what, err)
+}
+
+// topicConfigs disable broker-side retention: the run's virtual timestamps may be decades in the
+// past by the wall clock, and retention is the substrate's job (AdvanceClock).
+func topicConfigs() map[string]*string {
+	off := "-1"
+	return map[string]*string{"retention.ms": &off, "retention.bytes": &off}
+}
+
+// CreateTopic implements Substrate. A name this adapter just deleted may still be being deleted
+// on a real broker; creation is retried until the deletion completes or the timeout passes.
+func (k *Kafka) CreateTopic(name string, partitions int) (TopicID, error) {
+	if err := validateTopicName(name); err != nil {
+		return TopicID{}, err
+	}
+	if partitions < 1 || partitions > maxPartitions {
+		return TopicID{}, fmt.Errorf("%w: topic %q with %d partitions (need 1-%d)",
+			ErrInvalidArgument, name, partitions, maxPartitions)
+	}
+	_, wasDeletedHere := k.deletedName(name)
+	var resp kadm.CreateTopicResponse
+	err := k.withRetry(func(ctx context.Context) error {
+		var err error
+		resp, err = k.adm.CreateTopic(ctx, int32(partitions), -1, topicConfigs(), name)
+		if err == nil {
+			err = resp.Err
+		}
+		if errors.Is(err, kerr.TopicAlreadyExists) && wasDeletedHere {
+			return kerr.RequestTimedOut // still being deleted: retry
+		}
+		return err
+	})
+	if err != nil {
+		return TopicID{}, mapErr(err, fmt.Sprintf("create topic %q", name))
+	}
+	id := TopicID(resp.ID)
+	if id.IsZero() {
+		return TopicID{}, fmt.Errorf("%w: broker returned no topic ID for %q (topic IDs need Kafka 2.8+)",
+			ErrUnsupported, name)
+	}
+	k.topics[id] = &kafkaTopic{name: name, partitions: partitions}
+	k.byName[name] = id
+	return id, nil
+}
+
+// deletedName reports whether some ID this adapter knows had name and is deleted.
+func (k *Kafka) deletedName(name string) (TopicID, bool) {
+	if _, live := k.byName[name]; live {
+		return TopicID{}, false
+	}
+	for id, t := range k.topics {
+		if t.name == name && t.deleted {
+			return id, true
+		}
+	}
+	return TopicID{}, false
+}
+
+// DeleteTopic implements Substrate. It also deletes the topic's offsets from every group the
+// adapter has committed to, as Kafka's group coordinator does when partitions are deleted (kfake
+// keeps them, and a recreated topic would otherwise inherit them by name).
+func (k *Kafka) DeleteTopic(name string) error {
+	id, _, err := k.LookupTopic(name)
+	if err != nil {
+		return err
+	}
+	t := k.topics[id]
+	ctx, cancel := k.ctx()
+	defer cancel()
+	for _, group := range slices.Sorted(maps.Keys(k.groups)) {
+		set := make(kadm.TopicsSet)
+		for p := range t.partitions {
+			set.Add(name, int32(p))
+		}
+		if _, err := k.adm.DeleteOffsets(ctx, group, set); err != nil &&
+			!errors.Is(err, kerr.GroupIDNotFound) {
+			return mapErr(err, fmt.Sprintf("delete offsets of %q in group %q", name, group))
+		}
+	}
+	resp, err := k.adm.DeleteTopic(ctx, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return mapErr(err, fmt.Sprintf("delete topic %q", name))
+	}
+	t.deleted = true
+	delete(k.byName, name)
+	delete(k.retention, id)
+	for tp := range k.leaders {
+		if tp.Topic == id {
+			delete(k.leaders, tp)
+		}
+	}
+	k.cl.PurgeTopicsFromClient(name)
+	return nil
+}
+
+// RecreateTopic implements Substrate.
+func (k *Kafka) RecreateTopic(name string) (TopicID, error) {
+	_, partitions, err := k.LookupTopic(name)
+	if err != nil {
+		return TopicID{}, err
+	}
+	if err := k.DeleteTopic(name); err != nil {
+		return TopicID{}, err
+	}
+	return k.CreateTopic(name, partitions)
+}
+
+// LookupTopic implements Substrate; it asks the broker and records what it learns.
+func (k *Kafka) LookupTopic(name string) (TopicID, int, error) {
+	if err := validateTopicName(name); err != nil {
+		return TopicID{}, 0, err
+	}
+	ctx, cancel := k.ctx()
+	defer cancel()
+	details, err := k.adm.ListTopics(ctx, name)
+	if err != nil {
+		return TopicID{}, 0, mapErr(err, fmt.Sprintf("look up topic %q", name))
+	}
+	d, ok := details[name]
+	if !ok || d.Err != nil {
+		return TopicID{}, 0, fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
+	}
+	id := TopicID(d.ID)
+	if old, ok := k.byName[name]; ok && old != id {
+		k.topics[old].deleted = true // recreated behind our back
+	}
+	if _, ok := k.topics[id]; !ok {
+		k.topics[id] = &kafkaTopic{name: name, partitions: len(d.Partitions)}
+	}
+	k.byName[name] = id
+	for _, p := range d.Partitions {
+		k.leaders[TopicPartition{id, Partition(p.Partition)}] = p.Leader
+	}
+	return id, len(d.Partitions), nil
+}
+
+// DescribeTopic implements Substrate. Kafka forgets deleted IDs, so only IDs this adapter
+// created or looked up can be described; the name's current binding is asked of the broker.
+func (k *Kafka) DescribeTopic(id TopicID) (TopicDescription, error) {
+	t, ok := k.topics[id]
+	if !ok {
+		return TopicDescription{}, fmt.Errorf("%w: id %s was never seen by this adapter", ErrUnknownTopic, id)
+	}
+	d := TopicDescription{ID: id, Name: t.name, Partitions: t.partitions}
+	cur, _, err := k.LookupTopic(t.name)
+	switch {
+	case errors.Is(err, ErrUnknownTopic):
+		t.deleted = true
+		d.State = TopicDeleted
+	case err != nil:
+		return TopicDescription{}, err
+	case cur == id:
+		d.State, d.CurrentID = TopicAlive, id
+	default:
+		d.State, d.CurrentID = TopicRecreated, cur
+	}
+	return d, nil
+}
+
+// Topics implements Substrate: the broker's non-internal topics, sorted by name.
+func (k *Kafka) Topics() []TopicDescription {
+	ctx, cancel := k.ctx()
+	defer cancel()
+	details, err := k.adm.ListTopics(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []TopicDescription
+	for name, d := range details {
+		if d.Err != nil {
+			continue
+		}
+		id := TopicID(d.ID)
+		out = append(out, TopicDescription{ID: id, Name: name, State: TopicAlive,
+			Partitions: len(d.Partitions), CurrentID: id})
+	}
+	slices.SortFunc(out, func(a, b TopicDescription) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// knownPartition resolves tp against the adapter's table: the topic's name, or
+// ErrUnknownTopic / ErrUnknownPartition.
+func (k *Kafka) knownPartition(tp TopicPartition) (string, error) {
+	t, ok := k.topics[tp.Topic]
+	if !ok || t.deleted {
+		return "", fmt.Errorf("%w: id %s", ErrUnknownTopic, tp.Topic)
+	}
+	if tp.Partition < 0 || int(tp.Partition) >= t.partitions {
+		return "", fmt.Errorf("%w: %s (%q) partition %d of %d", ErrUnknownPartition, tp.Topic, t.name,
+			tp.Partition, t.partitions)
+	}
+	return t.name, nil
+}
+
+// broker returns the leader of tp (from the cache, else metadata), or any broker if unknown.
+func (k *Kafka) broker(tp TopicPartition) *kgo.Broker {
+	leader, ok := k.leaders[tp]
+	if !ok {
+		if t, known := k.topics[tp.Topic]; known && !t.deleted {
+			_, _, _ = k.LookupTopic(t.name)
+			leader, ok = k.leaders[tp]
+		}
+	}
+	if !ok || leader < 0 {
+		ctx, cancel := k.ctx()
+		defer cancel()
+		if m, err := k.adm.BrokerMetadata(ctx); err == nil && len(m.Brokers) > 0 {
+			leader = m.Brokers[0].NodeID
+		}
+	}
+	return k.cl.Broker(int(leader))
+}

@@ -1,0 +1,106 @@
+package substrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// validGroupOffsets checks every offset against the adapter's table and returns the topic names.
+func (k *Kafka) validGroupOffsets(offsets []GroupOffset) ([]string, error) {
+	names := make([]string, len(offsets))
+	for i, o := range offsets {
+		name, err := k.knownPartition(o.TopicPartition)
+		if err != nil {
+			return nil, err
+		}
+		if o.Offset < 0 {
+			return nil, fmt.Errorf("%w: negative group offset %d on %s/%d", ErrInvalidArgument, o.Offset,
+				o.Topic, o.Partition)
+		}
+		names[i] = name
+	}
+	return names, nil
+}
+
+// CommitOffsets implements Substrate with an OffsetCommit outside any group generation (what
+// kadm and admin tools send).
+func (k *Kafka) CommitOffsets(group string, offsets []GroupOffset) error {
+	if group == "" {
+		return fmt.Errorf("%w: empty group", ErrInvalidArgument)
+	}
+	names, err := k.validGroupOffsets(offsets)
+	if err != nil || len(offsets) == 0 {
+		return err
+	}
+	k.groups[group] = true
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Group = group
+	req.Generation = -1
+	for i, o := range offsets {
+		rt := kmsg.NewOffsetCommitRequestTopic()
+		rt.Topic = names[i]
+		rt.TopicID = o.Topic
+		rp := kmsg.NewOffsetCommitRequestTopicPartition()
+		rp.Partition = int32(o.Partition)
+		rp.Offset = int64(o.Offset)
+		rp.LeaderEpoch = -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+	}
+	err = k.withRetry(func(ctx context.Context) error {
+		resp, err := req.RequestWith(ctx, k.cl)
+		if err != nil {
+			return err
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return mapErr(err, fmt.Sprintf("commit offsets of group %q", group))
+}
+
+// CommittedOffsets implements Substrate: OffsetFetch, keeping offsets on topics alive now.
+func (k *Kafka) CommittedOffsets(group string) ([]GroupOffset, error) {
+	var out []GroupOffset
+	err := k.withRetry(func(ctx context.Context) error {
+		out = out[:0]
+		resp, err := k.adm.FetchOffsets(ctx, group)
+		if err != nil {
+			return err
+		}
+		for name, ps := range resp {
+			id, live := k.byName[name]
+			if !live {
+				continue
+			}
+			for p, o := range ps {
+				if o.Err != nil || o.At < 0 {
+					continue
+				}
+				out = append(out, GroupOffset{TopicPartition{id, Partition(p)}, Offset(o.At)})
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapErr(err, fmt.Sprintf("fetch offsets of group %q", group))
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(out, func(a, b GroupOffset) int { return a.TopicPartition.Compare(b.TopicPartition) })
+	return out, nil
+}
