@@ -8,8 +8,9 @@ import (
 )
 
 // sessionModel is one client session against a write tier and three read replicas (SPEC §5.3),
-// among other clients whose writes the replicas also record, with the ground truth the guarantees are checked against: the coordinates the broker
-// acknowledged to this session, and every past a read was served from.
+// among other clients whose writes the replicas also record, with the ground truth the guarantees
+// are checked against: the coordinates the broker acknowledged to this session, and every past a
+// read was served from.
 type sessionModel struct {
 	channels  map[string]node.Channel      // by the short name draws print
 	logEnd    map[node.Channel]node.Offset // the next offset the broker assigns per channel
@@ -21,9 +22,10 @@ type sessionModel struct {
 }
 
 // TestSessionGuarantees drives random session histories (writes by the session and by others,
-// replication, single-replica reads, collection reads over the meet of every replica) and checks read-your-writes, monotonic
-// reads and writes-follow-reads as SPEC §5.4 defines them, from ground truth rather than tokens.
-// A shrunk failure prints the history as the sequence of labelled actions and draws.
+// replication, single-replica reads, and collection reads gated on the meet of the three, read as
+// partitions of one collection) and checks read-your-writes, monotonic reads and
+// writes-follow-reads as SPEC §5.4 defines them, from ground truth rather than tokens. A shrunk
+// failure prints the history as the sequence of labelled actions and draws.
 func TestSessionGuarantees(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := &sessionModel{

@@ -26,9 +26,11 @@ var ErrInvalidCoordinate = errors.New("session: invalid coordinate")
 // CausalPast is an immutable frontier: at most one position per channel, iterated in channel
 // order. Every operation that would change it returns a new past instead.
 //
+// Compare pasts with Equal: == compares storage, not frontiers.
+//
 // Invariant: *causes is never modified after construction and shares no storage with any Causes a
 // caller can modify, so pasts may share it freely; nil means the empty past, so the zero value
-// equals None(). Compare pasts with Equal: == compares storage, not frontiers. The frontier sits behind a pointer so that CoverageOf can hand it to the gate's
+// equals None(). The frontier sits behind a pointer so that CoverageOf can hand it to the gate's
 // interfaces without copying it to the heap on every read.
 type CausalPast struct {
 	causes *node.Causes
