@@ -104,9 +104,9 @@ func (p CausalPast) String() string { return "past" + p.frontier().String() }
 // at a projector's seam. The receiver is unchanged, and is returned itself (same storage) when it
 // already covers the coordinate.
 //
-// It refuses, with an error wrapping ErrInvalidCoordinate and naming the input, a channel with an
-// all-zero topic ID or a negative partition, a negative position, and node.MaxOffset (2^63−1),
-// which no channel assigns.
+// It refuses, returning the receiver and an error wrapping ErrInvalidCoordinate that names the
+// input, a channel with an all-zero topic ID or a negative partition, a negative position, and
+// node.MaxOffset (2^63−1), which no channel assigns.
 func (p CausalPast) Merge(ch node.Channel, pos node.Offset) (CausalPast, error) {
 	if err := checkCoordinate(ch, pos); err != nil {
 		return p, err
