@@ -10,8 +10,8 @@
 package node
 
 import (
-	"bytes"
 	"cmp"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 )
@@ -61,10 +61,27 @@ type Channel struct {
 // Compare orders channels as the wire format does (constraint 4): by the unsigned bytes of the
 // topic ID, then by partition. It returns -1, 0 or +1.
 func (c Channel) Compare(d Channel) int {
-	if r := bytes.Compare(c.Topic[:], d.Topic[:]); r != 0 {
-		return r
+	if c.Topic != d.Topic {
+		return compareTopicIDs(&c.Topic, &d.Topic)
 	}
 	return cmp.Compare(c.Partition, d.Partition)
+}
+
+// compareTopicIDs orders two different topic IDs by their unsigned bytes: it compares the
+// big-endian halves as integers, the same order as bytes.Compare at a fraction of the cost on the
+// gate's and the codec's hot paths.
+func compareTopicIDs(a, b *TopicID) int {
+	ah, bh := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8])
+	if ah == bh {
+		ah, bh = binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:])
+	}
+	if ah < bh {
+		return -1
+	}
+	if ah > bh {
+		return 1
+	}
+	return 0
 }
 
 // Less reports whether c sorts before d in channel order.

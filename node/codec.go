@@ -152,9 +152,8 @@ func decodeInto(dst *Causes, b []byte) error {
 	if err != nil {
 		return err
 	}
-	// Each group needs at least 16+1+1+8 bytes; never reserve more than the input can hold.
-	if need := int(topics); need > 0 && cap(dst.pairs) < min(need, len(b)/26) {
-		dst.pairs = make([]Cause, 0, min(need, len(b)/26))
+	if need := pairsMax(len(b)-r.off, topics); cap(dst.pairs) < need {
+		dst.pairs = make([]Cause, 0, need)
 	}
 	var prev TopicID
 	for g := 0; g < int(topics); g++ {
@@ -162,13 +161,12 @@ func decodeInto(dst *Causes, b []byte) error {
 		if r.remaining() < topicIDBytes {
 			return decodeErr(FamilyTruncated, r.off, "group %d of %d: topic ID needs 16 bytes, %d left", g+1, topics, r.remaining())
 		}
-		var id TopicID
-		copy(id[:], b[r.off:r.off+topicIDBytes])
+		id := TopicID(b[r.off : r.off+topicIDBytes])
 		r.off += topicIDBytes
 		if id.IsZero() {
 			return decodeErr(FamilyZeroTopicID, start, "group %d names the all-zero topic ID", g+1)
 		}
-		if g > 0 && compareIDs(prev, id) >= 0 {
+		if g > 0 && compareTopicIDs(&prev, &id) >= 0 {
 			return decodeErr(FamilyTopicsNotAscending, start, "topic %s does not sort after %s", id, prev)
 		}
 		prev = id
@@ -180,6 +178,23 @@ func decodeInto(dst *Causes, b []byte) error {
 		return decodeErr(FamilyTrailingBytes, r.off, "%d byte(s) after the last of %d group(s)", r.remaining(), topics)
 	}
 	return nil
+}
+
+// Smallest encodings: a group is at least a topic ID and a one-byte partition count, a pair at
+// least a one-byte partition and a position.
+const (
+	groupBytesMin = topicIDBytes + 1
+	pairBytesMin  = 1 + positionBytes
+)
+
+// pairsMax bounds the number of pairs that rest bytes holding topics groups can carry, so the
+// decoder reserves storage in proportion to the input, never to a claimed count: a value claiming
+// 2^31−1 topics in six bytes reserves nothing and fails as truncated.
+func pairsMax(rest int, topics uint32) int {
+	if uint64(topics)*groupBytesMin > uint64(rest) {
+		return 0 // truncated; the parse reports where
+	}
+	return (rest - int(topics)*groupBytesMin) / pairBytesMin
 }
 
 // reader walks a value left to right, tracking the byte offset for errors.
@@ -229,8 +244,18 @@ func (r *reader) group(dst *Causes, id TopicID) error {
 }
 
 // varint reads a minimal unsigned base-128 varint in 0..2^31−1 (at most five bytes, the fifth
-// carrying only its low three bits).
+// carrying only its low three bits). The one-byte spelling, by far the commonest, is inlined.
 func (r *reader) varint(what string) (uint32, error) {
+	if r.off < len(r.b) && r.b[r.off] < 0x80 {
+		v := r.b[r.off]
+		r.off++
+		return uint32(v), nil
+	}
+	return r.varintSlow(what)
+}
+
+// varintSlow is varint for multi-byte, truncated and malformed spellings.
+func (r *reader) varintSlow(what string) (uint32, error) {
 	start := r.off
 	var v uint32
 	for i := 0; i < varintBytesMax; i++ {
@@ -252,9 +277,6 @@ func (r *reader) varint(what string) (uint32, error) {
 	}
 	panic("unreachable: the fifth byte check rejects a continuation bit")
 }
-
-// compareIDs orders topic IDs as unsigned bytes.
-func compareIDs(a, b TopicID) int { return Channel{Topic: a}.Compare(Channel{Topic: b}) }
 
 // varintLen is the number of bytes of the minimal varint spelling of v.
 func varintLen(v uint32) int { return (bits.Len32(v|1) + 6) / 7 }
