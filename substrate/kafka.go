@@ -33,6 +33,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 )
 
@@ -321,22 +322,38 @@ func (k *Kafka) RecreateTopic(name string) (TopicID, error) {
 	return k.CreateTopic(name, partitions)
 }
 
+// metadata asks the broker (never kgo's metadata cache, which remembers that a name did not
+// exist) about one topic, or about all topics when name is "".
+func (k *Kafka) metadata(name string) (*kmsg.MetadataResponse, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	if name != "" {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	var resp *kmsg.MetadataResponse
+	err := k.withRetry(func(ctx context.Context) error {
+		var err error
+		resp, err = req.RequestWith(ctx, k.cl)
+		return err
+	})
+	return resp, err
+}
+
 // LookupTopic implements Substrate; it asks the broker and records what it learns.
 func (k *Kafka) LookupTopic(name string) (TopicID, int, error) {
 	if err := validateTopicName(name); err != nil {
 		return TopicID{}, 0, err
 	}
-	ctx, cancel := k.ctx()
-	defer cancel()
-	details, err := k.adm.ListTopics(ctx, name)
+	resp, err := k.metadata(name)
 	if err != nil {
 		return TopicID{}, 0, mapErr(err, fmt.Sprintf("look up topic %q", name))
 	}
-	d, ok := details[name]
-	if !ok || d.Err != nil {
+	if len(resp.Topics) != 1 || kerr.ErrorForCode(resp.Topics[0].ErrorCode) != nil {
 		return TopicID{}, 0, fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
 	}
-	id := TopicID(d.ID)
+	d := resp.Topics[0]
+	id := TopicID(d.TopicID)
 	if old, ok := k.byName[name]; ok && old != id {
 		k.topics[old].deleted = true // recreated behind our back
 	}
@@ -373,21 +390,20 @@ func (k *Kafka) DescribeTopic(id TopicID) (TopicDescription, error) {
 	return d, nil
 }
 
-// Topics implements Substrate: the broker's non-internal topics, sorted by name.
+// Topics implements Substrate: the broker's non-internal topics, sorted by name (nil if the
+// broker cannot be reached).
 func (k *Kafka) Topics() []TopicDescription {
-	ctx, cancel := k.ctx()
-	defer cancel()
-	details, err := k.adm.ListTopics(ctx)
+	resp, err := k.metadata("")
 	if err != nil {
 		return nil
 	}
 	var out []TopicDescription
-	for name, d := range details {
-		if d.Err != nil {
+	for _, d := range resp.Topics {
+		if d.Topic == nil || d.IsInternal || kerr.ErrorForCode(d.ErrorCode) != nil {
 			continue
 		}
-		id := TopicID(d.ID)
-		out = append(out, TopicDescription{ID: id, Name: name, State: TopicAlive,
+		id := TopicID(d.TopicID)
+		out = append(out, TopicDescription{ID: id, Name: *d.Topic, State: TopicAlive,
 			Partitions: len(d.Partitions), CurrentID: id})
 	}
 	slices.SortFunc(out, func(a, b TopicDescription) int { return strings.Compare(a.Name, b.Name) })
@@ -418,10 +434,8 @@ func (k *Kafka) broker(tp TopicPartition) *kgo.Broker {
 		}
 	}
 	if !ok || leader < 0 {
-		ctx, cancel := k.ctx()
-		defer cancel()
-		if m, err := k.adm.BrokerMetadata(ctx); err == nil && len(m.Brokers) > 0 {
-			leader = m.Brokers[0].NodeID
+		if resp, err := k.metadata(""); err == nil && len(resp.Brokers) > 0 {
+			leader = resp.Brokers[0].NodeID
 		}
 	}
 	return k.cl.Broker(int(leader))

@@ -171,7 +171,7 @@ func (k *Kafka) fetchRaw(tp TopicPartition, name string, from Offset) (fetchedPa
 // does. An ID that is not alive is sent to the broker as is, which answers UNKNOWN_TOPIC_ID.
 func (k *Kafka) FetchInto(dst []FetchedRecord, tp TopicPartition, from Offset, maxRecords int) ([]FetchedRecord, Offset, error) {
 	name := ""
-	if t, ok := k.topics[tp.Topic]; ok {
+	if t, ok := k.topics[tp.Topic]; ok && !t.deleted {
 		if tp.Partition < 0 || int(tp.Partition) >= t.partitions {
 			return dst, from, fmt.Errorf("%w: %s (%q) partition %d of %d", ErrUnknownPartition,
 				tp.Topic, t.name, tp.Partition, t.partitions)
@@ -230,7 +230,7 @@ func (k *Kafka) ListOffsets(tp TopicPartition) (Offsets, error) {
 	req.Topics = append(req.Topics, rt)
 	var hw Offset
 	err = k.withRetry(func(ctx context.Context) error {
-		resp, err := req.RequestWith(ctx, k.cl)
+		resp, err := req.RequestWith(ctx, k.broker(tp)) // direct: kgo's sharding trusts its metadata cache
 		if err != nil {
 			return err
 		}
@@ -283,7 +283,7 @@ func (k *Kafka) DeleteRecords(tp TopicPartition, before Offset) error {
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	err = k.withRetry(func(ctx context.Context) error {
-		resp, err := req.RequestWith(ctx, k.cl)
+		resp, err := req.RequestWith(ctx, k.broker(tp))
 		if err != nil {
 			return err
 		}

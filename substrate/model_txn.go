@@ -32,11 +32,11 @@ type stagedOffset struct {
 	offset GroupOffset
 }
 
-// dropTopic forgets everything the open transaction did on incarnation idx (deleted).
+// dropTopic forgets the records and staged offsets of the open transaction on incarnation idx
+// (deleted). The partitions stay listed: the coordinator tracks them by name, so the end marker
+// still goes to whatever topic has that name then (see endTxn).
 func (t *modelTxn) dropTopic(idx int32) {
-	keepPart := func(p txnPartition) bool { return p.topic != idx }
-	t.parts = filterInPlace(t.parts, keepPart)
-	t.records = filterInPlace(t.records, func(r txnRecord) bool { return keepPart(r.txnPartition) })
+	t.records = filterInPlace(t.records, func(r txnRecord) bool { return r.topic != idx })
 	t.staged = filterInPlace(t.staged, func(s stagedOffset) bool { return s.topic != idx })
 }
 
@@ -198,6 +198,11 @@ func (m *Model) AbortTransaction(p TxnProducer) error {
 // endTxn settles slot's open transaction: its records become committed or aborted, a marker is
 // written on every partition it touched (stamped with the model clock), the partitions' LSOs are
 // released, and on commit its staged group offsets are committed.
+//
+// Kafka's transaction coordinator tracks a transaction's partitions by topic name, so when a
+// touched topic was deleted meanwhile the marker goes to the name's current incarnation if it has
+// that partition (a recreated topic receives a stray marker), and nowhere otherwise. Each
+// partition receives one marker however many incarnations of it the transaction touched.
 func (m *Model) endTxn(slot int32, commit bool) {
 	t := &m.txns[slot]
 	recKind, markKind := entryAborted, entryAbortMark
@@ -210,8 +215,14 @@ func (m *Model) endTxn(slot int32, commit bool) {
 			p.entry(r.offset).kind = recKind
 		}
 	}
+	var marked []txnPartition
 	for _, tp := range t.parts {
-		p := &m.topics[tp.topic].partitions[tp.partition]
+		target, ok := m.markerTarget(tp)
+		if !ok || containsPartition(marked, target) {
+			continue
+		}
+		marked = append(marked, target)
+		p := &m.topics[target.topic].partitions[target.partition]
 		p.append(logEntry{rec: Record{TimestampMicros: m.clockMicros}, kind: markKind})
 		p.open = filterInPlace(p.open, func(o openTxn) bool { return o.txn != slot })
 	}
@@ -224,4 +235,17 @@ func (m *Model) endTxn(slot int32, commit bool) {
 	t.parts = t.parts[:0]
 	t.records = t.records[:0]
 	t.staged = t.staged[:0]
+}
+
+// markerTarget resolves a touched partition to the live incarnation that receives its marker.
+func (m *Model) markerTarget(tp txnPartition) (txnPartition, bool) {
+	t := &m.topics[tp.topic]
+	if !t.deleted {
+		return tp, true
+	}
+	cur, bound := m.byName[t.name]
+	if !bound || int(tp.partition) >= len(m.topics[cur].partitions) {
+		return txnPartition{}, false
+	}
+	return txnPartition{topic: cur, partition: tp.partition}, true
 }
