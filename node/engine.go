@@ -128,7 +128,7 @@ type Engine struct {
 	commitFrontier Causes
 	commitPast     Causes
 
-	view gateView
+	view engineView
 }
 
 // Frontier returns the current frontier: what every emission expresses. Read-only.

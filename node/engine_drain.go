@@ -66,26 +66,26 @@ func (e *Engine) deliver(i, j int) (Delivery, bool) {
 	return Delivery{Channel: m.Channel, Position: m.Position, Record: m.Record, Causes: m.Causes}, true
 }
 
-// gateView is the ReceivedSet and SettledView the engine hands to Decide. Decide walks a
+// engineView is the ReceivedSet and SettledView the engine hands to Decide. Decide walks a
 // message's causes in channel order, so the view keeps a cursor into the (sorted) received set
 // and advances it: one offer costs O(#causes + #received) channel comparisons. Out-of-order
 // queries fall back to binary search, so the view answers any query correctly.
-type gateView struct {
+type engineView struct {
 	e   *Engine
 	cur int // index of the first received channel not below the last query
 }
 
 // reset rewinds the cursor for a new offer.
-func (v *gateView) reset(e *Engine) { v.e, v.cur = e, 0 }
+func (v *engineView) reset(e *Engine) { v.e, v.cur = e, 0 }
 
 // Receives reports whether ch is in the received set; each call is one cause entry compared.
-func (v *gateView) Receives(ch Channel) bool {
+func (v *engineView) Receives(ch Channel) bool {
 	v.e.counters.CausesCompared++
 	return v.find(ch) >= 0
 }
 
 // Settled returns settled(ch) per SPEC §1.4.
-func (v *gateView) Settled(ch Channel) (Offset, bool) {
+func (v *engineView) Settled(ch Channel) (Offset, bool) {
 	i := v.find(ch)
 	if i < 0 {
 		return 0, false
@@ -94,7 +94,7 @@ func (v *gateView) Settled(ch Channel) (Offset, bool) {
 }
 
 // find returns the index of ch among the received channels, or -1.
-func (v *gateView) find(ch Channel) int {
+func (v *engineView) find(ch Channel) int {
 	chans := v.e.chans
 	if v.cur > 0 && v.cur <= len(chans) && compareChannels(chans[v.cur-1].ch, ch) >= 0 {
 		if compareChannels(chans[v.cur-1].ch, ch) == 0 {

@@ -6,6 +6,12 @@ import (
 	"testing"
 )
 
+// etT is what the assertion helpers need from *testing.T and *rapid.T.
+type etT interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // Fixtures shared by the engine tests. Topic n has ID bytes n, 0, ..., 0, 1 so topics order by n.
 
 func etTopic(n byte) TopicID {
@@ -78,7 +84,7 @@ func etName(ch Channel, pos Offset) string {
 }
 
 // etRefusal asserts err is a *Refusal with reason want and returns it.
-func etRefusal(t testing.TB, err error, want Reason) *Refusal {
+func etRefusal(t etT, err error, want Reason) *Refusal {
 	t.Helper()
 	var r *Refusal
 	if !errors.As(err, &r) {
@@ -91,7 +97,7 @@ func etRefusal(t testing.TB, err error, want Reason) *Refusal {
 }
 
 // etEqual fails the test when got and want differ (as strings).
-func etEqual[T any](t testing.TB, what string, got, want T) {
+func etEqual[T any](t etT, what string, got, want T) {
 	t.Helper()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%s:\n got %v\nwant %v", what, got, want)

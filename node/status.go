@@ -30,7 +30,7 @@ func (e *Engine) Status() Status {
 		BudgetBytes:      e.budgetBytes,
 		Refusal:          e.refusal,
 	}
-	var v gateView
+	var v engineView
 	for i := range e.chans {
 		c := &e.chans[i]
 		if c.held.len() == 0 {
