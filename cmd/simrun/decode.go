@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// runDecode implements `simrun decode [--json] [--base64] [HEX | -]`: it decodes one
+// parsley.causes header value strictly, as a receiver would. Exit 0 with the causes, 1 when the
+// value is undecodable (the finding), 2 on bad usage.
+func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simrun decode", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the causes (or the refusal) as JSON on stdout")
+	asBase64 := fs.Bool("base64", false, "the value is base64 (standard or URL alphabet, padding optional), not hex")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: simrun decode [--json] [--base64] [HEX | -]")
+		fmt.Fprintln(stderr, "Decodes a parsley.causes header value given as hex (either case, whitespace")
+		fmt.Fprintln(stderr, "ignored) or base64; '-' reads the value text from stdin. Exit 0: decoded;")
+		fmt.Fprintln(stderr, "1: undecodable; 2: bad usage.")
+		fs.PrintDefaults()
+	}
+	positional, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2 // the flag package has printed what was wrong and the usage
+	}
+	if len(positional) != 1 {
+		fmt.Fprintf(stderr, "simrun decode: want exactly one value (HEX, or - for stdin), got %d: %q\n", len(positional), positional)
+		return 2
+	}
+	text := positional[0]
+	if text == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun decode: reading stdin: %v\n", err)
+			return 2
+		}
+		text = string(b)
+	}
+	value, err := parseValue(text, *asBase64)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun decode: %v\n", err)
+		return 2
+	}
+	causes, err := node.Decode(value)
+	if err != nil {
+		return reportUndecodable(err, *asJSON, stdout, stderr)
+	}
+	if *asJSON {
+		return writeDecodeJSON(stdout, stderr, causesJSON(causes), 0)
+	}
+	for _, c := range causes.Pairs() {
+		fmt.Fprintf(stdout, "%s %d %d\n", c.Channel.Topic, c.Channel.Partition, c.Position)
+	}
+	if causes.IsEmpty() {
+		fmt.Fprintln(stderr, "no causes (the empty frontier)")
+	}
+	return 0
+}
+
+// parseInterspersed parses flags wherever they appear among the positional arguments, so
+// `decode 0100 --json` works as `decode --json 0100` does. Everything after "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
+}
+
+// parseValue turns the command-line text into the header value's bytes. Whitespace is ignored;
+// an empty text is an empty (not a null) value.
+func parseValue(text string, isBase64 bool) ([]byte, error) {
+	compact := strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, text)
+	if !isBase64 {
+		b, err := hex.DecodeString(compact)
+		if err != nil {
+			return nil, fmt.Errorf("value %q is not hex: %v", abbreviate(text), err)
+		}
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(compact); err == nil {
+			return b, nil
+		}
+	}
+	_, err := base64.StdEncoding.DecodeString(compact)
+	return nil, fmt.Errorf("value %q is not base64: %v", abbreviate(text), err)
+}
+
+// abbreviate shortens long input for error messages.
+func abbreviate(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return s[:37] + "..."
+}
+
+// reportUndecodable prints the refusal and returns exit code 1.
+func reportUndecodable(err error, asJSON bool, stdout, stderr io.Writer) int {
+	var de *node.DecodeError
+	if !errors.As(err, &de) {
+		fmt.Fprintf(stderr, "undecodable: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "undecodable: %s: %s\n", de.Family, de.Detail)
+	if asJSON {
+		return writeDecodeJSON(stdout, stderr, errorJSON{Error: errorBody{Family: string(de.Family), Offset: de.Offset, Detail: de.Detail}}, 1)
+	}
+	return 1
+}
+
+// causeJSON, causesDoc, errorJSON and errorBody are the --json shapes.
+type causeJSON struct {
+	TopicID   string `json:"topic_id"`
+	Partition int32  `json:"partition"`
+	Position  int64  `json:"position"`
+}
+
+type causesDoc struct {
+	Causes []causeJSON `json:"causes"`
+}
+
+type errorJSON struct {
+	Error errorBody `json:"error"`
+}
+
+type errorBody struct {
+	Family string `json:"family"`
+	Offset int    `json:"offset"`
+	Detail string `json:"detail"`
+}
+
+// causesJSON lists the causes in channel order; the empty frontier is an empty list, never null.
+func causesJSON(c node.Causes) causesDoc {
+	doc := causesDoc{Causes: make([]causeJSON, 0, c.Len())}
+	for _, p := range c.Pairs() {
+		doc.Causes = append(doc.Causes, causeJSON{p.Channel.Topic.String(), int32(p.Channel.Partition), int64(p.Position)})
+	}
+	return doc
+}
+
+// writeDecodeJSON writes v as one compact line and returns code.
+func writeDecodeJSON(stdout, stderr io.Writer, v any, code int) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "simrun decode: writing JSON: %v\n", err)
+		return 2
+	}
+	return code
+}

@@ -1,0 +1,76 @@
+// Command simrun is the parsley-sim command line: it runs the simulator and the tools around it.
+//
+//	simrun [--seed N ...]          the default run (until the simulator lands: a notice, exit 2)
+//	simrun SUBCOMMAND [ARGS...]    one of the subcommands in the table below
+//	simrun help                    lists the subcommands
+//
+// Exit codes: 0 success, 1 a finding (a failed run, an undecodable value), 2 bad usage.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: its name, a one-line summary for help, and its entry point, which
+// returns the exit code.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// commands lists the subcommands in the order help shows them. Add a subcommand by adding a row;
+// an entry point that reads no stdin can be adapted with withoutStdin.
+var commands = []command{
+	{"decode", "decode a parsley.causes header value: decode [--json] [--base64] [HEX | -]", runDecode},
+}
+
+// defaultRun is what simrun does when the first argument names no subcommand: the simulator's
+// default run takes the whole argument list as its flags.
+var defaultRun = runNotBuilt
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches on the first argument and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "help", "-h", "-help", "--help":
+			usage(stdout)
+			return 0
+		}
+		for _, c := range commands {
+			if c.name == args[0] {
+				return c.run(args[1:], stdin, stdout, stderr)
+			}
+		}
+	}
+	return defaultRun(args, stdin, stdout, stderr)
+}
+
+// usage lists the subcommands.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: simrun [--seed N ...]        run the simulator (default)")
+	fmt.Fprintln(w, "       simrun SUBCOMMAND [ARGS...]")
+	fmt.Fprintln(w, "       simrun help")
+	fmt.Fprintln(w, "\nsubcommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nrun 'simrun SUBCOMMAND -h' for a subcommand's flags")
+}
+
+// withoutStdin adapts an entry point that takes no stdin to the table's signature.
+func withoutStdin(f func(args []string, stdout, stderr io.Writer) int) func([]string, io.Reader, io.Writer, io.Writer) int {
+	return func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return f(args, stdout, stderr) }
+}
+
+// runNotBuilt stands in for the default run until the simulator replaces it.
+func runNotBuilt(args []string, _ io.Reader, _, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "simrun: the simulator is not built yet (args %q); try 'simrun help'\n", args)
+	return 2
+}
