@@ -57,6 +57,9 @@ func (e *Engine) deliver(i, j int) (Delivery, bool) {
 	}
 	n := e.frontier.Len()
 	e.frontier.Merge(m.Channel, m.Position)
+	if e.opts.Sabotage == SabotageSkipReceiptMerge {
+		e.frontier.MergeFrom(m.Causes) // the sabotaged engine learns causes only at delivery
+	}
 	if r := e.checkFrontierSize(n, m.Channel, m.Position); r != nil {
 		e.fail(r)
 		return Delivery{}, false
