@@ -178,7 +178,3 @@ func (c Causes) String() string {
 	b.WriteByte('}')
 	return b.String()
 }
-
-// appendSorted appends a pair that sorts strictly after every present pair. Decode uses it after
-// checking the order itself.
-func (c *Causes) appendSorted(p Cause) { c.pairs = append(c.pairs, p) }

@@ -137,6 +137,8 @@ func DecodeInto(dst *Causes, b []byte) error {
 	return nil
 }
 
+// decodeInto parses b left to right into dst. It keeps the offset in a local and compares topic
+// IDs as two big-endian integers, so the per-entry work stays in registers.
 func decodeInto(dst *Causes, b []byte) error {
 	if b == nil {
 		return decodeErr(FamilyNullValue, 0, "header value is null")
@@ -147,35 +149,36 @@ func decodeInto(dst *Causes, b []byte) error {
 	if b[0] != wireVersion {
 		return decodeErr(FamilyUnknownVersion, 0, "version byte 0x%02x, want 0x01", b[0])
 	}
-	r := reader{b: b, off: 1}
-	topics, err := r.varint("topic count")
+	topics, off, err := readVarint(b, 1, "topic count")
 	if err != nil {
 		return err
 	}
-	if need := pairsMax(len(b)-r.off, topics); cap(dst.pairs) < need {
+	if need := pairsMax(len(b)-off, topics); cap(dst.pairs) < need {
 		dst.pairs = make([]Cause, 0, need)
 	}
-	var prev TopicID
-	for g := 0; g < int(topics); g++ {
-		start := r.off
-		if r.remaining() < topicIDBytes {
-			return decodeErr(FamilyTruncated, r.off, "group %d of %d: topic ID needs 16 bytes, %d left", g+1, topics, r.remaining())
+	var prevHi, prevLo uint64
+	for g := uint32(0); g < topics; g++ {
+		if len(b)-off < topicIDBytes {
+			return decodeErr(FamilyTruncated, off, "group %d of %d: topic ID needs 16 bytes, %d left", g+1, topics, len(b)-off)
 		}
-		id := TopicID(b[r.off : r.off+topicIDBytes])
-		r.off += topicIDBytes
-		if id.IsZero() {
-			return decodeErr(FamilyZeroTopicID, start, "group %d names the all-zero topic ID", g+1)
+		id := TopicID(b[off : off+topicIDBytes])
+		hi, lo := binary.BigEndian.Uint64(b[off:off+8]), binary.BigEndian.Uint64(b[off+8:off+16])
+		if hi|lo == 0 {
+			return decodeErr(FamilyZeroTopicID, off, "group %d names the all-zero topic ID", g+1)
 		}
-		if g > 0 && compareTopicIDs(&prev, &id) >= 0 {
-			return decodeErr(FamilyTopicsNotAscending, start, "topic %s does not sort after %s", id, prev)
+		if g > 0 && (hi < prevHi || hi == prevHi && lo <= prevLo) {
+			var prev TopicID
+			binary.BigEndian.PutUint64(prev[:8], prevHi)
+			binary.BigEndian.PutUint64(prev[8:], prevLo)
+			return decodeErr(FamilyTopicsNotAscending, off, "topic %s does not sort after %s", id, prev)
 		}
-		prev = id
-		if err := r.group(dst, id); err != nil {
+		prevHi, prevLo = hi, lo
+		if off, err = decodeGroup(dst, b, off+topicIDBytes, id); err != nil {
 			return err
 		}
 	}
-	if r.remaining() > 0 {
-		return decodeErr(FamilyTrailingBytes, r.off, "%d byte(s) after the last of %d group(s)", r.remaining(), topics)
+	if off < len(b) {
+		return decodeErr(FamilyTrailingBytes, off, "%d byte(s) after the last of %d group(s)", len(b)-off, topics)
 	}
 	return nil
 }
@@ -197,82 +200,77 @@ func pairsMax(rest int, topics uint32) int {
 	return (rest - int(topics)*groupBytesMin) / pairBytesMin
 }
 
-// reader walks a value left to right, tracking the byte offset for errors.
-type reader struct {
-	b   []byte
-	off int
-}
-
-func (r *reader) remaining() int { return len(r.b) - r.off }
-
-// group decodes one group's partition count and pairs for topic id.
-func (r *reader) group(dst *Causes, id TopicID) error {
-	countOff := r.off
-	count, err := r.varint("partition count")
+// decodeGroup decodes one group's partition count and pairs for topic id, starting at off, and
+// returns the offset after the group.
+func decodeGroup(dst *Causes, b []byte, off int, id TopicID) (int, error) {
+	countOff := off
+	count, off, err := readVarint(b, off, "partition count")
 	if err != nil {
-		return err
+		return off, err
 	}
 	if count == 0 {
-		return decodeErr(FamilyZeroPartitions, countOff, "topic %s has a partition count of 0", id)
+		return off, decodeErr(FamilyZeroPartitions, countOff, "topic %s has a partition count of 0", id)
 	}
 	var prev uint32
 	for i := uint32(0); i < count; i++ {
-		partOff := r.off
-		part, err := r.varint("partition")
-		if err != nil {
-			return err
+		partOff := off
+		var part uint32
+		if part, off, err = readVarint(b, off, "partition"); err != nil {
+			return off, err
 		}
 		if i > 0 && part <= prev {
-			return decodeErr(FamilyPartitionsNotAscending, partOff, "topic %s: partition %d does not follow %d", id, part, prev)
+			return off, decodeErr(FamilyPartitionsNotAscending, partOff, "topic %s: partition %d does not follow %d", id, part, prev)
 		}
 		prev = part
-		if r.remaining() < positionBytes {
-			return decodeErr(FamilyTruncated, r.off, "topic %s partition %d: position needs 8 bytes, %d left", id, part, r.remaining())
+		if len(b)-off < positionBytes {
+			return off, decodeErr(FamilyTruncated, off, "topic %s partition %d: position needs 8 bytes, %d left", id, part, len(b)-off)
 		}
-		pos := int64(binary.BigEndian.Uint64(r.b[r.off:]))
-		posOff := r.off
-		r.off += positionBytes
+		pos := int64(binary.BigEndian.Uint64(b[off : off+positionBytes]))
 		if pos < 0 {
-			return decodeErr(FamilyNegativePosition, posOff, "topic %s partition %d: position %d", id, part, pos)
+			return off, decodeErr(FamilyNegativePosition, off, "topic %s partition %d: position %d", id, part, pos)
 		}
 		if Offset(pos) == MaxOffset {
-			return decodeErr(FamilyReservedPosition, posOff, "topic %s partition %d: position 2^63-1 is reserved", id, part)
+			return off, decodeErr(FamilyReservedPosition, off, "topic %s partition %d: position 2^63-1 is reserved", id, part)
 		}
-		dst.appendSorted(Cause{Channel: Channel{Topic: id, Partition: Partition(part)}, Position: Offset(pos)})
+		off += positionBytes
+		// Fill the new element in place: building a Cause on the stack and copying it in makes
+		// the CPU reload fresh partial stores as one wide load, which stalls.
+		dst.pairs = append(dst.pairs, Cause{})
+		p := &dst.pairs[len(dst.pairs)-1]
+		p.Channel.Topic, p.Channel.Partition, p.Position = id, Partition(part), Offset(pos)
 	}
-	return nil
+	return off, nil
 }
 
-// varint reads a minimal unsigned base-128 varint in 0..2^31−1 (at most five bytes, the fifth
-// carrying only its low three bits). The one-byte spelling, by far the commonest, is inlined.
-func (r *reader) varint(what string) (uint32, error) {
-	if r.off < len(r.b) && r.b[r.off] < 0x80 {
-		v := r.b[r.off]
-		r.off++
-		return uint32(v), nil
+// readVarint reads a minimal unsigned base-128 varint in 0..2^31−1 at off (at most five bytes,
+// the fifth carrying only its low three bits) and returns it with the offset after it. The
+// one-byte spelling, by far the commonest, is inlined.
+func readVarint(b []byte, off int, what string) (uint32, int, error) {
+	if off < len(b) && b[off] < 0x80 {
+		return uint32(b[off]), off + 1, nil
 	}
-	return r.varintSlow(what)
+	return readVarintSlow(b, off, what)
 }
 
-// varintSlow is varint for multi-byte, truncated and malformed spellings.
-func (r *reader) varintSlow(what string) (uint32, error) {
-	start := r.off
+// readVarintSlow is readVarint for multi-byte, truncated and malformed spellings.
+func readVarintSlow(b []byte, start int, what string) (uint32, int, error) {
 	var v uint32
+	off := start
 	for i := 0; i < varintBytesMax; i++ {
-		if r.off >= len(r.b) {
-			return 0, decodeErr(FamilyTruncated, r.off, "%s varint ends after %d byte(s)", what, i)
+		if off >= len(b) {
+			return 0, off, decodeErr(FamilyTruncated, off, "%s varint ends after %d byte(s)", what, i)
 		}
-		c := r.b[r.off]
-		r.off++
+		c := b[off]
+		off++
 		if i == varintBytesMax-1 && c&0xF8 != 0 {
-			return 0, decodeErr(FamilyVarintOverflow, start, "%s varint: fifth byte 0x%02x exceeds 2^31-1", what, c)
+			return 0, off, decodeErr(FamilyVarintOverflow, start, "%s varint: fifth byte 0x%02x exceeds 2^31-1", what, c)
 		}
 		v |= uint32(c&0x7F) << (7 * i)
 		if c&0x80 == 0 {
 			if c == 0 && i > 0 {
-				return 0, decodeErr(FamilyNonMinimalVarint, start, "%s varint ends in a zero byte after %d byte(s)", what, i+1)
+				return 0, off, decodeErr(FamilyNonMinimalVarint, start, "%s varint ends in a zero byte after %d byte(s)", what, i+1)
 			}
-			return v, nil
+			return v, off, nil
 		}
 	}
 	panic("unreachable: the fifth byte check rejects a continuation bit")
