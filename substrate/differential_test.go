@@ -32,8 +32,20 @@ package substrate
 //     registered a partition or group with INVALID_TXN_STATE (there is no transaction on the
 //     coordinator); every Kafka client ends it locally instead. Settled as the clients do: the
 //     model ends it without markers, the adapter does not send EndTxn.
+//  6. End markers after a topic is recreated mid-transaction. The first model dropped the
+//     deleted partitions from the transaction; kfake writes the commit/abort marker into the
+//     recreated topic, because the coordinator tracks a transaction's partitions by name. Kafka's
+//     coordinator does the same (TransactionMarkerChannelManager resolves partitions by name and
+//     only drops those whose topic no longer exists). Settled for Kafka: the model writes one
+//     marker to the name's current incarnation if it has that partition.
+//  7. Transactional offsets staged on a topic deleted before the commit. kfake applies them by
+//     name at commit, so the recreated topic inherits them; Kafka's group coordinator removes
+//     pending transactional offsets of deleted partitions (GroupMetadata.removeOffsets). Settled
+//     for Kafka: the model drops them at deletion; the adapter, after such a commit, restores the
+//     offset it last committed for the live incarnation or deletes the stray one.
 //
-// A disagreement that is a bug in the model or the adapter is fixed, not listed.
+// A disagreement that was a bug in the adapter (kgo's cached metadata remembering that a name did
+// not exist, partition checks on deleted IDs) was fixed, not listed.
 
 import (
 	"bytes"

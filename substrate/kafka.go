@@ -48,14 +48,15 @@ type Kafka struct {
 	topics map[TopicID]*kafkaTopic // every ID this adapter created or looked up
 	byName map[string]TopicID      // live names
 
-	idempotent producerFields              // the idempotent producer's ID and epoch, once initialised
-	sequences  map[TopicPartition]int32    // next sequence of the idempotent producer
-	txns       []kafkaTxn                  // one per transactional ID, in order of first init
-	txnByName  map[string]int32            // transactional ID -> slot
-	groups     map[string]bool             // groups this adapter committed offsets for
-	retention  map[TopicID]RetentionPolicy // emulated size retention
-	leaders    map[TopicPartition]int32    // partition leader cache
-	clock      int64                       // virtual clock, micros
+	idempotent producerFields                 // the idempotent producer's ID and epoch, once initialised
+	sequences  map[TopicPartition]int32       // next sequence of the idempotent producer
+	txns       []kafkaTxn                     // one per transactional ID, in order of first init
+	txnByName  map[string]int32               // transactional ID -> slot
+	groups     map[string]bool                // groups this adapter committed offsets for
+	committed  map[groupPartition]GroupOffset // last offset committed per group partition, with its incarnation
+	retention  map[TopicID]RetentionPolicy    // emulated size retention
+	leaders    map[TopicPartition]int32       // partition leader cache
+	clock      int64                          // virtual clock, micros
 }
 
 // kafkaTopic is what the adapter remembers of one topic incarnation.
@@ -110,6 +111,7 @@ func NewKafka(brokers []string, opts KafkaOptions) (*Kafka, error) {
 		sequences:    make(map[TopicPartition]int32),
 		txnByName:    make(map[string]int32),
 		groups:       make(map[string]bool),
+		committed:    make(map[groupPartition]GroupOffset),
 		retention:    make(map[TopicID]RetentionPolicy),
 		leaders:      make(map[TopicPartition]int32),
 		idempotent:   noProducer,
@@ -300,6 +302,11 @@ func (k *Kafka) DeleteTopic(name string) error {
 	}
 	t.deleted = true
 	delete(k.byName, name)
+	for key := range k.committed {
+		if key.topic == name {
+			delete(k.committed, key)
+		}
+	}
 	delete(k.retention, id)
 	for tp := range k.leaders {
 		if tp.Topic == id {

@@ -6,9 +6,17 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
+
+// groupPartition keys a committed group offset the way Kafka's group coordinator does: by name.
+type groupPartition struct {
+	group     string
+	topic     string
+	partition Partition
+}
 
 // validGroupOffsets checks every offset against the adapter's table and returns the topic names.
 func (k *Kafka) validGroupOffsets(offsets []GroupOffset) ([]string, error) {
@@ -66,7 +74,42 @@ func (k *Kafka) CommitOffsets(group string, offsets []GroupOffset) error {
 		}
 		return nil
 	})
-	return mapErr(err, fmt.Sprintf("commit offsets of group %q", group))
+	if err != nil {
+		return mapErr(err, fmt.Sprintf("commit offsets of group %q", group))
+	}
+	for i, o := range offsets {
+		k.committed[groupPartition{group, names[i], o.Partition}] = o
+	}
+	return nil
+}
+
+// settleTxnOffsets runs after a transaction with staged offsets commits. Kafka's coordinator
+// drops pending transactional offsets of partitions deleted meanwhile; kfake applies them by
+// name, possibly over the offset of the topic's next incarnation. The adapter undoes that: it
+// restores the offset it last committed for the live incarnation, or deletes the stray one.
+func (k *Kafka) settleTxnOffsets(staged []stagedKafkaOffset) error {
+	for _, s := range staged {
+		key := groupPartition{s.group, s.name, s.offset.Partition}
+		if t := k.topics[s.offset.Topic]; !t.deleted {
+			k.committed[key] = s.offset
+			continue
+		}
+		if prev, ok := k.committed[key]; ok && !k.topics[prev.Topic].deleted {
+			if err := k.CommitOffsets(s.group, []GroupOffset{prev}); err != nil {
+				return err
+			}
+			continue
+		}
+		ctx, cancel := k.ctx()
+		set := make(kadm.TopicsSet)
+		set.Add(s.name, int32(s.offset.Partition))
+		_, err := k.adm.DeleteOffsets(ctx, s.group, set)
+		cancel()
+		if err != nil {
+			return mapErr(err, fmt.Sprintf("delete stray offset of %q/%d in group %q", s.name, s.offset.Partition, s.group))
+		}
+	}
+	return nil
 }
 
 // CommittedOffsets implements Substrate: OffsetFetch, keeping offsets on topics alive now.

@@ -30,7 +30,15 @@ type kafkaTxnGen struct {
 	open      bool
 	added     []TopicPartition // partitions registered with AddPartitionsToTxn in this transaction
 	groups    []string         // groups registered with AddOffsetsToTxn in this transaction
+	staged    []stagedKafkaOffset
 	sequences map[TopicPartition]int32
+}
+
+// stagedKafkaOffset is an offset sent to a transaction, with the topic name it was sent under.
+type stagedKafkaOffset struct {
+	group  string
+	name   string
+	offset GroupOffset
 }
 
 // InitTransactions implements Substrate: InitProducerID, which fences older epochs and makes the
@@ -104,7 +112,7 @@ func (k *Kafka) BeginTransaction(p TxnProducer) error {
 	if g.open {
 		return fmt.Errorf("%w: %q began a transaction while one is open", ErrTxnState, p.TransactionalID)
 	}
-	g.open, g.added, g.groups = true, g.added[:0], g.groups[:0]
+	g.open, g.added, g.groups, g.staged = true, g.added[:0], g.groups[:0], g.staged[:0]
 	return nil
 }
 
@@ -236,7 +244,13 @@ func (k *Kafka) SendOffsetsToTransaction(p TxnProducer, group string, offsets []
 		}
 		return nil
 	})
-	return mapErr(err, fmt.Sprintf("transactional offset commit of %q for %q", group, p.TransactionalID))
+	if err != nil {
+		return mapErr(err, fmt.Sprintf("transactional offset commit of %q for %q", group, p.TransactionalID))
+	}
+	for i, o := range offsets {
+		g.staged = append(g.staged, stagedKafkaOffset{group: group, name: names[i], offset: o})
+	}
+	return nil
 }
 
 func (k *Kafka) addOffsetsToTxn(txnID string, g *kafkaTxnGen, group string) error {
@@ -294,6 +308,10 @@ func (k *Kafka) endTxn(p TxnProducer, commit bool) error {
 	if err != nil {
 		return err
 	}
-	g.open, g.added, g.groups = false, g.added[:0], g.groups[:0]
+	staged := g.staged
+	g.open, g.added, g.groups, g.staged = false, g.added[:0], g.groups[:0], nil
+	if commit {
+		return k.settleTxnOffsets(staged)
+	}
 	return nil
 }
