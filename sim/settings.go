@@ -29,6 +29,11 @@ type Settings struct {
 	RetentionMicros       int64 // time retention of external topics (0 = infinite)
 	RetentionRecords      int   // size retention in records per partition (0 = infinite)
 	ForwardHopsMax        int   // application logic forwards a message at most this many hops
+
+	// WorkUnitsPerMicro converts the engine's work counters (heads offered, causes compared
+	// and merged, header bytes / 64, holds added and removed) into virtual microseconds charged
+	// on top of an action's drawn duration; 0 means DefaultWorkUnitsPerMicro.
+	WorkUnitsPerMicro int64
 }
 
 // Enabled reports whether the run's settings switch action kind k on in the safety phase.

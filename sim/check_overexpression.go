@@ -1,0 +1,22 @@
+package sim
+
+// OVEREXPRESSION (SPEC §6.1, D42): every position a sent message expresses is at most the
+// maximum, on that channel, of what the sender had delivered or seen expressed in fed metadata
+// at send time (over its lifetime, restarts included). Stamping fedUpTo coverage or a held
+// message's own position breaks it. Judged at send time.
+
+import "fmt"
+
+// checkOverexpression stages an OVEREXPRESSION violation for emission uid.
+func (w *world) checkOverexpression(p *proc, uid uint64) {
+	m := &w.msgs[uid-1]
+	bound := p.o.bound.c
+	for _, cause := range m.expressed.Pairs() {
+		if b, ok := bound.Lookup(cause.Channel); ok && cause.Position <= b {
+			continue
+		}
+		p.o.stage(p, CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",
+			w.msgName(uid), cause.Channel, cause.Position))
+		return
+	}
+}

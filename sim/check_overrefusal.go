@@ -1,0 +1,62 @@
+package sim
+
+// OVER_REFUSAL (SPEC §6.1, RefusalLedger): every fail-closed reason must correspond to a
+// condition the run actually injected: an undecodable header fed (UNDECODABLE_METADATA), a read
+// position below the log start (POSITIONS_DISCARDED_UNREAD), metadata truly over the budget
+// (METADATA_BUDGET_EXCEEDED), a redeclaration that removed a channel with held messages
+// (CHANNEL_REMOVED_WITH_HELD_MESSAGES), a received topic recreated (CHANNEL_IDENTITY_CHANGED), a
+// received topic deleted while messages from it were held
+// (CHANNEL_DELETED_WITH_UNDELIVERED_MESSAGES). No other reason can be injected by this world.
+
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// checkRefusal reports OVER_REFUSAL when p refuses without an injected cause.
+func (w *world) checkRefusal(p *proc, r *node.Refusal) {
+	if w.refusalInjected(p, r) {
+		return
+	}
+	w.violate(CritOverRefusal, p.idx, fmt.Sprintf("refused %s with no injected cause", r.Error()))
+}
+
+// refusalInjected decides whether the run injected the cause of refusal r at p.
+func (w *world) refusalInjected(p *proc, r *node.Refusal) bool {
+	switch r.Reason {
+	case node.ReasonUndecodableMetadata:
+		c := w.nodeChan(r.Channel)
+		if c < 0 {
+			return false
+		}
+		uid := w.recordAt(c, int64(r.Position))
+		return uid != 0 && (w.msgs[uid-1].kind == msgCorrupt || w.msgs[uid-1].kind == msgForged)
+	case node.ReasonPositionsDiscardedUnread:
+		c := w.nodeChan(r.Channel)
+		return c >= 0 && w.alive(c) && int64(r.Position) < int64(w.offsets(c).LogStart)
+	case node.ReasonMetadataBudgetExceeded:
+		budget := w.budget
+		if budget == 0 {
+			budget = node.DefaultMetadataBudgetBytes
+		}
+		return node.EncodedLen(p.o.bound.c) > budget || w.headerOver(r, budget)
+	case node.ReasonChannelRemovedWithHeldMessages:
+		return p.injected.removedHeld
+	case node.ReasonChannelIdentityChanged:
+		return p.injected.identityChanged
+	case node.ReasonChannelDeletedWithUndelivered:
+		return p.injected.deletedHeld
+	}
+	return false
+}
+
+// headerOver reports whether the record a refusal names carried a header over the budget.
+func (w *world) headerOver(r *node.Refusal, budget int) bool {
+	c := w.nodeChan(r.Channel)
+	if c < 0 || r.Position < 0 {
+		return false
+	}
+	uid := w.recordAt(c, int64(r.Position))
+	return uid != 0 && w.msgs[uid-1].headerLen > budget
+}

@@ -1,0 +1,21 @@
+package sim
+
+// RECREATION (SPEC §6.1, Assumption 2, D115): no process commits a step while receiving a dead
+// incarnation whose name now binds to another topic ID, without having failed closed. A task
+// re-initialised after its received topic was recreated still receives the old incarnation (the
+// IDs resolved at application start); only the identity report can stop it
+// (CHANNEL_IDENTITY_CHANGED).
+
+import "fmt"
+
+// checkRecreatedReceived reports RECREATION when p commits while receiving a recreated
+// incarnation.
+func (w *world) checkRecreatedReceived(p *proc) {
+	for _, pc := range p.recv {
+		if inc := w.chans[pc.ch].inc; w.recreated(inc) {
+			w.violate(CritRecreation, p.idx, fmt.Sprintf("committed while receiving %s, whose name now binds to incarnation %d",
+				w.chanName(pc.ch), w.topics[w.chans[pc.ch].topic].inc))
+			return
+		}
+	}
+}

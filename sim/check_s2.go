@@ -1,0 +1,19 @@
+package sim
+
+// S2 no duplicates (SPEC §6.1): no message is delivered twice by a process in committed history.
+// A delivery rolled back with its step does not count: the oracle's delivered positions are
+// staged and undone on rollback, so a redelivery after a crash is not a duplicate.
+
+import "fmt"
+
+// checkDuplicate stages an S2 violation and reports true when p delivers a position of pc it
+// has delivered before.
+func (w *world) checkDuplicate(p *proc, pc *pcState, uid uint64) bool {
+	pos := w.msgs[uid-1].pos
+	i := pc.deliveredIndex(pos)
+	if i < 0 {
+		return false
+	}
+	p.o.stage(p, CritS2, fmt.Sprintf("delivered %s again (first delivery index %d)", w.msgName(uid), pc.delivered[i].index))
+	return true
+}

@@ -1,0 +1,15 @@
+package sim
+
+// S7 (SPEC §6.1): a process must never commit a step that read an undecodable header. The oracle
+// knows which records it produced corrupt (header 63 01 02 03) or with a forged undecodable header;
+// feeding one stages the fact, and committing that step is the violation (the honest engine
+// refuses UNDECODABLE_METADATA at receipt, which rolls the step back).
+
+import "fmt"
+
+// checkUndecodableCommitted reports S7 when p commits a step that was fed an undecodable header.
+func (w *world) checkUndecodableCommitted(p *proc) {
+	if uid := p.o.stepCorrupt; uid != 0 {
+		w.violate(CritS7, p.idx, fmt.Sprintf("committed a step that read the undecodable header of %s", w.msgName(uid)))
+	}
+}

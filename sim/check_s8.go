@@ -1,0 +1,29 @@
+package sim
+
+// S8 (SPEC §6.1, D115): a process whose read position is, or resumes, below the earliest retained
+// position fails closed; world truth: every committed record between where the process first read
+// a channel and where it has committed reading to was actually fed to it. The oracle watches each
+// fetch: a read position below the log start that does not fail closed, and any committed record
+// the reader jumped over that the process was never fed, are violations once the step commits.
+
+import "fmt"
+
+// checkSkippedRecords stages S8 when feeding pos on pc jumps over committed records the process
+// was never fed.
+func (w *world) checkSkippedRecords(p *proc, pc *pcState, pos int64) {
+	from := max(pc.lastFed+1, pc.fedHigh+1, pc.firstRead)
+	if from >= pos {
+		return
+	}
+	if a := w.firstRecordIn(pc.ch, from, pos-1); a >= 0 {
+		p.o.stage(p, CritS8, fmt.Sprintf("read past %s on %s without ever feeding it",
+			w.msgName(w.recordAt(pc.ch, a)), w.chanName(pc.ch)))
+	}
+}
+
+// checkResetPastLogStart stages S8 when the host moves a read position below the log start up
+// to the log start instead of failing closed.
+func (w *world) checkResetPastLogStart(p *proc, pc *pcState, logStart int64) {
+	p.o.stage(p, CritS8, fmt.Sprintf("read position %d on %s is below log start %d and the process did not fail closed",
+		pc.readPos, w.chanName(pc.ch), logStart))
+}

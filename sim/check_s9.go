@@ -1,0 +1,21 @@
+package sim
+
+// S9 (SPEC §6.1, D46): a process holding an undelivered message from a channel that no longer
+// exists must not deliver past it. Judged from the oracle's own fed-but-undelivered set: while
+// p has a pending message on a dead received channel, any delivery on another channel is a
+// violation (the honest engine refuses CHANNEL_DELETED_WITH_UNDELIVERED_MESSAGES instead).
+
+import "fmt"
+
+// checkDeadHolds stages an S9 violation when p delivers uid past a pending message on a dead
+// channel.
+func (w *world) checkDeadHolds(p *proc, pc *pcState, uid uint64) {
+	for _, other := range p.recv {
+		if other == pc || w.alive(other.ch) || len(other.pending) == 0 {
+			continue
+		}
+		p.o.stage(p, CritS9, fmt.Sprintf("delivered %s while holding %s on the deleted channel %s",
+			w.msgName(uid), w.msgName(other.pending[0].uid), w.chanName(other.ch)))
+		return
+	}
+}

@@ -1,0 +1,24 @@
+package sim
+
+// STRUCT15 (SPEC §3, §6.1): every true cause of a sent message is expressed — its header names
+// the cause's channel at or above the cause's position — unless the channel was dead at send time
+// (the only thing that may remove a cause, D115). Retention excuses nothing. Judged at send time
+// against the oracle's true past, never against the engine's frontier.
+
+import "fmt"
+
+// checkExpressed stages a STRUCT15 violation for emission uid.
+func (w *world) checkExpressed(p *proc, uid uint64) {
+	m := &w.msgs[uid-1]
+	for _, cause := range m.past.Pairs() {
+		if q, ok := m.expressed.Lookup(cause.Channel); ok && q >= cause.Position {
+			continue
+		}
+		c := w.nodeChan(cause.Channel)
+		if c >= 0 && !w.alive(c) {
+			continue
+		}
+		p.o.stage(p, CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", w.msgName(uid), cause.Channel, cause.Position))
+		return
+	}
+}

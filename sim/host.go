@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// The host: one Kafka-Streams-like task per process (DESIGN "host model", SPEC §6.1 H1–H6).
+//
+// A step fetches records read_committed from the received channels in order (one per feed
+// action), feeds them to the engine, drains what is deliverable, hands deliveries to application
+// logic and stamps each emission with the engine's frontier (a transactional produce), and
+// commits atomically: the engine's ordering-state delta, the transaction with its emissions and
+// the consumed read positions. A crash rolls all of the step back; a stop commits and closes; a
+// start is full initialisation from committed state with start positions = committed read
+// positions, then the identity report. A superseded execution (zombie) never commits: its
+// transactional producer is fenced.
+//
+// H1 holds because each channel is fetched from a working position that only moves forward
+// within an execution; H2 because start positions are the committed group offsets (coverage + 1
+// or the log start when none); H3 because the delta is applied only after the substrate
+// transaction committed; H4 because every start builds a fresh engine with node.Start; H5 because
+// a crash discards the working positions and the next start resumes from the committed ones; H6
+// because InitTransactions fences the previous epoch. The HOST checker verifies them from outside.
+
+// procStatus is a process's lifecycle state.
+type procStatus uint8
+
+const (
+	procDown    procStatus = iota // never started, stopped or crashed
+	procRunning                   // an execution is live
+	procFailed                    // failed closed: never restarted (an operator would have to act)
+)
+
+// proc is one process: its declaration, its host state and its oracle state.
+type proc struct {
+	w     *world
+	idx   int
+	spec  *ProcessSpec
+	group string // consumer group = application.id
+	txnID string
+
+	sends    []int // topic indexes the process sends to
+	declared []int // topic indexes currently declared received, sorted
+	// resolved maps a declared topic to the incarnation resolved at the last full start: a task
+	// re-initialisation keeps it (as Kafka Streams keeps the IDs resolved at application start).
+	resolved map[int]int32
+	// everResolved marks every topic the process ever resolved (the refusal ledger's view of
+	// which recreations may change an identity it recorded).
+	everResolved map[int]bool
+
+	status    procStatus
+	committed *node.State
+	eng       *node.Engine
+	execution int
+	txn       substrate.TxnProducer
+	txnOpen   bool
+	// recv are the current execution's received channels, sorted by channel index.
+	recv []*pcState
+	// pcs is every channel the process ever received, lifetime.
+	pcs map[int32]*pcState
+
+	stepDirty  bool // the current step has work a commit would persist
+	drainable  bool // something was fed or restored since the last drain
+	stepChans  []int32
+	workMark   uint64
+	fetchBuf   []substrate.FetchedRecord
+	injected   injectedCauses
+	refusalWhy string
+
+	o procOracle
+}
+
+// pcState is one (process, channel) pair: host read state for the current execution and the
+// oracle's lifetime view of what the process was fed and delivered there.
+type pcState struct {
+	ch       int32
+	received bool // in the current execution's received set
+	// Host, per execution.
+	readPos      int64 // next offset to fetch
+	lastFed      int64 // last position fed this execution (startPos-1 before the first)
+	startPos     int64
+	committedPos int64 // the committed group offset as the host last wrote or read it; -1 none
+	// Oracle, lifetime (staged through the process's undo log).
+	firstRead    int64 // start position of the first committed execution that received it; -1
+	firstFixed   bool  // firstRead is final: an execution receiving the channel committed
+	clampAtStart int64 // true delivered past on the channel at this execution's start; -1 none
+	fedHigh      int64 // highest position fed in committed history or the current step; -1
+	delivered    []deliveredPos
+	pending      []pendingMsg
+}
+
+// deliveredPos is one first delivery on a channel: its position and the process's delivery index.
+type deliveredPos struct {
+	pos   int64
+	index int
+	uid   uint64
+}
+
+// pendingMsg is a fed, owed, undelivered message (the oracle's own hold-back view).
+type pendingMsg struct {
+	uid       uint64
+	pos       int64
+	fedMicros int64
+	fedStep   int
+}
+
+// injectedCauses is the refusal ledger: the faults the run injected that entitle a process to
+// fail closed with a given reason (OVER_REFUSAL).
+type injectedCauses struct {
+	removedHeld     bool // a redeclaration removed a channel the process held messages on
+	identityChanged bool // a topic the process received was recreated
+	deletedHeld     bool // a topic was deleted while the process held messages from it
+}
+
+func newProc(w *world, i int) *proc {
+	spec := &w.scn.Processes[i]
+	p := &proc{
+		w: w, idx: i, spec: spec,
+		group:        "app-" + spec.Name,
+		txnID:        "txn-" + spec.Name,
+		sends:        w.sortedTopicsOf(spec.Sends),
+		declared:     w.sortedTopicsOf(spec.Receives),
+		resolved:     make(map[int]int32),
+		everResolved: make(map[int]bool),
+		pcs:          make(map[int32]*pcState),
+	}
+	p.o.init()
+	return p
+}
+
+// pc returns the lifetime state of channel c, creating it.
+func (p *proc) pc(c int32) *pcState {
+	s, ok := p.pcs[c]
+	if !ok {
+		s = &pcState{ch: c, firstRead: -1, clampAtStart: -1, fedHigh: -1, committedPos: -1}
+		p.pcs[c] = s
+	}
+	return s
+}
+
+// hopsMax is the forwarding bound in force for this process.
+func (p *proc) hopsMax() int {
+	switch {
+	case p.spec.HopsMax > 0:
+		return p.spec.HopsMax
+	case p.w.set.ForwardHopsMax > 0:
+		return p.w.set.ForwardHopsMax
+	}
+	return 1
+}
+
+// feedable reports whether channel pc has something at or past its read position to fetch.
+func (p *proc) feedable(pc *pcState) bool {
+	return p.w.alive(pc.ch) && pc.readPos < p.w.chans[pc.ch].lso
+}
+
+// anyFeedable reports whether some received channel is feedable.
+func (p *proc) anyFeedable() bool {
+	if p.status != procRunning {
+		return false
+	}
+	for _, pc := range p.recv {
+		if p.feedable(pc) {
+			return true
+		}
+	}
+	return false
+}
+
+// declares reports whether topic t is in the current declaration.
+func (p *proc) declares(t int) bool {
+	_, ok := slices.BinarySearch(p.declared, t)
+	return ok
+}
+
+// chargeWork adds the engine work done since the last charge to the virtual clock.
+func (p *proc) chargeWork() {
+	if p.eng == nil {
+		return
+	}
+	units := workUnits(p.eng.Counters())
+	if units > p.workMark {
+		p.w.clock.chargeWork(units - p.workMark)
+	}
+	p.workMark = units
+}
+
+// workUnits sums the engine's deterministic work counters into one figure.
+func workUnits(c node.Counters) uint64 {
+	return c.HeadsOffered + c.CausesCompared + c.CausesMerged + c.HoldsAdded + c.HoldsRemoved +
+		(c.HeaderBytesDecoded+c.HeaderBytesEncoded)/64
+}

@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// start begins a new execution (H4: always a full initialisation from committed state). full
+// resolves the declared topic names again (an application start); otherwise the incarnations
+// resolved at the last full start are kept (a task re-initialisation after a rebalance,
+// migration, or the deletion or recreation of a received topic), so a recreated topic reaches the
+// engine through the identity report. It reports whether the process is running afterwards.
+func (p *proc) start(full bool) bool {
+	w := p.w
+	if full {
+		p.resolve()
+	}
+	p.execution++
+	recv := p.receivedChannels()
+	init, starts := p.buildInit(recv)
+	opts := node.Options{MetadataBudgetBytes: w.budget, Sabotage: w.opts.Sabotage}
+	eng, err := node.Start(p.committed, init, opts)
+	if err == nil {
+		dead, recreated := w.identityReport()
+		err = eng.Identity(dead, recreated)
+	}
+	p.setReceived(recv, starts)
+	w.checkStartPositions(p)
+	w.emitProc("started", p, fmt.Sprintf("execution %d receives %s", p.execution, p.recvString()))
+	if err != nil {
+		p.refuse(err)
+		return false
+	}
+	p.eng = eng
+	p.workMark = workUnits(eng.Counters())
+	txn, terr := w.sub.InitTransactions(p.txnID)
+	if terr != nil {
+		panic(fmt.Sprintf("sim: init transactions of %s: %v", p.spec.Name, terr))
+	}
+	p.txn, p.txnOpen = txn, false
+	p.status = procRunning
+	p.stepDirty, p.drainable = true, true
+	p.o.onStart(p)
+	w.stats.Starts++
+	return true
+}
+
+// resolve binds every declared topic name to its live incarnation; a deleted topic keeps the
+// incarnation resolved earlier (its channel stays in the received set so the identity report
+// can settle or refuse it).
+func (p *proc) resolve() {
+	for _, t := range p.declared {
+		if inc := p.w.topics[t].inc; inc >= 0 {
+			p.resolved[t] = inc
+			p.everResolved[t] = true
+		}
+	}
+}
+
+// receivedChannels returns the channels of this execution: partition Task of every declared
+// topic's resolved incarnation that has it, sorted by channel index.
+func (p *proc) receivedChannels() []int32 {
+	out := make([]int32, 0, len(p.declared))
+	for _, t := range p.declared {
+		inc, ok := p.resolved[t]
+		if !ok {
+			continue
+		}
+		if c := p.w.chanOf(inc, p.spec.Task); c >= 0 {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// buildInit assembles the engine's Init: received channels, the declared bindings as resolved,
+// the sent topics, and start positions (H2): the committed group offset; without one, coverage+1
+// from the ordering state; without that, the log start (EARLIEST) — 0 for a dead channel.
+func (p *proc) buildInit(recv []int32) (node.Init, []int64) {
+	w := p.w
+	init := node.Init{
+		Received:       make([]node.Channel, len(recv)),
+		StartPositions: make([]node.Cause, len(recv)),
+	}
+	for _, t := range p.declared {
+		if inc, ok := p.resolved[t]; ok {
+			init.Bindings = append(init.Bindings, node.Binding{Name: w.topics[t].spec.Name, Topic: node.TopicID(w.incs[inc].id)})
+		}
+	}
+	for _, t := range p.sends {
+		if inc := w.topics[t].inc; inc >= 0 {
+			init.SendTopics = append(init.SendTopics, node.TopicID(w.incs[inc].id))
+		}
+	}
+	committedOffs := p.committedOffsets()
+	starts := make([]int64, len(recv))
+	for i, c := range recv {
+		nc := w.chans[c].nc
+		s := int64(-1)
+		if o, ok := committedOffs[w.chans[c].tp]; ok {
+			s = o
+		} else if f, ok := p.committedFed(nc); ok && f < node.MaxOffset {
+			s = int64(f) + 1
+		} else if w.alive(c) {
+			s = int64(w.offsets(c).LogStart)
+		} else {
+			s = 0
+		}
+		if p.w.hooks != nil && p.w.hooks.startPosition != nil {
+			s = p.w.hooks.startPosition(p.idx, c, s)
+		}
+		starts[i] = s
+		init.Received[i] = nc
+		init.StartPositions[i] = node.Cause{Channel: nc, Position: node.Offset(s)}
+	}
+	return init, starts
+}
+
+// committedOffsets reads the process's committed group offsets from the substrate.
+func (p *proc) committedOffsets() map[substrate.TopicPartition]int64 {
+	offs, err := p.w.sub.CommittedOffsets(p.group)
+	if err != nil {
+		panic(fmt.Sprintf("sim: committed offsets of %s: %v", p.group, err))
+	}
+	out := make(map[substrate.TopicPartition]int64, len(offs))
+	for _, o := range offs {
+		out[o.TopicPartition] = int64(o.Offset)
+	}
+	return out
+}
+
+// committedFed returns fedUpTo of nc in the committed ordering state.
+func (p *proc) committedFed(nc node.Channel) (node.Offset, bool) {
+	if p.committed == nil {
+		return 0, false
+	}
+	return p.committed.FedUpTo(nc)
+}
+
+// setReceived installs the execution's received channels and their read positions.
+func (p *proc) setReceived(recv []int32, starts []int64) {
+	for _, pc := range p.recv {
+		pc.received = false
+	}
+	p.recv = p.recv[:0]
+	for i, c := range recv {
+		pc := p.pc(c)
+		pc.received = true
+		pc.startPos, pc.readPos, pc.lastFed = starts[i], starts[i], starts[i]-1
+		pc.committedPos = -1
+		p.recv = append(p.recv, pc)
+	}
+	offs := p.committedOffsets()
+	for _, pc := range p.recv {
+		if o, ok := offs[p.w.chans[pc.ch].tp]; ok {
+			pc.committedPos = o
+		}
+	}
+}
+
+// identityReport lists every dead topic ID the world ever had, split into deleted and recreated
+// (what describing each ID the state names would answer; extra IDs are ignored by the engine).
+func (w *world) identityReport() (dead, recreated []node.TopicID) {
+	for i := range w.incs {
+		if w.incs[i].alive {
+			continue
+		}
+		id := node.TopicID(w.incs[i].id)
+		if w.recreated(int32(i)) {
+			recreated = append(recreated, id)
+		} else {
+			dead = append(dead, id)
+		}
+	}
+	return dead, recreated
+}
+
+// recvString renders the received channels with their start positions.
+func (p *proc) recvString() string {
+	s := "["
+	for i, pc := range p.recv {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%s@%d", p.w.chanName(pc.ch), pc.startPos)
+	}
+	return s + "]"
+}

@@ -1,0 +1,305 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// feed fetches the next record of channel pc (read_committed, from the working read position) and
+// feeds it to the engine. A fetch below the log start fails closed with
+// POSITIONS_DISCARDED_UNREAD (auto.offset.reset=none) unless the host sabotage resets it to the
+// log start. A fetch that finds only markers or aborted records moves the read position past them.
+func (p *proc) feed(pc *pcState) {
+	w := p.w
+	p.o.beginStep(p)
+	recs, next, err := w.sub.FetchInto(p.fetchBuf[:0], w.chans[pc.ch].tp, substrate.Offset(pc.readPos), 1)
+	if errors.Is(err, substrate.ErrOffsetOutOfRange) {
+		logStart := int64(w.offsets(pc.ch).LogStart)
+		if w.opts.HostSabotage != HostResetPastLogStart || pc.readPos > logStart {
+			p.refuse(&node.Refusal{Reason: node.ReasonPositionsDiscardedUnread, Channel: w.chans[pc.ch].nc,
+				Position: node.Offset(pc.readPos), Detail: fmt.Sprintf("fetch from %d below log start %d", pc.readPos, logStart)})
+			return
+		}
+		w.checkResetPastLogStart(p, pc, logStart)
+		pc.readPos = logStart
+		recs, next, err = w.sub.FetchInto(p.fetchBuf[:0], w.chans[pc.ch].tp, substrate.Offset(pc.readPos), 1)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("sim: fetch %s from %d: %v", w.chanName(pc.ch), pc.readPos, err))
+	}
+	p.fetchBuf = recs[:0]
+	if len(recs) == 0 {
+		pc.readPos = int64(next)
+		p.stepDirty = true
+		if w.tracing {
+			w.emitChan("skipped", p, pc.ch, int64(next), 0, "read position moved past markers")
+		}
+		return
+	}
+	rec := recs[0]
+	pos := int64(rec.Offset)
+	uid := w.recordAt(pc.ch, pos)
+	if uid == 0 {
+		panic(fmt.Sprintf("sim: fetched %s:%d which the oracle does not know as a committed record", w.chanName(pc.ch), pos))
+	}
+	w.checkFeed(p, pc, pos, uid)
+	p.o.onFeed(p, pc, uid, pos)
+	out, rerr := p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
+	pc.readPos, pc.lastFed = int64(next), pos
+	p.stepDirty, p.drainable = true, true
+	p.chargeWork()
+	if rerr != nil {
+		p.refuse(rerr)
+		return
+	}
+	p.noteReceive(pc, pos, uid, out)
+}
+
+// noteReceive counts and traces what Receive did with a fed record.
+func (p *proc) noteReceive(pc *pcState, pos int64, uid uint64, out node.ReceiveOutcome) {
+	w := p.w
+	kind := "held"
+	if out == node.Duplicate {
+		kind = "duplicate"
+		w.stats.Duplicates++
+	} else {
+		w.stats.Holds++
+	}
+	if w.tracing {
+		w.emitChan(kind, p, pc.ch, pos, uid, "")
+	}
+}
+
+// toNodeRecord converts a fetched record to the engine's form (headers copied into node.Header).
+func toNodeRecord(r substrate.Record) node.Record {
+	out := node.Record{Key: r.Key, Value: r.Value, TimestampMicros: r.TimestampMicros}
+	if len(r.Headers) > 0 {
+		out.Headers = make([]node.Header, len(r.Headers))
+		for i, h := range r.Headers {
+			out.Headers[i] = node.Header{Key: h.Key, Value: h.Value}
+		}
+	}
+	return out
+}
+
+// drain delivers every deliverable head and runs application logic on each delivery, stamping
+// and producing its emissions inside the step's transaction.
+func (p *proc) drain() {
+	w := p.w
+	p.o.beginStep(p)
+	p.drainable = false
+	for {
+		d, ok := p.eng.Next()
+		if !ok {
+			break
+		}
+		p.stepDirty = true
+		c := w.nodeChan(d.Channel)
+		uid := w.recordAt(c, int64(d.Position))
+		if c < 0 || uid == 0 {
+			panic(fmt.Sprintf("sim: %s delivered %v@%d, which is no committed record", p.spec.Name, d.Channel, d.Position))
+		}
+		p.o.onDeliver(p, p.pc(c), uid)
+		if w.tracing {
+			w.emitChan("delivered", p, c, int64(d.Position), uid, "")
+		}
+		if !p.runLogic(c, d) {
+			return
+		}
+	}
+	p.chargeWork()
+	if r := p.eng.Refusal(); r != nil {
+		p.refuse(r)
+	}
+}
+
+// runLogic hands a delivery to application logic and sends its emissions. It reports false when
+// an emission refused (the process failed closed).
+func (p *proc) runLogic(c int32, d node.Delivery) bool {
+	w := p.w
+	in := Delivered{Process: p.spec.Name, Topic: w.topics[w.chans[c].topic].spec.Name,
+		Partition: int32(d.Position), Key: d.Record.Key, Value: d.Record.Value, HopsMax: p.hopsMax()}
+	in.Partition, in.Position = w.chans[c].part, int64(d.Position)
+	var ems []Emission
+	if p.spec.Handler != nil {
+		ems = p.spec.Handler(in)
+	} else {
+		ems = Forward(in, p.spec.Sends, p.spec.FanoutOne)
+	}
+	for _, em := range ems {
+		if !p.send(em, d.Record.TimestampMicros) {
+			return false
+		}
+	}
+	return true
+}
+
+// send stamps one emission with the engine (Emit) and produces it transactionally.
+func (p *proc) send(em Emission, tsMicros int64) bool {
+	w := p.w
+	t, ok := w.topicByName[em.Topic]
+	if !ok || w.topics[t].inc < 0 {
+		panic(fmt.Sprintf("sim: %s emits to unknown or deleted topic %q", p.spec.Name, em.Topic))
+	}
+	inc := w.topics[t].inc
+	c := w.chanOf(inc, int(keyHash(em.Key)%uint32(w.incs[inc].parts)))
+	stamped, err := p.eng.Emit(w.chans[c].nc, node.Record{Key: em.Key, Value: em.Value, TimestampMicros: tsMicros})
+	if err != nil {
+		p.refuse(err)
+		return false
+	}
+	if !p.txnOpen {
+		if err := w.sub.BeginTransaction(p.txn); err != nil {
+			panic(fmt.Sprintf("sim: begin transaction of %s: %v", p.spec.Name, err))
+		}
+		p.txnOpen = true
+	}
+	rec := substrate.Record{Key: stamped.Key, Value: stamped.Value, TimestampMicros: stamped.TimestampMicros}
+	rec.Headers = make([]substrate.Header, len(stamped.Headers))
+	for i, h := range stamped.Headers {
+		rec.Headers[i] = substrate.Header{Key: h.Key, Value: h.Value}
+	}
+	off, err := w.sub.ProduceTx(p.txn, w.chans[c].tp, rec)
+	if err != nil {
+		panic(fmt.Sprintf("sim: produce of %s to %s: %v", p.spec.Name, w.chanName(c), err))
+	}
+	p.stepChans = append(p.stepChans, c)
+	uid := p.o.onSend(p, c, int64(off), stamped.Headers)
+	w.stats.Sent++
+	if w.tracing {
+		w.emitChan("sent", p, c, int64(off), uid, "")
+	}
+	return true
+}
+
+// commit commits the step atomically (H3): the transaction carrying the emissions and the read
+// positions, then the engine's delta to the committed ordering state. A fenced commit (a zombie)
+// applies nothing.
+func (p *proc) commit() error {
+	w := p.w
+	delta := p.eng.Commit()
+	var offs []substrate.GroupOffset
+	for _, pc := range p.recv {
+		if pc.readPos != pc.committedPos && w.alive(pc.ch) {
+			offs = append(offs, substrate.GroupOffset{TopicPartition: w.chans[pc.ch].tp, Offset: substrate.Offset(pc.readPos)})
+		}
+	}
+	if len(offs) > 0 || p.txnOpen {
+		if err := p.commitTxn(offs); err != nil {
+			return err
+		}
+	}
+	if p.committed == nil {
+		p.committed = &node.State{}
+	}
+	if err := p.committed.Apply(delta); err != nil {
+		panic(fmt.Sprintf("sim: %s: applying the engine's delta: %v", p.spec.Name, err))
+	}
+	for _, pc := range p.recv {
+		if w.alive(pc.ch) {
+			pc.committedPos = pc.readPos
+		}
+	}
+	p.refreshStepChans()
+	p.o.onCommit(p)
+	p.stepDirty = false
+	w.stats.Commits++
+	if w.tracing {
+		w.emitProc("committed", p, "")
+	}
+	return nil
+}
+
+// commitTxn sends the read positions into the step's transaction and commits it.
+func (p *proc) commitTxn(offs []substrate.GroupOffset) error {
+	w := p.w
+	if !p.txnOpen {
+		if err := w.sub.BeginTransaction(p.txn); err != nil {
+			return err
+		}
+		p.txnOpen = true
+	}
+	if len(offs) > 0 {
+		if err := w.sub.SendOffsetsToTransaction(p.txn, p.group, offs); err != nil {
+			return err
+		}
+	}
+	if err := w.sub.CommitTransaction(p.txn); err != nil {
+		return err
+	}
+	p.txnOpen = false
+	return nil
+}
+
+// refreshStepChans re-reads the LSO of every channel the step's transaction wrote.
+func (p *proc) refreshStepChans() {
+	for _, c := range p.stepChans {
+		p.w.refreshLSO(c)
+	}
+	p.stepChans = p.stepChans[:0]
+}
+
+// rollback ends the execution without committing: the transaction aborts (its records become
+// never-yielding offsets), the engine and every uncommitted change are discarded, and the oracle
+// forgets the step (a delivery in a rolled-back step did not happen).
+func (p *proc) rollback() {
+	w := p.w
+	if p.txnOpen {
+		if err := w.sub.AbortTransaction(p.txn); err != nil && !errors.Is(err, substrate.ErrFenced) {
+			panic(fmt.Sprintf("sim: abort transaction of %s: %v", p.spec.Name, err))
+		}
+		p.txnOpen = false
+	}
+	p.refreshStepChans()
+	if p.o.rollback(p) {
+		w.stats.Rollbacks++
+	}
+	p.eng = nil
+	p.stepDirty, p.drainable = false, false
+	if p.status == procRunning {
+		p.status = procDown
+	}
+}
+
+// crash rolls the step back and leaves the process down.
+func (p *proc) crash() {
+	p.rollback()
+	p.w.stats.Crashes++
+	if p.w.tracing {
+		p.w.emitProc("crashed", p, "")
+	}
+}
+
+// stop is a clean stop: commit the step, then close.
+func (p *proc) stop() {
+	if err := p.commit(); err != nil {
+		panic(fmt.Sprintf("sim: clean stop of %s could not commit: %v", p.spec.Name, err))
+	}
+	p.eng = nil
+	p.status = procDown
+	p.w.stats.Stops++
+	if p.w.tracing {
+		p.w.emitProc("stopped", p, "")
+	}
+}
+
+// refuse fails the process closed: the step rolls back, the refusal is judged against the
+// injected causes (OVER_REFUSAL), and the process stays down for the rest of the run.
+func (p *proc) refuse(err error) {
+	w := p.w
+	var r *node.Refusal
+	if !errors.As(err, &r) {
+		panic(fmt.Sprintf("sim: %s: engine error that is not a refusal: %v", p.spec.Name, err))
+	}
+	w.checkRefusal(p, r)
+	p.rollback()
+	p.status = procFailed
+	p.refusalWhy = string(r.Reason)
+	w.stats.countRefusal(r.Reason)
+	if w.tracing {
+		w.emitProc("refused", p, r.Error())
+	}
+}

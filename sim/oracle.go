@@ -1,0 +1,320 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// The oracle: ground truth from what the simulator did. It never reads parsley.causes to decide
+// causality: a process's true causal past grows by the true past of every record it is fed
+// (receipt: the record itself is not added) and by each delivered record's coordinate and true
+// past (delivery); a sent record's true past is its sender's true past at the send; a stamped
+// external record's is the observed record's true past plus its coordinate (SPEC §6.2).
+//
+// Under FIFO (checked separately, S3) a causal past is a per-channel maximum frontier (SPEC §6.2
+// "Efficient checker"), so pasts are node.Causes over real channels, dead incarnations included.
+//
+// Everything the oracle learns in a step is staged: frontiers are snapshotted copy-on-write at the
+// step's first change, per-channel facts go through an undo log, violations found at delivery or
+// send time wait in the step, and a crash, refusal or fencing rolls all of it back — a delivery in
+// a rolled-back step did not happen.
+
+// cow is a frontier shared copy-on-write: once shared (referenced by a message or a step
+// snapshot) it is cloned before its next change.
+type cow struct {
+	c      node.Causes
+	shared bool
+}
+
+// own returns the frontier for changing, cloning it first if it is shared.
+func (f *cow) own() *node.Causes {
+	if f.shared {
+		f.c = f.c.Clone()
+		f.shared = false
+	}
+	return &f.c
+}
+
+// share returns the frontier for keeping; the next change will clone.
+func (f *cow) share() node.Causes {
+	f.shared = true
+	return f.c
+}
+
+// procOracle is the oracle's view of one process.
+type procOracle struct {
+	// past is the true causal past; seen the maximum of every header fed (what the process may
+	// legitimately re-express, STRUCT12); bound is seen plus every delivered coordinate (the
+	// over-expression bound); tdp is the true delivered past (the join clamp's truth, D41).
+	past, seen, bound, tdp cow
+	saved                  [4]node.Causes
+
+	stepOpen bool
+	undo     []undoEntry
+	staged   []Violation
+	stepSent []uint64
+	stepLat  []latencySample
+	// stepCorrupt is a corrupt record fed in this step (0 = none): committing it breaks S7.
+	stepCorrupt uint64
+	// deliveries is the process's lifetime delivery count (the next delivery index).
+	deliveries int64
+	stepDeliv  int
+	stepHeldRe int
+}
+
+type undoKind uint8
+
+const (
+	undoSetInt     undoKind = iota + 1 // *ptr = old
+	undoDelivered                      // remove pc.delivered[idx]
+	undoPendingAdd                     // remove pc.pending[idx]
+	undoPendingDel                     // insert pm at pc.pending[idx]
+)
+
+// undoEntry reverses one staged change.
+type undoEntry struct {
+	kind undoKind
+	pc   *pcState
+	ptr  *int64
+	old  int64
+	idx  int
+	pm   pendingMsg
+}
+
+func (o *procOracle) init() {}
+
+// frontiers lists the four staged frontiers in snapshot order.
+func (o *procOracle) frontiers() [4]*cow { return [4]*cow{&o.past, &o.seen, &o.bound, &o.tdp} }
+
+// beginStep snapshots the frontiers at the first change of a step.
+func (o *procOracle) beginStep(p *proc) {
+	if o.stepOpen {
+		return
+	}
+	o.stepOpen = true
+	for i, f := range o.frontiers() {
+		o.saved[i] = f.share()
+	}
+}
+
+// setInt changes a staged integer field.
+func (o *procOracle) setInt(ptr *int64, v int64) {
+	if *ptr == v {
+		return
+	}
+	o.undo = append(o.undo, undoEntry{kind: undoSetInt, ptr: ptr, old: *ptr})
+	*ptr = v
+}
+
+// onStart records, for each received channel, the first read position (until an execution
+// receiving it commits, the latest start position: nothing below it was ever committed) and the
+// true delivered past at this execution's start (what the liveness check owes against, D41).
+func (o *procOracle) onStart(p *proc) {
+	for _, pc := range p.recv {
+		if !pc.firstFixed {
+			pc.firstRead = pc.startPos
+		}
+		pc.clampAtStart = -1
+		if q, ok := o.tdp.c.Lookup(p.w.chans[pc.ch].nc); ok {
+			pc.clampAtStart = int64(q)
+		}
+	}
+}
+
+// onFeed stages what a receipt teaches: the record's true past joins the process's past, its
+// header joins seen and bound, and the record becomes pending (owed) unless it was delivered
+// already, is at or below the execution's true delivered past, or is pending already.
+func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
+	m := &p.w.msgs[uid-1]
+	if !m.past.IsEmpty() {
+		o.past.own().MergeFrom(m.past)
+	}
+	if !m.expressed.IsEmpty() {
+		o.seen.own().MergeFrom(m.expressed)
+		o.bound.own().MergeFrom(m.expressed)
+	}
+	if m.kind == msgCorrupt && o.stepCorrupt == 0 {
+		o.stepCorrupt = uid
+	}
+	if pos > pc.fedHigh {
+		o.setInt(&pc.fedHigh, pos)
+	}
+	if pos <= pc.clampAtStart || pos < pc.firstRead || pc.deliveredIndex(pos) >= 0 {
+		return
+	}
+	i, found := slices.BinarySearchFunc(pc.pending, pos, func(e pendingMsg, pos int64) int { return cmpInt64(e.pos, pos) })
+	if found {
+		return
+	}
+	pc.pending = slices.Insert(pc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step})
+	o.undo = append(o.undo, undoEntry{kind: undoPendingAdd, pc: pc, idx: i})
+}
+
+// onDeliver runs the delivery-time checks, then stages the delivery: the coordinate and the
+// record's true past join the past, the true past joins the true delivered past, the
+// coordinate joins the bound, and the record leaves the pending set.
+func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
+	w := p.w
+	m := &w.msgs[uid-1]
+	if w.checkDuplicate(p, pc, uid) {
+		return
+	}
+	w.checkFIFO(p, pc, uid)
+	w.checkCausalOrderAtDelivery(p, uid)
+	w.checkDeadHolds(p, pc, uid)
+	nc := w.chans[m.ch].nc
+	o.past.own().Merge(nc, node.Offset(m.pos))
+	o.bound.own().Merge(nc, node.Offset(m.pos))
+	if !m.past.IsEmpty() {
+		o.past.own().MergeFrom(m.past)
+		o.tdp.own().MergeFrom(m.past)
+	}
+	i, _ := slices.BinarySearchFunc(pc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
+	pc.delivered = slices.Insert(pc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
+	o.undo = append(o.undo, undoEntry{kind: undoDelivered, pc: pc, idx: i})
+	o.setInt(&o.deliveries, o.deliveries+1)
+	o.stepDeliv++
+	sample := latencySample{endToEndMicros: w.clock.nowMicros - m.producedMicros, holdMicros: -1}
+	if j := pc.pendingIndex(uid); j >= 0 {
+		pm := pc.pending[j]
+		sample.holdMicros = w.clock.nowMicros - pm.fedMicros
+		if pm.fedStep != w.step {
+			o.stepHeldRe++
+		}
+		pc.pending = slices.Delete(pc.pending, j, j+1)
+		o.undo = append(o.undo, undoEntry{kind: undoPendingDel, pc: pc, idx: j, pm: pm})
+	}
+	o.stepLat = append(o.stepLat, sample)
+}
+
+// onSend registers an emission as a pending message whose true past is the sender's past now,
+// and runs the send-time structural checks on the header the engine stamped.
+func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) uint64 {
+	w := p.w
+	value, _, _ := node.CausesHeader(headers)
+	expressed, err := node.Decode(value)
+	if err != nil {
+		p.o.stage(p, CritStruct15, "emission header does not decode: "+err.Error())
+	}
+	uid := w.newMessage(message{ch: c, pos: pos, sender: int32(p.idx), kind: msgEmission, state: msgPending,
+		past: o.past.share(), expressed: expressed, headerLen: len(value)})
+	o.stepSent = append(o.stepSent, uid)
+	w.checkExpression(p, uid)
+	return uid
+}
+
+// stage records a violation that becomes real only if the step commits.
+func (o *procOracle) stage(p *proc, crit Criterion, detail string) {
+	o.staged = append(o.staged, Violation{Criterion: crit, Step: p.w.step, Process: p.idx, Detail: detail})
+}
+
+// onCommit makes the step real: commit-time checks, emissions become committed records, staged
+// violations and latency samples are reported.
+func (o *procOracle) onCommit(p *proc) {
+	w := p.w
+	w.checkCommittedStep(p)
+	for _, pc := range p.recv {
+		pc.firstFixed = true
+	}
+	for _, uid := range o.stepSent {
+		w.msgs[uid-1].state = msgCommitted
+		w.noteCommitted(uid)
+	}
+	w.violations = append(w.violations, o.staged...)
+	w.lat.add(o.stepLat)
+	w.stats.Deliveries += o.stepDeliv
+	w.stats.HeldReleased += o.stepHeldRe
+	o.endStep()
+}
+
+// rollback undoes the step and reports whether it had done anything.
+func (o *procOracle) rollback(p *proc) bool {
+	did := len(o.undo) > 0 || len(o.stepSent) > 0
+	for i := len(o.undo) - 1; i >= 0; i-- {
+		u := &o.undo[i]
+		switch u.kind {
+		case undoSetInt:
+			*u.ptr = u.old
+		case undoDelivered:
+			u.pc.delivered = slices.Delete(u.pc.delivered, u.idx, u.idx+1)
+		case undoPendingAdd:
+			u.pc.pending = slices.Delete(u.pc.pending, u.idx, u.idx+1)
+		case undoPendingDel:
+			u.pc.pending = slices.Insert(u.pc.pending, u.idx, u.pm)
+		}
+	}
+	if o.stepOpen {
+		for i, f := range o.frontiers() {
+			f.c, f.shared = o.saved[i], true
+		}
+	}
+	for _, uid := range o.stepSent {
+		p.w.msgs[uid-1].state = msgAborted
+	}
+	o.endStep()
+	return did
+}
+
+// endStep clears the step's staging.
+func (o *procOracle) endStep() {
+	o.stepOpen = false
+	o.undo = o.undo[:0]
+	o.staged = o.staged[:0]
+	o.stepSent = o.stepSent[:0]
+	o.stepLat = o.stepLat[:0]
+	o.stepCorrupt = 0
+	o.stepDeliv, o.stepHeldRe = 0, 0
+	o.saved = [4]node.Causes{}
+}
+
+// deliveredIndex returns the index in pc.delivered of position pos, or -1.
+func (pc *pcState) deliveredIndex(pos int64) int {
+	i, ok := slices.BinarySearchFunc(pc.delivered, pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// pendingIndex returns the index of uid in pc.pending, or -1.
+func (pc *pcState) pendingIndex(uid uint64) int {
+	for i := range pc.pending {
+		if pc.pending[i].uid == uid {
+			return i
+		}
+	}
+	return -1
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// checkExpression runs the send-time structural checks on emission uid.
+func (w *world) checkExpression(p *proc, uid uint64) {
+	w.checkOwnChannel(p, uid)
+	w.checkAssigned(p, uid)
+	w.checkExpressed(p, uid)
+	w.checkOverexpression(p, uid)
+}
+
+// checkCommittedStep runs the commit-time checks of p's step.
+func (w *world) checkCommittedStep(p *proc) {
+	w.checkUndecodableCommitted(p)
+	w.checkRecreatedReceived(p)
+}
+
+// violate records a violation found now (not staged).
+func (w *world) violate(crit Criterion, proc int, detail string) {
+	w.violations = append(w.violations, Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
+	if w.tracing {
+		w.emitRaw("violation", proc, string(crit)+": "+detail)
+	}
+}

@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// Stats are what a run exercised: counts of what happened (committed deliveries, holds, holds
+// released in a later action, refusals by reason, crashes, rollbacks, recreations, truncations,
+// aborted transactions, ...) and the virtual-time figures: hold and end-to-end latency and
+// deliveries per virtual second.
+type Stats struct {
+	Actions      [numActionKinds]int `json:"-"`
+	Deliveries   int                 `json:"deliveries"`
+	Holds        int                 `json:"holds"`
+	HeldReleased int                 `json:"held_then_released"`
+	Duplicates   int                 `json:"duplicates_dropped"`
+	Sent         int                 `json:"sent"`
+	Produced     int                 `json:"produced"`
+	Corrupt      int                 `json:"corrupt_produced"`
+	Commits      int                 `json:"commits"`
+	Starts       int                 `json:"starts"`
+	Stops        int                 `json:"stops"`
+	Crashes      int                 `json:"crashes"`
+	Rollbacks    int                 `json:"rollbacks"`
+	Rewinds      int                 `json:"rewinds"`
+	Truncations  int                 `json:"truncations"`
+	Retentions   int                 `json:"retention_sweeps"`
+	Deletions    int                 `json:"topic_deletions"`
+	Recreations  int                 `json:"recreations"`
+	Redeclares   int                 `json:"redeclarations"`
+	Migrations   int                 `json:"migrations"`
+	Zombies      int                 `json:"zombies_fenced"`
+	AbortedTxns  int                 `json:"aborted_txns"`
+	OpenTxns     int                 `json:"open_txns"`
+	// Refusals counts refusals by reason name.
+	Refusals map[string]int `json:"refusals"`
+
+	SafetySteps   int   `json:"safety_steps"`
+	LivenessSteps int   `json:"liveness_steps"`
+	EndMicros     int64 `json:"end_us"`
+	// DeliveriesPerVirtualSecond is committed deliveries per second of virtual time.
+	DeliveriesPerVirtualSecond float64      `json:"deliveries_per_virtual_s"`
+	HoldLatency                LatencyStats `json:"hold_latency"`
+	EndToEndLatency            LatencyStats `json:"end_to_end_latency"`
+}
+
+// countRefusal counts one refusal.
+func (s *Stats) countRefusal(r node.Reason) {
+	if s.Refusals == nil {
+		s.Refusals = make(map[string]int)
+	}
+	s.Refusals[string(r)]++
+}
+
+// RefusalReasons returns the refusal reasons seen, sorted (for printing).
+func (s *Stats) RefusalReasons() []string {
+	out := make([]string, 0, len(s.Refusals))
+	for r := range s.Refusals {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// finish computes the virtual-time figures at the end of a run.
+func (s *Stats) finish(nowMicros int64, l *latencies) {
+	s.EndMicros = nowMicros
+	if nowMicros > 0 {
+		s.DeliveriesPerVirtualSecond = float64(s.Deliveries) * 1e6 / float64(nowMicros)
+	}
+	s.HoldLatency = summarise(l.hold)
+	s.EndToEndLatency = summarise(l.endToEnd)
+}

@@ -1,0 +1,166 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// HostSabotage selects a deliberate fault of the simulated host, like node.Sabotage for the
+// engine: it exists only to prove the checkers bite. The zero value is the honest host.
+type HostSabotage uint8
+
+const (
+	// HostHonest is the honest host.
+	HostHonest HostSabotage = iota
+	// HostResetPastLogStart resets a fetch below the log start to the log start instead of failing
+	// closed (auto.offset.reset=earliest), silently skipping unread records.
+	HostResetPastLogStart
+)
+
+// String returns the mode's documented name ("RESET_PAST_LOG_START"; "NONE" for the honest host).
+func (h HostSabotage) String() string {
+	if h == HostResetPastLogStart {
+		return "RESET_PAST_LOG_START"
+	}
+	return "NONE"
+}
+
+// ParseSabotage resolves a sabotage name of either tier: an engine mode (node.ParseSabotage) or
+// the host's RESET_PAST_LOG_START. An unknown name is an error listing every valid name.
+func ParseSabotage(name string) (node.Sabotage, HostSabotage, error) {
+	if name == HostResetPastLogStart.String() {
+		return node.SabotageNone, HostResetPastLogStart, nil
+	}
+	s, err := node.ParseSabotage(name)
+	if err != nil {
+		names := []string{"NONE"}
+		for _, m := range node.SabotageModes() {
+			names = append(names, m.String())
+		}
+		names = append(names, HostResetPastLogStart.String())
+		return 0, 0, fmt.Errorf("unknown sabotage mode %q (valid: %s)", name, strings.Join(names, ", "))
+	}
+	return s, HostHonest, nil
+}
+
+// RunOptions are the parts of a run that are not settings: sabotage, the data streams and the
+// trace sinks.
+type RunOptions struct {
+	Sabotage     node.Sabotage // engine sabotage (zero = honest)
+	HostSabotage HostSabotage  // host sabotage (zero = honest)
+	Streams      Streams       // if zero, NewStreams(set.Seed)
+	Sinks        []TraceSink   // every event goes to each, in order
+
+	hooks *testHooks
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Seed       uint64
+	Verdict    string // "pass" or "violation"
+	Violations []Violation
+	Stats      Stats
+	Steps      int
+	Choices    []int // every answer the Chooser gave, in order (for replay and shrinking)
+	// Deliveries lists, per process, the uids of its committed first deliveries in delivery
+	// order (the metamorphic restart check compares them).
+	Deliveries [][]uint64 `json:"-"`
+}
+
+// recorder wraps the run's Chooser and records every answer.
+type recorder struct {
+	inner   Chooser
+	choices []int
+}
+
+// Choose asks the inner chooser and records the answer. A decision with a single enabled option
+// is no decision: it is answered without consulting (or recording) the inner chooser, so neither
+// replay files nor an explorer's branches carry it.
+func (r *recorder) Choose(label string, weights []uint32) int {
+	only, n := -1, 0
+	for i, w := range weights {
+		if w != 0 {
+			only, n = i, n+1
+		}
+	}
+	if n == 1 {
+		return only
+	}
+	i := r.inner.Choose(label, weights)
+	if i < 0 || i >= len(weights) || weights[i] == 0 {
+		panic(fmt.Sprintf("sim: chooser answered %d for %s over %d options", i, label, len(weights)))
+	}
+	r.choices = append(r.choices, i)
+	return i
+}
+
+// Run executes one run of scn under set, making every schedule and fault decision through ch:
+// the safety phase (set.SafetySteps actions chosen by ch, or scn.Script when given), then the
+// liveness phase (faults off; every process started, fed, drained and committed until nothing
+// moves, at most set.LivenessStepsMax actions; skipped when that is 0), then the end-of-run
+// checks. It is deterministic: no map order, goroutine or wall clock reaches the result.
+func Run(scn *Scenario, set Settings, ch Chooser, opts RunOptions) *Result {
+	if err := scn.Validate(); err != nil {
+		panic("sim: " + err.Error())
+	}
+	w := newWorld(scn, &set, ch, &opts)
+	w.hooks = opts.hooks
+	for _, p := range w.procs {
+		w.step++
+		w.action = ActStart
+		p.start(true)
+	}
+	if len(scn.Script) > 0 {
+		w.runScript(scn.Script)
+	} else {
+		w.safetyPhase()
+	}
+	w.stats.SafetySteps = w.step
+	if set.LivenessStepsMax > 0 {
+		w.livenessPhase()
+		w.checkLiveness()
+	}
+	w.checkCausalOrderLifetime()
+	return w.result()
+}
+
+// safetyPhase runs the scheduled actions of the safety phase.
+func (w *world) safetyPhase() {
+	masks := make([]procMask, len(w.procs))
+	for n := 0; n < w.set.SafetySteps; n++ {
+		k, ok := w.chooseAction(masks)
+		if !ok {
+			return
+		}
+		w.step++
+		w.do(k, masks)
+	}
+}
+
+// result assembles the Result.
+func (w *world) result() *Result {
+	w.stats.finish(w.clock.nowMicros, &w.lat)
+	r := &Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.violations, Stats: w.stats,
+		Steps: w.step, Choices: w.chooser.choices}
+	if len(w.violations) > 0 {
+		r.Verdict = "violation"
+	}
+	r.Deliveries = make([][]uint64, len(w.procs))
+	for i, p := range w.procs {
+		r.Deliveries[i] = p.deliverySequence()
+	}
+	return r
+}
+
+// deliverySequence returns p's committed first deliveries in delivery order.
+func (p *proc) deliverySequence() []uint64 {
+	seq := make([]uint64, p.o.deliveries)
+	for _, pc := range p.pcs {
+		for _, d := range pc.delivered {
+			seq[d.index] = d.uid
+		}
+	}
+	return seq
+}

@@ -1,0 +1,34 @@
+package sim
+
+import (
+	"testing"
+)
+
+// diamondScenario is E→p1→mid; p2 receives E and mid (the effect can arrive before its cause).
+func diamondScenario() *Scenario {
+	return &Scenario{
+		Name: "diamond",
+		Topics: []TopicSpec{
+			{Name: "in", Partitions: 1, External: true},
+			{Name: "mid", Partitions: 1},
+			{Name: "out", Partitions: 1},
+		},
+		Processes: []ProcessSpec{
+			{Name: "p1", Receives: []string{"in"}, Sends: []string{"mid"}},
+			{Name: "p2", Receives: []string{"in", "mid"}, Sends: []string{"out"}},
+		},
+	}
+}
+
+func TestSmokeHonest(t *testing.T) {
+	for seed := uint64(1); seed <= 1000; seed++ {
+		set := ExpandSettings(seed)
+		res := Run(diamondScenario(), set, NewRandomChooser(seed), RunOptions{})
+		if res.Verdict != "pass" {
+			for _, v := range res.Violations {
+				t.Errorf("seed %d: %v", seed, v)
+			}
+		}
+		t.Logf("seed %d: steps %d deliveries %d holds %d refusals %v", seed, res.Steps, res.Stats.Deliveries, res.Stats.Holds, res.Stats.Refusals)
+	}
+}

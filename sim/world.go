@@ -1,0 +1,326 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// world is one run's simulated universe: the substrate model, the topics and their incarnations,
+// every channel's shadow log (which oracle message sits at each offset), the processes with their
+// hosts and engines, the oracle's message table, the clock, the violations found and the stats.
+//
+// Indexes, not pointers, name things across the world: a topic by its scenario index, an
+// incarnation by creation order (the substrate's incarnation number), a channel by its index in
+// chans, a message by its uid (index in msgs plus one; 0 means "no message").
+type world struct {
+	scn     *Scenario
+	set     *Settings
+	opts    *RunOptions
+	chooser *recorder
+	sub     *substrate.Model
+	streams Streams
+	clock   clock
+	budget  int // metadata budget handed to every engine (0 = node default)
+
+	topics      []topicState
+	topicByName map[string]int
+	incs        []incarnation
+	chans       []channel
+	chanByNode  map[node.Channel]int32
+
+	procs []*proc
+	msgs  []message
+
+	// recent holds the uids of the latest committed records (a ring), the candidates a stamped
+	// external producer observes.
+	recent  [recentRing]uint64
+	recentN int
+
+	ext extProducers
+
+	step       int
+	action     ActionKind
+	liveness   bool // the final phase: faults off
+	violations []Violation
+	stats      Stats
+	lat        latencies
+
+	tracing bool
+	ev      Event
+	hooks   *testHooks
+	weights []uint32 // reused weight buffer for target choices
+}
+
+const recentRing = 16
+
+// topicState is one scenario topic and its current incarnation.
+type topicState struct {
+	spec *TopicSpec
+	inc  int32 // current live incarnation, -1 while deleted
+	// senders are the processes that send to it (fixed by the scenario).
+	senders []int
+}
+
+// incarnation is one topic ID a topic name was bound to.
+type incarnation struct {
+	topic     int
+	id        substrate.TopicID
+	firstChan int32 // channel index of partition 0; partitions are consecutive
+	parts     int
+	alive     bool
+}
+
+// recreated reports whether incarnation inc is dead and its name is bound to another
+// incarnation now (what the substrate describes as TopicRecreated).
+func (w *world) recreated(inc int32) bool {
+	in := &w.incs[inc]
+	cur := w.topics[in.topic].inc
+	return !in.alive && cur >= 0 && cur != inc
+}
+
+// channel is one partition of one incarnation, with the oracle's shadow of its log.
+type channel struct {
+	inc   int32
+	topic int
+	part  int32
+	tp    substrate.TopicPartition
+	nc    node.Channel
+	// slots[o] is the uid of the message produced at offset o (0: a marker, nothing yet, or
+	// unknown). Whether a slot is a committed record is the message's state.
+	slots []uint64
+	// lso mirrors the substrate's last stable offset, refreshed after every operation that can
+	// move it; feeding is enabled below it.
+	lso int64
+}
+
+// message is the oracle's record of one produced record.
+type message struct {
+	ch     int32
+	pos    int64
+	sender int32 // process index; -1 for an external producer
+	kind   msgKind
+	state  msgState
+	// producedMicros is the virtual time of the produce call (end-to-end latency origin).
+	producedMicros int64
+	// past is the record's true causal past (real happened-before; never read from a header);
+	// expressed is what its parsley.causes header names (empty for headerless and corrupt).
+	// Both are shared and immutable.
+	past      node.Causes
+	expressed node.Causes
+	headerLen int
+}
+
+type msgKind uint8
+
+const (
+	msgPlain msgKind = iota + 1
+	msgStamped
+	msgCorrupt
+	msgEmission
+	msgForged // scripted record with a hand-made header
+)
+
+type msgState uint8
+
+const (
+	msgPending msgState = iota + 1 // inside an open transaction
+	msgCommitted
+	msgAborted
+)
+
+// newWorld builds the world of a scenario: the model with every topic created (incarnation 0 of
+// each), retention set on external topics, and one host per process.
+func newWorld(scn *Scenario, set *Settings, ch Chooser, opts *RunOptions) *world {
+	streams := opts.Streams
+	if streams.isZero() {
+		streams = NewStreams(set.Seed)
+	}
+	w := &world{
+		scn: scn, set: set, opts: opts, streams: streams,
+		chooser:     &recorder{inner: ch},
+		sub:         substrate.NewModel(streams.topicIDs()),
+		clock:       newClock(set, streams.Durations),
+		budget:      scn.MetadataBudgetBytes,
+		topicByName: make(map[string]int, len(scn.Topics)),
+		chanByNode:  make(map[node.Channel]int32),
+		tracing:     len(opts.Sinks) > 0,
+		msgs:        make([]message, 0, 1024),
+	}
+	w.topics = make([]topicState, len(scn.Topics))
+	for i := range scn.Topics {
+		w.topics[i] = topicState{spec: &scn.Topics[i], inc: -1}
+		w.topicByName[scn.Topics[i].Name] = i
+	}
+	for i := range scn.Topics {
+		w.createIncarnation(i)
+	}
+	w.procs = make([]*proc, len(scn.Processes))
+	for i := range scn.Processes {
+		w.procs[i] = newProc(w, i)
+		for _, t := range w.procs[i].sends {
+			w.topics[t].senders = append(w.topics[t].senders, i)
+		}
+	}
+	w.ext.init(w)
+	return w
+}
+
+// createIncarnation creates (or creates again) topic t on the substrate with a fresh ID and
+// registers its channels.
+func (w *world) createIncarnation(t int) int32 {
+	spec := w.topics[t].spec
+	var id substrate.TopicID
+	var err error
+	if w.topics[t].inc >= 0 {
+		id, err = w.sub.RecreateTopic(spec.Name)
+		w.incs[w.topics[t].inc].alive = false
+	} else {
+		id, err = w.sub.CreateTopic(spec.Name, spec.Partitions)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("sim: creating topic %q: %v", spec.Name, err))
+	}
+	inc := int32(len(w.incs))
+	w.incs = append(w.incs, incarnation{topic: t, id: id, firstChan: int32(len(w.chans)), parts: spec.Partitions, alive: true})
+	for p := range spec.Partitions {
+		c := channel{inc: inc, topic: t, part: int32(p),
+			tp: substrate.TopicPartition{Topic: id, Partition: substrate.Partition(p)},
+			nc: node.Channel{Topic: node.TopicID(id), Partition: node.Partition(p)}}
+		w.chanByNode[c.nc] = int32(len(w.chans))
+		w.chans = append(w.chans, c)
+	}
+	w.topics[t].inc = inc
+	if spec.External && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {
+		pol := substrate.RetentionPolicy{TimeMicros: w.set.RetentionMicros, MaxOffsets: int64(w.set.RetentionRecords)}
+		if err := w.sub.SetRetention(spec.Name, pol); err != nil {
+			panic(fmt.Sprintf("sim: retention on %q: %v", spec.Name, err))
+		}
+	}
+	return inc
+}
+
+// chanOf returns channel i of incarnation inc's partition part, or -1 if it has no such partition.
+func (w *world) chanOf(inc int32, part int) int32 {
+	in := &w.incs[inc]
+	if part < 0 || part >= in.parts {
+		return -1
+	}
+	return in.firstChan + int32(part)
+}
+
+// alive reports whether channel c's incarnation is live.
+func (w *world) alive(c int32) bool { return w.incs[w.chans[c].inc].alive }
+
+// refreshLSO re-reads channel c's last stable offset from the substrate.
+func (w *world) refreshLSO(c int32) {
+	ch := &w.chans[c]
+	if !w.incs[ch.inc].alive {
+		return
+	}
+	offs, err := w.sub.ListOffsets(ch.tp)
+	if err != nil {
+		panic(fmt.Sprintf("sim: list offsets of live channel %s: %v", w.chanName(c), err))
+	}
+	ch.lso = int64(offs.LastStable)
+}
+
+// offsets returns the substrate's offsets of a live channel.
+func (w *world) offsets(c int32) substrate.Offsets {
+	offs, err := w.sub.ListOffsets(w.chans[c].tp)
+	if err != nil {
+		panic(fmt.Sprintf("sim: list offsets of %s: %v", w.chanName(c), err))
+	}
+	return offs
+}
+
+// setSlot records that message uid sits at offset pos of channel c.
+func (w *world) setSlot(c int32, pos int64, uid uint64) {
+	ch := &w.chans[c]
+	for int64(len(ch.slots)) <= pos {
+		ch.slots = append(ch.slots, 0)
+	}
+	ch.slots[pos] = uid
+}
+
+// recordAt returns the uid of the committed record at offset pos of channel c, or 0 when no
+// committed record occupies it (marker, aborted or open transaction, beyond the log end).
+func (w *world) recordAt(c int32, pos int64) uint64 {
+	ch := &w.chans[c]
+	if pos < 0 || pos >= int64(len(ch.slots)) {
+		return 0
+	}
+	uid := ch.slots[pos]
+	if uid == 0 || w.msgs[uid-1].state != msgCommitted {
+		return 0
+	}
+	return uid
+}
+
+// firstRecordIn returns the first committed record's position in [from, to] on channel c, or -1.
+func (w *world) firstRecordIn(c int32, from, to int64) int64 {
+	ch := &w.chans[c]
+	from = max(from, 0)
+	to = min(to, int64(len(ch.slots))-1)
+	for o := from; o <= to; o++ {
+		if uid := ch.slots[o]; uid != 0 && w.msgs[uid-1].state == msgCommitted {
+			return o
+		}
+	}
+	return -1
+}
+
+// newMessage registers a produced record and returns its uid.
+func (w *world) newMessage(m message) uint64 {
+	m.producedMicros = w.clock.nowMicros
+	w.msgs = append(w.msgs, m)
+	uid := uint64(len(w.msgs))
+	w.setSlot(m.ch, m.pos, uid)
+	if m.state == msgCommitted {
+		w.noteCommitted(uid)
+	}
+	return uid
+}
+
+// noteCommitted remembers a newly committed record as a candidate for stamped observers.
+func (w *world) noteCommitted(uid uint64) {
+	w.recent[w.recentN%recentRing] = uid
+	w.recentN++
+}
+
+// chanName renders a channel as topic#incarnation/partition.
+func (w *world) chanName(c int32) string {
+	ch := &w.chans[c]
+	return fmt.Sprintf("%s#%d/%d", w.topics[ch.topic].spec.Name, ch.inc, ch.part)
+}
+
+// msgName renders a message as uid@topic#incarnation/partition:position.
+func (w *world) msgName(uid uint64) string {
+	if uid == 0 {
+		return "none"
+	}
+	m := &w.msgs[uid-1]
+	return fmt.Sprintf("m%d(%s:%d)", uid, w.chanName(m.ch), m.pos)
+}
+
+// nodeChan maps a node channel to the world's channel index, or -1 if the world never created it.
+func (w *world) nodeChan(nc node.Channel) int32 {
+	if c, ok := w.chanByNode[nc]; ok {
+		return c
+	}
+	return -1
+}
+
+// sortedTopicsOf returns topic indexes for names (unknown names dropped), sorted.
+func (w *world) sortedTopicsOf(names []string) []int {
+	out := make([]int, 0, len(names))
+	for _, n := range names {
+		if t, ok := w.topicByName[n]; ok {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,233 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// truncationCandidates lists the interesting "delete records before" offsets of live channel c,
+// biased as SPEC §6.2 asks: every receiver's committed read position and one past it, every
+// held head and one past it, the LSO, the high watermark, one past the log start. Sorted, unique,
+// all within (log start, high watermark].
+func (w *world) truncationCandidates(c int32) []int64 {
+	offs := w.offsets(c)
+	lo, hi := int64(offs.LogStart), int64(offs.HighWatermark)
+	cands := []int64{int64(offs.LastStable), hi, lo + 1}
+	for _, p := range w.procs {
+		pc, ok := p.pcs[c]
+		if !ok {
+			continue
+		}
+		if pc.committedPos >= 0 {
+			cands = append(cands, pc.committedPos, pc.committedPos+1)
+		}
+		if len(pc.pending) > 0 {
+			cands = append(cands, pc.pending[0].pos, pc.pending[0].pos+1)
+		}
+	}
+	out := cands[:0]
+	for _, o := range cands {
+		if o > lo && o <= hi {
+			out = append(out, o)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// deleteRecords raises channel c's log start to before.
+func (w *world) deleteRecords(c int32, before int64) {
+	must(w.sub.DeleteRecords(w.chans[c].tp, substrate.Offset(before)))
+	w.refreshLSO(c)
+	w.stats.Truncations++
+	if w.tracing {
+		w.emitChan("truncated", nil, c, before, 0, "")
+	}
+}
+
+// retention advances the substrate's clock to now, which enforces every retention policy.
+func (w *world) retention() {
+	must(w.sub.AdvanceClock(w.clock.nowMicros))
+	for i := range w.chans {
+		if w.alive(int32(i)) && w.topics[w.chans[i].topic].spec.External {
+			w.refreshLSO(int32(i))
+		}
+	}
+	w.stats.Retentions++
+	w.emitRaw("retention", -1, "")
+}
+
+// deleteTopic deletes external topic t and re-initialises its running receivers (as Kafka Streams
+// re-creates the task). Processes holding messages from it (in committed history: the receivers'
+// steps roll back first) are entitled to refuse.
+func (w *world) deleteTopic(t int) {
+	inc := w.topics[t].inc
+	affected := w.rollbackReceivers(t, inc)
+	w.noteHeldOn(inc, func(p *proc) { p.injected.deletedHeld = true })
+	must(w.sub.DeleteTopic(w.topics[t].spec.Name))
+	w.incs[inc].alive = false
+	w.topics[t].inc = -1
+	w.stats.Deletions++
+	w.emitRaw("deleted", -1, fmt.Sprintf("%s#%d", w.topics[t].spec.Name, inc))
+	w.restart(affected)
+}
+
+// recreateTopic deletes (if live) and creates external topic t again under a new ID. Every
+// process that ever resolved the name is entitled to refuse CHANNEL_IDENTITY_CHANGED, and its
+// running receivers of any earlier incarnation are re-initialised.
+func (w *world) recreateTopic(t int) {
+	old := w.topics[t].inc
+	affected := w.rollbackReceivers(t, old)
+	for _, p := range w.procs {
+		if p.everResolved[t] {
+			p.injected.identityChanged = true
+		}
+	}
+	// Held messages on any earlier incarnation: a task re-initialisation reports it deleted or
+	// recreated; an application start resolves the name to the new incarnation, so the old
+	// channel leaves the received set with its holds.
+	for i := range w.incs {
+		if w.incs[i].topic == t {
+			w.noteHeldOn(int32(i), func(p *proc) { p.injected.deletedHeld, p.injected.removedHeld = true, true })
+		}
+	}
+	inc := w.createIncarnation(t)
+	w.stats.Recreations++
+	w.emitRaw("recreated", -1, fmt.Sprintf("%s#%d replaces #%d", w.topics[t].spec.Name, inc, old))
+	w.restart(affected)
+}
+
+// noteHeldOn calls mark for every process with pending messages on incarnation inc.
+func (w *world) noteHeldOn(inc int32, mark func(p *proc)) {
+	in := &w.incs[inc]
+	for _, p := range w.procs {
+		for i := range in.parts {
+			if pc, ok := p.pcs[in.firstChan+int32(i)]; ok && len(pc.pending) > 0 {
+				mark(p)
+				break
+			}
+		}
+	}
+}
+
+// rollbackReceivers rolls back the step of every running process that receives a channel of
+// topic t that is dead or about to die (incarnation dying; -1 for none) and returns them: Kafka
+// Streams re-creates the task when its source topic goes or comes back.
+func (w *world) rollbackReceivers(t int, dying int32) []*proc {
+	var out []*proc
+	for _, p := range w.procs {
+		if p.status != procRunning {
+			continue
+		}
+		hit := slices.ContainsFunc(p.recv, func(pc *pcState) bool {
+			ch := &w.chans[pc.ch]
+			return ch.topic == t && (ch.inc == dying || !w.alive(pc.ch))
+		})
+		if hit {
+			p.rollback()
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// restart starts a task initialisation of every process in ps.
+func (w *world) restart(ps []*proc) {
+	for _, p := range ps {
+		p.start(false)
+	}
+}
+
+// redeclare adds topic t to, or removes it from, down process p's declaration. Removing a
+// channel p holds messages on entitles it to refuse CHANNEL_REMOVED_WITH_HELD_MESSAGES.
+func (w *world) redeclare(p *proc, t int) {
+	if i, ok := slices.BinarySearch(p.declared, t); ok {
+		if inc, ok := p.resolved[t]; ok {
+			if c := w.chanOf(inc, p.spec.Task); c >= 0 {
+				if pc, ok := p.pcs[c]; ok && len(pc.pending) > 0 {
+					p.injected.removedHeld = true
+				}
+			}
+		}
+		p.declared = slices.Delete(p.declared, i, i+1)
+		delete(p.resolved, t)
+		w.emitProc("redeclared", p, "removed "+w.topics[t].spec.Name)
+	} else {
+		p.declared = slices.Insert(p.declared, i, t)
+		w.emitProc("redeclared", p, "added "+w.topics[t].spec.Name)
+	}
+	w.stats.Redeclares++
+}
+
+// rewindCandidates lists the offsets an operator may rewind p's committed position on c to:
+// 0, the log start, one below it, one below the committed position, and half of it.
+func (w *world) rewindCandidates(pc *pcState) []int64 {
+	lo := int64(w.offsets(pc.ch).LogStart)
+	cands := []int64{0, lo, lo - 1, pc.committedPos - 1, pc.committedPos / 2}
+	out := cands[:0]
+	for _, o := range cands {
+		if o >= 0 && o < pc.committedPos {
+			out = append(out, o)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// rewind moves p's committed read position on pc back to target (never clamped to the log
+// start, as an operator's reset is not).
+func (w *world) rewind(p *proc, pc *pcState, target int64) {
+	must(w.sub.CommitOffsets(p.group, []substrate.GroupOffset{{TopicPartition: w.chans[pc.ch].tp, Offset: substrate.Offset(target)}}))
+	pc.committedPos = target
+	w.stats.Rewinds++
+	if w.tracing {
+		w.emitChan("rewound", p, pc.ch, target, 0, "")
+	}
+}
+
+// migrate moves running process p to another instance: the old instance stops without
+// committing, the ordering state travels through its changelog encoding, and the new instance
+// initialises the task from it.
+func (w *world) migrate(p *proc) {
+	p.rollback()
+	if p.committed != nil {
+		st, err := node.DecodeState(p.committed.Encode())
+		if err != nil {
+			panic(fmt.Sprintf("sim: %s: committed ordering state does not round-trip: %v", p.spec.Name, err))
+		}
+		p.committed = st
+	}
+	w.stats.Migrations++
+	w.emitProc("migrated", p, "")
+	p.start(false)
+}
+
+// zombie supersedes running process p's execution with a new one while the old one still tries
+// to commit its step: the new execution's InitTransactions fences the old producer, so the
+// zombie's commit must fail and none of its step may count (H6).
+func (w *world) zombie(p *proc) {
+	oldTxn, oldOpen := p.txn, p.txnOpen
+	oldChans := slices.Clone(p.stepChans)
+	p.txnOpen = false
+	p.rollback()
+	if !p.start(false) {
+		// The new instance refused after initialising its producer: the fence stands.
+		_, ferr := w.sub.InitTransactions(p.txnID)
+		must(ferr)
+	}
+	var err error
+	if oldOpen {
+		err = w.sub.CommitTransaction(oldTxn)
+	} else {
+		err = w.sub.BeginTransaction(oldTxn)
+	}
+	w.checkZombieFenced(p, err)
+	for _, c := range oldChans {
+		w.refreshLSO(c)
+	}
+	w.stats.Zombies++
+	w.emitProc("zombie-fenced", p, fmt.Sprint(err))
+}

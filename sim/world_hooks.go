@@ -1,0 +1,9 @@
+package sim
+
+// testHooks let tests tamper with the world to construct violations the honest world never
+// produces (a host that breaks H2, for example). They are unexported: only this package's tests
+// set them, through RunOptions.hooks.
+type testHooks struct {
+	// startPosition may replace the start position the host reports for channel c of process p.
+	startPosition func(p int, c int32, s int64) int64
+}

@@ -1,0 +1,203 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// External producers: plain (headerless), stamped by an observer of a committed record (its
+// header copies that record's expressed causes plus the record's own coordinate), corrupt (header
+// 63 01 02 03), a transactional producer whose transactions abort (never-yielding offsets), and
+// one whose transaction stays open for a while (an LSO stall) until txn-close ends it.
+
+// corruptHeader is the undecodable parsley.causes value external producers inject (version 0x63).
+var corruptHeader = []byte{0x63, 0x01, 0x02, 0x03}
+
+// extProducers holds the external transactional producers.
+type extProducers struct {
+	abortTxn  substrate.TxnProducer
+	openTxn   substrate.TxnProducer
+	open      bool
+	openUIDs  []uint64
+	openChans []int32
+}
+
+func (e *extProducers) init(w *world) {
+	var err error
+	if e.abortTxn, err = w.sub.InitTransactions("ext-abort"); err != nil {
+		panic(err)
+	}
+	if e.openTxn, err = w.sub.InitTransactions("ext-open"); err != nil {
+		panic(err)
+	}
+}
+
+// payload draws an external record's key (one byte) and value (hop count 0, then 4 bytes).
+func (w *world) payload() (key, value []byte) {
+	v := w.streams.Payloads.Uint64()
+	key = []byte{byte(v)}
+	value = []byte{0, byte(v >> 8), byte(v >> 16), byte(v >> 24), byte(v >> 32)}
+	return key, value
+}
+
+// produce writes one external record non-transactionally to channel c and registers it.
+func (w *world) produce(c int32, m message, key, value []byte, header []byte) uint64 {
+	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros}
+	if header != nil {
+		rec.Headers = []substrate.Header{{Key: node.HeaderKey, Value: header}}
+		m.headerLen = len(header)
+	}
+	off, err := w.sub.Produce(w.chans[c].tp, rec, substrate.ProducePlain)
+	if err != nil {
+		panic(fmt.Sprintf("sim: external produce to %s: %v", w.chanName(c), err))
+	}
+	m.ch, m.pos, m.sender, m.state = c, int64(off), -1, msgCommitted
+	uid := w.newMessage(m)
+	w.refreshLSO(c)
+	w.stats.Produced++
+	if w.tracing {
+		w.emitChan("produced", nil, c, int64(off), uid, m.kind.String())
+	}
+	return uid
+}
+
+// producePlain writes a headerless record.
+func (w *world) producePlain(c int32) uint64 {
+	key, value := w.payload()
+	return w.produce(c, message{kind: msgPlain}, key, value, nil)
+}
+
+// produceCorrupt writes a record with an undecodable header.
+func (w *world) produceCorrupt(c int32) uint64 {
+	key, value := w.payload()
+	w.stats.Corrupt++
+	return w.produce(c, message{kind: msgCorrupt}, key, value, corruptHeader)
+}
+
+// produceStamped writes a record stamped by an observer of committed record r: its header is
+// r's expressed causes plus r's coordinate, its true past r's true past plus r.
+func (w *world) produceStamped(c int32, r uint64) uint64 {
+	obs := &w.msgs[r-1]
+	nc := w.chans[obs.ch].nc
+	expressed := obs.expressed.Clone()
+	expressed.Merge(nc, node.Offset(obs.pos))
+	past := obs.past.Clone()
+	past.Merge(nc, node.Offset(obs.pos))
+	key, value := w.payload()
+	return w.produce(c, message{kind: msgStamped, past: past, expressed: expressed}, key, value, node.Encode(expressed))
+}
+
+// produceForged writes a scripted record whose header is exactly the given frontier (or raw
+// bytes): the oracle gives it no true past.
+func (w *world) produceForged(c int32, causes node.Causes, raw []byte, key, value []byte) uint64 {
+	if key == nil && value == nil {
+		key, value = w.payload()
+	}
+	header := raw
+	if header == nil {
+		header = node.Encode(causes)
+	}
+	expressed, err := node.Decode(header)
+	if err != nil {
+		return w.produce(c, message{kind: msgForged}, key, value, header)
+	}
+	return w.produce(c, message{kind: msgForged, expressed: expressed}, key, value, header)
+}
+
+// txnAbort writes n records to channel c in a transaction that aborts.
+func (w *world) txnAbort(c int32, n int) {
+	tp := w.ext.abortTxn
+	must(w.sub.BeginTransaction(tp))
+	for range n {
+		key, value := w.payload()
+		_, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros})
+		must(err)
+	}
+	must(w.sub.AbortTransaction(tp))
+	w.refreshLSO(c)
+	w.stats.AbortedTxns++
+	if w.tracing {
+		w.emitChan("txn-aborted", nil, c, w.chans[c].lso, 0, fmt.Sprintf("%d records", n))
+	}
+}
+
+// txnOpen writes n records to channel c in a transaction left open.
+func (w *world) txnOpen(c int32, n int) {
+	tp := w.ext.openTxn
+	must(w.sub.BeginTransaction(tp))
+	for range n {
+		key, value := w.payload()
+		off, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros})
+		must(err)
+		uid := w.newMessage(message{ch: c, pos: int64(off), sender: -1, kind: msgPlain, state: msgPending})
+		w.ext.openUIDs = append(w.ext.openUIDs, uid)
+	}
+	w.ext.open = true
+	w.ext.openChans = append(w.ext.openChans, c)
+	w.stats.OpenTxns++
+	if w.tracing {
+		w.emitChan("txn-opened", nil, c, w.chans[c].lso, 0, fmt.Sprintf("%d records", n))
+	}
+}
+
+// txnClose ends the open transaction, committing or aborting it.
+func (w *world) txnClose(commit bool) {
+	tp := w.ext.openTxn
+	state := msgAborted
+	if commit {
+		must(w.sub.CommitTransaction(tp))
+		state = msgCommitted
+	} else {
+		must(w.sub.AbortTransaction(tp))
+	}
+	for _, uid := range w.ext.openUIDs {
+		w.msgs[uid-1].state = state
+		if commit {
+			w.noteCommitted(uid)
+		}
+	}
+	for _, c := range w.ext.openChans {
+		w.refreshLSO(c)
+	}
+	w.ext.open, w.ext.openUIDs, w.ext.openChans = false, w.ext.openUIDs[:0], w.ext.openChans[:0]
+	w.emitRaw("txn-closed", -1, state.String())
+}
+
+// must panics on an unexpected substrate error: the world only makes calls that are valid.
+func must(err error) {
+	if err != nil {
+		panic(fmt.Sprintf("sim: unexpected substrate error: %v", err))
+	}
+}
+
+// String names a message kind.
+func (k msgKind) String() string {
+	switch k {
+	case msgPlain:
+		return "plain"
+	case msgStamped:
+		return "stamped"
+	case msgCorrupt:
+		return "corrupt"
+	case msgEmission:
+		return "emission"
+	case msgForged:
+		return "forged"
+	}
+	return "?"
+}
+
+// String names a message state.
+func (s msgState) String() string {
+	switch s {
+	case msgPending:
+		return "pending"
+	case msgCommitted:
+		return "committed"
+	case msgAborted:
+		return "aborted"
+	}
+	return "?"
+}

@@ -1,0 +1,196 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// Scripted runs: a fixed action list (Scenario.Script) executed in order instead of scheduled
+// actions. An action that does not apply in the current world (feeding a process that is down, a
+// channel with nothing to fetch, ...) is skipped with a "skipped" event, so a script derived from
+// another run can be replayed with actions removed or inserted.
+
+// runScript executes the script.
+func (w *world) runScript(script []ScriptedAction) {
+	for i := range script {
+		a := &script[i]
+		w.step++
+		w.action = a.Kind
+		w.stats.Actions[a.Kind]++
+		w.clock.advance(a.Kind)
+		if !w.doScripted(a) {
+			w.emitRaw("skipped", -1, fmt.Sprintf("script action %d (%s %s %s) does not apply", i, a.Kind, a.Process, a.Topic))
+		}
+	}
+}
+
+// doScripted performs one scripted action and reports whether it applied.
+func (w *world) doScripted(a *ScriptedAction) bool {
+	if a.Process != "" {
+		return w.doScriptedProcess(a, w.procByName(a.Process))
+	}
+	t, named := w.topicByName[a.Topic]
+	switch a.Kind {
+	case ActRetention:
+		w.retention()
+		return true
+	case ActTxnClose:
+		if !w.ext.open {
+			return false
+		}
+		w.txnClose(a.Commit)
+		return true
+	case ActRecreateTopic:
+		if !named || !w.topics[t].spec.External {
+			return false
+		}
+		w.recreateTopic(t)
+		return true
+	}
+	if !named || w.topics[t].inc < 0 {
+		return false
+	}
+	c := w.chanOf(w.topics[t].inc, int(a.Partition))
+	if c < 0 {
+		return false
+	}
+	return w.doScriptedTopic(a, t, c)
+}
+
+// doScriptedTopic performs a scripted action on live channel c of topic t.
+func (w *world) doScriptedTopic(a *ScriptedAction, t int, c int32) bool {
+	switch a.Kind {
+	case ActProducePlain, ActProduceCorrupt:
+		switch {
+		case a.Causes != nil || a.Header != nil:
+			w.produceForged(c, w.causesOf(a.Causes), a.Header, a.Key, a.Value)
+		case a.Kind == ActProduceCorrupt:
+			w.produceCorrupt(c)
+		case a.Key != nil || a.Value != nil:
+			w.produce(c, message{kind: msgPlain}, a.Key, a.Value, nil)
+		default:
+			w.producePlain(c)
+		}
+	case ActProduceStamped:
+		r := w.resolveRef(a.Observe)
+		if r == 0 {
+			return false
+		}
+		w.produceStamped(c, r)
+	case ActTxnAbort:
+		w.txnAbort(c, 1)
+	case ActTxnOpen:
+		if w.ext.open {
+			return false
+		}
+		w.txnOpen(c, 1)
+	case ActDeleteRecords:
+		if a.Offset > int64(w.offsets(c).HighWatermark) {
+			return false
+		}
+		w.deleteRecords(c, a.Offset)
+	case ActDeleteTopic:
+		if !w.topics[t].spec.External {
+			return false
+		}
+		w.deleteTopic(t)
+	default:
+		return false
+	}
+	return true
+}
+
+// doScriptedProcess performs a scripted action on process p.
+func (w *world) doScriptedProcess(a *ScriptedAction, p *proc) bool {
+	running := p.status == procRunning
+	switch a.Kind {
+	case ActFeed:
+		pc := w.scriptedChannel(p, a)
+		if !running || pc == nil || !pc.received || !p.feedable(pc) {
+			return false
+		}
+		p.feed(pc)
+	case ActStart:
+		if p.status != procDown {
+			return false
+		}
+		p.start(true)
+	case ActRewind:
+		pc := w.scriptedChannel(p, a)
+		if p.status != procDown || pc == nil || !w.alive(pc.ch) {
+			return false
+		}
+		w.rewind(p, pc, a.Offset)
+	case ActRedeclare:
+		t, ok := w.topicByName[a.Topic]
+		if p.status != procDown || !ok || p.declares(t) == a.Add {
+			return false
+		}
+		w.redeclare(p, t)
+	default:
+		if !running {
+			return false
+		}
+		w.doProcess(a.Kind, p)
+	}
+	return true
+}
+
+// scriptedChannel returns p's state for the channel a names (its task partition of a.Topic's
+// resolved incarnation), or the first received channel when a.Topic is empty.
+func (w *world) scriptedChannel(p *proc, a *ScriptedAction) *pcState {
+	if a.Topic == "" {
+		for _, pc := range p.recv {
+			if p.feedable(pc) {
+				return pc
+			}
+		}
+		return nil
+	}
+	t := w.topicByName[a.Topic]
+	for _, pc := range p.recv {
+		if w.chans[pc.ch].topic == t {
+			return pc
+		}
+	}
+	return nil
+}
+
+// procByName returns the named process (Validate guarantees it exists).
+func (w *world) procByName(name string) *proc {
+	for _, p := range w.procs {
+		if p.spec.Name == name {
+			return p
+		}
+	}
+	panic("sim: unknown process " + name)
+}
+
+// causesOf resolves scripted cause references against current incarnations.
+func (w *world) causesOf(refs []CauseRef) node.Causes {
+	var out node.Causes
+	for _, r := range refs {
+		t, ok := w.topicByName[r.Topic]
+		if !ok || w.topics[t].inc < 0 {
+			continue
+		}
+		if c := w.chanOf(w.topics[t].inc, int(r.Partition)); c >= 0 {
+			out.Merge(w.chans[c].nc, node.Offset(r.Position))
+		}
+	}
+	return out
+}
+
+// resolveRef returns the committed record a reference names, or 0.
+func (w *world) resolveRef(r CauseRef) uint64 {
+	t, ok := w.topicByName[r.Topic]
+	if !ok || w.topics[t].inc < 0 {
+		return 0
+	}
+	c := w.chanOf(w.topics[t].inc, int(r.Partition))
+	if c < 0 {
+		return 0
+	}
+	return w.recordAt(c, r.Position)
+}
