@@ -64,7 +64,7 @@ func (e *Engine) deliver(i, j int) (Delivery, bool) {
 		e.fail(r)
 		return Delivery{}, false
 	}
-	e.past.MergeFrom(m.Causes)
+	mergeCauses(&e.past, m.Causes)
 	e.counters.CausesMerged += uint64(m.Causes.Len()) + 1
 	return Delivery{Channel: m.Channel, Position: m.Position, Record: m.Record, Causes: m.Causes}, true
 }
@@ -99,21 +99,24 @@ func (v *engineView) Settled(ch Channel) (Offset, bool) {
 // find returns the index of ch among the received channels, or -1.
 func (v *engineView) find(ch Channel) int {
 	chans := v.e.chans
-	if v.cur > 0 && v.cur <= len(chans) && compareChannels(chans[v.cur-1].ch, ch) >= 0 {
-		if compareChannels(chans[v.cur-1].ch, ch) == 0 {
-			return v.cur - 1
+	if v.cur > 0 {
+		if chans[v.cur-1].ch == ch {
+			return v.cur - 1 // Settled after Receives of the same cause
 		}
-		return v.e.index(ch) // a query behind the cursor: not the gate's order
+		if compareChannels(chans[v.cur-1].ch, ch) > 0 {
+			return v.e.index(ch) // a query behind the cursor: not the gate's order
+		}
 	}
 	for v.cur < len(chans) {
-		r := compareChannels(chans[v.cur].ch, ch)
-		if r > 0 {
+		c := chans[v.cur].ch
+		if c == ch {
+			v.cur++
+			return v.cur - 1
+		}
+		if compareChannels(c, ch) > 0 {
 			return -1
 		}
 		v.cur++
-		if r == 0 {
-			return v.cur - 1
-		}
 	}
 	return -1
 }

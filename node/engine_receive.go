@@ -81,7 +81,7 @@ func (e *Engine) extractCauses(ch Channel, pos Offset, headers []Header) (Causes
 // width), so it is recomputed only when the merge added channels.
 func (e *Engine) mergeFrontier(causes Causes, ch Channel, pos Offset) *Refusal {
 	n := e.frontier.Len()
-	e.frontier.MergeFrom(causes)
+	mergeCauses(&e.frontier, causes)
 	e.counters.CausesMerged += uint64(causes.Len())
 	return e.checkFrontierSize(n, ch, pos)
 }
