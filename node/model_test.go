@@ -14,10 +14,10 @@ import (
 // incremental bookkeeping. It implements SPEC §1.3–§3 and §2.3 straight from the text.
 type refModel struct {
 	// Committed-form state.
-	fed   map[Channel]Offset
-	held  map[Channel][]refMsg
-	seen  map[Cause]bool // every pair the frontier took in: received causes and delivered coordinates
-	past  map[Cause]bool // every cause of every delivered message
+	fed  map[Channel]Offset
+	held map[Channel][]refMsg
+	seen map[Cause]bool // every pair the frontier took in: received causes and delivered coordinates
+	past map[Cause]bool // every cause of every delivered message
 	// Per execution.
 	received []Channel
 	floor    map[Channel]Offset
