@@ -16,21 +16,36 @@ import (
 
 var benchChecksum int64
 
+// BenchmarkModelProduce appends to four partitions. retained=1024 trims each partition to its
+// last ~1024 offsets as retention would (the simulator's steady state); retained=all lets the log
+// grow to millions of entries, where slice growth and GC scanning of the log dominate.
 func BenchmarkModelProduce(b *testing.B) {
-	m := NewSeededModel(1)
-	id, _ := m.CreateTopic("bench", 4)
-	rec := Record{Value: []byte("value")}
-	var sum int64
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		o, err := m.Produce(TopicPartition{id, Partition(i & 3)}, rec, ProduceIdempotent)
-		if err != nil {
-			b.Fatal(err)
+	for _, retained := range []int{1024, 0} {
+		name := "retained=all"
+		if retained > 0 {
+			name = "retained=" + itoa(retained)
 		}
-		sum += int64(o)
+		b.Run(name, func(b *testing.B) {
+			m := NewSeededModel(1)
+			id, _ := m.CreateTopic("bench", 4)
+			rec := Record{Value: []byte("value")}
+			var sum int64
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				tp := TopicPartition{id, Partition(i & 3)}
+				o, err := m.Produce(tp, rec, ProduceIdempotent)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if retained > 0 && int(o)%retained == retained-1 {
+					_ = m.DeleteRecords(tp, o+1-Offset(retained))
+				}
+				sum += int64(o)
+			}
+			benchChecksum = sum
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+		})
 	}
-	benchChecksum = sum
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
 
 func BenchmarkModelFetch(b *testing.B) {
@@ -66,8 +81,9 @@ func BenchmarkModelFetch(b *testing.B) {
 	}
 }
 
-// BenchmarkModelMixed interleaves what a simulated step does: a transaction with two
-// produces, an offset send and a commit, plus fetches and an offset listing.
+// BenchmarkModelMixed interleaves what a simulated step does: a plain produce and a fetch on the
+// input, a transaction with two produces, an offset send and a commit, an offset listing and a
+// fetch on the output; logs are trimmed to ~1024 offsets as retention would.
 func BenchmarkModelMixed(b *testing.B) {
 	m := NewSeededModel(1)
 	in, _ := m.CreateTopic("in", 1)
@@ -75,24 +91,31 @@ func BenchmarkModelMixed(b *testing.B) {
 	p, _ := m.InitTransactions("task")
 	tpIn := TopicPartition{in, 0}
 	rec := Record{Value: []byte("v")}
+	offsets := make([]GroupOffset, 1)
 	var dst []FetchedRecord
 	var sum int64
 	from := Offset(0)
 	const opsPerIteration = 9
 	b.ReportAllocs()
-	for b.Loop() {
+	for i := 0; b.Loop(); i++ {
 		_, _ = m.Produce(tpIn, rec, ProducePlain)
 		dst, from, _ = m.FetchInto(dst[:0], tpIn, from, 4)
 		_ = m.BeginTransaction(p)
 		o1, _ := m.ProduceTx(p, TopicPartition{out, 0}, rec)
 		o2, _ := m.ProduceTx(p, TopicPartition{out, 1}, rec)
-		_ = m.SendOffsetsToTransaction(p, "g", []GroupOffset{{tpIn, from}})
+		offsets[0] = GroupOffset{tpIn, from}
+		_ = m.SendOffsetsToTransaction(p, "g", offsets)
 		if err := m.CommitTransaction(p); err != nil {
 			b.Fatal(err)
 		}
 		offs, _ := m.ListOffsets(TopicPartition{out, 0})
 		dst, _, _ = m.FetchInto(dst[:0], TopicPartition{out, 1}, o2, 1)
 		sum += int64(o1) + int64(offs.LastStable) + int64(len(dst))
+		if i%512 == 511 {
+			_ = m.DeleteRecords(tpIn, from)
+			_ = m.DeleteRecords(TopicPartition{out, 0}, o1)
+			_ = m.DeleteRecords(TopicPartition{out, 1}, o2)
+		}
 	}
 	benchChecksum = sum
 	b.ReportMetric(float64(b.N*opsPerIteration)/b.Elapsed().Seconds(), "ops/s")

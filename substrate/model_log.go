@@ -72,7 +72,11 @@ func (p *modelPartition) raiseLogStart(to Offset) {
 	p.logStart = min(to, p.highWatermark())
 	dead := int(p.logStart - p.base)
 	if dead >= 64 && dead*2 >= len(p.entries) {
-		p.entries = append([]logEntry(nil), p.entries[dead:]...)
+		// Shift in place: the backing array is reused, so a log held at a steady size by
+		// retention stops allocating.
+		n := copy(p.entries, p.entries[dead:])
+		clear(p.entries[n:])
+		p.entries = p.entries[:n]
 		p.base = p.logStart
 	}
 }
