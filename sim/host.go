@@ -62,6 +62,7 @@ type proc struct {
 	// pcs is every channel the process ever received, lifetime.
 	pcs map[int32]*pcState
 
+	drains     int  // drains begun, lifetime (a pending message that outlives one was held back)
 	stepDirty  bool // the current step has work a commit would persist
 	drainable  bool // something was fed or restored since the last drain
 	stepChans  []int32
@@ -105,6 +106,7 @@ type pendingMsg struct {
 	pos       int64
 	fedMicros int64
 	fedStep   int
+	fedDrains int // the process's drain count at receipt
 }
 
 // injectedCauses is the refusal ledger: the faults the run injected that entitle a process to

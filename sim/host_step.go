@@ -51,6 +51,10 @@ func (p *proc) feed(pc *pcState) {
 	pc.readPos, pc.lastFed = int64(next), pos
 	p.stepDirty, p.drainable = true, true
 	p.chargeWork()
+	if rerr == nil && w.hooks != nil && w.hooks.refeed != nil && w.hooks.refeed(p.idx) {
+		w.checkFeed(p, pc, pos, uid)
+		_, rerr = p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
+	}
 	if rerr != nil {
 		p.refuse(rerr)
 		return
@@ -91,6 +95,7 @@ func (p *proc) drain() {
 	w := p.w
 	p.o.beginStep(p)
 	p.drainable = false
+	p.drains++
 	for {
 		d, ok := p.eng.Next()
 		if !ok {
@@ -156,6 +161,10 @@ func (p *proc) send(em Emission, tsMicros int64) bool {
 			panic(fmt.Sprintf("sim: begin transaction of %s: %v", p.spec.Name, err))
 		}
 		p.txnOpen = true
+	}
+	if w.hooks != nil && w.hooks.stamp != nil {
+		last := &stamped.Headers[len(stamped.Headers)-1]
+		last.Value = w.hooks.stamp(p.idx, c, int64(w.offsets(c).HighWatermark), last.Value)
 	}
 	rec := substrate.Record{Key: stamped.Key, Value: stamped.Value, TimestampMicros: stamped.TimestampMicros}
 	rec.Headers = make([]substrate.Header, len(stamped.Headers))

@@ -147,7 +147,7 @@ func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
 	if found {
 		return
 	}
-	pc.pending = slices.Insert(pc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step})
+	pc.pending = slices.Insert(pc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step, fedDrains: p.drains})
 	o.undo = append(o.undo, undoEntry{kind: undoPendingAdd, pc: pc, idx: i})
 }
 
@@ -179,7 +179,7 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	if j := pc.pendingIndex(uid); j >= 0 {
 		pm := pc.pending[j]
 		sample.holdMicros = w.clock.nowMicros - pm.fedMicros
-		if pm.fedStep != w.step {
+		if p.drains > pm.fedDrains+1 { // it survived a drain after its receipt: it was held back
 			o.stepHeldRe++
 		}
 		pc.pending = slices.Delete(pc.pending, j, j+1)

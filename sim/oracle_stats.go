@@ -14,7 +14,7 @@ type Stats struct {
 	Actions      [numActionKinds]int `json:"-"`
 	Deliveries   int                 `json:"deliveries"`
 	Holds        int                 `json:"holds"`
-	HeldReleased int                 `json:"held_then_released"`
+	HeldReleased int                 `json:"held_then_released"` // delivered after surviving a drain (or a restart) held back
 	Duplicates   int                 `json:"duplicates_dropped"`
 	Sent         int                 `json:"sent"`
 	Produced     int                 `json:"produced"`

@@ -105,8 +105,13 @@ func Run(scn *Scenario, set Settings, ch Chooser, opts RunOptions) *Result {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
-	w := newWorld(scn, &set, ch, &opts)
-	w.hooks = opts.hooks
+	return newWorld(scn, &set, ch, &opts).run()
+}
+
+// run executes the phases of a run and returns its result.
+func (w *world) run() *Result {
+	w.hooks = w.opts.hooks
+	scn := w.scn
 	for _, p := range w.procs {
 		w.step++
 		w.action = ActStart
@@ -118,7 +123,7 @@ func Run(scn *Scenario, set Settings, ch Chooser, opts RunOptions) *Result {
 		w.safetyPhase()
 	}
 	w.stats.SafetySteps = w.step
-	if set.LivenessStepsMax > 0 {
+	if w.set.LivenessStepsMax > 0 {
 		w.livenessPhase()
 		w.checkLiveness()
 	}

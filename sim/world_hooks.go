@@ -6,4 +6,9 @@ package sim
 type testHooks struct {
 	// startPosition may replace the start position the host reports for channel c of process p.
 	startPosition func(p int, c int32, s int64) int64
+	// stamp may replace the parsley.causes value of an emission by process p to channel c,
+	// whose offset will be next.
+	stamp func(p int, c int32, next int64, value []byte) []byte
+	// refeed, when it returns true, makes the host feed the record it just fed once more.
+	refeed func(p int) bool
 }

@@ -1,0 +1,309 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// Each criterion fires on a constructed violation: a scripted scenario run with an engine
+// sabotage mode, the host sabotage, or a test hook that tampers with the world, next to the same
+// script run honestly, which must be clean.
+
+// act builds a scripted action.
+func act(k ActionKind, process, topic string) ScriptedAction {
+	return ScriptedAction{Kind: k, Process: process, Topic: topic}
+}
+
+// diamond is in → p1 → mid, and p2 receiving in and mid (sending to out).
+func diamond(script ...ScriptedAction) *Scenario {
+	return &Scenario{
+		Name: "diamond",
+		Topics: []TopicSpec{
+			{Name: "in", Partitions: 1, External: true},
+			{Name: "mid", Partitions: 1},
+			{Name: "out", Partitions: 1},
+		},
+		Processes: []ProcessSpec{
+			{Name: "p1", Receives: []string{"in"}, Sends: []string{"mid"}},
+			{Name: "p2", Receives: []string{"in", "mid"}, Sends: []string{"out"}},
+		},
+		Script: script,
+	}
+}
+
+// twoInputs is one process p receiving the external topics in and x, sending to out.
+func twoInputs(script ...ScriptedAction) *Scenario {
+	return &Scenario{
+		Name: "two-inputs",
+		Topics: []TopicSpec{
+			{Name: "in", Partitions: 1, External: true},
+			{Name: "x", Partitions: 1, External: true},
+			{Name: "out", Partitions: 1},
+		},
+		Processes: []ProcessSpec{{Name: "p", Receives: []string{"in", "x"}, Sends: []string{"out"}}},
+		Script:    script,
+	}
+}
+
+// runScripted runs a scripted scenario with the given options; liveness switches the final phase on.
+func runScripted(scn *Scenario, opts RunOptions, liveness bool) *Result {
+	set := Settings{Seed: 1}
+	if liveness {
+		set.LivenessStepsMax = 1000
+	}
+	return Run(scn, set, NewRandomChooser(1), opts)
+}
+
+// expect asserts that the sabotaged result has a violation of crit and the honest one none.
+func expect(t *testing.T, crit Criterion, honest, broken *Result) {
+	t.Helper()
+	if honest.Verdict != "pass" {
+		t.Fatalf("honest run: %v", honest.Violations)
+	}
+	for _, v := range broken.Violations {
+		if v.Criterion == crit {
+			if v.Process < 0 && crit != CritRestartInvisibility || v.Detail == "" {
+				t.Fatalf("%s violation without process or detail: %v", crit, v)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s violation; got %v", crit, broken.Violations)
+}
+
+// diamondInversion feeds p2 the effect (from mid) before its cause (from in).
+var diamondInversion = []ScriptedAction{
+	{Kind: ActProducePlain, Topic: "in"},
+	act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""),
+	act(ActFeed, "p2", "mid"), act(ActDrain, "p2", ""), act(ActCommit, "p2", ""),
+	act(ActFeed, "p2", "in"), act(ActDrain, "p2", ""), act(ActCommit, "p2", ""),
+}
+
+func TestCheckS1CausalOrder(t *testing.T) {
+	honest := runScripted(diamond(diamondInversion...), RunOptions{}, true)
+	broken := runScripted(diamond(diamondInversion...), RunOptions{Sabotage: node.SabotageIgnoreCauses}, true)
+	expect(t, CritS1, honest, broken)
+	// The honest p2 delivers the cause (in) first, then the effect (mid).
+	if got := honest.Deliveries[1]; len(got) != 2 || got[0] != 1 {
+		t.Fatalf("honest p2 delivered %v, want the cause m1 first", got)
+	}
+}
+
+func TestCheckS1LifetimeInversion(t *testing.T) {
+	// A delivery order the delivery-time check never saw (tampered history): the effect m2
+	// (true past {in@0}) is delivered before its cause m1 on a channel p2 receives.
+	scn := diamond()
+	w := newWorld(scn, &Settings{Seed: 1}, NewRandomChooser(1), &RunOptions{})
+	in, mid := w.chanOf(w.topics[0].inc, 0), w.chanOf(w.topics[1].inc, 0)
+	m1 := w.newMessage(message{ch: in, pos: 0, sender: -1, kind: msgPlain, state: msgCommitted})
+	m2 := w.newMessage(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
+		past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})})
+	p := w.procs[1]
+	p.pc(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
+	p.pc(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
+	w.checkCausalOrderLifetime()
+	if len(w.violations) != 1 || w.violations[0].Criterion != CritS1 || !strings.Contains(w.violations[0].Detail, "m1") {
+		t.Fatalf("lifetime check: %v", w.violations)
+	}
+	p.pc(in).delivered[0].index, p.pc(mid).delivered[0].index = 0, 1
+	w.violations = nil
+	w.checkCausalOrderLifetime()
+	if len(w.violations) != 0 {
+		t.Fatalf("lifetime check on the right order: %v", w.violations)
+	}
+}
+
+func TestCheckS2NoDuplicates(t *testing.T) {
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "in"},
+		act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActStop, "p1", ""),
+		{Kind: ActRewind, Process: "p1", Topic: "in", Offset: 0},
+		act(ActStart, "p1", ""), act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""),
+	}
+	honest := runScripted(diamond(script...), RunOptions{}, false)
+	broken := runScripted(diamond(script...), RunOptions{Sabotage: node.SabotageRedeliverRefeeds}, false)
+	expect(t, CritS2, honest, broken)
+}
+
+// blockedHead puts on x a head that waits for in@0 and, behind it, a headerless record.
+var blockedHead = []ScriptedAction{
+	{Kind: ActProducePlain, Topic: "in"},
+	{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+	{Kind: ActProducePlain, Topic: "x"},
+	act(ActFeed, "p", "x"), act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+}
+
+func TestCheckS3FIFO(t *testing.T) {
+	honest := runScripted(twoInputs(blockedHead...), RunOptions{}, true)
+	broken := runScripted(twoInputs(blockedHead...), RunOptions{Sabotage: node.SabotageNoFIFO}, true)
+	expect(t, CritS3, honest, broken)
+}
+
+func TestCheckS7Undecodable(t *testing.T) {
+	script := []ScriptedAction{
+		{Kind: ActProduceCorrupt, Topic: "in"},
+		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+	}
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageUndecodableAsAbsent}, false)
+	expect(t, CritS7, honest, broken)
+	if honest.Stats.Refusals["UNDECODABLE_METADATA"] != 1 {
+		t.Fatalf("honest refusals %v", honest.Stats.Refusals)
+	}
+}
+
+func TestCheckS8BelowLogStart(t *testing.T) {
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
+		{Kind: ActDeleteRecords, Topic: "in", Offset: 2},
+		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+	}
+	// The honest host started before the truncation, so its fetch below the log start refuses.
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{HostSabotage: HostResetPastLogStart}, false)
+	expect(t, CritS8, honest, broken)
+}
+
+func TestCheckS9DeadHolds(t *testing.T) {
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+		act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: ActDeleteTopic, Topic: "x"},
+		{Kind: ActProducePlain, Topic: "in"},
+		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+	}
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageDeliverPastDeadHolds}, false)
+	expect(t, CritS9, honest, broken)
+}
+
+func TestCheckRecreation(t *testing.T) {
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "in"},
+		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: ActRecreateTopic, Topic: "in"},
+		{Kind: ActProducePlain, Topic: "x"},
+		act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+	}
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageIgnoreRecreation}, false)
+	expect(t, CritRecreation, honest, broken)
+}
+
+// heldCauseThenSend feeds p2 a held effect (waiting for in@0), then a deliverable record on y,
+// whose forwarding must express the held effect's causes and nothing beyond what p2 saw.
+func heldCauseThenSend() *Scenario {
+	return &Scenario{
+		Name: "held-cause",
+		Topics: []TopicSpec{
+			{Name: "in", Partitions: 1, External: true},
+			{Name: "y", Partitions: 1, External: true},
+			{Name: "mid", Partitions: 1},
+			{Name: "out", Partitions: 1},
+		},
+		Processes: []ProcessSpec{
+			{Name: "p1", Receives: []string{"in"}, Sends: []string{"mid"}},
+			{Name: "p2", Receives: []string{"in", "mid", "y"}, Sends: []string{"out"}},
+		},
+		Script: []ScriptedAction{
+			{Kind: ActProducePlain, Topic: "in"},
+			act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""),
+			{Kind: ActProducePlain, Topic: "y"},
+			act(ActFeed, "p2", "mid"), act(ActFeed, "p2", "y"), act(ActDrain, "p2", ""), act(ActCommit, "p2", ""),
+		},
+	}
+}
+
+func TestCheckStruct15Expressed(t *testing.T) {
+	honest := runScripted(heldCauseThenSend(), RunOptions{}, true)
+	broken := runScripted(heldCauseThenSend(), RunOptions{Sabotage: node.SabotageSkipReceiptMerge}, true)
+	expect(t, CritStruct15, honest, broken)
+}
+
+func TestCheckOverexpression(t *testing.T) {
+	honest := runScripted(heldCauseThenSend(), RunOptions{}, true)
+	broken := runScripted(heldCauseThenSend(), RunOptions{Sabotage: node.SabotageOverexpress}, true)
+	expect(t, CritOverexpression, honest, broken)
+}
+
+func TestCheckStruct12Unassigned(t *testing.T) {
+	var world *world
+	hooks := &testHooks{stamp: func(p int, c int32, next int64, value []byte) []byte {
+		// Name a position far beyond everything assigned on the channel being written.
+		return node.Encode(node.CausesOf(node.Cause{Channel: world.chans[c].nc, Position: node.Offset(next + 100)}))
+	}}
+	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", "")}
+	honest := runScripted(diamond(script...), RunOptions{}, false)
+	broken := runWithWorld(diamond(script...), RunOptions{hooks: hooks}, &world)
+	expect(t, CritStruct12, honest, broken)
+}
+
+func TestCheckStruct14OwnChannel(t *testing.T) {
+	var world *world
+	hooks := &testHooks{stamp: func(p int, c int32, next int64, value []byte) []byte {
+		// Name the emission's own position on its own channel.
+		return node.Encode(node.CausesOf(node.Cause{Channel: world.chans[c].nc, Position: node.Offset(next)}))
+	}}
+	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", "")}
+	honest := runScripted(diamond(script...), RunOptions{}, false)
+	broken := runWithWorld(diamond(script...), RunOptions{hooks: hooks}, &world)
+	expect(t, CritStruct14, honest, broken)
+}
+
+// runWithWorld runs scn without liveness, exposing the world to hooks through *out.
+func runWithWorld(scn *Scenario, opts RunOptions, out **world) *Result {
+	set := Settings{Seed: 1}
+	w := newWorld(scn, &set, NewRandomChooser(1), &opts)
+	*out = w
+	return w.run()
+}
+
+func TestCheckOverRefusal(t *testing.T) {
+	hooks := &testHooks{refeed: func(p int) bool { return true }}
+	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p", "in")}
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
+	expect(t, CritOverRefusal, honest, broken)
+}
+
+func TestCheckHostH1(t *testing.T) {
+	hooks := &testHooks{refeed: func(p int) bool { return true }}
+	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p", "in")}
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
+	expect(t, CritHost, honest, broken)
+}
+
+func TestCheckHostH2(t *testing.T) {
+	// A host that reports the high watermark as the start position covers records never fed.
+	starts := 0
+	hooks := &testHooks{startPosition: func(p int, c int32, s int64) int64 {
+		if starts++; starts == 1 {
+			return s // the first execution starts honestly
+		}
+		return s + 2
+	}}
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
+		act(ActFeed, "p", "in"), act(ActCommit, "p", ""), act(ActStop, "p", ""), act(ActStart, "p", ""),
+	}
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
+	expect(t, CritHost, honest, broken)
+}
+
+func TestCheckLiveness(t *testing.T) {
+	// SILENT_DROP drops position 3: the fourth record is fed and never delivered.
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
+		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
+	}
+	honest := runScripted(twoInputs(script...), RunOptions{}, true)
+	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageSilentDrop}, true)
+	expect(t, CritLiveness, honest, broken)
+	if honest.Stats.Deliveries != 4 {
+		t.Fatalf("honest run delivered %d of 4", honest.Stats.Deliveries)
+	}
+}
