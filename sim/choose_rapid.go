@@ -4,38 +4,50 @@ import "pgregory.net/rapid"
 
 // RapidChooser draws every decision from a *rapid.T, using the decision's label as the draw label,
 // so a rapid.Check over runs shrinks a failing schedule automatically and prints it as a labelled
-// list of draws. Every non-zero option is one branch of equal standing (weights only say which
-// options are on); rapid shrinks a draw toward 0, that is toward the first enabled option in offer
-// order.
+// list of draws.
+//
+// Each decision is one draw u in [0, sum(weights)) mapped to the option whose weight interval
+// holds it, so schedules follow the run's weights as the seeded chooser's do (a uniform pick among
+// the enabled options would mostly feed and rarely fault). rapid shrinks u toward 0, that is
+// toward the first enabled option in offer order. A decision with one enabled option draws
+// nothing.
 type RapidChooser struct {
 	t    *rapid.T
-	gens map[int]*rapid.Generator[int] // IntRange(0, n-1) by n; reused across draws
-	on   []int                         // scratch: indices of the non-zero options
+	gens map[uint64]*rapid.Generator[uint64] // Uint64Range(0, total-1) by total; reused
 }
 
 // NewRapidChooser returns a chooser drawing from t.
 func NewRapidChooser(t *rapid.T) *RapidChooser {
-	return &RapidChooser{t: t, gens: make(map[int]*rapid.Generator[int])}
+	return &RapidChooser{t: t, gens: make(map[uint64]*rapid.Generator[uint64])}
 }
 
-// Choose draws one of the non-zero options from rapid.
+// Choose draws one of the non-zero options from rapid, in proportion to the weights.
 func (c *RapidChooser) Choose(label string, weights []uint32) int {
-	c.on = c.on[:0]
+	var total uint64
+	on, only := 0, -1
 	for i, w := range weights {
+		total += uint64(w)
 		if w > 0 {
-			c.on = append(c.on, i)
+			on, only = on+1, i
 		}
 	}
-	if len(c.on) == 0 {
+	switch on {
+	case 0:
 		panic("sim: RapidChooser.Choose(" + label + "): every weight is zero")
+	case 1:
+		return only // no branch: do not spend a draw rapid would have to shrink
 	}
-	if len(c.on) == 1 {
-		return c.on[0] // no branch: do not spend a draw rapid would have to shrink
-	}
-	gen, ok := c.gens[len(c.on)]
+	gen, ok := c.gens[total]
 	if !ok {
-		gen = rapid.IntRange(0, len(c.on)-1)
-		c.gens[len(c.on)] = gen
+		gen = rapid.Uint64Range(0, total-1)
+		c.gens[total] = gen
 	}
-	return c.on[gen.Draw(c.t, label)]
+	u := gen.Draw(c.t, label)
+	for i, w := range weights {
+		if u < uint64(w) {
+			return i
+		}
+		u -= uint64(w)
+	}
+	panic("sim: RapidChooser.Choose: unreachable")
 }

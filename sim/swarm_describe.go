@@ -60,7 +60,7 @@ var sabotageNeeds = map[string][]ActionKind{
 	"SILENT_DROP":             everySeed,
 	"REDELIVER_REFEEDS":       {ActRewind},
 	"UNDECODABLE_AS_ABSENT":   {ActProduceCorrupt},
-	"DROP_HELD":               {ActCrash},
+	"DROP_HELD":               {ActCrash, ActStop, ActMigrate},
 	"IGNORE_REMOVED_CHANNELS": {ActRedeclare},
 	"IGNORE_RECREATION":       {ActRecreateTopic},
 	"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},
@@ -76,7 +76,8 @@ func SabotageNeeds(mode string) ([]ActionKind, bool) {
 
 // Eligible reports whether a run with these settings can expose the sabotage mode: the mode acts
 // on every seed, or the settings switch on a fault class it needs (rewinds for REDELIVER_REFEEDS,
-// corrupt produce for UNDECODABLE_AS_ABSENT, crashes for DROP_HELD, redeclarations for
+// corrupt produce for UNDECODABLE_AS_ABSENT, crashes or other restarts
+// (stop, migrate) for DROP_HELD, redeclarations for
 // IGNORE_REMOVED_CHANNELS, recreation for IGNORE_RECREATION, topic deletion for
 // DELIVER_PAST_DEAD_HOLDS, truncation for RESET_PAST_LOG_START). Catch rates are reported over
 // all seeds and over the eligible ones. An unknown mode, or one without a rule, is never

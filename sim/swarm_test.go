@@ -98,7 +98,7 @@ func TestEligible(t *testing.T) {
 	needs := map[string][]ActionKind{
 		"REDELIVER_REFEEDS":       {ActRewind},
 		"UNDECODABLE_AS_ABSENT":   {ActProduceCorrupt},
-		"DROP_HELD":               {ActCrash},
+		"DROP_HELD":               {ActCrash, ActStop, ActMigrate},
 		"IGNORE_REMOVED_CHANNELS": {ActRedeclare},
 		"IGNORE_RECREATION":       {ActRecreateTopic},
 		"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},
