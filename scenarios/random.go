@@ -1,0 +1,49 @@
+package scenarios
+
+import "github.com/parsleysim/parsleysim/sim"
+
+// RandomName is the registry name of the random (swarm) scenario, the default of simrun.
+const RandomName = "random"
+
+// Random returns the random scenario for a seed: the topology RandomTopology generates, each
+// process forwarding every delivery to its sent topics while the record's hop count is below the
+// run's ForwardHopsMax (damped forwarding: cycles terminate). Large topologies forward each
+// delivery to one sent topic, chosen by key, so traffic stays proportional to what is produced.
+// opts.Processes must be 0 or at least 2; Lookup(RandomName).Build checks it and returns an
+// error instead of panicking.
+func Random(seed uint64, opts RandomOptions) *sim.Scenario {
+	topo, err := RandomTopology(seed, opts)
+	if err != nil {
+		panic(err)
+	}
+	return topo.Scenario(RandomName, len(topo.Processes) > smallProcessesMax)
+}
+
+// Scenario turns the topology into a simulator scenario named name, with the default forwarding
+// logic; fanoutOne sends each delivery to one sent topic instead of all.
+func (t *Topology) Scenario(name string, fanoutOne bool) *sim.Scenario {
+	scn := &sim.Scenario{Name: name}
+	for _, tp := range t.Topics {
+		scn.Topics = append(scn.Topics, sim.TopicSpec{Name: tp.Name, Partitions: tp.Partitions, External: tp.External})
+	}
+	for _, p := range t.Processes {
+		scn.Processes = append(scn.Processes, sim.ProcessSpec{
+			Name: p.Name, Task: p.Task, Receives: p.Receives, Sends: p.Sends, FanoutOne: fanoutOne,
+		})
+	}
+	return scn
+}
+
+func init() {
+	Register(Builder{
+		Name:    RandomName,
+		Summary: "swarm: 2-7 processes over 1-3 external topics, per-seed features and faults (--processes N: a large generated topology)",
+		Build: func(seed uint64, opts Options) (*sim.Scenario, error) {
+			topo, err := RandomTopology(seed, RandomOptions{Processes: opts.Processes})
+			if err != nil {
+				return nil, err
+			}
+			return topo.Scenario(RandomName, len(topo.Processes) > smallProcessesMax), nil
+		},
+	})
+}

@@ -1,0 +1,116 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// Spec names one run completely, as the command line and a replay file give it: scenario, seed,
+// sabotage (an engine mode or a host mode such as RESET_PAST_LOG_START) and the overrides. The
+// same Spec and the same choices are the same run.
+type Spec struct {
+	Scenario  string // registry name; "" means RandomName
+	Seed      uint64
+	Sabotage  string // engine or host sabotage mode name; "" or "NONE" is honest
+	Steps     int    // safety-step override; 0 = from the seed
+	Processes int    // scenario size override; 0 = the scenario's own
+}
+
+// Prepared is a Spec resolved into what sim.Run takes.
+type Prepared struct {
+	Spec     Spec
+	Scenario *sim.Scenario
+	Settings sim.Settings
+	Options  sim.RunOptions // sabotage set; sinks and streams left for the caller
+}
+
+// SabotageNames returns every valid --sabotage name: the engine modes in node's order, then the
+// host's RESET_PAST_LOG_START.
+func SabotageNames() []string {
+	var names []string
+	for _, m := range node.SabotageModes() {
+		names = append(names, m.String())
+	}
+	return append(names, sim.HostResetPastLogStart.String())
+}
+
+// IsHostSabotage reports whether name is a host (not engine) sabotage mode.
+func IsHostSabotage(name string) bool { return name == sim.HostResetPastLogStart.String() }
+
+// ParseSabotage resolves a --sabotage name into the engine and host modes it sets (at most one is
+// not honest; "" and "NONE" are honest). An unknown name is an error listing the valid ones.
+func ParseSabotage(name string) (node.Sabotage, sim.HostSabotage, error) {
+	if name == "" {
+		return node.SabotageNone, sim.HostHonest, nil
+	}
+	return sim.ParseSabotage(name)
+}
+
+// Normalize returns the spec with its defaults spelled out: scenario RandomName when empty, and
+// "" for an honest run written "NONE". Two specs that run alike normalize alike.
+func (s Spec) Normalize() Spec {
+	if s.Scenario == "" {
+		s.Scenario = RandomName
+	}
+	if s.Sabotage == "NONE" {
+		s.Sabotage = ""
+	}
+	return s
+}
+
+// Prepare builds the scenario, expands the settings from the seed and applies the overrides.
+// Errors name the bad input (unknown scenario or sabotage, a bad override).
+func (s Spec) Prepare() (*Prepared, error) {
+	s = s.Normalize()
+	if s.Steps < 0 {
+		return nil, fmt.Errorf("--steps must be at least 1, got %d", s.Steps)
+	}
+	engine, host, err := ParseSabotage(s.Sabotage)
+	if err != nil {
+		return nil, err
+	}
+	scn, err := Build(s.Scenario, s.Seed, Options{Processes: s.Processes})
+	if err != nil {
+		return nil, err
+	}
+	set := sim.ExpandSettings(s.Seed)
+	if s.Steps > 0 {
+		set.SafetySteps = s.Steps
+	}
+	// A large topology needs a longer liveness phase to quiesce: scale the bound with the
+	// processes beyond the default topology's size.
+	set.LivenessStepsMax = max(set.LivenessStepsMax, 200*len(scn.Processes))
+	return &Prepared{Spec: s, Scenario: scn, Settings: set,
+		Options: sim.RunOptions{Sabotage: engine, HostSabotage: host}}, nil
+}
+
+// ReplayOf records a finished run of this Spec as a replay file's contents.
+func (s Spec) ReplayOf(res *sim.Result, hash string) *sim.Replay {
+	s = s.Normalize()
+	r := &sim.Replay{Scenario: s.Scenario, Seed: s.Seed, Steps: s.Steps, Processes: s.Processes,
+		Verdict: res.Verdict, Hash: hash, Choices: res.Choices}
+	if IsHostSabotage(s.Sabotage) {
+		r.HostSabotage = s.Sabotage
+	} else {
+		r.Sabotage = s.Sabotage
+	}
+	return r
+}
+
+// SpecOfReplay returns the Spec a replay file records. A file naming both an engine and a host
+// sabotage is an error (simrun never writes one).
+func SpecOfReplay(r *sim.Replay) (Spec, error) {
+	s := Spec{Scenario: r.Scenario, Seed: r.Seed, Steps: r.Steps, Processes: r.Processes, Sabotage: r.Sabotage}
+	if r.HostSabotage != "" {
+		if r.Sabotage != "" {
+			return Spec{}, fmt.Errorf("replay names both sabotage %s and host-sabotage %s; a run has at most one", r.Sabotage, r.HostSabotage)
+		}
+		if !IsHostSabotage(r.HostSabotage) {
+			return Spec{}, fmt.Errorf("unknown host-sabotage %q (valid: %s)", r.HostSabotage, sim.HostResetPastLogStart)
+		}
+		s.Sabotage = r.HostSabotage
+	}
+	return s, nil
+}
