@@ -25,11 +25,13 @@ type command struct {
 // an entry point that reads no stdin can be adapted with withoutStdin.
 var commands = []command{
 	{"decode", "decode a parsley.causes header value: decode [--json] [--base64] [HEX | -]", runDecode},
+	{"replay", "re-run a saved run exactly, hash included: replay [-v] [--json] [--trace FILE] FILE", withoutStdin(replayMain)},
+	{"list", "list the scenarios and sabotage modes, one line each: list [--json]", withoutStdin(listMain)},
 }
 
 // defaultRun is what simrun does when the first argument names no subcommand: the simulator's
 // default run takes the whole argument list as its flags.
-var defaultRun = runNotBuilt
+var defaultRun = withoutStdin(runMain)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

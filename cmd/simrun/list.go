@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// listEntry is one line of `simrun list`: a scenario or a sabotage mode.
+type listEntry struct {
+	Kind    string `json:"kind"` // "scenario", "sabotage" (engine) or "host-sabotage"
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+}
+
+// listMain is `simrun list [--json]`: every scenario and every sabotage mode, one line each.
+func listMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simrun list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "print a JSON array instead of lines")
+	if err := fs.Parse(args); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "simrun list: %v\n", err)
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "simrun list: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	entries := listEntries()
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(entries)
+		return exitPass
+	}
+	for _, e := range entries {
+		fmt.Fprintf(stdout, "%-13s  %-28s  %s\n", e.Kind, e.Name, e.Summary)
+	}
+	return exitPass
+}
+
+// listEntries returns the scenarios (sorted by name), then the sabotage modes (engine modes in
+// node's order, then host modes), each with what it needs to be caught.
+func listEntries() []listEntry {
+	var out []listEntry
+	for _, name := range scenarios.Names() {
+		b, _ := scenarios.Lookup(name)
+		out = append(out, listEntry{Kind: "scenario", Name: name, Summary: b.Summary})
+	}
+	for _, name := range scenarios.SabotageNames() {
+		kind := "sabotage"
+		if scenarios.IsHostSabotage(name) {
+			kind = "host-sabotage"
+		}
+		out = append(out, listEntry{Kind: kind, Name: name, Summary: eligibility(name)})
+	}
+	return out
+}
+
+// eligibility says which seeds can expose a sabotage mode (sim.SabotageNeeds).
+func eligibility(mode string) string {
+	needs, ok := sim.SabotageNeeds(mode)
+	switch {
+	case !ok:
+		return "no seed is eligible: its guard is unreachable by a host keeping the in-order feed"
+	case len(needs) == 0:
+		return "eligible on every seed"
+	}
+	names := make([]string, len(needs))
+	for i, k := range needs {
+		names[i] = k.String()
+	}
+	return "eligible when the seed switches on " + strings.Join(names, " or ")
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// replayMain is `simrun replay [-v] [--json] [--trace FILE] FILE`: it re-runs a saved run from its
+// replay file with the recorded choices and checks that it reproduced the recording exactly — the
+// same choices consumed, the same verdict and the same trace hash. Exit 0 or 1 with the run's
+// verdict when it reproduced; 2 for a bad file or a run that diverged from its recording.
+func replayMain(args []string, stdout, stderr io.Writer) int {
+	return cli{stdout: stdout, stderr: stderr}.replay(args)
+}
+
+func (c cli) replay(args []string) int {
+	fs := flag.NewFlagSet("simrun replay", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	var o outputs
+	fs.StringVar(&o.tracePath, "trace", "", "write every event as JSON lines to `FILE`")
+	fs.BoolVar(&o.verbose, "v", false, "print the readable timeline of every event")
+	fs.BoolVar(&o.jsonOut, "json", false, "print one JSON object instead of the human report")
+	fs.Usage = func() { fmt.Fprintf(c.stderr, "usage: simrun replay [-v] [--json] [--trace FILE] FILE\n") }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitUsage
+		}
+		fmt.Fprintf(c.stderr, "simrun replay: %v\n", err)
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(c.stderr, "simrun replay: want exactly one replay FILE, got %d arguments\n", fs.NArg())
+		return exitUsage
+	}
+	if o.verbose && o.jsonOut {
+		fmt.Fprintf(c.stderr, "simrun replay: -v and --json cannot be used together (both write to standard output)\n")
+		return exitUsage
+	}
+	rec, err := sim.LoadReplay(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(c.stderr, "simrun replay: %v\n", err)
+		return exitUsage
+	}
+	spec, err := scenarios.SpecOfReplay(rec)
+	var prep *scenarios.Prepared
+	if err == nil {
+		prep, err = spec.Prepare()
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "simrun replay: %s: %v\n", fs.Arg(0), err)
+		return exitUsage
+	}
+	chooser := sim.NewReplayChooser(rec.Choices)
+	out := c.execute(prep, chooser, o)
+	if out.err != nil {
+		fmt.Fprintf(c.stderr, "simrun replay: %v\n", out.err)
+		return exitUsage
+	}
+	out.replayErr = divergence(rec, chooser, out)
+	if o.jsonOut {
+		writeJSON(c.stdout, prep, out, "")
+	} else {
+		printReport(c.stdout, prep, out, "")
+	}
+	if out.replayErr != nil {
+		fmt.Fprintf(c.stderr, "simrun replay: %s did not reproduce its run: %v\n", fs.Arg(0), out.replayErr)
+		return exitUsage
+	}
+	if !o.jsonOut {
+		fmt.Fprintf(c.stdout, "reproduced: %d choices, verdict %s, hash %s as recorded\n", len(rec.Choices), out.res.Verdict, out.hash)
+	}
+	if out.res.Verdict != "pass" {
+		return exitViolation
+	}
+	return exitPass
+}
+
+// divergence says how a replayed run differs from its recording, or returns nil if it reproduced
+// it exactly: every recorded choice used and valid, and the recorded verdict and hash (when the
+// file has them) matched.
+func divergence(rec *sim.Replay, ch *sim.ReplayChooser, out outcome) error {
+	if err := ch.Err(); err != nil {
+		return err
+	}
+	if n := ch.Remaining(); n > 0 {
+		return fmt.Errorf("the run ended with %d of %d recorded choices unused", n, len(rec.Choices))
+	}
+	if rec.Verdict != "" && rec.Verdict != out.res.Verdict {
+		return fmt.Errorf("verdict %s, recorded %s", out.res.Verdict, rec.Verdict)
+	}
+	if rec.Hash != "" && rec.Hash != out.hash {
+		return fmt.Errorf("trace hash %s, recorded %s", out.hash, rec.Hash)
+	}
+	return nil
+}

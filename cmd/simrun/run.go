@@ -1,0 +1,473 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// Exit codes (DESIGN principle 5).
+const (
+	exitPass      = 0
+	exitViolation = 1
+	exitUsage     = 2
+)
+
+// reproPrefix starts every printed reproduction command: run from the repository root.
+const reproPrefix = "go run ./cmd/simrun"
+
+// cli is where a command writes and where it saves automatic replay files; tests give their own.
+type cli struct {
+	stdout, stderr io.Writer
+	dir            string // directory for automatic replay files ("" = current directory)
+}
+
+// runArgs are the default run's flags (simrun --seed N ...), with defaults.
+type runArgs struct {
+	spec             scenarios.Spec
+	seedGiven        bool
+	tracePath        string
+	savePath         string
+	verbose          bool
+	jsonOut          bool
+	checkDeterminism bool
+}
+
+// runMain is the default command: one reproducible run of a scenario (simrun --seed N ...).
+func runMain(args []string, stdout, stderr io.Writer) int {
+	return cli{stdout: stdout, stderr: stderr}.run(args)
+}
+
+func (c cli) run(args []string) int {
+	a, err := parseRunArgs(args, c.stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(c.stderr, "simrun: %v\n", err)
+		}
+		return exitUsage
+	}
+	prep, err := a.spec.Prepare()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "simrun: %v\n", err)
+		return exitUsage
+	}
+	out := c.execute(prep, sim.NewRandomChooser(a.spec.Seed), a.outputs())
+	if out.err != nil {
+		fmt.Fprintf(c.stderr, "simrun: %v\n", out.err)
+		return exitUsage
+	}
+	if a.checkDeterminism {
+		rep := checkDeterminism(prep)
+		out.determinism = &rep
+	}
+	return c.finish(prep, out, a)
+}
+
+// parseRunArgs parses and checks the default run's flags; every error names the flag.
+func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
+	a := &runArgs{}
+	fs := flag.NewFlagSet("simrun", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Func("seed", "run seed (an unsigned 64-bit integer; random and printed if omitted)", func(v string) error {
+		seed, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want an unsigned 64-bit integer, got %q", v)
+		}
+		a.spec.Seed, a.seedGiven = seed, true
+		return nil
+	})
+	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
+	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
+	fs.IntVar(&a.spec.Steps, "steps", 0, "safety-phase action budget (default: 250-500, from the seed)")
+	fs.IntVar(&a.spec.Processes, "processes", 0, "generate a topology of N processes (random scenario)")
+	fs.StringVar(&a.tracePath, "trace", "", "write every event as JSON lines to `FILE`")
+	fs.StringVar(&a.savePath, "save", "", "write the replay file to `FILE` (automatic on a violation)")
+	fs.BoolVar(&a.verbose, "v", false, "print the readable timeline of every event")
+	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human report")
+	fs.BoolVar(&a.checkDeterminism, "check-determinism", false, "run twice and name the first differing step")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (subcommands: replay, list, decode; flags: simrun -h)", fs.Arg(0))
+	}
+	if a.verbose && a.jsonOut {
+		return nil, errors.New("-v and --json cannot be used together (both write to standard output)")
+	}
+	if set := setFlags(fs); set["steps"] && a.spec.Steps < 1 {
+		return nil, fmt.Errorf("--steps must be at least 1, got %d", a.spec.Steps)
+	}
+	if a.spec.Processes < 0 || a.spec.Processes == 1 {
+		return nil, fmt.Errorf("--processes must be at least 2, got %d", a.spec.Processes)
+	}
+	if _, _, err := scenarios.ParseSabotage(a.spec.Sabotage); err != nil {
+		return nil, fmt.Errorf("--sabotage: %v", err)
+	}
+	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {
+		return nil, fmt.Errorf("--scenario: unknown scenario %q (known: %s)", a.spec.Scenario, strings.Join(scenarios.Names(), ", "))
+	}
+	if !a.seedGiven {
+		a.spec.Seed = rand.Uint64() // the one place a seed is not given: printed with the result
+	}
+	return a, nil
+}
+
+// setFlags returns the names of the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// outputs turns the run's output flags into the sinks' configuration.
+func (a *runArgs) outputs() outputs {
+	return outputs{tracePath: a.tracePath, verbose: a.verbose, jsonOut: a.jsonOut}
+}
+
+// outputs say where a run's events go besides the hash.
+type outputs struct {
+	tracePath string
+	verbose   bool
+	jsonOut   bool
+}
+
+// outcome is a finished run and everything the report needs.
+type outcome struct {
+	res         *sim.Result
+	hash        string
+	events      int
+	determinism *sim.DeterminismReport
+	replayErr   error // a replay that diverged from its recording
+	err         error // an output problem (the trace file could not be written)
+}
+
+// execute runs the prepared scenario with ch, sending events to the hash and to the sinks the
+// outputs ask for. The human header (settings) is printed first so a person sees what this seed
+// does before the first step.
+func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcome {
+	hash := sim.NewHashSink()
+	opts := prep.Options
+	opts.Sinks = []sim.TraceSink{hash}
+	var flushers []func() error
+	if o.tracePath != "" {
+		f, err := os.Create(o.tracePath)
+		if err != nil {
+			return outcome{err: fmt.Errorf("--trace: %w", err)}
+		}
+		defer f.Close()
+		js := sim.NewJSONLinesSink(f)
+		opts.Sinks = append(opts.Sinks, js)
+		flushers = append(flushers, js.Flush)
+	}
+	if !o.jsonOut {
+		printHeader(c.stdout, prep)
+	}
+	if o.verbose {
+		tl := sim.NewTimelineSink(c.stdout)
+		opts.Sinks = append(opts.Sinks, tl)
+		flushers = append(flushers, tl.Flush)
+	}
+	res := sim.Run(prep.Scenario, prep.Settings, ch, opts)
+	out := outcome{res: res, hash: hash.Sum(), events: hash.Events()}
+	for _, flush := range flushers {
+		if err := flush(); err != nil && out.err == nil {
+			out.err = fmt.Errorf("writing the trace: %w", err)
+		}
+	}
+	return out
+}
+
+// checkDeterminism runs the prepared scenario twice more with fresh choosers and compares.
+func checkDeterminism(prep *scenarios.Prepared) sim.DeterminismReport {
+	return sim.CheckDeterminism(func(sink sim.TraceSink) {
+		opts := prep.Options
+		opts.Sinks = []sim.TraceSink{sink}
+		sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(prep.Spec.Seed), opts)
+	})
+}
+
+// finish saves the replay file when asked or on a violation, prints the report and returns the
+// exit code. A failed save is reported but never loses the result.
+func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs) int {
+	savePath := a.savePath
+	if savePath == "" && out.res.Verdict != "pass" {
+		savePath = filepath.Join(c.dir, autoReplayName(prep.Spec))
+	}
+	var saveErr error
+	if savePath != "" {
+		saveErr = sim.SaveReplay(savePath, replayFile(prep.Spec, out))
+		if saveErr != nil {
+			savePath = ""
+		}
+	}
+	if a.jsonOut {
+		writeJSON(c.stdout, prep, out, savePath)
+	} else {
+		printReport(c.stdout, prep, out, savePath)
+	}
+	if saveErr != nil {
+		fmt.Fprintf(c.stderr, "simrun: %v\n", saveErr)
+	}
+	if out.determinism != nil && !(out.determinism.Identical && out.determinism.HashesSame) {
+		return exitViolation
+	}
+	if out.res.Verdict != "pass" {
+		return exitViolation
+	}
+	return exitPass
+}
+
+// autoReplayName is the file a violating run saves its replay to: scenario, seed and sabotage.
+func autoReplayName(s scenarios.Spec) string {
+	name := fmt.Sprintf("simrun-%s-%d", s.Scenario, s.Seed)
+	if s.Sabotage != "" && s.Sabotage != "NONE" {
+		name += "-" + s.Sabotage
+	}
+	return name + ".replay"
+}
+
+// replayFile records the run with its violations as comments for a person reading the file.
+func replayFile(s scenarios.Spec, out outcome) *sim.Replay {
+	r := s.ReplayOf(out.res, out.hash)
+	for _, v := range out.res.Violations {
+		r.Notes = append(r.Notes, "violation: "+v.String())
+	}
+	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(s))
+	return r
+}
+
+// rerunCommand is the command that repeats a run from its seed.
+func rerunCommand(s scenarios.Spec) string {
+	cmd := fmt.Sprintf("%s --seed %d", reproPrefix, s.Seed)
+	if s.Scenario != "" && s.Scenario != scenarios.RandomName {
+		cmd += " --scenario " + s.Scenario
+	}
+	if s.Sabotage != "" && s.Sabotage != "NONE" {
+		cmd += " --sabotage " + s.Sabotage
+	}
+	if s.Steps > 0 {
+		cmd += fmt.Sprintf(" --steps %d", s.Steps)
+	}
+	if s.Processes > 0 {
+		cmd += fmt.Sprintf(" --processes %d", s.Processes)
+	}
+	return cmd
+}
+
+// jsonReport is the --json output: one object per run.
+type jsonReport struct {
+	Seed          uint64          `json:"seed"`
+	Scenario      string          `json:"scenario"`
+	Sabotage      string          `json:"sabotage"`
+	Verdict       string          `json:"verdict"`
+	Violations    []sim.Violation `json:"violations"`
+	Stats         any             `json:"stats"`
+	Steps         int             `json:"steps"`
+	Events        int             `json:"events"`
+	Hash          string          `json:"hash"`
+	ReplayFile    string          `json:"replay_file,omitempty"`
+	ReplayCommand string          `json:"replay_command,omitempty"`
+	Deterministic *bool           `json:"deterministic,omitempty"`
+	Determinism   string          `json:"determinism,omitempty"`
+	ReplayError   string          `json:"replay_error,omitempty"`
+}
+
+func writeJSON(w io.Writer, prep *scenarios.Prepared, out outcome, savePath string) {
+	rep := jsonReport{Seed: prep.Spec.Seed, Scenario: prep.Scenario.Name, Sabotage: noneIfEmpty(prep.Spec.Sabotage),
+		Verdict: out.res.Verdict, Violations: out.res.Violations, Stats: out.res.Stats, Steps: out.res.Steps,
+		Events: out.events, Hash: out.hash, ReplayFile: savePath}
+	if rep.Violations == nil {
+		rep.Violations = []sim.Violation{}
+	}
+	if savePath != "" {
+		rep.ReplayCommand = reproPrefix + " replay " + savePath
+	}
+	if d := out.determinism; d != nil {
+		ok := d.Identical && d.HashesSame
+		rep.Deterministic, rep.Determinism = &ok, d.String()
+	}
+	if out.replayErr != nil {
+		rep.ReplayError = out.replayErr.Error()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(rep)
+}
+
+func noneIfEmpty(s string) string {
+	if s == "" {
+		return "NONE"
+	}
+	return s
+}
+
+// printHeader prints what the run is before its first step: scenario, seed, sabotage, the
+// topology's size (and, for the random scenario, its features) and every setting, seed first.
+func printHeader(w io.Writer, prep *scenarios.Prepared) {
+	s := prep.Spec
+	fmt.Fprintf(w, "simrun: scenario %s, seed %d, sabotage %s\n", prep.Scenario.Name, s.Seed, noneIfEmpty(s.Sabotage))
+	channels := 0
+	for _, t := range prep.Scenario.Topics {
+		channels += t.Partitions
+	}
+	fmt.Fprintf(w, "topology: %d processes, %d topics, %d channels", len(prep.Scenario.Processes), len(prep.Scenario.Topics), channels)
+	if prep.Scenario.Name == scenarios.RandomName {
+		if topo, err := scenarios.RandomTopology(s.Seed, scenarios.RandomOptions{Processes: s.Processes}); err == nil {
+			fmt.Fprintf(w, "; features %s", scenarios.FeatureNames(topo.Features()))
+		}
+	}
+	fmt.Fprintf(w, "\nsettings:\n%s", indent(prep.Settings.Describe(), "  "))
+}
+
+// printReport prints what the run exercised, each violation, the verdict, the hash and, on a
+// violation, where the replay was saved and the commands that reproduce it.
+func printReport(w io.Writer, prep *scenarios.Prepared, out outcome, savePath string) {
+	fmt.Fprintf(w, "exercised:\n%s", indent(strings.Join(wrapFields(statsFields("", out.res.Stats), 96), "\n")+"\n", "  "))
+	if n := len(out.res.Violations); n > 0 {
+		fmt.Fprintf(w, "violations (%d):\n", n)
+		for _, v := range out.res.Violations {
+			fmt.Fprintf(w, "  %s\n", v)
+		}
+	}
+	verdict := "PASS"
+	if out.res.Verdict != "pass" {
+		verdict = "VIOLATION (" + strings.Join(criteria(out.res.Violations), ", ") + ")"
+	}
+	fmt.Fprintf(w, "verdict: %s\n", verdict)
+	fmt.Fprintf(w, "steps: %d, events: %d\n", out.res.Steps, out.events)
+	fmt.Fprintf(w, "hash: %s\n", out.hash)
+	if out.determinism != nil {
+		fmt.Fprintf(w, "determinism: %s\n", out.determinism)
+	}
+	if savePath != "" {
+		fmt.Fprintf(w, "replay saved to %s\n", savePath)
+	}
+	if out.res.Verdict != "pass" {
+		if savePath != "" {
+			fmt.Fprintf(w, "reproduce: %s replay %s\n", reproPrefix, savePath)
+		}
+		fmt.Fprintf(w, "   re-run: %s\n", rerunCommand(prep.Spec))
+	}
+}
+
+// criteria returns the distinct criteria of the violations, in first-seen order.
+func criteria(vs []sim.Violation) []string {
+	var out []string
+	for _, v := range vs {
+		c := string(v.Criterion)
+		if !contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func indent(text, prefix string) string {
+	lines := strings.SplitAfter(text, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		if l != "" {
+			b.WriteString(prefix + l)
+		}
+	}
+	return b.String()
+}
+
+// wrapFields joins "name=value" fields into lines of at most width characters.
+func wrapFields(fields []string, width int) []string {
+	var lines []string
+	line := ""
+	for _, f := range fields {
+		if line != "" && len(line)+1+len(f) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += "  "
+		}
+		line += f
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// statsFields renders a stats value as "name=value" fields in declaration order: numbers and
+// strings as they are, nested structs with a dotted prefix, maps with sorted keys as
+// name[key]=value, slices by their length. Field names are the JSON names, so the human report
+// and --json agree. It reads whatever sim.Stats holds, so new counters show up without a change
+// here.
+func statsFields(prefix string, v any) []string {
+	return appendFields(nil, prefix, reflect.ValueOf(v))
+}
+
+func appendFields(out []string, prefix string, v reflect.Value) []string {
+	switch v.Kind() {
+	case reflect.Invalid:
+		return out
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return out
+		}
+		return appendFields(out, prefix, v.Elem())
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name := jsonName(f)
+			if name == "-" {
+				continue
+			}
+			if prefix != "" {
+				name = prefix + "." + name
+			}
+			out = appendFields(out, name, v.Field(i))
+		}
+		return out
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		for _, k := range keys {
+			out = appendFields(out, fmt.Sprintf("%s[%v]", prefix, k), v.MapIndex(k))
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		return append(out, fmt.Sprintf("%s.len=%d", prefix, v.Len()))
+	default:
+		return append(out, fmt.Sprintf("%s=%v", prefix, v))
+	}
+}
+
+// jsonName is a struct field's JSON name (its tag's name, or the field name).
+func jsonName(f reflect.StructField) string {
+	tag := f.Tag.Get("json")
+	if name, _, _ := strings.Cut(tag, ","); name != "" {
+		return name
+	}
+	return f.Name
+}

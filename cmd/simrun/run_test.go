@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/scenarios"
+)
+
+// invoke runs the default command in-process with replay files going to dir.
+func invoke(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cli{stdout: &out, stderr: &errb, dir: dir}.run(args)
+	return code, out.String(), errb.String()
+}
+
+var hexHash = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+func TestRunJSONShape(t *testing.T) {
+	code, out, errs := invoke(t, t.TempDir(), "--seed", "1", "--steps", "60", "--json")
+	if code != exitPass && code != exitViolation {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("--json output is not one JSON object: %v\n%s", err, out)
+	}
+	if seed, ok := got["seed"].(float64); !ok || seed != 1 {
+		t.Errorf(`"seed" = %v, want the number 1`, got["seed"])
+	}
+	verdict, _ := got["verdict"].(string)
+	if verdict != "pass" && verdict != "violation" {
+		t.Errorf(`"verdict" = %v`, got["verdict"])
+	}
+	if (verdict == "pass") != (code == exitPass) {
+		t.Errorf("verdict %s but exit %d", verdict, code)
+	}
+	if _, ok := got["violations"].([]any); !ok {
+		t.Errorf(`"violations" = %v, want an array`, got["violations"])
+	}
+	if _, ok := got["stats"].(map[string]any); !ok {
+		t.Errorf(`"stats" = %v, want an object`, got["stats"])
+	}
+	if h, _ := got["hash"].(string); !hexHash.MatchString(h) {
+		t.Errorf(`"hash" = %v, want 16 hex digits`, got["hash"])
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--sabotage", "NOPE"}, append([]string{`"NOPE"`}, scenarios.SabotageNames()...)},
+		{[]string{"-v", "--json"}, []string{"-v", "--json"}},
+		{[]string{"--seed", "abc"}, []string{"-seed", `"abc"`}},
+		{[]string{"--seed", "-1"}, []string{"-seed", `"-1"`}},
+		{[]string{"--steps", "0"}, []string{"--steps", "0"}},
+		{[]string{"--processes", "1"}, []string{"--processes", "1"}},
+		{[]string{"--scenario", "nope"}, []string{`"nope"`, "random"}},
+		{[]string{"--bogus"}, []string{"bogus"}},
+		{[]string{"stray"}, []string{`"stray"`}},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := invoke(t, t.TempDir(), tc.args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stdout %s", code, exitUsage, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+		})
+	}
+	if !strings.Contains(strings.Join(scenarios.SabotageNames(), " "), "RESET_PAST_LOG_START") {
+		t.Error("RESET_PAST_LOG_START is not a valid --sabotage name")
+	}
+}
+
+func TestRunHumanReportAndTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl")
+	code, out, errs := invoke(t, dir, "--seed", "2", "--steps", "50", "--trace", trace)
+	if code == exitUsage {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"seed 2", "settings:", "safety_steps             50", "exercised:", "verdict: ", "hash: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "settings:"), strings.Index(out, "verdict:"); i < 0 || j < i {
+		t.Errorf("settings are not printed before the verdict")
+	}
+	f, err := os.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); lines++ {
+		if !json.Valid(sc.Bytes()) {
+			t.Fatalf("trace line %d is not JSON: %s", lines+1, sc.Text())
+		}
+	}
+	m := regexp.MustCompile(`events: (\d+)`).FindStringSubmatch(out)
+	if m == nil || m[1] != itoa(lines) {
+		t.Fatalf("trace has %d lines, report says %v", lines, m)
+	}
+}
+
+func TestRunWithoutSeedPrintsOne(t *testing.T) {
+	code, out, errs := invoke(t, t.TempDir(), "--steps", "10", "--json")
+	if code == exitUsage {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct{ Seed *uint64 }
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Seed == nil {
+		t.Fatalf("no seed printed: %v\n%s", err, out)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
