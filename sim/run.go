@@ -52,8 +52,12 @@ type RunOptions struct {
 	HostSabotage HostSabotage  // host sabotage (zero = honest)
 	Streams      Streams       // if zero, NewStreams(set.Seed)
 	Sinks        []TraceSink   // every event goes to each, in order
+	// RecordScript makes Result.Script the safety phase's actions as a script: the same run
+	// replayed as Scenario.Script, robust to actions being removed or inserted.
+	RecordScript bool
 
-	hooks *testHooks
+	hooks   *testHooks
+	restart *restartPoint
 }
 
 // Result is the outcome of a run.
@@ -67,6 +71,8 @@ type Result struct {
 	// Deliveries lists, per process, the uids of its committed first deliveries in delivery
 	// order (the metamorphic restart check compares them).
 	Deliveries [][]uint64 `json:"-"`
+	// Script is the safety phase as a script, when RunOptions.RecordScript was set.
+	Script []ScriptedAction `json:"-"`
 }
 
 // recorder wraps the run's Chooser and records every answer.
@@ -148,7 +154,7 @@ func (w *world) safetyPhase() {
 func (w *world) result() *Result {
 	w.stats.finish(w.clock.nowMicros, &w.lat)
 	r := &Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.violations, Stats: w.stats,
-		Steps: w.step, Choices: w.chooser.choices}
+		Steps: w.step, Choices: w.chooser.choices, Script: w.script}
 	if len(w.violations) > 0 {
 		r.Verdict = "violation"
 	}

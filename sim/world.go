@@ -52,6 +52,7 @@ type world struct {
 	ev      Event
 	hooks   *testHooks
 	weights []uint32 // reused weight buffer for target choices
+	script  []ScriptedAction
 }
 
 const recentRing = 16

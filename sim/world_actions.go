@@ -11,35 +11,85 @@ func (w *world) do(k ActionKind, masks []procMask) {
 	switch k {
 	case ActFeed, ActDrain, ActCommit, ActCrash, ActStop, ActStart, ActRewind, ActRedeclare, ActMigrate, ActZombie:
 		w.doProcess(k, w.chooseProc(k.String()+".process", k, masks))
-	case ActProducePlain:
-		w.producePlain(w.choosePartition("produce.partition", w.chooseExternal("produce.topic", false)))
-	case ActProduceCorrupt:
-		w.produceCorrupt(w.choosePartition("produce.partition", w.chooseExternal("produce.topic", false)))
-	case ActProduceStamped:
-		c := w.choosePartition("produce.partition", w.chooseExternal("produce.topic", false))
-		w.produceStamped(c, w.chooseObserved())
-	case ActTxnAbort:
-		w.txnAbort(w.choosePartition("txn.partition", w.chooseExternal("txn.topic", false)), 1+w.streams.Payloads.IntN(3))
-	case ActTxnOpen:
-		w.txnOpen(w.choosePartition("txn.partition", w.chooseExternal("txn.topic", false)), 1+w.streams.Payloads.IntN(2))
+	case ActProducePlain, ActProduceCorrupt, ActProduceStamped, ActTxnAbort, ActTxnOpen:
+		w.doProduce(k)
 	case ActTxnClose:
-		w.txnClose(w.chooser.Choose("txn-close.commit", []uint32{1, 1}) == 1)
+		commit := w.chooser.Choose("txn-close.commit", []uint32{1, 1}) == 1
+		w.record(ScriptedAction{Kind: k, Commit: commit})
+		w.txnClose(commit)
 	case ActDeleteRecords:
 		w.doDeleteRecords()
 	case ActRetention:
+		w.record(ScriptedAction{Kind: k})
 		w.retention()
-	case ActDeleteTopic:
-		w.deleteTopic(w.chooseExternal("delete.topic", false))
-	case ActRecreateTopic:
-		w.recreateTopic(w.chooseExternal("recreate.topic", true))
+	case ActDeleteTopic, ActRecreateTopic:
+		t := w.chooseExternal(k.String()+".topic", k == ActRecreateTopic)
+		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
+		if k == ActDeleteTopic {
+			w.deleteTopic(t)
+		} else {
+			w.recreateTopic(t)
+		}
+	}
+}
+
+// doProduce performs an external produce or transaction on a chosen live external partition.
+func (w *world) doProduce(k ActionKind) {
+	t := w.chooseExternal("produce.topic", false)
+	c := w.choosePartition("produce.partition", t)
+	a := ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name, Partition: w.chans[c].part}
+	switch k {
+	case ActProducePlain:
+		w.record(a)
+		w.producePlain(c)
+	case ActProduceCorrupt:
+		w.record(a)
+		w.produceCorrupt(c)
+	case ActProduceStamped:
+		r := w.chooseObserved()
+		m := &w.msgs[r-1]
+		a.Observe = CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}
+		w.record(a)
+		w.produceStamped(c, r)
+	case ActTxnAbort:
+		w.record(a)
+		w.txnAbort(c, 1+w.streams.Payloads.IntN(3))
+	case ActTxnOpen:
+		w.record(a)
+		w.txnOpen(c, 1+w.streams.Payloads.IntN(2))
 	}
 }
 
 // doProcess performs a process action on p.
 func (w *world) doProcess(k ActionKind, p *proc) {
+	a := ScriptedAction{Kind: k, Process: p.spec.Name}
 	switch k {
 	case ActFeed:
-		p.feed(w.chooseFeedChannel(p))
+		pc := w.chooseFeedChannel(p)
+		a.Topic = w.topics[w.chans[pc.ch].topic].spec.Name
+		w.record(a)
+		p.feed(pc)
+	case ActRewind:
+		pc := w.chooseRewindChannel(p)
+		target := w.chooseOffset("rewind.offset", w.rewindCandidates(pc))
+		a.Topic, a.Offset = w.topics[w.chans[pc.ch].topic].spec.Name, target
+		w.record(a)
+		w.rewind(p, pc, target)
+	case ActRedeclare:
+		if t := w.chooseRedeclareTopic(p); t >= 0 {
+			a.Topic, a.Add = w.topics[t].spec.Name, !p.declares(t)
+			w.record(a)
+			w.redeclare(p, t)
+		}
+	default:
+		w.record(a)
+		w.doLifecycle(k, p)
+	}
+}
+
+// doLifecycle performs a process action that needs no further target.
+func (w *world) doLifecycle(k ActionKind, p *proc) {
+	switch k {
 	case ActDrain:
 		p.drain()
 	case ActCommit:
@@ -52,13 +102,6 @@ func (w *world) doProcess(k ActionKind, p *proc) {
 		p.stop()
 	case ActStart:
 		p.start(true)
-	case ActRewind:
-		pc := w.chooseRewindChannel(p)
-		w.rewind(p, pc, w.chooseOffset("rewind.offset", w.rewindCandidates(pc)))
-	case ActRedeclare:
-		if t := w.chooseRedeclareTopic(p); t >= 0 {
-			w.redeclare(p, t)
-		}
 	case ActMigrate:
 		w.migrate(p)
 	case ActZombie:
@@ -133,7 +176,9 @@ func (w *world) doDeleteRecords() {
 		w.emitRaw("truncated", -1, "nothing to truncate")
 		return
 	}
-	w.deleteRecords(c, w.chooseOffset("truncate.offset", cands))
+	before := w.chooseOffset("truncate.offset", cands)
+	w.record(ScriptedAction{Kind: ActDeleteRecords, Topic: w.topics[w.chans[c].topic].spec.Name, Partition: w.chans[c].part, Offset: before})
+	w.deleteRecords(c, before)
 }
 
 func allZero(ws []uint32) bool {

@@ -22,6 +22,14 @@ func (w *world) runScript(script []ScriptedAction) {
 		if !w.doScripted(a) {
 			w.emitRaw("skipped", -1, fmt.Sprintf("script action %d (%s %s %s) does not apply", i, a.Kind, a.Process, a.Topic))
 		}
+		w.maybeRestart(i)
+	}
+}
+
+// record appends an executed action to the recorded script (RunOptions.RecordScript).
+func (w *world) record(a ScriptedAction) {
+	if w.opts.RecordScript {
+		w.script = append(w.script, a)
 	}
 }
 
@@ -132,7 +140,7 @@ func (w *world) doScriptedProcess(a *ScriptedAction, p *proc) bool {
 		if !running {
 			return false
 		}
-		w.doProcess(a.Kind, p)
+		w.doLifecycle(a.Kind, p)
 	}
 	return true
 }
