@@ -10,9 +10,9 @@ import "fmt"
 // checkOverexpression stages an OVEREXPRESSION violation for emission uid.
 func (w *world) checkOverexpression(p *proc, uid uint64) {
 	m := &w.msgs[uid-1]
-	bound := p.o.bound.c
+	bound, cur := p.o.bound.c.Pairs(), 0
 	for _, cause := range m.expressed.Pairs() {
-		if b, ok := bound.Lookup(cause.Channel); ok && cause.Position <= b {
+		if b, ok := lookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {
 			continue
 		}
 		p.o.stage(p, CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",

@@ -9,10 +9,10 @@ import "fmt"
 // checkAssigned stages a STRUCT12 violation for emission uid.
 func (w *world) checkAssigned(p *proc, uid uint64) {
 	m := &w.msgs[uid-1]
-	seen := p.o.seen.c
+	seen, cur := p.o.seen.c.Pairs(), 0
 	for _, cause := range m.expressed.Pairs() {
 		q := int64(cause.Position)
-		if s, ok := seen.Lookup(cause.Channel); ok && q <= int64(s) {
+		if s, ok := lookupFrom(seen, &cur, cause.Channel); ok && q <= int64(s) {
 			continue
 		}
 		c := w.nodeChan(cause.Channel)

@@ -10,8 +10,9 @@ import "fmt"
 // checkExpressed stages a STRUCT15 violation for emission uid.
 func (w *world) checkExpressed(p *proc, uid uint64) {
 	m := &w.msgs[uid-1]
+	expressed, cur := m.expressed.Pairs(), 0
 	for _, cause := range m.past.Pairs() {
-		if q, ok := m.expressed.Lookup(cause.Channel); ok && q >= cause.Position {
+		if q, ok := lookupFrom(expressed, &cur, cause.Channel); ok && q >= cause.Position {
 			continue
 		}
 		c := w.nodeChan(cause.Channel)

@@ -318,3 +318,15 @@ func (w *world) violate(crit Criterion, proc int, detail string) {
 		w.emitRaw("violation", proc, string(crit)+": "+detail)
 	}
 }
+
+// lookupFrom finds ch in pairs (sorted by channel) starting at cursor *i, which it advances: a
+// walk over a second sorted list in order costs O(len(pairs) + queries) in all.
+func lookupFrom(pairs []node.Cause, i *int, ch node.Channel) (node.Offset, bool) {
+	for *i < len(pairs) && pairs[*i].Channel.Compare(ch) < 0 {
+		*i++
+	}
+	if *i < len(pairs) && pairs[*i].Channel == ch {
+		return pairs[*i].Position, true
+	}
+	return 0, false
+}

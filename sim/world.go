@@ -52,6 +52,8 @@ type world struct {
 	ev      Event
 	hooks   *testHooks
 	weights []uint32 // reused weight buffer for target choices
+	// externals counts the scenario's external topics, liveExternals those live now.
+	externals, liveExternals int
 	script  []ScriptedAction
 }
 
@@ -154,6 +156,9 @@ func newWorld(scn *Scenario, set *Settings, ch Chooser, opts *RunOptions) *world
 	for i := range scn.Topics {
 		w.topics[i] = topicState{spec: &scn.Topics[i], inc: -1}
 		w.topicByName[scn.Topics[i].Name] = i
+		if scn.Topics[i].External {
+			w.externals++
+		}
 	}
 	for i := range scn.Topics {
 		w.createIncarnation(i)
@@ -192,6 +197,9 @@ func (w *world) createIncarnation(t int) int32 {
 			nc: node.Channel{Topic: node.TopicID(id), Partition: node.Partition(p)}}
 		w.chanByNode[c.nc] = int32(len(w.chans))
 		w.chans = append(w.chans, c)
+	}
+	if spec.External && w.topics[t].inc < 0 {
+		w.liveExternals++
 	}
 	w.topics[t].inc = inc
 	if spec.External && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {

@@ -10,7 +10,7 @@ func (w *world) do(k ActionKind, masks []procMask) {
 	w.clock.advance(k)
 	switch k {
 	case ActFeed, ActDrain, ActCommit, ActCrash, ActStop, ActStart, ActRewind, ActRedeclare, ActMigrate, ActZombie:
-		w.doProcess(k, w.chooseProc(k.String()+".process", k, masks))
+		w.doProcess(k, w.chooseProc(processLabels[k], k, masks))
 	case ActProducePlain, ActProduceCorrupt, ActProduceStamped, ActTxnAbort, ActTxnOpen:
 		w.doProduce(k)
 	case ActTxnClose:
@@ -23,13 +23,23 @@ func (w *world) do(k ActionKind, masks []procMask) {
 		w.record(ScriptedAction{Kind: k})
 		w.retention()
 	case ActDeleteTopic, ActRecreateTopic:
-		t := w.chooseExternal(k.String()+".topic", k == ActRecreateTopic)
+		t := w.chooseExternal(topicLabels[k], k == ActRecreateTopic)
 		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
 		if k == ActDeleteTopic {
 			w.deleteTopic(t)
 		} else {
 			w.recreateTopic(t)
 		}
+	}
+}
+
+// processLabels and topicLabels are the Chooser labels of target choices, per action kind.
+var processLabels, topicLabels [numActionKinds]string
+
+func init() {
+	for k := range numActionKinds {
+		processLabels[k] = ActionKind(k).String() + ".process"
+		topicLabels[k] = ActionKind(k).String() + ".topic"
 	}
 }
 

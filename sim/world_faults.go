@@ -70,6 +70,7 @@ func (w *world) deleteTopic(t int) {
 	must(w.sub.DeleteTopic(w.topics[t].spec.Name))
 	w.incs[inc].alive = false
 	w.topics[t].inc = -1
+	w.liveExternals--
 	w.stats.Deletions++
 	w.emitRaw("deleted", -1, fmt.Sprintf("%s#%d", w.topics[t].spec.Name, inc))
 	w.restart(affected)

@@ -55,8 +55,9 @@ func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
 	}
 	var weights [numActionKinds]uint32
 	total := uint32(0)
+	liveExt := w.liveExternals > 0
 	for k := range numActionKinds {
-		if w.set.Weights[k] == 0 || !w.kindEnabled(ActionKind(k), any) {
+		if w.set.Weights[k] == 0 || !w.kindEnabled(ActionKind(k), any, liveExt) {
 			continue
 		}
 		weights[k] = w.set.Weights[k]
@@ -68,15 +69,16 @@ func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
 	return ActionKind(w.chooser.Choose("action", weights[:])), true
 }
 
-// kindEnabled reports whether kind k has an eligible target (any: the union of process masks).
-func (w *world) kindEnabled(k ActionKind, any procMask) bool {
+// kindEnabled reports whether kind k has an eligible target (any: the union of process masks;
+// liveExt: some external topic is live).
+func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 	switch k {
 	case ActProducePlain, ActProduceCorrupt, ActTxnAbort, ActDeleteTopic:
-		return w.liveExternal() >= 0
+		return liveExt
 	case ActProduceStamped:
-		return w.recentN > 0 && w.liveExternal() >= 0
+		return w.recentN > 0 && liveExt
 	case ActTxnOpen:
-		return !w.ext.open && w.liveExternal() >= 0
+		return !w.ext.open && liveExt
 	case ActTxnClose:
 		return w.ext.open
 	case ActDeleteRecords:
@@ -84,29 +86,9 @@ func (w *world) kindEnabled(k ActionKind, any procMask) bool {
 	case ActRetention:
 		return w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0
 	case ActRecreateTopic:
-		return w.anyExternal()
+		return w.externals > 0
 	}
 	return any&(1<<k) != 0
-}
-
-// liveExternal returns the first live external topic, or -1.
-func (w *world) liveExternal() int {
-	for t := range w.topics {
-		if w.topics[t].spec.External && w.topics[t].inc >= 0 {
-			return t
-		}
-	}
-	return -1
-}
-
-// anyExternal reports whether the scenario has an external topic.
-func (w *world) anyExternal() bool {
-	for t := range w.topics {
-		if w.topics[t].spec.External {
-			return true
-		}
-	}
-	return false
 }
 
 // chooseProc picks a process whose mask has kind k.
