@@ -54,7 +54,7 @@ type world struct {
 	weights []uint32 // reused weight buffer for target choices
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
-	script  []ScriptedAction
+	script                   []ScriptedAction
 }
 
 const recentRing = 16
