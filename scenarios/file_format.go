@@ -1,0 +1,191 @@
+package scenarios
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// The writer: a *sim.Scenario with a script back to the file format, so the shrinker and the
+// explorer can emit a minimal reproduction a person reads and edits. ParseFile(Format(...))
+// gives back the same topics, processes and script.
+
+// Format writes scn (which must have a script) as a scenario file: the comment lines, the
+// settings line (only what differs from the defaults), the declarations and one line per action.
+// Consecutive identical feeds are written once with n=N.
+func Format(scn *sim.Scenario, fs FileSettings, comments ...string) []byte {
+	var b strings.Builder
+	for _, c := range comments {
+		for _, l := range strings.Split(c, "\n") {
+			b.WriteString(strings.TrimRight("# "+l, " ") + "\n")
+		}
+	}
+	if len(comments) > 0 {
+		b.WriteString("\n")
+	}
+	if s := formatSettings(fs, scn.MetadataBudgetBytes); s != "" {
+		b.WriteString(s + "\n\n")
+	}
+	for _, t := range scn.Topics {
+		fmt.Fprintf(&b, "topic %s partitions=%d", t.Name, t.Partitions)
+		if t.External {
+			b.WriteString(" external")
+		}
+		b.WriteString("\n")
+	}
+	for _, p := range scn.Processes {
+		b.WriteString(formatProcess(p) + "\n")
+	}
+	b.WriteString("\n")
+	for i := 0; i < len(scn.Script); {
+		n := 1
+		for scn.Script[i].Kind == sim.ActFeed && i+n < len(scn.Script) && sameAction(scn.Script[i], scn.Script[i+n]) {
+			n++
+		}
+		line := FormatAction(scn.Script[i])
+		if n > 1 {
+			line += fmt.Sprintf(" n=%d", n)
+		}
+		b.WriteString(line + "\n")
+		i += n
+	}
+	return []byte(b.String())
+}
+
+// formatSettings renders the settings line, or "" when everything is default.
+func formatSettings(fs FileSettings, budget int) string {
+	d := DefaultFileSettings()
+	var parts []string
+	add := func(key string, differs bool, v any) {
+		if differs || fs.Given[key] {
+			parts = append(parts, fmt.Sprintf("%s=%v", key, v))
+		}
+	}
+	add("seed", fs.Seed != d.Seed, fs.Seed)
+	add("swarm", fs.Swarm != 0, fs.Swarm)
+	add("liveness", fs.LivenessStepsMax != d.LivenessStepsMax, fs.LivenessStepsMax)
+	add("step-us", fs.StepMicros != d.StepMicros, fs.StepMicros)
+	add("retention-us", fs.RetentionMicros != 0, fs.RetentionMicros)
+	add("retention-records", fs.RetentionRecords != 0, fs.RetentionRecords)
+	add("hops", fs.HopsMax != d.HopsMax, fs.HopsMax)
+	add("budget", budget != 0, budget)
+	if len(parts) == 0 {
+		return ""
+	}
+	return "settings " + strings.Join(parts, " ")
+}
+
+// formatProcess renders a process declaration.
+func formatProcess(p sim.ProcessSpec) string {
+	s := "process " + p.Name
+	if len(p.Receives) > 0 {
+		s += " receives=" + strings.Join(p.Receives, ",")
+	}
+	if len(p.Sends) > 0 {
+		s += " sends=" + strings.Join(p.Sends, ",")
+	}
+	if p.Task != 0 {
+		s += fmt.Sprintf(" task=%d", p.Task)
+	}
+	if p.HopsMax != 0 {
+		s += fmt.Sprintf(" hops=%d", p.HopsMax)
+	}
+	if p.FanoutOne {
+		s += " fanout=one"
+	}
+	return s
+}
+
+// sameAction reports whether two actions are identical (for folding repeated feeds).
+func sameAction(a, b sim.ScriptedAction) bool {
+	return FormatAction(a) == FormatAction(b)
+}
+
+// FormatAction renders one scripted action as its file line.
+func FormatAction(a sim.ScriptedAction) string {
+	verb := a.Kind.String()
+	switch a.Kind {
+	case sim.ActFeed:
+		if a.Topic == "" {
+			return "feed " + a.Process
+		}
+		return fmt.Sprintf("feed %s topic=%s", a.Process, a.Topic)
+	case sim.ActRewind:
+		return fmt.Sprintf("rewind %s topic=%s offset=%d", a.Process, a.Topic, a.Offset)
+	case sim.ActRedeclare:
+		if a.Add {
+			return fmt.Sprintf("redeclare %s add=%s", a.Process, a.Topic)
+		}
+		return fmt.Sprintf("redeclare %s remove=%s", a.Process, a.Topic)
+	case sim.ActDrain, sim.ActCommit, sim.ActCrash, sim.ActStop, sim.ActStart, sim.ActMigrate, sim.ActZombie:
+		return verb + " " + a.Process
+	case sim.ActRetention:
+		return verb
+	case sim.ActTxnClose:
+		if a.Commit {
+			return "txn-close commit"
+		}
+		return "txn-close abort"
+	case sim.ActDeleteTopic, sim.ActRecreateTopic:
+		return verb + " " + a.Topic
+	}
+	s := fmt.Sprintf("%s topic=%s", verb, a.Topic)
+	if a.Partition != 0 {
+		s += fmt.Sprintf(" partition=%d", a.Partition)
+	}
+	switch a.Kind {
+	case sim.ActProducePlain, sim.ActProduceCorrupt:
+		s += formatProduce(a)
+	case sim.ActProduceStamped:
+		s += " observe=" + formatCause(a.Observe)
+	case sim.ActDeleteRecords:
+		s += fmt.Sprintf(" before=%d", a.Offset)
+	}
+	if a.Kind == sim.ActProducePlain {
+		s = "produce" + strings.TrimPrefix(s, "produce-plain")
+	}
+	return s
+}
+
+// formatProduce renders a produce's payload and forged header arguments.
+func formatProduce(a sim.ScriptedAction) string {
+	s := ""
+	if a.Key != nil {
+		s += " key=" + formatPayload(a.Key, false)
+	}
+	if a.Value != nil {
+		s += " value=" + formatPayload(a.Value, true)
+	}
+	switch {
+	case a.Causes != nil && len(a.Causes) == 0:
+		s += " causes=none"
+	case a.Causes != nil:
+		parts := make([]string, len(a.Causes))
+		for i, c := range a.Causes {
+			parts[i] = formatCause(c)
+		}
+		s += " causes=" + strings.Join(parts, ",")
+	case a.Header != nil:
+		s += " header=" + hex.EncodeToString(a.Header)
+	}
+	return s
+}
+
+// formatPayload renders a key or value: a label when the bytes are one (after the zero hop byte
+// for a value), otherwise 0xHEX.
+func formatPayload(b []byte, isValue bool) string {
+	if isValue && len(b) > 1 && b[0] == 0 && validLabel(string(b[1:])) {
+		return string(b[1:])
+	}
+	if !isValue && validLabel(string(b)) {
+		return string(b)
+	}
+	return "0x" + hex.EncodeToString(b)
+}
+
+// formatCause renders a cause reference as TOPIC/PARTITION@OFFSET.
+func formatCause(c sim.CauseRef) string {
+	return fmt.Sprintf("%s/%d@%d", c.Topic, c.Partition, c.Position)
+}

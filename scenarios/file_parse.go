@@ -1,0 +1,359 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// storySeparator starts a file's recorded story, as datadriven's "----" starts a directive's
+// expected output.
+const storySeparator = "----"
+
+// LoadFile reads and parses a scenario file.
+func LoadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFile(path, data)
+}
+
+// ParseFile parses a scenario file's contents; path names the file in errors and gives the
+// scenario its name (the base name without ".txt"). Every error is a *FileError naming the line
+// and what was expected.
+func ParseFile(path string, data []byte) (*File, error) {
+	name := strings.TrimSuffix(filepath.Base(path), ".txt")
+	p := &parser{f: &File{Path: path, Settings: DefaultFileSettings(),
+		Scenario: &sim.Scenario{Name: name}}, topics: map[string]bool{}, procs: map[string]bool{}}
+	lines := strings.Split(string(data), "\n")
+	var body strings.Builder
+	opening := true
+	for i, raw := range lines {
+		p.line = i + 1
+		line := strings.TrimSpace(raw)
+		if line == storySeparator {
+			p.f.StoryLine = p.line
+			p.f.Story = storyLines(lines[i+1:])
+			break
+		}
+		if i < len(lines)-1 || raw != "" {
+			body.WriteString(raw + "\n")
+		}
+		if strings.HasPrefix(line, "#") {
+			if opening {
+				p.f.Comments = append(p.f.Comments, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+			}
+			continue
+		}
+		if line == "" {
+			continue
+		}
+		opening = false
+		if err := p.parseLine(line); err != nil {
+			return nil, err
+		}
+	}
+	p.f.Body = body.String()
+	return p.finish()
+}
+
+// storyLines returns the recorded story lines, without trailing empty lines.
+func storyLines(lines []string) []string {
+	out := []string{}
+	for _, l := range lines {
+		out = append(out, strings.TrimRight(l, " \t\r"))
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// parser holds the state of one ParseFile.
+type parser struct {
+	f      *File
+	line   int
+	topics map[string]bool
+	procs  map[string]bool
+}
+
+// errorf returns a FileError at the current line.
+func (p *parser) errorf(format string, args ...any) error {
+	return &FileError{Path: p.f.Path, Line: p.line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// parseLine dispatches one non-comment line on its first word.
+func (p *parser) parseLine(line string) error {
+	words := strings.Fields(line)
+	switch words[0] {
+	case "topic":
+		return p.parseTopic(words[1:])
+	case "process":
+		return p.parseProcess(words[1:])
+	case "settings":
+		return p.parseSettings(words[1:])
+	case "expect":
+		return p.parseExpect(line)
+	}
+	if len(p.f.Scenario.Topics) == 0 || len(p.f.Scenario.Processes) == 0 {
+		return p.errorf("%q before the declarations: expected topic and process lines first", words[0])
+	}
+	n, acts, err := p.parseAction(words)
+	if err != nil {
+		return err
+	}
+	for range n {
+		p.f.Scenario.Script = append(p.f.Scenario.Script, acts...)
+		for range acts {
+			p.f.ActionLines = append(p.f.ActionLines, p.line)
+		}
+	}
+	return nil
+}
+
+// finish validates the whole file and marks the expectations that follow the last action.
+func (p *parser) finish() (*File, error) {
+	p.line = 0
+	scn := p.f.Scenario
+	if len(scn.Topics) == 0 || len(scn.Processes) == 0 {
+		return nil, p.errorf("expected at least one topic line and one process line")
+	}
+	if len(scn.Script) == 0 {
+		return nil, p.errorf("expected at least one action (a scenario file is a script)")
+	}
+	last := len(scn.Script) - 1
+	for i := range p.f.Expects {
+		e := &p.f.Expects[i]
+		if e.After == last || e.Kind == ExpectVerdict {
+			e.End = true
+		}
+		if e.Kind == ExpectRestartInvisible && e.After < 0 {
+			p.line = e.Line
+			return nil, p.errorf("expect restart-invisible must follow an action (the restart goes right after it)")
+		}
+	}
+	if err := scn.Validate(); err != nil {
+		return nil, p.errorf("%v", err)
+	}
+	return p.f, nil
+}
+
+// parseTopic parses "topic NAME [partitions=N] [external]".
+func (p *parser) parseTopic(words []string) error {
+	if len(words) == 0 || strings.Contains(words[0], "=") {
+		return p.errorf("expected: topic NAME [partitions=N] [external]")
+	}
+	name := words[0]
+	if err := p.checkName("topic", name); err != nil {
+		return err
+	}
+	if p.topics[name] {
+		return p.errorf("topic %q declared twice", name)
+	}
+	t := sim.TopicSpec{Name: name, Partitions: 1}
+	for _, w := range words[1:] {
+		if w == "external" {
+			t.External = true
+			continue
+		}
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k != "partitions" {
+			return p.errorf("unexpected %q in topic %s: expected partitions=N or external", w, name)
+		}
+		n, err := p.atoi(k, v, 1)
+		if err != nil {
+			return err
+		}
+		t.Partitions = n
+	}
+	p.topics[name] = true
+	p.f.Scenario.Topics = append(p.f.Scenario.Topics, t)
+	return nil
+}
+
+// parseProcess parses "process NAME [receives=a,b] [sends=c] [task=N] [hops=N] [fanout=one]".
+func (p *parser) parseProcess(words []string) error {
+	if len(words) == 0 || strings.Contains(words[0], "=") {
+		return p.errorf("expected: process NAME receives=T,... [sends=T,...] [task=N] [hops=N] [fanout=one]")
+	}
+	spec := sim.ProcessSpec{Name: words[0]}
+	if err := p.checkName("process", spec.Name); err != nil {
+		return err
+	}
+	if p.procs[spec.Name] {
+		return p.errorf("process %q declared twice", spec.Name)
+	}
+	args, err := p.keyValues(words[1:], "process", "receives", "sends", "task", "hops", "fanout")
+	if err != nil {
+		return err
+	}
+	if spec.Receives, err = p.topicList("receives", args["receives"]); err != nil {
+		return err
+	}
+	if spec.Sends, err = p.topicList("sends", args["sends"]); err != nil {
+		return err
+	}
+	if v, ok := args["task"]; ok {
+		if spec.Task, err = p.atoi("task", v, 0); err != nil {
+			return err
+		}
+	}
+	if v, ok := args["hops"]; ok {
+		if spec.HopsMax, err = p.atoi("hops", v, 1); err != nil {
+			return err
+		}
+	}
+	if v, ok := args["fanout"]; ok {
+		if v != "one" && v != "all" {
+			return p.errorf("fanout=%s: expected fanout=one or fanout=all", v)
+		}
+		spec.FanoutOne = v == "one"
+	}
+	p.procs[spec.Name] = true
+	p.f.Scenario.Processes = append(p.f.Scenario.Processes, spec)
+	return nil
+}
+
+// parseSettings parses "settings key=value ...".
+func (p *parser) parseSettings(words []string) error {
+	args, err := p.keyValues(words, "settings", "seed", "swarm", "liveness", "step-us", "retention-us", "retention-records", "hops", "budget")
+	if err != nil {
+		return err
+	}
+	s := &p.f.Settings
+	if s.Given == nil {
+		s.Given = map[string]bool{}
+	}
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		v := args[k]
+		s.Given[k] = true
+		var err error
+		switch k {
+		case "seed":
+			s.Seed, err = p.atou(k, v)
+		case "swarm":
+			s.Swarm, err = p.atou(k, v)
+		case "liveness":
+			s.LivenessStepsMax, err = p.atoi(k, v, 0)
+		case "step-us":
+			s.StepMicros, err = p.atoi64(k, v, 0)
+		case "retention-us":
+			s.RetentionMicros, err = p.atoi64(k, v, 0)
+		case "retention-records":
+			s.RetentionRecords, err = p.atoi(k, v, 0)
+		case "hops":
+			s.HopsMax, err = p.atoi(k, v, 1)
+		case "budget":
+			s.BudgetBytes, err = p.atoi(k, v, 0)
+			p.f.Scenario.MetadataBudgetBytes = s.BudgetBytes
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyValues parses key=value words, rejecting unknown and repeated keys.
+func (p *parser) keyValues(words []string, what string, keys ...string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || !slices.Contains(keys, k) {
+			return nil, p.errorf("unexpected %q in %s: expected one of %s=...", w, what, strings.Join(keys, "=, "))
+		}
+		if _, dup := out[k]; dup {
+			return nil, p.errorf("%s= given twice in %s", k, what)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// topicList parses a comma-separated list of declared topics.
+func (p *parser) topicList(key, v string) ([]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	names := strings.Split(v, ",")
+	for _, n := range names {
+		if err := p.knownTopic(key, n); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// knownTopic checks that name is a declared topic.
+func (p *parser) knownTopic(key, name string) error {
+	if !p.topics[name] {
+		return p.errorf("%s=%s: expected a declared topic (declared: %s)", key, name, strings.Join(p.topicNames(), ", "))
+	}
+	return nil
+}
+
+// knownProcess checks that name is a declared process.
+func (p *parser) knownProcess(verb, name string) error {
+	if !p.procs[name] {
+		var names []string
+		for _, s := range p.f.Scenario.Processes {
+			names = append(names, s.Name)
+		}
+		return p.errorf("%s %s: expected a declared process (declared: %s)", verb, name, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func (p *parser) topicNames() []string {
+	var names []string
+	for _, t := range p.f.Scenario.Topics {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// checkName checks a topic or process name: letters, digits, '_', '-' and '.'.
+func (p *parser) checkName(what, name string) error {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !isNameRune(r) }) {
+		return p.errorf("%s name %q: expected letters, digits, '_', '-' or '.'", what, name)
+	}
+	return nil
+}
+
+func isNameRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.'
+}
+
+// atoi parses key's value as an integer of at least minimum.
+func (p *parser) atoi(key, v string, minimum int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < minimum {
+		return 0, p.errorf("%s=%s: expected an integer >= %d", key, v, minimum)
+	}
+	return n, nil
+}
+
+// atoi64 parses key's value as a 64-bit integer of at least minimum.
+func (p *parser) atoi64(key, v string, minimum int64) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < minimum {
+		return 0, p.errorf("%s=%s: expected an integer >= %d", key, v, minimum)
+	}
+	return n, nil
+}
+
+// atou parses key's value as an unsigned 64-bit integer.
+func (p *parser) atou(key, v string) (uint64, error) {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, p.errorf("%s=%s: expected an unsigned integer", key, v)
+	}
+	return n, nil
+}

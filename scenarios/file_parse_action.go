@@ -1,0 +1,315 @@
+package scenarios
+
+import (
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// Script actions, one per line: a verb (sim.ActionKind's trace name; "produce" is short for
+// "produce-plain"), then a process name for the process actions, then key=value arguments.
+// FORMAT.md "Actions" lists them with an example each.
+
+// processVerbs are the actions on one process: "VERB PROCESS [args]".
+var processVerbs = map[string]sim.ActionKind{
+	"feed": sim.ActFeed, "drain": sim.ActDrain, "commit": sim.ActCommit, "crash": sim.ActCrash,
+	"stop": sim.ActStop, "start": sim.ActStart, "rewind": sim.ActRewind, "redeclare": sim.ActRedeclare,
+	"migrate": sim.ActMigrate, "zombie": sim.ActZombie,
+}
+
+// worldVerbs are the actions on the world: producers, transactions, truncation, topics.
+var worldVerbs = map[string]sim.ActionKind{
+	"produce": sim.ActProducePlain, "produce-plain": sim.ActProducePlain,
+	"produce-stamped": sim.ActProduceStamped, "produce-corrupt": sim.ActProduceCorrupt,
+	"txn-abort": sim.ActTxnAbort, "txn-open": sim.ActTxnOpen, "txn-close": sim.ActTxnClose,
+	"delete-records": sim.ActDeleteRecords, "retention": sim.ActRetention,
+	"delete-topic": sim.ActDeleteTopic, "recreate-topic": sim.ActRecreateTopic,
+}
+
+// parseAction parses one action line into its action and how many times it repeats (feed n=N).
+func (p *parser) parseAction(words []string) (int, []sim.ScriptedAction, error) {
+	verb := words[0]
+	if k, ok := processVerbs[verb]; ok {
+		if len(words) < 2 || strings.Contains(words[1], "=") {
+			return 0, nil, p.errorf("%s: expected a process name after the verb", verb)
+		}
+		if err := p.knownProcess(verb, words[1]); err != nil {
+			return 0, nil, err
+		}
+		a := sim.ScriptedAction{Kind: k, Process: words[1]}
+		n, err := p.processArgs(&a, words[2:])
+		return n, []sim.ScriptedAction{a}, err
+	}
+	if k, ok := worldVerbs[verb]; ok {
+		a := sim.ScriptedAction{Kind: k}
+		err := p.worldArgs(&a, verb, words[1:])
+		return 1, []sim.ScriptedAction{a}, err
+	}
+	return 0, nil, p.errorf("unknown line %q: expected topic, process, settings, expect or an action (%s)", verb, verbList())
+}
+
+// verbList lists every action verb, sorted.
+func verbList() string {
+	var vs []string
+	for v := range processVerbs {
+		vs = append(vs, v)
+	}
+	for v := range worldVerbs {
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	return strings.Join(vs, ", ")
+}
+
+// processArgs parses the arguments of a process action.
+func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error) {
+	verb := a.Kind.String()
+	allowed := map[sim.ActionKind][]string{
+		sim.ActFeed: {"topic", "n"}, sim.ActRewind: {"topic", "offset"}, sim.ActRedeclare: {"add", "remove"},
+	}[a.Kind]
+	args, err := p.keyValues(words, verb, allowed...)
+	if err != nil {
+		return 0, err
+	}
+	n := 1
+	switch a.Kind {
+	case sim.ActFeed:
+		if v, ok := args["topic"]; ok {
+			if err := p.knownTopic("topic", v); err != nil {
+				return 0, err
+			}
+			a.Topic = v
+		}
+		if v, ok := args["n"]; ok {
+			if n, err = p.atoi("n", v, 1); err != nil {
+				return 0, err
+			}
+		}
+	case sim.ActRewind:
+		if err := p.require(args, verb, "topic", "offset"); err != nil {
+			return 0, err
+		}
+		if err := p.knownTopic("topic", args["topic"]); err != nil {
+			return 0, err
+		}
+		a.Topic = args["topic"]
+		if a.Offset, err = p.atoi64("offset", args["offset"], 0); err != nil {
+			return 0, err
+		}
+	case sim.ActRedeclare:
+		add, hasAdd := args["add"]
+		remove, hasRemove := args["remove"]
+		if hasAdd == hasRemove {
+			return 0, p.errorf("redeclare: expected exactly one of add=TOPIC or remove=TOPIC")
+		}
+		a.Topic, a.Add = remove, hasAdd
+		if hasAdd {
+			a.Topic = add
+		}
+		if err := p.knownTopic("topic", a.Topic); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// worldArgs parses the arguments of a world action.
+func (p *parser) worldArgs(a *sim.ScriptedAction, verb string, words []string) error {
+	switch a.Kind {
+	case sim.ActRetention:
+		if len(words) > 0 {
+			return p.errorf("retention: expected no arguments")
+		}
+		return nil
+	case sim.ActTxnClose:
+		if len(words) != 1 || words[0] != "commit" && words[0] != "abort" {
+			return p.errorf("txn-close: expected txn-close commit or txn-close abort")
+		}
+		a.Commit = words[0] == "commit"
+		return nil
+	case sim.ActDeleteTopic, sim.ActRecreateTopic:
+		if len(words) != 1 || strings.Contains(words[0], "=") {
+			return p.errorf("%s: expected %s TOPIC", verb, verb)
+		}
+		a.Topic = words[0]
+		return p.knownTopic("topic", a.Topic)
+	}
+	allowed := map[sim.ActionKind][]string{
+		sim.ActProducePlain:   {"topic", "partition", "key", "value", "causes", "header"},
+		sim.ActProduceStamped: {"topic", "partition", "observe"},
+		sim.ActProduceCorrupt: {"topic", "partition", "key", "value", "causes", "header"},
+		sim.ActTxnAbort:       {"topic", "partition"},
+		sim.ActTxnOpen:        {"topic", "partition"},
+		sim.ActDeleteRecords:  {"topic", "partition", "before"},
+	}[a.Kind]
+	args, err := p.keyValues(words, verb, allowed...)
+	if err != nil {
+		return err
+	}
+	if err := p.require(args, verb, "topic"); err != nil {
+		return err
+	}
+	return p.topicArgs(a, args)
+}
+
+// topicArgs fills a world action's topic, partition and kind-specific arguments.
+func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error {
+	if err := p.knownTopic("topic", args["topic"]); err != nil {
+		return err
+	}
+	a.Topic = args["topic"]
+	if v, ok := args["partition"]; ok {
+		n, err := p.atoi("partition", v, 0)
+		if err != nil {
+			return err
+		}
+		a.Partition = int32(n)
+	}
+	var err error
+	switch a.Kind {
+	case sim.ActProducePlain, sim.ActProduceCorrupt:
+		return p.produceArgs(a, args)
+	case sim.ActProduceStamped:
+		if err := p.require(args, "produce-stamped", "observe"); err != nil {
+			return err
+		}
+		refs, err := p.causeRefs("observe", args["observe"])
+		if err != nil || len(refs) != 1 {
+			return p.errorf("observe=%s: expected one TOPIC/PARTITION@OFFSET", args["observe"])
+		}
+		a.Observe = refs[0]
+	case sim.ActDeleteRecords:
+		if err := p.require(args, "delete-records", "before"); err != nil {
+			return err
+		}
+		a.Offset, err = p.atoi64("before", args["before"], 0)
+	}
+	return err
+}
+
+// produceArgs fills a plain or forged produce: key, value (a label, or 0xHEX raw bytes), causes
+// (a forged header naming exactly these pairs; "none" for the empty frontier) or header (raw
+// header bytes in hex).
+func (p *parser) produceArgs(a *sim.ScriptedAction, args map[string]string) error {
+	var err error
+	if v, ok := args["key"]; ok {
+		if a.Key, err = p.payload("key", v, false); err != nil {
+			return err
+		}
+	}
+	if v, ok := args["value"]; ok {
+		if a.Value, err = p.payload("value", v, true); err != nil {
+			return err
+		}
+	}
+	if v, ok := args["causes"]; ok {
+		a.Causes = []sim.CauseRef{}
+		if v != "none" {
+			if a.Causes, err = p.causeRefs("causes", v); err != nil {
+				return err
+			}
+		}
+	}
+	if v, ok := args["header"]; ok {
+		if a.Causes != nil {
+			return p.errorf("produce: expected causes= or header=, not both")
+		}
+		if a.Header, err = hex.DecodeString(v); err != nil || len(a.Header) == 0 {
+			return p.errorf("header=%s: expected the header value as hex bytes, such as 01 00 written 0100", v)
+		}
+	}
+	return nil
+}
+
+// payload parses a key or value: 0xHEX is raw bytes; anything else is a label. A value label is
+// stored after a zero hop-count byte, as every external record's value starts (sim.Forward).
+func (p *parser) payload(key, v string, isValue bool) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(v, "0x"); ok {
+		b, err := hex.DecodeString(rest)
+		if err != nil {
+			return nil, p.errorf("%s=%s: expected 0x and hex bytes", key, v)
+		}
+		return b, nil
+	}
+	if !validLabel(v) {
+		return nil, p.errorf("%s=%s: expected a label of letters, digits, '_', '-', '.' or '\\'', or 0xHEX", key, v)
+	}
+	if isValue {
+		return append([]byte{0}, v...), nil
+	}
+	return []byte(v), nil
+}
+
+// validLabel reports whether s can be a record label.
+func validLabel(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !isNameRune(r) && r != '\'' })
+}
+
+// causeRefs parses "TOPIC/PARTITION@OFFSET,..." against the declared topics.
+func (p *parser) causeRefs(key, v string) ([]sim.CauseRef, error) {
+	var out []sim.CauseRef
+	for _, item := range strings.Split(v, ",") {
+		ref, ok := parseCoord(item)
+		if !ok || ref.Incarn != 0 {
+			return nil, p.errorf("%s=%s: expected TOPIC/PARTITION@OFFSET pairs separated by commas (the topic's current incarnation)", key, v)
+		}
+		if err := p.knownTopic(key, ref.Topic); err != nil {
+			return nil, err
+		}
+		out = append(out, sim.CauseRef{Topic: ref.Topic, Partition: ref.Part, Position: ref.Position})
+	}
+	return out, nil
+}
+
+// require checks that every key was given.
+func (p *parser) require(args map[string]string, verb string, keys ...string) error {
+	for _, k := range keys {
+		if _, ok := args[k]; !ok {
+			return p.errorf("%s: expected %s=...", verb, k)
+		}
+	}
+	return nil
+}
+
+// parseCoord parses "TOPIC[#INCARNATION]/PARTITION@OFFSET".
+func parseCoord(s string) (Ref, bool) {
+	chanPart, pos, ok := strings.Cut(s, "@")
+	if !ok {
+		return Ref{}, false
+	}
+	r, ok := parseChan(chanPart)
+	if !ok {
+		return Ref{}, false
+	}
+	n, err := strconv.ParseInt(pos, 10, 64)
+	if err != nil || n < 0 {
+		return Ref{}, false
+	}
+	r.Position, r.Coord, r.Text = n, true, s
+	return r, true
+}
+
+// parseChan parses "TOPIC[#INCARNATION]/PARTITION".
+func parseChan(s string) (Ref, bool) {
+	topic, part, ok := strings.Cut(s, "/")
+	if !ok || topic == "" {
+		return Ref{}, false
+	}
+	var r Ref
+	if name, inc, has := strings.Cut(topic, "#"); has {
+		n, err := strconv.Atoi(inc)
+		if err != nil || n < 0 {
+			return Ref{}, false
+		}
+		topic, r.Incarn = name, n
+	}
+	n, err := strconv.Atoi(part)
+	if err != nil || n < 0 {
+		return Ref{}, false
+	}
+	r.Topic, r.Part = topic, int32(n)
+	return r, true
+}
