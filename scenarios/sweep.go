@@ -1,0 +1,172 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// Sweeps: one Spec run over an inclusive range of seeds on a pool of worker goroutines. Each seed
+// is an independent, deterministic run (its own scenario, settings and seeded chooser), so a
+// seed's outcome does not depend on the number of workers; outcomes are handed to the caller and
+// folded into the report in seed order. The driver lives here, below cmd/, so tests (the
+// catch-rate floors, the vacuity guard) use the same code as `simrun sweep`.
+
+// CritPanic is the criterion a sweep reports for a seed whose run panicked: a simulator crash is
+// a failure with a replay command like any violation, never the end of the sweep.
+const CritPanic sim.Criterion = "PANIC"
+
+// SweepConfig says what to sweep: the Spec (scenario, sabotage, overrides; its Seed is ignored),
+// the inclusive seed range and the number of workers.
+type SweepConfig struct {
+	Spec        Spec
+	First, Last uint64 // inclusive; First <= Last
+	Workers     int    // worker goroutines; 0 means runtime.GOMAXPROCS(0)
+	// Visit, when set, is called with every finished seed in seed order, from the goroutine that
+	// called Sweep.
+	Visit func(SeedOutcome)
+	// Progress, when set, is called after every finished seed (in completion order) with the
+	// number of seeds finished and failed so far, from the goroutine that called Sweep.
+	Progress func(done, failed int)
+}
+
+// SeedOutcome is what a sweep keeps of one run: its verdict, the distinct criteria it violated
+// (first-seen order), its first violation, its stats and whether its settings make it eligible
+// for the swept sabotage mode.
+type SeedOutcome struct {
+	Seed       uint64
+	Verdict    string // "pass", "violation" or "panic"
+	Criteria   []sim.Criterion
+	Violations []sim.Violation
+	Stats      sim.Stats
+	Steps      int
+	Eligible   bool // the settings switch on a fault class the sabotage mode needs (false when honest)
+}
+
+// Failed reports whether the seed's run failed (a violation or a panic).
+func (o SeedOutcome) Failed() bool { return o.Verdict != "pass" }
+
+// Sweep runs cfg.Spec for every seed from cfg.First to cfg.Last on cfg.Workers goroutines and
+// returns the report. Cancelling ctx stops handing out seeds; runs already started finish and are
+// reported, and the report says Interrupted. An error means the Spec itself is bad (unknown
+// scenario or sabotage, a bad override, an empty range); it names the bad input.
+func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
+	if cfg.First > cfg.Last {
+		return nil, fmt.Errorf("seed range %d-%d is empty (first > last)", cfg.First, cfg.Last)
+	}
+	spec := cfg.Spec.Normalize()
+	spec.Seed = cfg.First
+	if _, err := spec.Prepare(); err != nil {
+		return nil, err
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	rep := newSweepReport(spec, cfg.First, cfg.Last)
+	results := make(chan SeedOutcome, workers)
+	go feedSeeds(ctx, spec, cfg.First, cfg.Last, workers, results)
+
+	pending := map[uint64]SeedOutcome{} // finished out of order, waiting for their predecessors
+	next := cfg.First
+	done, failed := 0, 0
+	for o := range results {
+		done++
+		if o.Failed() {
+			failed++
+		}
+		pending[o.Seed] = o
+		for {
+			ready, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			rep.add(ready, cfg.Visit)
+			next++
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(done, failed)
+		}
+	}
+	// After an interruption the finished seeds may have gaps: report them in seed order too.
+	rest := make([]uint64, 0, len(pending))
+	for seed := range pending {
+		rest = append(rest, seed)
+	}
+	slices.Sort(rest)
+	for _, seed := range rest {
+		rep.add(pending[seed], cfg.Visit)
+	}
+	rep.Interrupted = uint64(rep.Runs) < cfg.Last-cfg.First+1
+	rep.finish()
+	return rep, nil
+}
+
+// feedSeeds runs the seeds on a pool of workers, sending each outcome to results, and closes
+// results when every started run has finished. It stops handing out seeds when ctx is done.
+func feedSeeds(ctx context.Context, spec Spec, first, last uint64, workers int, results chan<- SeedOutcome) {
+	seeds := make(chan uint64)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range seeds {
+				results <- RunSeed(spec, seed)
+			}
+		}()
+	}
+	handOut(ctx, first, last, seeds)
+	close(seeds)
+	wg.Wait()
+	close(results)
+}
+
+// RunSeed runs spec with the given seed and its seeded random chooser, as `simrun --seed N` does,
+// and returns what a sweep keeps. A panic inside the run is recovered and reported as a failure
+// with criterion CritPanic, so one broken seed does not end a sweep.
+func RunSeed(spec Spec, seed uint64) (out SeedOutcome) {
+	spec.Seed = seed
+	out.Seed = seed
+	defer func() {
+		if r := recover(); r != nil {
+			out.Verdict = "panic"
+			v := sim.Violation{Criterion: CritPanic, Process: -1, Detail: fmt.Sprint(r)}
+			out.Criteria, out.Violations = []sim.Criterion{CritPanic}, []sim.Violation{v}
+		}
+	}()
+	prep, err := spec.Prepare()
+	if err != nil {
+		panic(fmt.Sprintf("preparing seed %d: %v", seed, err))
+	}
+	if spec.Sabotage != "" {
+		out.Eligible = prep.Settings.Eligible(spec.Sabotage)
+	}
+	res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(seed), prep.Options)
+	out.Verdict, out.Violations, out.Stats, out.Steps = res.Verdict, res.Violations, res.Stats, res.Steps
+	for _, v := range res.Violations {
+		if !slices.Contains(out.Criteria, v.Criterion) {
+			out.Criteria = append(out.Criteria, v.Criterion)
+		}
+	}
+	return out
+}
+
+// handOut sends the seeds first..last in order until ctx is done.
+func handOut(ctx context.Context, first, last uint64, seeds chan<- uint64) {
+	for seed := first; ctx.Err() == nil; seed++ {
+		select {
+		case <-ctx.Done():
+			return
+		case seeds <- seed:
+		}
+		if seed == last {
+			return
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// SweepReport is the summary of a sweep: how many runs, which seeds failed and with what, the
+// violations by criterion, what the runs exercised in total and, under a sabotage mode, how many
+// seeds were eligible and how many of those were caught. Its JSON form is `simrun sweep --json`.
+type SweepReport struct {
+	Scenario  string `json:"scenario"`
+	Sabotage  string `json:"sabotage"` // "NONE" for the honest engine and host
+	FirstSeed uint64 `json:"first_seed"`
+	LastSeed  uint64 `json:"last_seed"`
+	Runs      int    `json:"runs"` // seeds finished (fewer than the range when interrupted)
+	Passed    int    `json:"passed"`
+	// FailedSeeds lists every failing seed, sorted; Failures gives each with its first
+	// violation's criterion and the command that replays it.
+	FailedSeeds []uint64       `json:"failed_seeds"`
+	Failures    []SweepFailure `json:"failures"`
+	// ViolationsByCriterion counts violations; SeedsByCriterion counts the seeds with at least
+	// one violation of the criterion (a seed may count under several).
+	ViolationsByCriterion map[sim.Criterion]int `json:"violations_by_criterion"`
+	SeedsByCriterion      map[sim.Criterion]int `json:"seeds_by_criterion"`
+	// EligibleSeeds and CaughtEligible are set under a sabotage mode: the number of seeds whose
+	// settings switch on a fault class the mode needs (sim.Settings.Eligible), and how many of
+	// those failed.
+	EligibleSeeds  *int `json:"eligible_seeds,omitempty"`
+	CaughtEligible *int `json:"caught_eligible,omitempty"`
+	// Steps is the total of the runs' scheduler steps; Exercised totals their stats.
+	Steps       int64     `json:"steps"`
+	Exercised   Exercised `json:"exercised"`
+	Interrupted bool      `json:"interrupted"`
+
+	spec Spec
+}
+
+// SweepFailure is one failing seed: its first violation's criterion, every criterion it broke,
+// the first violation in full and the command that replays the seed.
+type SweepFailure struct {
+	Seed      uint64          `json:"seed"`
+	Criterion sim.Criterion   `json:"criterion"`
+	Criteria  []sim.Criterion `json:"criteria"`
+	Detail    string          `json:"detail"`
+	Replay    string          `json:"replay"`
+}
+
+func newSweepReport(spec Spec, first, last uint64) *SweepReport {
+	r := &SweepReport{Scenario: spec.Scenario, Sabotage: noneName(spec.Sabotage), FirstSeed: first, LastSeed: last,
+		FailedSeeds: []uint64{}, Failures: []SweepFailure{},
+		ViolationsByCriterion: map[sim.Criterion]int{}, SeedsByCriterion: map[sim.Criterion]int{},
+		Exercised: newExercised(), spec: spec}
+	if spec.Sabotage != "" {
+		r.EligibleSeeds, r.CaughtEligible = new(int), new(int)
+	}
+	return r
+}
+
+// add folds one finished seed into the report and hands it to visit.
+func (r *SweepReport) add(o SeedOutcome, visit func(SeedOutcome)) {
+	r.Runs++
+	r.Steps += int64(o.Steps)
+	r.Exercised.add(o.Stats)
+	for _, v := range o.Violations {
+		r.ViolationsByCriterion[v.Criterion]++
+	}
+	for _, c := range o.Criteria {
+		r.SeedsByCriterion[c]++
+	}
+	if r.EligibleSeeds != nil && o.Eligible {
+		*r.EligibleSeeds++
+		if o.Failed() {
+			*r.CaughtEligible++
+		}
+	}
+	if !o.Failed() {
+		r.Passed++
+	} else {
+		spec := r.spec
+		spec.Seed = o.Seed
+		r.FailedSeeds = append(r.FailedSeeds, o.Seed)
+		r.Failures = append(r.Failures, SweepFailure{Seed: o.Seed, Criterion: o.Criteria[0], Criteria: o.Criteria,
+			Detail: o.Violations[0].String(), Replay: RerunCommand(spec)})
+	}
+	if visit != nil {
+		visit(o)
+	}
+}
+
+// finish sorts the failures by seed (an interrupted sweep may add them out of order).
+func (r *SweepReport) finish() {
+	slices.Sort(r.FailedSeeds)
+	slices.SortFunc(r.Failures, func(a, b SweepFailure) int {
+		switch {
+		case a.Seed < b.Seed:
+			return -1
+		case a.Seed > b.Seed:
+			return 1
+		}
+		return 0
+	})
+}
+
+// Failed returns the number of failing seeds.
+func (r *SweepReport) Failed() int { return len(r.FailedSeeds) }
+
+// Criteria returns the criteria that failed some seed, sorted by name.
+func (r *SweepReport) Criteria() []sim.Criterion {
+	out := make([]sim.Criterion, 0, len(r.SeedsByCriterion))
+	for c := range r.SeedsByCriterion {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RerunCommand is the command that repeats one run of spec from its seed, run from the
+// repository root: `go run ./cmd/simrun --seed N --scenario S [--sabotage M] [--steps N]
+// [--processes N]`.
+func RerunCommand(spec Spec) string {
+	spec = spec.Normalize()
+	cmd := fmt.Sprintf("go run ./cmd/simrun --seed %d --scenario %s", spec.Seed, spec.Scenario)
+	if spec.Sabotage != "" {
+		cmd += " --sabotage " + spec.Sabotage
+	}
+	if spec.Steps > 0 {
+		cmd += fmt.Sprintf(" --steps %d", spec.Steps)
+	}
+	if spec.Processes > 0 {
+		cmd += fmt.Sprintf(" --processes %d", spec.Processes)
+	}
+	return cmd
+}
+
+// noneName writes the honest sabotage "" as "NONE".
+func noneName(sabotage string) string {
+	if sabotage == "" {
+		return "NONE"
+	}
+	return sabotage
+}

@@ -1,0 +1,150 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// sweepJSON runs a sweep and returns its report and JSON form, failing the test on an error.
+func sweepJSON(t *testing.T, cfg SweepConfig) (*SweepReport, string) {
+	t.Helper()
+	rep, err := Sweep(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, string(b)
+}
+
+// TestSweepIndependentOfWorkers: the same range with 1 and 3 workers gives the same report, and
+// Visit sees the seeds in order either way.
+func TestSweepIndependentOfWorkers(t *testing.T) {
+	var reports []string
+	for _, workers := range []int{1, 3} {
+		var visited []uint64
+		cfg := SweepConfig{Spec: Spec{Sabotage: "IGNORE_CAUSES"}, First: 1, Last: 12, Workers: workers,
+			Visit: func(o SeedOutcome) { visited = append(visited, o.Seed) }}
+		rep, js := sweepJSON(t, cfg)
+		if rep.Runs != 12 || rep.Interrupted {
+			t.Fatalf("workers %d: %d runs, interrupted %v; want 12, false", workers, rep.Runs, rep.Interrupted)
+		}
+		for i, s := range visited {
+			if s != uint64(i+1) {
+				t.Fatalf("workers %d: Visit order %v, want 1..12", workers, visited)
+			}
+		}
+		reports = append(reports, js)
+	}
+	if reports[0] != reports[1] {
+		t.Fatalf("reports differ between 1 and 3 workers:\n%s\n%s", reports[0], reports[1])
+	}
+}
+
+// TestSweepFailuresReplay: under IGNORE_CAUSES some seeds fail; each failure names its first
+// criterion and a replay command, and re-running the seed alone gives the same criteria.
+func TestSweepFailuresReplay(t *testing.T) {
+	spec := Spec{Sabotage: "IGNORE_CAUSES"}
+	rep, _ := sweepJSON(t, SweepConfig{Spec: spec, First: 1, Last: 10, Workers: 2})
+	if rep.Failed() == 0 {
+		t.Fatal("IGNORE_CAUSES failed no seed of 1-10")
+	}
+	if rep.Passed+rep.Failed() != rep.Runs || *rep.EligibleSeeds != 10 || *rep.CaughtEligible != rep.Failed() {
+		t.Fatalf("counts do not add up: %d passed + %d failed of %d runs; eligible %d, caught %d",
+			rep.Passed, rep.Failed(), rep.Runs, *rep.EligibleSeeds, *rep.CaughtEligible)
+	}
+	seedsByCrit := 0
+	for _, n := range rep.SeedsByCriterion {
+		seedsByCrit += n
+	}
+	if seedsByCrit < rep.Failed() {
+		t.Fatalf("seeds by criterion sum to %d, fewer than the %d failed seeds", seedsByCrit, rep.Failed())
+	}
+	for _, f := range rep.Failures {
+		want := fmt.Sprintf("go run ./cmd/simrun --seed %d --scenario random --sabotage IGNORE_CAUSES", f.Seed)
+		if f.Replay != want {
+			t.Fatalf("replay command %q, want %q", f.Replay, want)
+		}
+		again := RunSeed(spec, f.Seed)
+		if !again.Failed() || again.Criteria[0] != f.Criterion || len(again.Criteria) != len(f.Criteria) {
+			t.Fatalf("seed %d alone: %v, sweep said %v", f.Seed, again.Criteria, f.Criteria)
+		}
+	}
+}
+
+// TestSweepHonestNoEligibility: an honest sweep reports no eligibility fields, and the exercised
+// totals count what the runs did.
+func TestSweepHonestNoEligibility(t *testing.T) {
+	rep, js := sweepJSON(t, SweepConfig{First: 5, Last: 8})
+	if rep.EligibleSeeds != nil || strings.Contains(js, "eligible_seeds") {
+		t.Fatalf("honest sweep reports eligibility: %s", js)
+	}
+	feeds := rep.Exercised.Count(ActionCounter(sim.ActFeed))
+	deliveries := rep.Exercised.Count("deliveries")
+	if feeds.Runs != 4 || feeds.Total == 0 || deliveries.Total == 0 || rep.Steps == 0 {
+		t.Fatalf("exercised: feeds %+v, deliveries %+v, steps %d; want every run feeding and delivering",
+			feeds, deliveries, rep.Steps)
+	}
+}
+
+// TestSweepInterrupted: a sweep cancelled after its first finished seed stops early, says so and
+// still reports the seeds that finished, in order.
+func TestSweepInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := SweepConfig{First: 1, Last: 1000, Workers: 2, Progress: func(done, _ int) {
+		if done == 1 {
+			cancel()
+		}
+	}}
+	rep, err := Sweep(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Runs == 0 || rep.Runs > 10 {
+		t.Fatalf("cancelled sweep: interrupted %v after %d runs; want interrupted after a few", rep.Interrupted, rep.Runs)
+	}
+}
+
+// TestSweepBadInput: an empty range or a bad spec is an error naming it.
+func TestSweepBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  SweepConfig
+		want string
+	}{
+		{SweepConfig{First: 5, Last: 4}, "5-4"},
+		{SweepConfig{Spec: Spec{Scenario: "nope"}, First: 1, Last: 1}, `"nope"`},
+		{SweepConfig{Spec: Spec{Sabotage: "NOPE"}, First: 1, Last: 1}, `"NOPE"`},
+	} {
+		_, err := Sweep(context.Background(), tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one naming %s", tc.cfg, err, tc.want)
+		}
+	}
+}
+
+// BenchmarkSweep measures sweep throughput in seeds per second of the honest random scenario.
+// Estimate: a run is 250-500 safety actions plus a liveness phase of a few hundred, at a few
+// microseconds to tens of microseconds each, so a few to tens of milliseconds per seed; two
+// workers should nearly double it on two idle cores.
+//
+//	go test ./scenarios -run '^$' -bench BenchmarkSweep -benchtime 200x
+func BenchmarkSweep(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			rep, err := Sweep(context.Background(), SweepConfig{First: 1, Last: uint64(b.N), Workers: workers})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seeds/s")
+			b.ReportMetric(float64(rep.Steps), "steps_total")
+		})
+	}
+}
