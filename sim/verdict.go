@@ -32,6 +32,7 @@ type Violation struct {
 	Step      int       `json:"step"`
 	Process   int       `json:"process"`
 	Detail    string    `json:"detail"`
+	Msgs      []uint64  `json:"msgs,omitempty"` // uids of the messages involved, in the order Detail names them
 }
 
 // String renders the violation on one line.
