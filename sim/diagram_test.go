@@ -71,7 +71,7 @@ func TestDiagramConstructed(t *testing.T) {
 		"m1 ext#0/0:0 (plain), produced at step 3 (t=300us) -&gt; fed to sink at step 7",
 		"m2 mid#0/0:0 (emission), sent by relay at step 5 (t=500us) -&gt; fed to sink at step 8",
 		"m1 ext#0/0:0 held by sink: received at step 7 (t=700us), delivered at step 9", // hold bar
-		"REFUSED (failed closed, stays down): UNDECODABLE_METADATA",                     // refusal
+		"REFUSED (failed closed, stays down): UNDECODABLE_METADATA",                    // refusal
 		">UNDECODABLE_METADATA</text>",
 		"V1 S1 at step 9, sink",
 	} {
