@@ -83,7 +83,7 @@ func (s *story) holdChanges(snap sim.Snapshot, last []string) []string {
 		}
 		lines := s.holdLines(p)
 		joined := strings.Join(lines, "\n")
-		if joined == last[i] || last[i] == "" && len(p.Holds) == 0 {
+		if joined == last[i] || (last[i] == "" || last[i] == "?") && len(p.Holds) == 0 {
 			last[i] = joined
 			continue
 		}
