@@ -25,7 +25,10 @@ func (c cli) replay(args []string) int {
 	fs.StringVar(&o.tracePath, "trace", "", "write every event as JSON lines to `FILE`")
 	fs.BoolVar(&o.verbose, "v", false, "print the readable timeline of every event")
 	fs.BoolVar(&o.jsonOut, "json", false, "print one JSON object instead of the human report")
-	fs.Usage = func() { fmt.Fprintf(c.stderr, "usage: simrun replay [-v] [--json] [--trace FILE] FILE\n") }
+	o.diagram.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(c.stderr, "usage: simrun replay [-v] [--json] [--trace FILE] [--svg FILE] [--html FILE] FILE\n")
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitUsage

@@ -43,6 +43,7 @@ type runArgs struct {
 	verbose          bool
 	jsonOut          bool
 	checkDeterminism bool
+	diagram          diagramFlags // --svg, --html (diagram.go)
 }
 
 // runMain is the default command: one reproducible run of a scenario (simrun --seed N ...).
@@ -97,6 +98,7 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	fs.BoolVar(&a.verbose, "v", false, "print the readable timeline of every event")
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human report")
 	fs.BoolVar(&a.checkDeterminism, "check-determinism", false, "run twice and name the first differing step")
+	a.diagram.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -133,7 +135,7 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 
 // outputs turns the run's output flags into the sinks' configuration.
 func (a *runArgs) outputs() outputs {
-	return outputs{tracePath: a.tracePath, verbose: a.verbose, jsonOut: a.jsonOut}
+	return outputs{tracePath: a.tracePath, verbose: a.verbose, jsonOut: a.jsonOut, diagram: a.diagram}
 }
 
 // outputs say where a run's events go besides the hash.
@@ -141,6 +143,7 @@ type outputs struct {
 	tracePath string
 	verbose   bool
 	jsonOut   bool
+	diagram   diagramFlags
 }
 
 // outcome is a finished run and everything the report needs.
@@ -171,6 +174,13 @@ func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcom
 		opts.Sinks = append(opts.Sinks, js)
 		flushers = append(flushers, js.Flush)
 	}
+	pic, err := o.diagram.start(prep) // --svg, --html (diagram.go)
+	if err != nil {
+		return outcome{err: err}
+	}
+	if pic != nil {
+		opts.Sinks = append(opts.Sinks, pic.sink)
+	}
 	if !o.jsonOut {
 		printHeader(c.stdout, prep)
 	}
@@ -185,6 +195,9 @@ func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcom
 		if err := flush(); err != nil && out.err == nil {
 			out.err = fmt.Errorf("writing the trace: %w", err)
 		}
+	}
+	if err := pic.finish(res); err != nil && out.err == nil {
+		out.err = err
 	}
 	return out
 }
