@@ -76,11 +76,11 @@ func (d *DiagramSink) feedTitle(f *diagFeed) string {
 	case !m.known:
 		b.WriteString(", producer not traced")
 	case m.from == 0:
-		fmt.Fprintf(&b, ", produced at %s", d.stepAt(m.at))
+		fmt.Fprintf(&b, ", produced at %s", d.when(m.at, m.timeMicros))
 	default:
-		fmt.Fprintf(&b, ", sent by %s at %s", d.laneName(m.from), d.stepAt(m.at))
+		fmt.Fprintf(&b, ", sent by %s at %s", d.laneName(m.from), d.when(m.at, m.timeMicros))
 	}
-	fmt.Fprintf(&b, " -> fed to %s at %s", d.laneName(f.lane), d.stepAt(f.at))
+	fmt.Fprintf(&b, " -> fed to %s at %s", d.laneName(f.lane), d.when(f.at, f.timeMicros))
 	if f.again && !f.duplicate {
 		b.WriteString(" (fed again: it was fed here before)")
 	}
@@ -113,7 +113,7 @@ func (d *DiagramSink) drawDots(s *svgBuf, l *diagLayout, hl *diagHighlight) {
 			fill, note = "#ffffff", " (aborted: the sending step was rolled back)"
 		}
 		fmt.Fprintf(&s.b, `<circle cx="%d" cy="%d" r="2.5" fill="%s" stroke="%s">`, x, l.laneY[m.from], fill, kindColour(m.kind))
-		s.title(fmt.Sprintf("m%d %s (%s) %s at %s%s", m.uid, m.channel, m.kind, what, d.stepAt(m.at), note))
+		s.title(fmt.Sprintf("m%d %s (%s) %s at %s%s", m.uid, m.channel, m.kind, what, d.when(m.at, m.timeMicros), note))
 		s.b.WriteString("</circle>\n")
 	}
 	for i := range d.delivs {
@@ -136,7 +136,7 @@ func (d *DiagramSink) drawDots(s *svgBuf, l *diagLayout, hl *diagHighlight) {
 			s.text(x, l.laneY[dl.lane]-9, `text-anchor="middle" fill="`+colViolation+`" font-size="9"`, fmt.Sprintf("m%d", m.uid))
 		}
 		fmt.Fprintf(&s.b, `<circle cx="%d" cy="%d" r="3.5" fill="%s" stroke="%s" stroke-width="1.2">`, x, l.laneY[dl.lane], fill, stroke)
-		s.title(fmt.Sprintf("m%d %s delivered by %s at %s%s", m.uid, m.channel, d.laneName(dl.lane), d.stepAt(dl.at), note))
+		s.title(fmt.Sprintf("m%d %s delivered by %s at %s%s", m.uid, m.channel, d.laneName(dl.lane), d.when(dl.at, dl.timeMicros), note))
 		s.b.WriteString("</circle>\n")
 	}
 }

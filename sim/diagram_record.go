@@ -129,10 +129,17 @@ func (d *DiagramSink) recordLifecycle(ev *Event, lane int) {
 		d.marks[len(d.marks)-1].reason, _, _ = strings.Cut(ev.Detail, " ")
 	}
 	d.rollback(lane, at, ev.TimeMicros)
-	l := &d.lanes[lane]
-	state := map[string]string{"crashed": "down", "refused": "failed", "started": "up", "stopped": "down"}[ev.Kind]
+	state := ""
+	switch ev.Kind {
+	case "crashed", "stopped":
+		state = "down"
+	case "refused":
+		state = "failed"
+	case "started":
+		state = "up"
+	}
 	if state != "" {
-		l.status = append(l.status, diagStatus{at: at, state: state})
+		d.lanes[lane].status = append(d.lanes[lane].status, diagStatus{at: at, state: state})
 	}
 }
 

@@ -152,13 +152,17 @@ func (d *DiagramSink) laneName(lane int) string {
 	return fmt.Sprintf("p%d", lane-1)
 }
 
-// stepAt describes position p as "step N (t=Tus)", or "the end of the run".
-func (d *DiagramSink) stepAt(p diagPos) string {
+// when describes position p of an event at virtual time timeMicros as "step N (t=Tus)" (the
+// step's first event's time when timeMicros < 0), or "the end of the run".
+func (d *DiagramSink) when(p diagPos, timeMicros int64) string {
 	if p.col < 0 || p.col >= len(d.cols) {
 		return "the end of the run"
 	}
 	c := d.cols[p.col]
-	return fmt.Sprintf("step %d (t=%dus)", c.step, c.timeMicros)
+	if timeMicros < 0 {
+		timeMicros = c.timeMicros
+	}
+	return fmt.Sprintf("step %d (t=%dus)", c.step, timeMicros)
 }
 
 // drawHeader writes the title, the notes and the step axis.
@@ -287,18 +291,18 @@ func (d *DiagramSink) drawHolds(s *svgBuf, l *diagLayout, hl *diagHighlight) {
 			fill = colHoldBack
 		}
 		m := &d.msgs[h.msg]
-		end := "delivered at " + d.stepAt(to)
+		end := fmt.Sprintf("delivered at %s, held %dus", d.when(to, h.toTime), h.toTime-h.fromTime)
 		if h.open {
 			end = "never delivered by the end of the run"
 		} else if h.end == "rolled back" {
-			end = "the receipt was rolled back at " + d.stepAt(to)
+			end = "the receipt was rolled back at " + d.when(to, h.toTime)
 		}
 		start := "received"
 		if h.resumed {
 			start = "held again (its delivery rolled back)"
 		}
 		fmt.Fprintf(&s.b, `<rect x="%d" y="%d" width="%d" height="4" fill="%s"%s>`, x1, l.holdY(h), max(x2-x1, 2), fill, stroke)
-		s.title(fmt.Sprintf("m%d %s held by %s: %s at %s, %s", m.uid, m.channel, d.laneName(h.lane), start, d.stepAt(h.from), end))
+		s.title(fmt.Sprintf("m%d %s held by %s: %s at %s, %s", m.uid, m.channel, d.laneName(h.lane), start, d.when(h.from, h.fromTime), end))
 		s.b.WriteString("</rect>\n")
 	}
 }
