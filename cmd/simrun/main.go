@@ -27,6 +27,8 @@ var commands = []command{
 	{"decode", "decode a parsley.causes header value: decode [--json] [--base64] [HEX | -]", runDecode},
 	{"replay", "re-run a saved run exactly, hash included: replay [-v] [--json] [--trace FILE] FILE", withoutStdin(replayMain)},
 	{"list", "list the scenarios and sabotage modes, one line each: list [--json]", withoutStdin(listMain)},
+	{"sweep", "run a seed range on all cores (exit 1 = some seed failed; expected under --sabotage): sweep --seeds A-B [-j N] [--sabotage MODE] [--json] | --catch-rates", withoutStdin(sweepMain)},
+	{"shrink", "reduce a failing run to a minimal reproduction: shrink --seed N [--scenario NAME] [--sabotage MODE] [--attempts N] [--out FILE]", withoutStdin(shrinkMain)},
 }
 
 // defaultRun is what simrun does when the first argument names no subcommand: the simulator's

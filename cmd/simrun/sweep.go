@@ -1,0 +1,376 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parsleysim/parsleysim/scenarios"
+)
+
+// exitInterrupted is the exit code of a sweep stopped by Ctrl-C before any seed failed (the
+// shell's code for SIGINT): not a pass, since not every seed ran.
+const exitInterrupted = 130
+
+// sweepUsage is the help text of `simrun sweep`.
+const sweepUsage = `usage: simrun sweep --seeds A-B [-j N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N] [--json]
+       simrun sweep --catch-rates --seeds A-B [-j N] [--out DIR]
+
+Runs every seed of the inclusive range A-B (or the single seed N) on N worker goroutines (default:
+all cores). Each seed is the run 'simrun --seed SEED' makes, so its result does not depend on -j;
+results are reported in seed order. A progress bar is drawn on a terminal only. The summary gives
+the runs, the violations by criterion, what the runs exercised (totals of the run stats) and every
+failing seed with the command that replays it. Ctrl-C stops cleanly and prints the partial summary
+marked "interrupted".
+
+With --sabotage the summary also counts the eligible seeds (whose settings switch on a fault class
+the mode needs) and how many of them were caught. A caught seed is a failing seed, so under
+--sabotage exit status 1 is the expected outcome: it means the checkers caught the fault.
+
+--catch-rates sweeps the range once per sabotage mode (engine and host) and writes the catch-rate
+table to DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md).
+
+Exit status: 0 every seed passed, 1 some seed failed (a violation or a simulator panic), 2 bad
+usage, 130 interrupted before any seed failed.
+
+flags:
+`
+
+// sweepArgs are the flags of `simrun sweep`.
+type sweepArgs struct {
+	spec        scenarios.Spec
+	first, last uint64
+	workers     int
+	jsonOut     bool
+	catchRates  bool
+	outDir      string
+}
+
+// sweepMain is `simrun sweep`: see sweepUsage.
+func sweepMain(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return sweepCommand(ctx, args, stdout, stderr, isTerminal(os.Stderr))
+}
+
+// sweepCommand runs a sweep under ctx; progress says whether to draw the progress bar on stderr.
+func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, progress bool) int {
+	a, err := parseSweepArgs(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "simrun sweep: %v\n", err)
+		}
+		return exitUsage
+	}
+	if a.workers == 0 {
+		a.workers = runtime.GOMAXPROCS(0)
+	}
+	if a.catchRates {
+		return catchRatesCommand(ctx, a, stdout, stderr, progress)
+	}
+	cfg := scenarios.SweepConfig{Spec: a.spec, First: a.first, Last: a.last, Workers: a.workers}
+	var bar *progressBar
+	if progress {
+		bar = newProgressBar(stderr, a.last-a.first+1, "")
+		cfg.Progress = bar.update
+	}
+	start := time.Now()
+	rep, err := scenarios.Sweep(ctx, cfg)
+	bar.clear()
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun sweep: %v\n", err)
+		return exitUsage
+	}
+	if a.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		printSweep(stdout, rep, a.workers, time.Since(start))
+	}
+	switch {
+	case rep.Failed() > 0:
+		return exitViolation
+	case rep.Interrupted:
+		return exitInterrupted
+	}
+	return exitPass
+}
+
+// parseSweepArgs parses and checks the sweep's flags; every error names the flag and the bad text.
+func parseSweepArgs(args []string, stderr io.Writer) (*sweepArgs, error) {
+	a := &sweepArgs{}
+	fs := flag.NewFlagSet("simrun sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, sweepUsage); fs.PrintDefaults() }
+	seeds := fs.String("seeds", "", "inclusive seed range `A-B`, or a single seed N (required)")
+	fs.IntVar(&a.workers, "j", 0, "worker goroutines (default: all cores)")
+	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
+	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
+	fs.IntVar(&a.spec.Steps, "steps", 0, "safety-phase action budget of every run (default: 250-500, from the seed)")
+	fs.IntVar(&a.spec.Processes, "processes", 0, "generate topologies of N processes (random scenario)")
+	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human summary")
+	fs.BoolVar(&a.catchRates, "catch-rates", false, "sweep every sabotage mode and write the catch-rate table")
+	fs.StringVar(&a.outDir, "out", "results", "with --catch-rates: the `DIR` for catch-rates.md and catch-rates.json")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (flags: simrun sweep -h)", fs.Arg(0))
+	}
+	if *seeds == "" {
+		return nil, errors.New("--seeds is required (an inclusive range A-B or a single seed N)")
+	}
+	var err error
+	if a.first, a.last, err = parseSeedRange(*seeds); err != nil {
+		return nil, fmt.Errorf("--seeds: %v", err)
+	}
+	set := setFlags(fs)
+	if a.workers < 0 || set["j"] && a.workers == 0 {
+		return nil, fmt.Errorf("-j must be at least 1, got %d", a.workers)
+	}
+	if set["steps"] && a.spec.Steps < 1 {
+		return nil, fmt.Errorf("--steps must be at least 1, got %d", a.spec.Steps)
+	}
+	if a.spec.Processes < 0 || a.spec.Processes == 1 {
+		return nil, fmt.Errorf("--processes must be at least 2, got %d", a.spec.Processes)
+	}
+	if a.catchRates {
+		for _, name := range []string{"sabotage", "json", "scenario", "steps", "processes"} {
+			if set[name] {
+				return nil, fmt.Errorf("--catch-rates and --%s cannot be used together (catch rates sweep every mode of the random scenario)", name)
+			}
+		}
+	} else if set["out"] {
+		return nil, errors.New("--out needs --catch-rates (a plain sweep writes no files)")
+	}
+	if _, _, err := scenarios.ParseSabotage(a.spec.Sabotage); err != nil {
+		return nil, fmt.Errorf("--sabotage: %v", err)
+	}
+	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {
+		return nil, fmt.Errorf("--scenario: unknown scenario %q (known: %s)", a.spec.Scenario, strings.Join(scenarios.Names(), ", "))
+	}
+	return a, nil
+}
+
+// parseSeedRange parses "A-B" (inclusive, A <= B) or a single seed "N".
+func parseSeedRange(text string) (first, last uint64, err error) {
+	lo, hi, isRange := strings.Cut(text, "-")
+	if first, err = strconv.ParseUint(lo, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("want A-B or N with unsigned integer seeds, got %q", text)
+	}
+	if !isRange {
+		return first, first, nil
+	}
+	if last, err = strconv.ParseUint(hi, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("want A-B or N with unsigned integer seeds, got %q", text)
+	}
+	if first > last {
+		return 0, 0, fmt.Errorf("range %q is empty: the first seed is above the last", text)
+	}
+	return first, last, nil
+}
+
+// printSweep prints the human summary: what ran, the verdict counts, the violations by
+// criterion, the eligibility under sabotage, what the runs exercised and every failing seed with
+// its replay command.
+func printSweep(w io.Writer, rep *scenarios.SweepReport, workers int, elapsed time.Duration) {
+	fmt.Fprintf(w, "sweep: scenario %s, sabotage %s, seeds %d-%d on %d workers\n", rep.Scenario, rep.Sabotage,
+		rep.FirstSeed, rep.LastSeed, workers)
+	status := ""
+	if rep.Interrupted {
+		status = fmt.Sprintf("  INTERRUPTED after %d of %d seeds", rep.Runs, rep.LastSeed-rep.FirstSeed+1)
+	}
+	fmt.Fprintf(w, "runs %d  passed %d  failed %d%s\n", rep.Runs, rep.Passed, rep.Failed(), status)
+	if rep.EligibleSeeds != nil {
+		fmt.Fprintf(w, "eligible seeds %d, caught %d (%s); caught over all runs %s\n", *rep.EligibleSeeds,
+			*rep.CaughtEligible, percent(*rep.CaughtEligible, *rep.EligibleSeeds), percent(rep.Failed(), rep.Runs))
+	}
+	if crits := rep.Criteria(); len(crits) > 0 {
+		fmt.Fprintf(w, "violations by criterion:\n")
+		for _, c := range crits {
+			fmt.Fprintf(w, "  %-22s %6d seeds %8d violations\n", c, rep.SeedsByCriterion[c], rep.ViolationsByCriterion[c])
+		}
+	}
+	fmt.Fprintf(w, "exercised (total over the runs, and in how many runs):\n")
+	var fields []string
+	for _, name := range rep.Exercised.Names() {
+		c := rep.Exercised.Count(name)
+		fields = append(fields, fmt.Sprintf("%s=%d/%d", name, c.Total, c.Runs))
+	}
+	fmt.Fprint(w, indent(strings.Join(wrapFields(fields, 96), "\n")+"\n", "  "))
+	if len(rep.Failures) > 0 {
+		fmt.Fprintf(w, "failing seeds (%d):\n", len(rep.Failures))
+		for _, f := range rep.Failures {
+			fmt.Fprintf(w, "  seed %d: %s\n    %s\n", f.Seed, f.Detail, f.Replay)
+		}
+	}
+	if secs := elapsed.Seconds(); secs > 0 {
+		fmt.Fprintf(w, "took %.1fs: %.1f seeds/s, %.0f steps/s\n", secs, float64(rep.Runs)/secs, float64(rep.Steps)/secs)
+	}
+	switch {
+	case rep.Interrupted:
+		fmt.Fprintf(w, "verdict: interrupted (%d failed of %d run)\n", rep.Failed(), rep.Runs)
+	case rep.Failed() > 0 && rep.Sabotage != "NONE":
+		fmt.Fprintf(w, "verdict: %d seeds caught %s (exit 1 is the expected outcome under --sabotage)\n", rep.Failed(), rep.Sabotage)
+	case rep.Failed() > 0:
+		fmt.Fprintf(w, "verdict: %d of %d seeds FAILED\n", rep.Failed(), rep.Runs)
+	default:
+		fmt.Fprintf(w, "verdict: all %d seeds passed\n", rep.Runs)
+	}
+}
+
+// percent renders n/of as a percentage ("-" when of is 0).
+func percent(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+// isTerminal reports whether f is a terminal (a character device): the progress bar is drawn
+// only there, never into a pipe or a file.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progressBar draws "[####    ] done/total seeds, failed, seeds/s" on one terminal line,
+// redrawn at most every 100 ms. A nil bar draws nothing.
+type progressBar struct {
+	w     io.Writer
+	total uint64
+	label string
+	start time.Time
+	drawn time.Time
+}
+
+// progressBarWidth is the bar's width in characters.
+const progressBarWidth = 30
+
+func newProgressBar(w io.Writer, total uint64, label string) *progressBar {
+	return &progressBar{w: w, total: total, label: label, start: time.Now()}
+}
+
+// update redraws the bar (a sweep's Progress callback).
+func (b *progressBar) update(done, failed int) {
+	now := time.Now()
+	if uint64(done) != b.total && now.Sub(b.drawn) < 100*time.Millisecond {
+		return
+	}
+	b.drawn = now
+	filled := int(uint64(done) * progressBarWidth / max(b.total, 1))
+	rate := float64(done) / max(now.Sub(b.start).Seconds(), 1e-9)
+	fmt.Fprintf(b.w, "\r%s[%s%s] %d/%d seeds, %d failed, %.0f seeds/s\033[K", b.label,
+		strings.Repeat("#", filled), strings.Repeat(" ", progressBarWidth-filled), done, b.total, failed, rate)
+}
+
+// clear erases the bar's line.
+func (b *progressBar) clear() {
+	if b != nil {
+		fmt.Fprint(b.w, "\r\033[K")
+	}
+}
+
+// catchRatesCommand is `simrun sweep --catch-rates`: it sweeps the range once per sabotage mode,
+// prints the table and writes it to DIR/catch-rates.md and DIR/catch-rates.json.
+func catchRatesCommand(ctx context.Context, a *sweepArgs, stdout, stderr io.Writer, progress bool) int {
+	start := time.Now()
+	table := &scenarios.CatchRateTable{Scenario: scenarios.RandomName, FirstSeed: a.first, LastSeed: a.last,
+		Command: fmt.Sprintf("go run ./cmd/simrun sweep --catch-rates --seeds %d-%d -j %d --out %s", a.first, a.last, a.workers, a.outDir),
+		Commit:  commitOf(), Machine: machine()}
+	for _, mode := range scenarios.CatchRateModes() {
+		var bar *progressBar
+		var prog func(int, int)
+		if progress {
+			bar = newProgressBar(stderr, a.last-a.first+1, fmt.Sprintf("%-28s ", mode))
+			prog = bar.update
+		}
+		row, interrupted, err := scenarios.MeasureCatchRate(ctx, mode, a.first, a.last, a.workers, prog)
+		bar.clear()
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun sweep: %s: %v\n", mode, err)
+			return exitUsage
+		}
+		table.Modes = append(table.Modes, row)
+		fmt.Fprintf(stdout, "%-28s caught %4d/%-5d eligible %4d/%-5d %s\n", mode, row.Caught, row.Runs,
+			row.CaughtEligible, row.Eligible, caughtByLine(row))
+		if interrupted {
+			table.Interrupted = true
+			break
+		}
+	}
+	table.Seconds = time.Since(start).Seconds()
+	md, js := filepath.Join(a.outDir, "catch-rates.md"), filepath.Join(a.outDir, "catch-rates.json")
+	if err := os.MkdirAll(a.outDir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "simrun sweep: --out: %v\n", err)
+		return exitUsage
+	}
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{md, table.Markdown()}, {js, table.JSON()}} {
+		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
+			fmt.Fprintf(stderr, "simrun sweep: --out: %v\n", err)
+			return exitUsage
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s (%.0f s)\n", md, js, table.Seconds)
+	if table.Interrupted {
+		fmt.Fprintf(stdout, "interrupted: the table counts the seeds that ran\n")
+		return exitInterrupted
+	}
+	return exitPass
+}
+
+// caughtByLine renders the criteria that caught a mode on one line.
+func caughtByLine(r scenarios.CatchRate) string {
+	var parts []string
+	for _, c := range r.Criteria() {
+		parts = append(parts, fmt.Sprintf("%s %d", c, r.CaughtBy[c]))
+	}
+	if r.Exempt != "" {
+		parts = append(parts, "(exempt)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// commitOf returns the repository's HEAD commit, with "+modified" when tracked files differ from
+// it, or "unknown" outside a git checkout.
+func commitOf() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	commit := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		commit += " +modified tracked files"
+	}
+	return commit
+}
+
+// machine describes where a calibration ran: OS, architecture, CPU model and core count.
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if name, value, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "model name" {
+				model = strings.TrimSpace(value)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s/%s, %s, %d cores (GOMAXPROCS %d), %s", runtime.GOOS, runtime.GOARCH, model,
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+}

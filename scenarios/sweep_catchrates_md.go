@@ -1,0 +1,78 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown renders the table as results/catch-rates.md: how it was made (command, commit,
+// machine), one row per mode and the exempt modes with their reasons.
+func (t *CatchRateTable) Markdown() []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Sabotage catch rates\n\n")
+	fmt.Fprintf(&b, "Each sabotage mode over seeds %d-%d of the `%s` scenario: the seeds on which the simulator "+
+		"found a violation, over all seeds and over the **eligible** seeds (whose settings switch on a fault "+
+		"class the mode needs, `sim.Settings.Eligible`), next to the protocol's own figure from SPEC §6.2. "+
+		"Goals (issue 6 item 7): at least half of the eligible seeds caught, and a rate over all seeds above "+
+		"the protocol's. `go test ./scenarios` asserts floors at half of these rates over a smaller sweep "+
+		"(`scenarios/catchrate_test.go`).\n\n", t.FirstSeed, t.LastSeed, t.Scenario)
+	fmt.Fprintf(&b, "- command: `%s`\n- commit: `%s`\n- machine: %s\n- took: %.0f s\n", t.Command, t.Commit, t.Machine, t.Seconds)
+	if t.Interrupted {
+		fmt.Fprintf(&b, "- **interrupted**: the sweep was stopped early; the rows count the seeds that ran\n")
+	}
+	fmt.Fprintf(&b, "\n| mode | caught / all | rate | caught / eligible | eligible rate | protocol (§6.2) | protocol rate | beats protocol | ≥ half eligible | caught by (seeds) |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|:---:|:---:|---|\n")
+	for _, r := range t.Modes {
+		proto, protoRate, beats := "-", "-", "-"
+		if r.Protocol != nil {
+			proto = fmt.Sprintf("%d/%d", r.Protocol.Caught, r.Protocol.Seeds)
+			protoRate = pct(r.Protocol.Rate)
+			beats = yesNo(r.BeatsProtocol)
+		}
+		half := yesNo(r.HalfOfEligible)
+		if r.Exempt != "" {
+			beats, half = "exempt", "exempt"
+		}
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Caught, r.Runs, pct(r.Rate),
+			r.CaughtEligible, r.Eligible, pct(r.EligibleRate), proto, protoRate, beats, half, caughtBy(r))
+	}
+	var exempt []CatchRate
+	for _, r := range t.Modes {
+		if r.Exempt != "" {
+			exempt = append(exempt, r)
+		}
+	}
+	if len(exempt) > 0 {
+		fmt.Fprintf(&b, "\nExempt from the goals:\n\n")
+		for _, r := range exempt {
+			fmt.Fprintf(&b, "- `%s`: %s.\n", r.Mode, r.Exempt)
+		}
+	}
+	fmt.Fprintf(&b, "\nEligibility (`sim.SabotageNeeds`): IGNORE_CAUSES, NO_FIFO, SKIP_RECEIPT_MERGE, OVEREXPRESS and "+
+		"SILENT_DROP every seed; the others need one of their fault classes switched on by the seed's swarm "+
+		"settings (see `sim/swarm_describe.go`). A mode without a rule has no eligible seeds.\n")
+	return []byte(b.String())
+}
+
+// caughtBy renders the criteria that caught a mode, most seeds first: "S1 640, S3 12".
+func caughtBy(r CatchRate) string {
+	crits := r.Criteria()
+	if len(crits) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(crits))
+	for i, c := range crits {
+		parts[i] = fmt.Sprintf("%s %d", c, r.CaughtBy[c])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pct renders a rate as a percentage with one decimal.
+func pct(rate float64) string { return fmt.Sprintf("%.1f%%", 100*rate) }
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
+}
