@@ -20,16 +20,19 @@ func (p *proc) start(full bool) bool {
 	}
 	p.execution++
 	recv := p.receivedChannels()
-	init, starts := p.buildInit(recv)
+	committedOffs := p.committedOffsets()
+	init, starts := p.buildInit(recv, committedOffs)
 	opts := node.Options{MetadataBudgetBytes: w.budget, Sabotage: w.opts.Sabotage}
 	eng, err := node.Start(p.committed, init, opts)
 	if err == nil {
 		dead, recreated := w.identityReport()
 		err = eng.Identity(dead, recreated)
 	}
-	p.setReceived(recv, starts)
+	p.setReceived(recv, starts, committedOffs)
 	w.checkStartPositions(p)
-	w.emitProc("started", p, fmt.Sprintf("execution %d receives %s", p.execution, p.recvString()))
+	if w.tracing {
+		w.emitProc("started", p, fmt.Sprintf("execution %d receives %s", p.execution, p.recvString()))
+	}
 	if err != nil {
 		p.refuse(err)
 		return false
@@ -80,7 +83,7 @@ func (p *proc) receivedChannels() []int32 {
 // buildInit assembles the engine's Init: received channels, the declared bindings as resolved,
 // the sent topics, and start positions (H2): the committed group offset; without one, coverage+1
 // from the ordering state; without that, the log start (EARLIEST) — 0 for a dead channel.
-func (p *proc) buildInit(recv []int32) (node.Init, []int64) {
+func (p *proc) buildInit(recv []int32, committedOffs map[substrate.TopicPartition]int64) (node.Init, []int64) {
 	w := p.w
 	init := node.Init{
 		Received:       make([]node.Channel, len(recv)),
@@ -96,7 +99,6 @@ func (p *proc) buildInit(recv []int32) (node.Init, []int64) {
 			init.SendTopics = append(init.SendTopics, node.TopicID(w.incs[inc].id))
 		}
 	}
-	committedOffs := p.committedOffsets()
 	starts := make([]int64, len(recv))
 	for i, c := range recv {
 		nc := w.chans[c].nc
@@ -142,7 +144,7 @@ func (p *proc) committedFed(nc node.Channel) (node.Offset, bool) {
 }
 
 // setReceived installs the execution's received channels and their read positions.
-func (p *proc) setReceived(recv []int32, starts []int64) {
+func (p *proc) setReceived(recv []int32, starts []int64, offs map[substrate.TopicPartition]int64) {
 	for _, pc := range p.recv {
 		pc.received = false
 	}
@@ -154,7 +156,6 @@ func (p *proc) setReceived(recv []int32, starts []int64) {
 		pc.committedPos = -1
 		p.recv = append(p.recv, pc)
 	}
-	offs := p.committedOffsets()
 	for _, pc := range p.recv {
 		if o, ok := offs[p.w.chans[pc.ch].tp]; ok {
 			pc.committedPos = o

@@ -48,10 +48,11 @@ type world struct {
 	stats      Stats
 	lat        latencies
 
-	tracing bool
-	ev      Event
-	hooks   *testHooks
-	weights []uint32 // reused weight buffer for target choices
+	tracing     bool
+	ev          Event
+	hooks       *testHooks
+	weights     []uint32               // reused weight buffer for target choices
+	kindWeights [numActionKinds]uint32 // reused weight buffer for the action choice
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
 	script                   []ScriptedAction

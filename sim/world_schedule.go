@@ -53,7 +53,8 @@ func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
 		masks[i] = w.maskOf(p)
 		any |= masks[i]
 	}
-	var weights [numActionKinds]uint32
+	weights := w.kindWeights[:]
+	clear(weights)
 	total := uint32(0)
 	liveExt := w.liveExternals > 0
 	for k := range numActionKinds {
@@ -66,7 +67,7 @@ func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
 	if total == 0 {
 		return 0, false
 	}
-	return ActionKind(w.chooser.Choose("action", weights[:])), true
+	return ActionKind(w.chooser.Choose("action", weights)), true
 }
 
 // kindEnabled reports whether kind k has an eligible target (any: the union of process masks;
