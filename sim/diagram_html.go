@@ -47,15 +47,17 @@ var diagLegend = []diagLegendItem{
 	}},
 }
 
-// Legend geometry.
+// Legend geometry. The legend (and the violation list) keep to the first diagTextWidthPx of a
+// wide picture, where a reader who scrolls to the start finds them.
 const (
 	diagLegendColPx = 250
 	diagLegendRowPx = 20
+	diagTextWidthPx = 1260
 )
 
 // diagLegendHeight is the height of the legend at width.
 func diagLegendHeight(width int) int {
-	perRow := max(1, (width-20)/diagLegendColPx)
+	perRow := max(1, (min(width, diagTextWidthPx)-20)/diagLegendColPx)
 	rows := (len(diagLegend) + perRow - 1) / perRow
 	return 24 + rows*diagLegendRowPx + 10
 }
@@ -63,7 +65,7 @@ func diagLegendHeight(width int) int {
 // drawLegend draws the legend with its top at y.
 func drawLegend(s *svgBuf, y, width int) {
 	s.text(10, y+12, `font-weight="bold"`, "Legend")
-	perRow := max(1, (width-20)/diagLegendColPx)
+	perRow := max(1, (min(width, diagTextWidthPx)-20)/diagLegendColPx)
 	for i, it := range diagLegend {
 		x := 10 + (i%perRow)*diagLegendColPx
 		cy := y + 30 + (i/perRow)*diagLegendRowPx

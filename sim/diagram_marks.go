@@ -262,7 +262,7 @@ func (d *DiagramSink) drawViolations(s *svgBuf, l *diagLayout, vios []Violation,
 const diagVioTextPx = 200
 
 // diagWrapChars is how many characters of a violation's detail fit on one list line.
-func diagWrapChars(width int) int { return max(60, (width-diagVioTextPx-20)/7) }
+func diagWrapChars(width int) int { return max(60, (min(width, diagTextWidthPx)-diagVioTextPx-20)/7) }
 
 // diagVioListLines counts the lines the violation list takes.
 func diagVioListLines(vios []Violation, width int) int {
