@@ -95,9 +95,9 @@ const (
 	ExpectRestartInvisible ExpectKind = "restart-invisible"
 )
 
-// Expect is one "expect" line: checked after the script action it follows (After; -1 before
-// any), or at the end of the run when it follows the last action (End), like a datadriven
-// directive's output.
+// Expect is one "expect" line: checked right after the script action it follows (After; -1
+// before any), like a datadriven directive's output, or at the end of the run (End) when it
+// stands after the "liveness" line or asserts the verdict.
 type Expect struct {
 	Line  int
 	Text  string // the line as written

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -128,10 +129,14 @@ func checkRecord(e *Expect, ob *sim.Observed, st *story) string {
 	if !m.PayloadKnown {
 		return fmt.Sprintf("%s was never readable (never committed)", st.name(m.UID))
 	}
-	got := fmt.Sprintf("%s has key=%s value=%s ts=%d", st.name(m.UID), formatPayload(m.Key, false), formatPayload(m.Value, true), m.TimestampMicros)
+	value := label(m)
+	if value == "" {
+		value = "0x" + hex.EncodeToString(m.Value)
+	}
+	got := fmt.Sprintf("%s has key=%s value=%s ts=%d", st.name(m.UID), formatPayload(m.Key, false), value, m.TimestampMicros)
 	switch {
 	case e.Key != nil && formatPayload(m.Key, false) != *e.Key,
-		e.Value != nil && formatPayload(m.Value, true) != *e.Value,
+		e.Value != nil && value != *e.Value,
 		e.TSMicros != nil && m.TimestampMicros != *e.TSMicros:
 		return got
 	}

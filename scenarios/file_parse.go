@@ -82,6 +82,8 @@ type parser struct {
 	line   int
 	topics map[string]bool
 	procs  map[string]bool
+	// afterLiveness: the "liveness" line was read; expectations from here check the end of the run.
+	afterLiveness bool
 }
 
 // errorf returns a FileError at the current line.
@@ -101,6 +103,15 @@ func (p *parser) parseLine(line string) error {
 		return p.parseSettings(words[1:])
 	case "expect":
 		return p.parseExpect(line)
+	case "liveness":
+		if len(words) > 1 || p.afterLiveness {
+			return p.errorf("liveness: expected the word alone, once, after the last action")
+		}
+		p.afterLiveness = true
+		return nil
+	}
+	if p.afterLiveness {
+		return p.errorf("%q after the liveness line: expected only expect lines there (the liveness phase ends the run)", words[0])
 	}
 	if len(p.f.Scenario.Topics) == 0 || len(p.f.Scenario.Processes) == 0 {
 		return p.errorf("%q before the declarations: expected topic and process lines first", words[0])
@@ -128,12 +139,8 @@ func (p *parser) finish() (*File, error) {
 	if len(scn.Script) == 0 {
 		return nil, p.errorf("expected at least one action (a scenario file is a script)")
 	}
-	last := len(scn.Script) - 1
 	for i := range p.f.Expects {
 		e := &p.f.Expects[i]
-		if e.After == last || e.Kind == ExpectVerdict {
-			e.End = true
-		}
 		if e.Kind == ExpectRestartInvisible && e.After < 0 {
 			p.line = e.Line
 			return nil, p.errorf("expect restart-invisible must follow an action (the restart goes right after it)")

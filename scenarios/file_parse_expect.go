@@ -34,10 +34,14 @@ func (p *parser) parseExpect(line string) error {
 	if len(words) == 0 {
 		return p.errorf("expect: expected a kind (delivered, held, state, causes, record, verdict, restart-invisible)")
 	}
-	e := Expect{Line: p.line, Text: line, Kind: ExpectKind(words[0]), After: len(p.f.Scenario.Script) - 1}
+	e := Expect{Line: p.line, Text: line, Kind: ExpectKind(words[0]), After: len(p.f.Scenario.Script) - 1,
+		End: p.afterLiveness || ExpectKind(words[0]) == ExpectVerdict}
 	usage, known := expectUsage[e.Kind]
 	if !known {
 		return p.errorf("expect %s: unknown kind; expected delivered, held, state, causes, record, verdict or restart-invisible", words[0])
+	}
+	if e.Kind == ExpectRestartInvisible && p.afterLiveness {
+		return p.errorf("expect restart-invisible after the liveness line: expected it right after an action")
 	}
 	wantSubject := e.Kind != ExpectVerdict
 	if len(words) != map[bool]int{true: 2, false: 1}[wantSubject] || hasBody == (e.Kind == ExpectRestartInvisible) {

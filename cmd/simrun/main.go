@@ -26,6 +26,7 @@ type command struct {
 var commands = []command{
 	{"decode", "decode a parsley.causes header value: decode [--json] [--base64] [HEX | -]", runDecode},
 	{"replay", "re-run a saved run exactly, hash included: replay [-v] [--json] [--trace FILE] FILE", withoutStdin(replayMain)},
+	{"run", "run a scenario file, print its story, check its expectations: run FILE [--json] [-v] [--trace FILE] [--sabotage MODE] [--rewrite]", withoutStdin(runFileMain)},
 	{"list", "list the scenarios and sabotage modes, one line each: list [--json]", withoutStdin(listMain)},
 	{"sweep", "run a seed range on all cores (exit 1 = some seed failed; expected under --sabotage): sweep --seeds A-B [-j N] [--sabotage MODE] [--json] | --catch-rates", withoutStdin(sweepMain)},
 	{"shrink", "reduce a failing run to a minimal reproduction: shrink --seed N [--scenario NAME] [--sabotage MODE] [--attempts N] [--out FILE]", withoutStdin(shrinkMain)},
