@@ -1,11 +1,158 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
 )
 
+// shrinkUsage is the help text of `simrun shrink`.
+const shrinkUsage = `usage: simrun shrink --seed N [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N] [--attempts N] [--out FILE]
+
+Reduces the failing run of seed N to a minimal one that fails with the same criterion first: the
+safety-step budget (binary search), the choice list (shortest failing prefix, then delta
+debugging: removing chunks and lowering single choices toward 0), then the run's actions as a
+script. The number of runs is bounded by --attempts, never by time, so the result is
+deterministic. Writes the replay file (FILE, replayed by 'simrun replay FILE') and, beside it,
+the scenario file of the shrunk script (FILE with .txt, run by 'simrun run FILE').
+
+Exit status: 1 a reproduction was written (the seed fails), 2 bad usage or a seed that passes.
+
+flags:
+`
+
+// shrinkMain is `simrun shrink`: see shrinkUsage.
 func shrinkMain(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "simrun shrink: not yet")
-	return exitUsage
+	return cli{stdout: stdout, stderr: stderr}.shrink(args)
+}
+
+func (c cli) shrink(args []string) int {
+	fs := flag.NewFlagSet("simrun shrink", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() { fmt.Fprint(c.stderr, shrinkUsage); fs.PrintDefaults() }
+	var cfg scenarios.ShrinkConfig
+	seed := fs.String("seed", "", "the failing run's seed (required)")
+	fs.StringVar(&cfg.Spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
+	fs.StringVar(&cfg.Spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START")
+	fs.IntVar(&cfg.Spec.Steps, "steps", 0, "safety-phase action budget of the failing run (default: from the seed)")
+	fs.IntVar(&cfg.Spec.Processes, "processes", 0, "topology size of the failing run (random scenario)")
+	fs.IntVar(&cfg.Attempts, "attempts", scenarios.DefaultShrinkAttempts, "at most this many runs")
+	out := fs.String("out", "", "replay `FILE` to write (default simrun-shrunk-SCENARIO-SEED[-SABOTAGE].replay)")
+	if err := fs.Parse(args); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(c.stderr, "simrun shrink: %v\n", err)
+		}
+		return exitUsage
+	}
+	if err := checkShrinkArgs(fs, seed, &cfg); err != nil {
+		fmt.Fprintf(c.stderr, "simrun shrink: %v\n", err)
+		return exitUsage
+	}
+	path := *out
+	if path == "" {
+		path = filepath.Join(c.dir, shrunkName(cfg.Spec.Normalize()))
+	}
+	return c.shrinkTo(cfg, path)
+}
+
+// checkShrinkArgs checks the flags after parsing; every error names the flag and the bad text.
+func checkShrinkArgs(fs *flag.FlagSet, seed *string, cfg *scenarios.ShrinkConfig) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (flags: simrun shrink -h)", fs.Arg(0))
+	}
+	if *seed == "" {
+		return errors.New("--seed is required")
+	}
+	n, err := strconv.ParseUint(*seed, 10, 64)
+	if err != nil {
+		return fmt.Errorf("--seed: want an unsigned 64-bit integer, got %q", *seed)
+	}
+	cfg.Spec.Seed = n
+	if cfg.Attempts < 1 {
+		return fmt.Errorf("--attempts must be at least 1, got %d", cfg.Attempts)
+	}
+	if set := setFlags(fs); set["steps"] && cfg.Spec.Steps < 1 {
+		return fmt.Errorf("--steps must be at least 1, got %d", cfg.Spec.Steps)
+	}
+	if _, _, err := scenarios.ParseSabotage(cfg.Spec.Sabotage); err != nil {
+		return fmt.Errorf("--sabotage: %v", err)
+	}
+	if _, ok := scenarios.Lookup(cfg.Spec.Scenario); !ok {
+		return fmt.Errorf("--scenario: unknown scenario %q (known: %s)", cfg.Spec.Scenario, strings.Join(scenarios.Names(), ", "))
+	}
+	return nil
+}
+
+// shrunkName is the default replay file of a shrink: scenario, seed and sabotage.
+func shrunkName(s scenarios.Spec) string {
+	return "simrun-shrunk-" + strings.TrimSuffix(strings.TrimPrefix(autoReplayName(s), "simrun-"), ".replay") + ".replay"
+}
+
+// scenarioFilePath is where the scenario file of a shrink goes: the replay path with .txt.
+func scenarioFilePath(replayPath string) string {
+	return strings.TrimSuffix(replayPath, ".replay") + ".txt"
+}
+
+// shrinkTo shrinks cfg's run, writes the replay file to path and the scenario file beside it,
+// and prints the sizes before and after and the commands that reproduce it.
+func (c cli) shrinkTo(cfg scenarios.ShrinkConfig, path string) int {
+	out, err := scenarios.Shrink(cfg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "simrun shrink: %v\n", err)
+		return exitUsage
+	}
+	if err := sim.SaveReplay(path, out.Replay()); err != nil {
+		fmt.Fprintf(c.stderr, "simrun shrink: %v\n", err)
+		return exitUsage
+	}
+	filePath := scenarioFilePath(path)
+	if err := os.WriteFile(filePath, out.File, 0o644); err != nil {
+		fmt.Fprintf(c.stderr, "simrun shrink: writing the scenario file: %v\n", err)
+		filePath = ""
+	}
+	printShrunk(c.stdout, out, path, filePath)
+	return exitViolation
+}
+
+// printShrunk prints what a shrink found and wrote.
+func printShrunk(w io.Writer, out *scenarios.Shrunk, replayPath, filePath string) {
+	fmt.Fprintf(w, "shrink: %s, first violation %s\n", scenarios.RerunCommand(out.From), out.Criterion)
+	fmt.Fprintf(w, "  before: %s\n", out.Before)
+	fmt.Fprintf(w, "  after:  %s; %d choices given, the rest the first enabled option\n", out.After, out.Given)
+	if out.ScriptFails {
+		fmt.Fprintf(w, "  script: %d actions (from %d)\n", len(out.Script), out.After.Script)
+	} else {
+		fmt.Fprintf(w, "  script: run as a script the shrunk run does not fail with %s first; the replay file reproduces it\n", out.Criterion)
+	}
+	budget := ""
+	if out.Exhausted {
+		budget = " (budget exhausted: a larger --attempts may shrink further)"
+	}
+	fmt.Fprintf(w, "  attempts: %d runs%s\n", out.Attempts, budget)
+	fmt.Fprintf(w, "violation: %s\n", out.Result.Violations[0])
+	fmt.Fprintf(w, "replay file: %s\n  reproduce: %s replay %s\n", replayPath, reproPrefix, replayPath)
+	if filePath != "" {
+		sab := ""
+		if out.Spec.Sabotage != "" {
+			sab = " --sabotage " + out.Spec.Sabotage
+		}
+		fmt.Fprintf(w, "scenario file: %s\n  run: %s run%s %s\n", filePath, reproPrefix, sab, filePath)
+	}
+}
+
+// shrinkAfterViolation is the automatic shrink of a failing default run: it shrinks the run of
+// spec and writes the reproduction beside the run's replay file (replayPath with -shrunk). The
+// default run calls it after saving its replay file; a failed shrink is reported, never fatal.
+func (c cli) shrinkAfterViolation(spec scenarios.Spec, replayPath string) {
+	path := strings.TrimSuffix(replayPath, ".replay") + "-shrunk.replay"
+	fmt.Fprintf(c.stdout, "shrinking (at most %d runs) ...\n", scenarios.DefaultShrinkAttempts)
+	c.shrinkTo(scenarios.ShrinkConfig{Spec: spec}, path)
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestShrinkCommand: `simrun shrink` writes a replay file that `simrun replay` reproduces and a
+// scenario file beside it, prints the sizes before and after, and exits 1.
+func TestShrinkCommand(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "min.replay")
+	var out, errOut bytes.Buffer
+	code := shrinkMain([]string{"--seed", "1", "--sabotage", "DROP_HELD", "--out", path}, &out, &errOut)
+	if code != exitViolation {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	for _, want := range []string{"before: ", "after: ", "first violation S3", "replay " + path, filepath.Join(dir, "min.txt")} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if txt, err := os.ReadFile(filepath.Join(dir, "min.txt")); err != nil || !strings.Contains(string(txt), "expect verdict: violation S3") {
+		t.Fatalf("scenario file: %v\n%s", err, txt)
+	}
+	var rout, rerr bytes.Buffer
+	if code := replayMain([]string{path}, &rout, &rerr); code != exitViolation || !strings.Contains(rout.String(), "reproduced") {
+		t.Fatalf("replay of the shrunk file: exit %d\n%s\n%s", code, rout.String(), rerr.String())
+	}
+}
+
+func TestShrinkBadUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--seed is required"},
+		{[]string{"--seed", "x1"}, `"x1"`},
+		{[]string{"--seed", "1", "--attempts", "0"}, "--attempts must be at least 1"},
+		{[]string{"--seed", "1", "--sabotage", "NOPE"}, `"NOPE"`},
+		{[]string{"--seed", "1", "--scenario", "nope"}, `"nope"`},
+		{[]string{"--seed", "1", "stray"}, `"stray"`},
+		{[]string{"--seed", "1"}, "passes: nothing to shrink"},
+	} {
+		var out, errOut bytes.Buffer
+		code := shrinkMain(tc.args, &out, &errOut)
+		if code != exitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("shrink %q: exit %d, stderr %q; want exit 2 naming %s", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package scenarios
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// TestShrinkDropHeld: seed 1 under DROP_HELD fails with S3 first; the shrink keeps that
+// criterion, makes the run smaller, records choices that replay it exactly, writes a scenario
+// file that reproduces it on its own, and does the same again on a second try.
+func TestShrinkDropHeld(t *testing.T) {
+	cfg := ShrinkConfig{Spec: Spec{Seed: 1, Sabotage: "DROP_HELD"}}
+	out, err := Shrink(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Criterion != sim.CritS3 || out.After.Choices >= out.Before.Choices || out.After.Steps >= out.Before.Steps {
+		t.Fatalf("criterion %s, before %s, after %s: want S3 and a smaller run", out.Criterion, out.Before, out.After)
+	}
+	if out.Attempts > DefaultShrinkAttempts {
+		t.Fatalf("%d attempts, budget %d", out.Attempts, DefaultShrinkAttempts)
+	}
+	res, used, hash := replay(out.Spec, out.Choices, nil)
+	if used != len(out.Choices) || hash != out.Hash || !failsFirst(res, sim.CritS3) {
+		t.Fatalf("replaying the recorded choices: used %d of %d, hash %s vs %s, violations %v",
+			used, len(out.Choices), hash, out.Hash, res.Violations)
+	}
+	if !out.ScriptFails || len(out.Script) >= out.After.Script {
+		t.Fatalf("script: fails %v, %d actions from %d; want a shorter script that reproduces", out.ScriptFails, len(out.Script), out.After.Script)
+	}
+	f, err := ParseFile("shrunk.txt", out.File)
+	if err != nil {
+		t.Fatalf("the scenario file does not parse: %v\n%s", err, out.File)
+	}
+	run, err := RunFile(f, FileRunOptions{Sabotage: "DROP_HELD"})
+	if err != nil || !run.OK() || !failsFirst(run.Result, sim.CritS3) {
+		t.Fatalf("the scenario file does not reproduce S3 (err %v, failures %v):\n%s", err, run.Failures, out.File)
+	}
+	honest, err := RunFile(f, FileRunOptions{})
+	if err != nil || honest.Result.Verdict != "pass" {
+		t.Fatalf("the scenario file fails without the sabotage too: %v %v", err, honest.Result.Violations)
+	}
+	again, err := Shrink(cfg)
+	if err != nil || !slices.Equal(again.Choices, out.Choices) || !bytes.Equal(again.File, out.File) || again.Attempts != out.Attempts {
+		t.Fatalf("a second shrink differs: %d choices vs %d, %d attempts vs %d", len(again.Choices), len(out.Choices), again.Attempts, out.Attempts)
+	}
+}
+
+// TestShrinkBudget: a tiny budget is respected and reported as exhausted; the result still fails
+// the same way.
+func TestShrinkBudget(t *testing.T) {
+	out, err := Shrink(ShrinkConfig{Spec: Spec{Seed: 1, Sabotage: "DROP_HELD"}, Attempts: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Attempts > 12 || !out.Exhausted || !failsFirst(out.Result, out.Criterion) {
+		t.Fatalf("%d attempts (budget 12), exhausted %v, violations %v", out.Attempts, out.Exhausted, out.Result.Violations)
+	}
+}
+
+// TestShrinkPassingSeed: a seed that passes has nothing to shrink, and the error says so.
+func TestShrinkPassingSeed(t *testing.T) {
+	_, err := Shrink(ShrinkConfig{Spec: Spec{Seed: 1}})
+	if err == nil || !strings.Contains(err.Error(), "passes") {
+		t.Fatalf("error %v, want one saying seed 1 passes", err)
+	}
+}
