@@ -1,0 +1,170 @@
+package scenarios
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// header declares a small world the error cases below build on.
+const header = "# story\ntopic e partitions=1 external\ntopic c partitions=2\nprocess p receives=e sends=c\n"
+
+// TestParseFileErrors: every bad line is reported with the file, its line and what was expected.
+func TestParseFileErrors(t *testing.T) {
+	cases := []struct {
+		name, text, want string
+	}{
+		{"unknown verb", header + "frobnicate p\n", "x.txt:5: unknown line \"frobnicate\": expected topic, process, settings, expect or an action"},
+		{"action first", "topic e\nfeed p\n", "x.txt:2: \"feed\" before the declarations"},
+		{"unknown topic", header + "feed p topic=zz\n", "x.txt:5: topic=zz: expected a declared topic (declared: e, c)"},
+		{"unknown process", header + "drain q\n", "x.txt:5: drain q: expected a declared process (declared: p)"},
+		{"missing process", header + "drain\n", "x.txt:5: drain: expected a process name after the verb"},
+		{"bad partitions", "topic e partitions=0\n", "x.txt:1: partitions=0: expected an integer >= 1"},
+		{"bad topic word", "topic e big\n", "x.txt:1: unexpected \"big\" in topic e: expected partitions=N or external"},
+		{"duplicate topic", "topic e\ntopic e\n", "x.txt:2: topic \"e\" declared twice"},
+		{"unknown process key", "topic e\nprocess p receives=e colour=red\n", "x.txt:2: unexpected \"colour=red\" in process"},
+		{"rewind needs offset", header + "rewind p topic=e\n", "x.txt:5: rewind: expected offset=..."},
+		{"redeclare both", header + "redeclare p add=e remove=e\n", "x.txt:5: redeclare: expected exactly one of add=TOPIC or remove=TOPIC"},
+		{"bad cause", header + "produce topic=e causes=c@3\n", "x.txt:5: causes=c@3: expected TOPIC/PARTITION@OFFSET pairs"},
+		{"bad header hex", header + "produce topic=e header=zz\n", "x.txt:5: header=zz: expected the header value as hex bytes"},
+		{"bad label", header + "produce topic=e value=a/b\n", "x.txt:5: value=a/b: expected a label"},
+		{"stamped needs observe", header + "produce-stamped topic=e\n", "x.txt:5: produce-stamped: expected observe=..."},
+		{"txn-close", header + "txn-close maybe\n", "x.txt:5: txn-close: expected txn-close commit or txn-close abort"},
+		{"no actions", header, "x.txt: expected at least one action"},
+		{"expect kind", header + "drain p\nexpect colour p: red\n", "x.txt:6: expect colour: unknown kind"},
+		{"expect held body", header + "drain p\nexpect held p: e/0@0 maybe\n", "x.txt:6: expected: expect held PROCESS: none | HEAD"},
+		{"expect blocker", header + "drain p\nexpect held p: e/0@0 blocked by c/0 needs=1\n", "x.txt:6: blocker \"c/0 needs=1\": expected CHAN required=N settled=N|none"},
+		{"expect state", header + "drain p\nexpect state p: sleeping\n", "x.txt:6: expected: expect state PROCESS: running | down | refused [REASON]"},
+		{"expect verdict", header + "drain p\nexpect verdict: fine\n", "x.txt:6: expected: expect verdict: pass | violation"},
+		{"restart-invisible first", header + "expect restart-invisible p\ndrain p\n", "x.txt:5: expect restart-invisible must follow an action"},
+		{"action after liveness", header + "drain p\nliveness\ndrain p\n", "x.txt:7: \"drain\" after the liveness line"},
+		{"settings key", "settings speed=9\n", "x.txt:1: unexpected \"speed=9\" in settings"},
+		{"external send", "topic e external\nprocess p receives=e sends=e\ndrain p\n", "x.txt: scenario \"x\": process \"p\" sends to external topic \"e\""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseFile("x.txt", []byte(c.text))
+			if err == nil {
+				t.Fatalf("parsed; want error %q", c.want)
+			}
+			if !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error %q\nwant prefix %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestParseFileForms: a file using every action and expectation form parses into the actions
+// and expectations it spells.
+func TestParseFileForms(t *testing.T) {
+	text := header + `settings seed=7 liveness=0 step-us=5 hops=3 budget=4096
+produce topic=e key=k value=A causes=c/1@4,e/0@0
+produce topic=e header=0100
+produce-stamped topic=e observe=e/0@0
+produce-corrupt topic=e
+txn-abort topic=e
+txn-open topic=e
+txn-close abort
+feed p topic=e n=2
+drain p
+expect held p: e/0@0:A (2 held) blocked by c/1 required=4 settled=none; e/0 required=0 settled=3
+expect causes e/0@1: none
+commit p
+crash p
+start p
+stop p
+rewind p topic=e offset=1
+redeclare p remove=e
+delete-records topic=e before=1
+retention
+delete-topic e
+recreate-topic e
+migrate p
+zombie p
+expect record c:A: key=k value=A ts=12
+liveness
+expect delivered p: A e/0@1 c#1/0@2:B
+expect verdict: violation S1 LIVENESS
+`
+	f, err := ParseFile("forms.txt", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Scenario.Script
+	if len(s) != 22 || s[7].Kind != sim.ActFeed || s[8].Kind != sim.ActFeed || s[21].Kind != sim.ActZombie {
+		t.Fatalf("script of %d actions: %+v", len(s), s)
+	}
+	wantProduce := sim.ScriptedAction{Kind: sim.ActProducePlain, Topic: "e", Key: []byte("k"), Value: []byte("\x00A"),
+		Causes: []sim.CauseRef{{Topic: "c", Partition: 1, Position: 4}, {Topic: "e", Position: 0}}}
+	if !reflect.DeepEqual(s[0], wantProduce) {
+		t.Fatalf("produce: %+v\nwant %+v", s[0], wantProduce)
+	}
+	if f.Settings.Seed != 7 || f.Settings.LivenessStepsMax != 0 || f.Scenario.MetadataBudgetBytes != 4096 {
+		t.Fatalf("settings %+v budget %d", f.Settings, f.Scenario.MetadataBudgetBytes)
+	}
+	held := f.Expects[0]
+	if held.Kind != ExpectHeld || held.After != 9 || held.Count != 2 || len(held.Blockers) != 2 || held.Record.Label != "A" || held.End {
+		t.Fatalf("held expectation %+v", held)
+	}
+	last := f.Expects[len(f.Expects)-2]
+	if !last.End || len(last.Refs) != 3 || last.Refs[2].Incarn != 1 || last.Refs[2].Label != "B" || last.Refs[1].Position != 1 {
+		t.Fatalf("delivered expectation %+v", last)
+	}
+	if v := f.Expects[len(f.Expects)-1]; v.Verdict != "violation" || !reflect.DeepEqual(v.Criteria, []string{"S1", "LIVENESS"}) {
+		t.Fatalf("verdict expectation %+v", v)
+	}
+}
+
+// TestFormatRoundTrip: every scenario file, written back by Format, parses to the same scenario
+// and settings.
+func TestFormatRoundTrip(t *testing.T) {
+	for _, name := range TargetedNames() {
+		f, err := Targeted(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := Format(f.Scenario, f.Settings, f.Comments...)
+		g, err := ParseFile(name+".txt", text)
+		if err != nil {
+			t.Fatalf("%s: the written file does not parse: %v\n%s", name, err, text)
+		}
+		if !reflect.DeepEqual(f.Scenario, g.Scenario) || f.Settings.Sim() != g.Settings.Sim() {
+			t.Fatalf("%s: round trip changed the scenario\n%s", name, text)
+		}
+	}
+}
+
+// TestFormatRecordedRandomScript: the safety phase of a random run, recorded as a script and
+// written as a file, parses back and runs to the same result.
+func TestFormatRecordedRandomScript(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		scn, err := Build(RandomName, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := sim.ExpandSettings(seed)
+		rec := sim.Run(scn, set, sim.NewRandomChooser(seed), sim.RunOptions{RecordScript: true})
+		scripted := *scn
+		scripted.Script = rec.Script
+		fs := DefaultFileSettings()
+		fs.Seed, fs.Swarm = seed, seed
+		text := Format(&scripted, fs, "recorded from random seed")
+		f, err := ParseFile("random.txt", text)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+		}
+		if !reflect.DeepEqual(f.Scenario.Script, scripted.Script) {
+			t.Fatalf("seed %d: the script did not survive the round trip", seed)
+		}
+		want := sim.Run(&scripted, fs.Sim(), sim.NewRandomChooser(seed), sim.RunOptions{})
+		run, err := RunFile(f, FileRunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Result.Verdict != want.Verdict || !reflect.DeepEqual(run.Result.Deliveries, want.Deliveries) {
+			t.Fatalf("seed %d: the file ran differently (%s vs %s)", seed, run.Result.Verdict, want.Verdict)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package scenarios
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// TestTargetedCatchSabotage: the targeted scenarios bite. Each sabotage mode (engine and host)
+// makes at least the named scenario file violate the named criterion, where the honest run
+// passes (TestScenarioFiles). TREAT_COVERED_FEED_AS_REPLAY is exempt: it disarms a guard no host
+// keeping the in-order feed can reach (issue 6 item 7).
+func TestTargetedCatchSabotage(t *testing.T) {
+	catches := map[string]struct {
+		file      string
+		criterion sim.Criterion
+	}{
+		"IGNORE_CAUSES":           {"diamond_hold", sim.CritS1},
+		"NO_FIFO":                 {"fifo_behind_blocked_head", sim.CritS3},
+		"REDELIVER_REFEEDS":       {"rewind_dropped", sim.CritS2},
+		"UNDECODABLE_AS_ABSENT":   {"undecodable_refusal", sim.CritS7},
+		"SKIP_RECEIPT_MERGE":      {"causes_known_only_from_held_metadata", sim.CritStruct15},
+		"DROP_HELD":               {"held_across_restart", sim.CritLiveness},
+		"IGNORE_REMOVED_CHANNELS": {"removed_channel_with_holds", sim.CritLiveness},
+		"SILENT_DROP":             {"every_fed_message_delivered", sim.CritLiveness},
+		"OVEREXPRESS":             {"overexpression_guard_after_restart", sim.CritOverexpression},
+		"IGNORE_RECREATION":       {"recreated_received_topic_refusal", sim.CritRecreation},
+		"DELIVER_PAST_DEAD_HOLDS": {"pruned_dead_channel_cannot_deliver_past_held_cause", sim.CritS9},
+		"RESET_PAST_LOG_START":    {"truncation_one_unread", sim.CritS8},
+	}
+	for _, mode := range SabotageNames() {
+		c, ok := catches[mode]
+		if !ok {
+			if mode != "TREAT_COVERED_FEED_AS_REPLAY" {
+				t.Errorf("sabotage mode %s has no targeted scenario that catches it", mode)
+			}
+			continue
+		}
+		t.Run(mode, func(t *testing.T) {
+			f, err := Targeted(c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := RunFile(f, FileRunOptions{Sabotage: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var crits []sim.Criterion
+			for _, v := range run.Result.Violations {
+				crits = append(crits, v.Criterion)
+			}
+			if !slices.Contains(crits, c.criterion) || run.OK() {
+				t.Fatalf("%s under %s: violations %v, ok %v; want %s", c.file, mode, crits, run.OK(), c.criterion)
+			}
+		})
+	}
+}
+
+// TestTargetedRegistered: every targeted file is in the registry under its name and builds the
+// scenario its file declares.
+func TestTargetedRegistered(t *testing.T) {
+	names := TargetedNames()
+	if len(names) < 25 {
+		t.Fatalf("%d targeted scenario files, want the 25 of SPEC §9 at least", len(names))
+	}
+	for _, name := range names {
+		scn, err := Build(name, 1, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := Targeted(name)
+		if scn.Name != name || len(scn.Script) != len(f.Scenario.Script) || len(scn.Script) == 0 {
+			t.Fatalf("%s: registry builds %q with %d actions", name, scn.Name, len(scn.Script))
+		}
+	}
+}
