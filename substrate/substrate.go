@@ -246,8 +246,10 @@ type Substrate interface {
 	// or partitions < 1.
 	CreateTopic(name string, partitions int) (TopicID, error)
 	// DeleteTopic deletes the live topic bound to name: its ID describes as TopicDeleted, its
-	// partitions, retention policy and consumer-group offsets are gone, and any open transaction
-	// forgets the partitions it wrote there. ErrUnknownTopic if name is not bound.
+	// partitions, retention policy and consumer-group offsets (committed or staged in open
+	// transactions) are gone. An open transaction that wrote there still ends with a marker on the
+	// partition of the same name and number if the name is recreated by then (Kafka's coordinator
+	// tracks transaction partitions by name). ErrUnknownTopic if name is not bound.
 	DeleteTopic(name string) error
 	// RecreateTopic deletes the live topic bound to name and creates it again with the same
 	// partition count and a new ID. The old ID then describes as TopicRecreated.
