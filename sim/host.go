@@ -53,10 +53,13 @@ type proc struct {
 
 	status    procStatus
 	committed *node.State
-	eng       *node.Engine
-	execution int
-	txn       substrate.TxnProducer
-	txnOpen   bool
+	// committedShared says committed is shared with an engine journal or a cloned world, so it
+	// is cloned before the next delta is applied (copy-on-write; world_clone.go).
+	committedShared bool
+	eng             *engineRef
+	execution       int
+	txn             substrate.TxnProducer
+	txnOpen         bool
 	// recv are the current execution's received channels, sorted by channel index.
 	recv []*pcState
 	// pcs is every channel the process ever received, lifetime.

@@ -23,7 +23,7 @@ func (p *proc) start(full bool) bool {
 	committedOffs := p.committedOffsets()
 	init, starts := p.buildInit(recv, committedOffs)
 	opts := node.Options{MetadataBudgetBytes: w.budget, Sabotage: w.opts.Sabotage}
-	eng, err := node.Start(p.committed, init, opts)
+	eng, err := p.startEngine(init, opts)
 	if err == nil {
 		dead, recreated := w.identityReport()
 		err = eng.Identity(dead, recreated)

@@ -177,6 +177,7 @@ func (p *proc) send(em Emission, tsMicros int64) bool {
 	}
 	p.stepChans = append(p.stepChans, c)
 	uid := p.o.onSend(p, c, int64(off), stamped.Headers)
+	w.msgs[uid-1].key, w.msgs[uid-1].value = rec.Key, rec.Value
 	w.stats.Sent++
 	if w.tracing {
 		w.emitChan("sent", p, c, int64(off), uid, "")
@@ -203,6 +204,8 @@ func (p *proc) commit() error {
 	}
 	if p.committed == nil {
 		p.committed = &node.State{}
+	} else if p.committedShared {
+		p.committed, p.committedShared = p.committed.Clone(), false
 	}
 	if err := p.committed.Apply(delta); err != nil {
 		panic(fmt.Sprintf("sim: %s: applying the engine's delta: %v", p.spec.Name, err))

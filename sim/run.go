@@ -56,7 +56,10 @@ type RunOptions struct {
 	// replayed as Scenario.Script, robust to actions being removed or inserted.
 	RecordScript bool
 
-	hooks   *testHooks
+	hooks *testHooks
+	// journal makes every engine keep a journal of its calls, so the world can be cloned
+	// (world_clone.go); the explorer sets it.
+	journal bool
 	restart *restartPoint
 }
 

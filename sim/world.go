@@ -115,6 +115,9 @@ type message struct {
 	past      node.Causes
 	expressed node.Causes
 	headerLen int
+	// key and value are the record's payload bytes (shared, immutable): part of the explorer's
+	// canonical state, since application logic forwards them.
+	key, value []byte
 }
 
 type msgKind uint8

@@ -54,6 +54,7 @@ func (w *world) produce(c int32, m message, key, value []byte, header []byte) ui
 		panic(fmt.Sprintf("sim: external produce to %s: %v", w.chanName(c), err))
 	}
 	m.ch, m.pos, m.sender, m.state = c, int64(off), -1, msgCommitted
+	m.key, m.value = key, value
 	uid := w.newMessage(m)
 	w.refreshLSO(c)
 	w.stats.Produced++
@@ -131,7 +132,7 @@ func (w *world) txnOpen(c int32, n int) {
 		key, value := w.payload()
 		off, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros})
 		must(err)
-		uid := w.newMessage(message{ch: c, pos: int64(off), sender: -1, kind: msgPlain, state: msgPending})
+		uid := w.newMessage(message{ch: c, pos: int64(off), sender: -1, kind: msgPlain, state: msgPending, key: key, value: value})
 		w.ext.openUIDs = append(w.ext.openUIDs, uid)
 	}
 	w.ext.open = true
