@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/scenarios"
 )
 
 // TestShrinkCommand: `simrun shrink` writes a replay file that `simrun replay` reproduces and a
@@ -50,5 +52,22 @@ func TestShrinkBadUsage(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut.String(), tc.want) {
 			t.Errorf("shrink %q: exit %d, stderr %q; want exit 2 naming %s", tc.args, code, errOut.String(), tc.want)
 		}
+	}
+}
+
+// TestShrinkAfterViolation: the automatic shrink of a failing default run writes the shrunk
+// replay and scenario files beside the run's replay file.
+func TestShrinkAfterViolation(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	c := cli{stdout: &out, stderr: &errOut, dir: dir}
+	c.shrinkAfterViolation(scenarios.Spec{Seed: 1, Sabotage: "OVEREXPRESS"}, filepath.Join(dir, "run.replay"))
+	for _, name := range []string{"run-shrunk.replay", "run-shrunk.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Fatalf("%s not written: %v\n%s%s", name, err, out.String(), errOut.String())
+		}
+	}
+	if !strings.Contains(out.String(), "first violation OVEREXPRESSION") {
+		t.Fatalf("output:\n%s", out.String())
 	}
 }
