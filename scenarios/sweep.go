@@ -45,6 +45,10 @@ type SeedOutcome struct {
 	Stats      sim.Stats
 	Steps      int
 	Eligible   bool // the settings switch on a fault class the sabotage mode needs (false when honest)
+	// Fired says an action of a fault class the mode needs was taken in the run (every run for a
+	// mode that needs none; false when honest): eligible seeds whose fault never fired cannot
+	// expose the mode, so the catch rate over fired seeds measures the checkers alone.
+	Fired bool
 }
 
 // Failed reports whether the seed's run failed (a violation or a panic).
@@ -149,6 +153,9 @@ func RunSeed(spec Spec, seed uint64) (out SeedOutcome) {
 	}
 	res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(seed), prep.Options)
 	out.Verdict, out.Violations, out.Stats, out.Steps = res.Verdict, res.Violations, res.Stats, res.Steps
+	if spec.Sabotage != "" {
+		out.Fired = faultFired(spec.Sabotage, res.Stats)
+	}
 	for _, v := range res.Violations {
 		if !slices.Contains(out.Criteria, v.Criterion) {
 			out.Criteria = append(out.Criteria, v.Criterion)
@@ -169,4 +176,22 @@ func handOut(ctx context.Context, first, last uint64, seeds chan<- uint64) {
 			return
 		}
 	}
+}
+
+// faultFired reports whether a run took an action of a fault class the mode needs (any run, for
+// a mode that needs none; no run, for a mode without an eligibility rule).
+func faultFired(mode string, st sim.Stats) bool {
+	needs, ok := sim.SabotageNeeds(mode)
+	if !ok {
+		return false
+	}
+	if len(needs) == 0 {
+		return true
+	}
+	for _, k := range needs {
+		if st.Actions[k] > 0 {
+			return true
+		}
+	}
+	return false
 }

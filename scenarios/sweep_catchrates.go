@@ -65,6 +65,11 @@ type CatchRate struct {
 	Eligible       int     `json:"eligible"`
 	CaughtEligible int     `json:"caught_eligible"`
 	EligibleRate   float64 `json:"eligible_rate"`
+	// Fired counts the seeds where a needed fault actually fired, CaughtFired those caught: the
+	// checkers' rate once the generator has done its part.
+	Fired       int     `json:"fired"`
+	CaughtFired int     `json:"caught_fired"`
+	FiredRate   float64 `json:"fired_rate"`
 	// Protocol is SPEC §6.2's figure (nil when it gives none); BeatsProtocol says our rate over
 	// all seeds is above it; HalfOfEligible says at least half the eligible seeds were caught.
 	Protocol       *ProtocolCatch `json:"protocol,omitempty"`
@@ -108,9 +113,11 @@ func MeasureCatchRate(ctx context.Context, mode string, first, last uint64, work
 // catchRateOf turns a sabotage sweep's report into the mode's row.
 func catchRateOf(mode string, rep *SweepReport) CatchRate {
 	row := CatchRate{Mode: mode, Runs: rep.Runs, Caught: rep.Failed(), Eligible: *rep.EligibleSeeds,
-		CaughtEligible: *rep.CaughtEligible, CaughtBy: rep.SeedsByCriterion, Exempt: exemptReasons[mode]}
+		CaughtEligible: *rep.CaughtEligible, Fired: *rep.FiredSeeds, CaughtFired: *rep.CaughtFired,
+		CaughtBy: rep.SeedsByCriterion, Exempt: exemptReasons[mode]}
 	row.Rate = ratio(row.Caught, row.Runs)
 	row.EligibleRate = ratio(row.CaughtEligible, row.Eligible)
+	row.FiredRate = ratio(row.CaughtFired, row.Fired)
 	row.HalfOfEligible = row.Eligible > 0 && 2*row.CaughtEligible >= row.Eligible
 	if p, ok := ProtocolCatchOf(mode); ok {
 		row.Protocol = &p

@@ -20,8 +20,8 @@ func (t *CatchRateTable) Markdown() []byte {
 	if t.Interrupted {
 		fmt.Fprintf(&b, "- **interrupted**: the sweep was stopped early; the rows count the seeds that ran\n")
 	}
-	fmt.Fprintf(&b, "\n| mode | caught / all | rate | caught / eligible | eligible rate | protocol (§6.2) | protocol rate | beats protocol | ≥ half eligible | caught by (seeds) |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|:---:|:---:|---|\n")
+	fmt.Fprintf(&b, "\n| mode | caught / all | rate | caught / eligible | eligible rate | caught / fault fired | fired rate | protocol (§6.2) | protocol rate | beats protocol | ≥ half eligible | caught by (seeds) |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|---|\n")
 	for _, r := range t.Modes {
 		proto, protoRate, beats := "-", "-", "-"
 		if r.Protocol != nil {
@@ -33,8 +33,9 @@ func (t *CatchRateTable) Markdown() []byte {
 		if r.Exempt != "" {
 			beats, half = "exempt", "exempt"
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Caught, r.Runs, pct(r.Rate),
-			r.CaughtEligible, r.Eligible, pct(r.EligibleRate), proto, protoRate, beats, half, caughtBy(r))
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Caught, r.Runs,
+			pct(r.Rate), r.CaughtEligible, r.Eligible, pct(r.EligibleRate), r.CaughtFired, r.Fired, pct(r.FiredRate),
+			proto, protoRate, beats, half, caughtBy(r))
 	}
 	var exempt []CatchRate
 	for _, r := range t.Modes {
@@ -50,7 +51,9 @@ func (t *CatchRateTable) Markdown() []byte {
 	}
 	fmt.Fprintf(&b, "\nEligibility (`sim.SabotageNeeds`): IGNORE_CAUSES, NO_FIFO, SKIP_RECEIPT_MERGE, OVEREXPRESS and "+
 		"SILENT_DROP every seed; the others need one of their fault classes switched on by the seed's swarm "+
-		"settings (see `sim/swarm_describe.go`). A mode without a rule has no eligible seeds.\n")
+		"settings (see `sim/swarm_describe.go`). A mode without a rule has no eligible seeds. \"Fault fired\" counts "+
+		"the eligible seeds whose run actually took an action of a needed fault class: it separates a generator "+
+		"that rarely sets the fault up from checkers that miss it.\n")
 	return []byte(b.String())
 }
 

@@ -30,6 +30,10 @@ type SweepReport struct {
 	// those failed.
 	EligibleSeeds  *int `json:"eligible_seeds,omitempty"`
 	CaughtEligible *int `json:"caught_eligible,omitempty"`
+	// FiredSeeds and CaughtFired count the seeds where an action of a needed fault class was
+	// actually taken (SeedOutcome.Fired), and how many of those failed.
+	FiredSeeds  *int `json:"fired_seeds,omitempty"`
+	CaughtFired *int `json:"caught_fired,omitempty"`
 	// Steps is the total of the runs' scheduler steps; Exercised totals their stats.
 	Steps       int64     `json:"steps"`
 	Exercised   Exercised `json:"exercised"`
@@ -55,6 +59,7 @@ func newSweepReport(spec Spec, first, last uint64) *SweepReport {
 		Exercised: newExercised(), spec: spec}
 	if spec.Sabotage != "" {
 		r.EligibleSeeds, r.CaughtEligible = new(int), new(int)
+		r.FiredSeeds, r.CaughtFired = new(int), new(int)
 	}
 	return r
 }
@@ -70,11 +75,9 @@ func (r *SweepReport) add(o SeedOutcome, visit func(SeedOutcome)) {
 	for _, c := range o.Criteria {
 		r.SeedsByCriterion[c]++
 	}
-	if r.EligibleSeeds != nil && o.Eligible {
-		*r.EligibleSeeds++
-		if o.Failed() {
-			*r.CaughtEligible++
-		}
+	if r.EligibleSeeds != nil {
+		countIf(o.Eligible, o.Failed(), r.EligibleSeeds, r.CaughtEligible)
+		countIf(o.Fired, o.Failed(), r.FiredSeeds, r.CaughtFired)
 	}
 	if !o.Failed() {
 		r.Passed++
@@ -87,6 +90,16 @@ func (r *SweepReport) add(o SeedOutcome, visit func(SeedOutcome)) {
 	}
 	if visit != nil {
 		visit(o)
+	}
+}
+
+// countIf counts a seed in *seeds when in is true, and in *caught too when it failed.
+func countIf(in, failed bool, seeds, caught *int) {
+	if in {
+		*seeds++
+		if failed {
+			*caught++
+		}
 	}
 }
 

@@ -148,3 +148,24 @@ func BenchmarkSweep(b *testing.B) {
 		})
 	}
 }
+
+// TestSweepFiredWithinEligible: under a mode that needs a fault class, the seeds where the fault
+// fired are eligible seeds, and the counts nest: caught fired <= fired <= eligible <= runs.
+func TestSweepFiredWithinEligible(t *testing.T) {
+	var outcomes []SeedOutcome
+	rep, _ := sweepJSON(t, SweepConfig{Spec: Spec{Sabotage: "UNDECODABLE_AS_ABSENT"}, First: 1, Last: 30,
+		Visit: func(o SeedOutcome) { outcomes = append(outcomes, o) }})
+	for _, o := range outcomes {
+		if o.Fired && !o.Eligible {
+			t.Fatalf("seed %d: the fault fired but the seed is not eligible", o.Seed)
+		}
+		if o.Fired != (o.Stats.Actions[sim.ActProduceCorrupt] > 0) {
+			t.Fatalf("seed %d: fired %v with %d corrupt produces", o.Seed, o.Fired, o.Stats.Actions[sim.ActProduceCorrupt])
+		}
+	}
+	if !(*rep.CaughtFired <= *rep.FiredSeeds && *rep.FiredSeeds <= *rep.EligibleSeeds && *rep.EligibleSeeds <= rep.Runs) ||
+		*rep.FiredSeeds == 0 || *rep.FiredSeeds == *rep.EligibleSeeds {
+		t.Fatalf("caught fired %d, fired %d, eligible %d, runs %d: want strictly nested, non-trivial counts",
+			*rep.CaughtFired, *rep.FiredSeeds, *rep.EligibleSeeds, rep.Runs)
+	}
+}

@@ -194,8 +194,9 @@ func printSweep(w io.Writer, rep *scenarios.SweepReport, workers int, elapsed ti
 	}
 	fmt.Fprintf(w, "runs %d  passed %d  failed %d%s\n", rep.Runs, rep.Passed, rep.Failed(), status)
 	if rep.EligibleSeeds != nil {
-		fmt.Fprintf(w, "eligible seeds %d, caught %d (%s); caught over all runs %s\n", *rep.EligibleSeeds,
-			*rep.CaughtEligible, percent(*rep.CaughtEligible, *rep.EligibleSeeds), percent(rep.Failed(), rep.Runs))
+		fmt.Fprintf(w, "eligible seeds %d, caught %d (%s); fault fired on %d, caught %d (%s); caught over all runs %s\n",
+			*rep.EligibleSeeds, *rep.CaughtEligible, percent(*rep.CaughtEligible, *rep.EligibleSeeds), *rep.FiredSeeds,
+			*rep.CaughtFired, percent(*rep.CaughtFired, *rep.FiredSeeds), percent(rep.Failed(), rep.Runs))
 	}
 	if crits := rep.Criteria(); len(crits) > 0 {
 		fmt.Fprintf(w, "violations by criterion:\n")
@@ -304,8 +305,8 @@ func catchRatesCommand(ctx context.Context, a *sweepArgs, stdout, stderr io.Writ
 			return exitUsage
 		}
 		table.Modes = append(table.Modes, row)
-		fmt.Fprintf(stdout, "%-28s caught %4d/%-5d eligible %4d/%-5d %s\n", mode, row.Caught, row.Runs,
-			row.CaughtEligible, row.Eligible, caughtByLine(row))
+		fmt.Fprintf(stdout, "%-28s caught %4d/%-5d eligible %4d/%-5d fired %4d/%-5d %s\n", mode, row.Caught, row.Runs,
+			row.CaughtEligible, row.Eligible, row.CaughtFired, row.Fired, caughtByLine(row))
 		if interrupted {
 			table.Interrupted = true
 			break
