@@ -27,10 +27,11 @@ var Cases = []Case{
 	{"never_yielding_cause_held_then_released", scenarios.Spec{Scenario: "never_yielding_cause_held_then_released", Seed: 1}},
 	{"restart_invisibility", scenarios.Spec{Scenario: "restart_invisibility", Seed: 1}},
 	{"random/seed=1", scenarios.Spec{Seed: 1}},
-	{"random/seed=2", scenarios.Spec{Seed: 2}},
-	{"random/seed=3", scenarios.Spec{Seed: 3}},
 	{"random/seed=4", scenarios.Spec{Seed: 4}},
-	{"random/seed=5", scenarios.Spec{Seed: 5}},
+	{"random/seed=8", scenarios.Spec{Seed: 8}},
+	{"random/seed=9", scenarios.Spec{Seed: 9}},
+	{"random/seed=11", scenarios.Spec{Seed: 11}},
+	{"random/seed=16", scenarios.Spec{Seed: 16}},
 	{"random/processes=30/seed=7", scenarios.Spec{Seed: 7, Processes: 30}},
 }
 
