@@ -1,0 +1,344 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// Exhaustive exploration of a small scope (issue 7). Depth-first over every answer the Chooser
+// can give: a state is a world between two scheduler steps; its transitions are every complete
+// sequence of decisions one step can make (which action, which process, which channel, offset,
+// ...), enumerated by re-running the step on a clone of the world with a prefix of forced
+// answers (explore_step.go). Durations, topic IDs and payloads come from their own streams and
+// never branch: durations are constant, payloads constant, and topic IDs follow the seed's ID
+// stream, cloned with each world, so a path's k-th incarnation has the ID a plain run of the
+// same seed gives it.
+//
+// Deduplication: a state is expanded once per canonical hash (world_hash.go) plus the fault
+// budget spent. Reduction: sleep sets over independent transitions (explore_por.go), with the
+// state-caching correction. Every terminal state — nothing enabled within the budget, or the
+// depth bound reached — gets the checks a random run ends with: the liveness phase, LIVENESS at
+// quiescence and lifetime S1. Violations found on a transition are reported with the path that
+// found them and stop that path; the shortest path to each is found by iterative deepening
+// (explore_shortest.go).
+
+// ExploreOptions configure one exploration.
+type ExploreOptions struct {
+	Budget       Budget
+	MaxDepth     int  // steps after the initial starts; 0 = unbounded (the budget bounds the scope)
+	Reduce       bool // sleep-set partial-order reduction
+	Sabotage     node.Sabotage
+	HostSabotage HostSabotage
+	// Seed draws the topic IDs (so the engines' channel order); 0 means 1.
+	Seed uint64
+	// LivenessStepsMax bounds the final phase at each terminal state; 0 means 1000.
+	LivenessStepsMax int
+	// HopsMax is the forwarding bound (Settings.ForwardHopsMax); 0 means 1.
+	HopsMax int
+	// StopAtFirst ends the exploration at the first violation.
+	StopAtFirst bool
+	// MaxStates stops the exploration (Complete false) after this many states; 0 = no cap.
+	MaxStates int
+	// Progress, when set, is called every ProgressEvery states (default 65536) and at the end.
+	Progress      func(ExploreResult)
+	ProgressEvery int
+
+	hooks *testHooks
+}
+
+// ExploreResult is what an exploration found.
+type ExploreResult struct {
+	States         int    `json:"states"`
+	Transitions    int    `json:"transitions"`
+	TerminalStates int    `json:"terminal_states"`
+	MaxDepth       int    `json:"max_depth"`
+	Complete       bool   `json:"complete"`
+	Verdict        string `json:"verdict"`
+	// Violations lists one entry per (criterion, process) found, in the order found.
+	Violations []ExploreViolation `json:"violations"`
+	// terminals are the distinct terminal states' hashes (for the reduction test).
+	terminals map[hashKey]struct{}
+}
+
+// ExploreViolation is one violation and a path to it.
+type ExploreViolation struct {
+	Criterion Criterion `json:"criterion"`
+	Process   int       `json:"process"`
+	Detail    string    `json:"detail"`
+	// Depth is the number of steps of Path; Terminal says the end-of-run checks found it.
+	Depth    int  `json:"depth"`
+	Terminal bool `json:"terminal"`
+	// Path is every step's Chooser answers (ReplayPath replays it).
+	Path [][]int `json:"path"`
+}
+
+// exState is one explored state: a world, its ID stream, the budget it has spent and its depth.
+type exState struct {
+	w     *world
+	ids   *rand.PCG
+	spent spent
+	depth int
+}
+
+// explorer is one exploration in progress.
+type explorer struct {
+	scn     *Scenario
+	opts    ExploreOptions
+	set     Settings
+	hasher  *stateHasher
+	visited map[hashKey]visit
+	res     ExploreResult
+	found   map[violationKey]bool
+	path    [][]int
+	por     *porTable
+	stop    bool
+	extra   []byte
+}
+
+// visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
+// smallest depth it was reached at.
+type visit struct {
+	sleep uint64
+	depth int32
+}
+
+type violationKey struct {
+	crit Criterion
+	proc int
+}
+
+// Explore explores every schedule of scn within opts and returns the result.
+func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
+	if err := scn.Validate(); err != nil {
+		panic("sim: " + err.Error())
+	}
+	x := newExplorer(scn, opts)
+	root := x.root()
+	x.res.Complete = true
+	x.enter(root, 0)
+	x.res.TerminalStates = len(x.res.terminals)
+	x.res.Verdict = "pass"
+	if len(x.res.Violations) > 0 {
+		x.res.Verdict = "violation"
+	}
+	if x.stop && x.opts.MaxStates > 0 && x.res.States >= x.opts.MaxStates {
+		x.res.Complete = false
+	}
+	if opts.Progress != nil {
+		opts.Progress(x.res)
+	}
+	return x.res
+}
+
+func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.LivenessStepsMax == 0 {
+		opts.LivenessStepsMax = 1000
+	}
+	if opts.ProgressEvery == 0 {
+		opts.ProgressEvery = 1 << 16
+	}
+	x := &explorer{scn: scn, opts: opts, set: ExploreSettings(opts),
+		visited: make(map[hashKey]visit), found: make(map[violationKey]bool)}
+	x.res.terminals = make(map[hashKey]struct{})
+	x.hasher = newStateHasher(&x.set)
+	if opts.Reduce {
+		x.por = newPORTable(scn, &x.set)
+	}
+	return x
+}
+
+// ExploreSettings are the run settings an exploration uses (and a reproduction must use):
+// every kind the budget allows on, constant durations, the seed, the liveness budget and hop
+// bound. Retention is off.
+func ExploreSettings(opts ExploreOptions) Settings {
+	set := Settings{Seed: max(opts.Seed, 1), LivenessStepsMax: opts.LivenessStepsMax, ForwardHopsMax: max(opts.HopsMax, 1)}
+	if set.LivenessStepsMax == 0 {
+		set.LivenessStepsMax = 1000
+	}
+	for k := range numActionKinds {
+		if opts.Budget.allows(ActionKind(k)) {
+			set.Weights[k] = 1
+		}
+		set.DurationMicros[k] = Range{Min: exploreStepMicros, Max: exploreStepMicros}
+	}
+	return set
+}
+
+// exploreStepMicros is every action's virtual duration in an exploration.
+const exploreStepMicros = 100
+
+// constSource is the payload stream of an exploration: every draw is zero, so every external
+// record carries the same bytes and a transaction writes one record, whatever the order.
+type constSource struct{}
+
+func (constSource) Uint64() uint64 { return 0 }
+
+// exploreStreams returns the durations, IDs and payload streams of an exploration, and the ID
+// stream's PCG (cloned with every world).
+func exploreStreams(seed uint64) (Streams, *rand.PCG) {
+	ids := rand.NewPCG(seed, idsStream)
+	return Streams{Durations: rand.New(constSource{}), IDs: rand.New(ids), Payloads: rand.New(constSource{})}, ids
+}
+
+// root builds the initial state: the world with every process started, as Run begins.
+func (x *explorer) root() *exState {
+	streams, ids := exploreStreams(x.set.Seed)
+	opts := &RunOptions{Sabotage: x.opts.Sabotage, HostSabotage: x.opts.HostSabotage, Streams: streams,
+		RecordScript: true, journal: true, hooks: x.opts.hooks}
+	set := x.set
+	w := newWorld(x.scn, &set, NewReplayChooser(nil), opts)
+	w.hooks = opts.hooks
+	for _, p := range w.procs {
+		w.step++
+		w.action = ActStart
+		p.start(true)
+	}
+	w.script = nil
+	return &exState{w: w, ids: ids}
+}
+
+// enter visits state s reached at depth with sleep set sleep (a bitset of sleeping
+// transitions, explore_por.go).
+func (x *explorer) enter(s *exState, sleep uint64) {
+	if x.stop {
+		return
+	}
+	key := x.hash(s)
+	v, seen := x.visited[key]
+	var only uint64 // on a revisit: the transitions to explore now (asleep before, awake now)
+	switch {
+	case !seen:
+		x.visited[key] = visit{sleep: sleep, depth: int32(s.depth)}
+		x.countState(s)
+	case x.opts.MaxDepth > 0 && int32(s.depth) < v.depth:
+		x.visited[key] = visit{sleep: sleep & v.sleep, depth: int32(s.depth)} // reached shallower: expand again
+	case x.por != nil && v.sleep&^sleep != 0:
+		only = v.sleep &^ sleep
+		x.visited[key] = visit{sleep: sleep & v.sleep, depth: v.depth}
+	default:
+		return
+	}
+	x.expand(s, key, sleep, only)
+}
+
+// countState counts a newly visited state and reports progress.
+func (x *explorer) countState(s *exState) {
+	x.res.States++
+	x.res.MaxDepth = max(x.res.MaxDepth, s.depth)
+	if x.opts.Progress != nil && x.res.States%x.opts.ProgressEvery == 0 {
+		x.opts.Progress(x.res)
+	}
+	if x.opts.MaxStates > 0 && x.res.States >= x.opts.MaxStates {
+		x.stop = true
+	}
+}
+
+// hash returns s's canonical hash, spent budget included.
+func (x *explorer) hash(s *exState) hashKey {
+	x.extra = s.spent.append(x.extra[:0])
+	return x.hasher.hash(s.w, x.extra)
+}
+
+// expand computes s's transitions and enters each successor. only, when non-zero, restricts a
+// revisit to those sleeping transitions.
+func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
+	if !x.anyEnabled(s) || (x.opts.MaxDepth > 0 && s.depth >= x.opts.MaxDepth) {
+		if only == 0 {
+			x.terminal(s, key)
+		}
+		return
+	}
+	succ := x.successors(s, sleep, only)
+	var done uint64 // local transitions explored from s before the current one
+	for i := range succ {
+		t := &succ[i]
+		x.res.Transitions++
+		if x.noteViolations(s, t) {
+			continue
+		}
+		x.path = append(x.path, t.choices)
+		x.enter(t.next, x.childSleep(sleep|done, t.id))
+		x.path = x.path[:len(x.path)-1]
+		done |= t.bit()
+		if x.stop {
+			return
+		}
+	}
+}
+
+// anyEnabled reports whether some action kind the remaining budget allows is enabled.
+func (x *explorer) anyEnabled(s *exState) bool {
+	w := s.w
+	var any procMask
+	for _, p := range w.procs {
+		any |= w.maskOf(p)
+	}
+	liveExt := w.liveExternals > 0
+	for k := range numActionKinds {
+		if w.set.Weights[k] > 0 && w.kindEnabled(ActionKind(k), any, liveExt) {
+			return true
+		}
+	}
+	return false
+}
+
+// terminal runs the end-of-run checks on terminal state s (consuming its world) and counts it.
+func (x *explorer) terminal(s *exState, key hashKey) {
+	if _, ok := x.res.terminals[key]; ok {
+		return
+	}
+	x.res.terminals[key] = struct{}{}
+	w := s.w
+	before := len(w.violations)
+	w.livenessPhase()
+	w.checkLiveness()
+	w.checkCausalOrderLifetime()
+	for _, v := range w.violations[before:] {
+		x.report(v, true, nil)
+	}
+}
+
+// noteViolations reports the violations transition t found and says whether it found any (a
+// violating path is not continued).
+func (x *explorer) noteViolations(s *exState, t *transition) bool {
+	before := t.violationsBefore
+	vs := t.next.w.violations
+	if len(vs) == before {
+		return false
+	}
+	for _, v := range vs[before:] {
+		x.report(v, false, t.choices)
+	}
+	return true
+}
+
+// report records violation v (once per criterion and process) with the current path (plus last,
+// the step that found it, if any).
+func (x *explorer) report(v Violation, terminal bool, last []int) {
+	k := violationKey{v.Criterion, v.Process}
+	if x.found[k] {
+		return
+	}
+	x.found[k] = true
+	path := slices.Clone(x.path)
+	if last != nil {
+		path = append(path, last)
+	}
+	x.res.Violations = append(x.res.Violations, ExploreViolation{Criterion: v.Criterion, Process: v.Process,
+		Detail: v.Detail, Depth: len(path), Terminal: terminal, Path: path})
+	if x.opts.StopAtFirst {
+		x.stop = true
+	}
+}
+
+// String summarises a result on one line.
+func (r ExploreResult) String() string {
+	return fmt.Sprintf("%s: %d states, %d transitions, %d terminal states, max depth %d, %d violations",
+		r.Verdict, r.States, r.Transitions, r.TerminalStates, r.MaxDepth, len(r.Violations))
+}

@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The scope of an exploration: a budget of each fault and of external messages. Feeding,
+// draining, committing, starting a process that is down and closing an open transaction are
+// free (they are bounded by what there is to feed, drain, commit, start or close); every other
+// action kind is off unless the budget gives it a count.
+
+// Budget is how many times each budgeted action kind may run along one path.
+type Budget struct {
+	limits [numActionKinds]int
+}
+
+// budgetKeys names each budgeted kind on the command line (--budget crash=1,truncate=1).
+var budgetKeys = []struct {
+	name string
+	kind ActionKind
+}{
+	{"msgs", ActProducePlain}, {"stamped", ActProduceStamped}, {"corrupt", ActProduceCorrupt},
+	{"crash", ActCrash}, {"stop", ActStop}, {"rewind", ActRewind},
+	{"truncate", ActDeleteRecords}, {"retention", ActRetention},
+	{"delete", ActDeleteTopic}, {"recreate", ActRecreateTopic}, {"redeclare", ActRedeclare},
+	{"abort", ActTxnAbort}, {"open", ActTxnOpen}, {"migrate", ActMigrate}, {"zombie", ActZombie},
+}
+
+// freeKinds are the kinds no budget limits.
+var freeKinds = []ActionKind{ActFeed, ActDrain, ActCommit, ActStart, ActTxnClose}
+
+// budgetAliases are other names accepted for a key.
+var budgetAliases = map[string]string{"plain": "msgs", "messages": "msgs", "restart": "stop",
+	"delete-records": "truncate", "deletion": "delete", "recreation": "recreate", "aborted": "abort"}
+
+// Set gives kind k a budget of n.
+func (b *Budget) Set(k ActionKind, n int) { b.limits[k] = n }
+
+// Limit returns kind k's budget (for a free kind, -1).
+func (b Budget) Limit(k ActionKind) int {
+	if slices.Contains(freeKinds, k) {
+		return -1
+	}
+	return b.limits[k]
+}
+
+// allows reports whether kind k may run at all.
+func (b Budget) allows(k ActionKind) bool { return b.Limit(k) != 0 }
+
+// ParseBudget parses "crash=1,truncate=1,msgs=4" (keys: msgs, stamped, corrupt, crash, stop,
+// rewind, truncate, retention, delete, recreate, redeclare, abort, open, migrate, zombie). A bad
+// key or count is an error naming it.
+func ParseBudget(s string) (Budget, error) {
+	var b Budget
+	if strings.TrimSpace(s) == "" {
+		return b, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if a, ok := budgetAliases[key]; ok {
+			key = a
+		}
+		i := slices.IndexFunc(budgetKeys, func(e struct {
+			name string
+			kind ActionKind
+		}) bool {
+			return e.name == key
+		})
+		if !ok || i < 0 {
+			return b, fmt.Errorf("budget entry %q: want KEY=N with KEY one of %s", part, budgetKeyNames())
+		}
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 || n > 255 {
+			return b, fmt.Errorf("budget entry %q: the count must be an integer in 0..255", part)
+		}
+		b.limits[budgetKeys[i].kind] = n
+	}
+	return b, nil
+}
+
+func budgetKeyNames() string {
+	names := make([]string, len(budgetKeys))
+	for i, e := range budgetKeys {
+		names[i] = e.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// String renders the non-zero budgets as ParseBudget reads them ("" for none).
+func (b Budget) String() string {
+	var parts []string
+	for _, e := range budgetKeys {
+		if n := b.limits[e.kind]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", e.name, n))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// spent is how much of each budget a path has used; part of the explored state.
+type spent [numActionKinds]uint8
+
+// append appends the spent counts to a hash encoding.
+func (s *spent) append(b []byte) []byte { return append(b, s[:]...) }
+
+// charge records one action of kind k in child state t (whose world has a private settings copy
+// when a budget runs out, so the kind is off from then on).
+func (x *explorer) charge(t *exState, k ActionKind) {
+	lim := x.opts.Budget.Limit(k)
+	if lim < 0 {
+		return
+	}
+	t.spent[k]++
+	if int(t.spent[k]) >= lim {
+		set := *t.w.set
+		set.Weights[k] = 0
+		t.w.set = &set
+	}
+}

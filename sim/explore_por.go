@@ -1,0 +1,119 @@
+package sim
+
+// Partial-order reduction: sleep sets (Godefroid 1996, ch. 5) with the state-caching correction.
+//
+// Independence. Two transitions are independent when they are local transitions (feed, drain or
+// commit) of two different processes whose topic footprints are disjoint. A process's footprint
+// is every topic it receives or sends to (all partitions, all incarnations; every topic when
+// redeclarations are in the budget, since one may add any topic to it). Every other transition —
+// produces, transactions, faults, starts, stops, crashes, rewinds, redeclarations, migrations,
+// zombies, truncations, deletions, recreations — is dependent on every transition.
+//
+// Why independent transitions commute (t·u and u·t from the same state reach states with equal
+// canonical hashes, find the same violations, and neither enables or disables the other). A
+// feed, drain or commit of p reads and writes only: p's host, oracle and engine; the substrate
+// logs, transactions and group offsets of p's channels (footprint topics); the shared message
+// table (it appends p's emissions: uids then differ by order, but the canonical state names a
+// message by channel and position); the stamped producers' ring (a commit adds p's emissions:
+// hashed as a set until it wraps — scopes with stamped producers must stay under 16 committed
+// records for the argument to hold, which the catalogue does); and the virtual clock and stats,
+// which are not state. The checks those transitions run read p's state, the immutable pasts of
+// messages, and channel liveness and positions on p's own received channels; the exceptions
+// (STRUCT12's "assigned" test on a channel outside p's footprint, STRUCT15's liveness test)
+// read what only dependent transitions change, or positions p's emission names on a foreign
+// channel, which are at most what p has seen in fed headers and so are assigned already. A
+// transition is enabled by p's own flags and the last stable offset of p's received channels,
+// which only a commit of a sender to those topics moves — a process whose footprint shares the
+// topic, hence dependent. So with disjoint footprints the two orders agree on state, on the
+// violations (criterion and process) and on enabledness.
+//
+// Why sleep sets are sound here. A transition t is put to sleep in state s·u only when t was
+// explored from s before u and is independent of u; then s·u·t = s·t·u, which the exploration
+// reaches from s·t. So every reachable state is still visited (sleep sets prune transitions, not
+// states), hence every terminal state, and every violation a pruned transition would find is
+// found on the commuted path (same violations). With state caching a state may first be visited
+// with a larger sleep set than a later path to it has; the correction re-expands the transitions
+// that were asleep then and are awake now, and keeps the intersection (explorer.enter).
+// TestExploreReductionIsSound checks on small scopes that reduced and unreduced exploration
+// visit the same states, the same terminal states and find the same verdicts.
+
+// porTable interns local transitions (at most 64: a sleep set is a bitset) and knows which
+// are independent.
+type porTable struct {
+	footprint []uint64 // per process: bitmask of topics
+	ids       map[porKey]int
+	keys      []porKey
+	indep     []uint64 // per id: the ids independent of it
+}
+
+// porKey identifies a local transition across states: kind, process, topic (feeds).
+type porKey struct {
+	kind  ActionKind
+	proc  int
+	topic int
+}
+
+func newPORTable(scn *Scenario, set *Settings) *porTable {
+	t := &porTable{ids: make(map[porKey]int)}
+	topic := make(map[string]int, len(scn.Topics))
+	for i, tp := range scn.Topics {
+		topic[tp.Name] = i
+	}
+	all := uint64(1)<<min(len(scn.Topics), 63) - 1
+	if len(scn.Topics) >= 64 {
+		all = ^uint64(0)
+	}
+	for _, p := range scn.Processes {
+		var f uint64
+		for _, n := range append(append([]string(nil), p.Receives...), p.Sends...) {
+			f |= 1 << (topic[n] % 64)
+		}
+		if set.Weights[ActRedeclare] > 0 {
+			f = all
+		}
+		t.footprint = append(t.footprint, f)
+	}
+	return t
+}
+
+// id returns the identity of the transition world w has just made (its recorded script), or
+// -1 when it is not a local transition (or the table is full).
+func (t *porTable) id(w *world) int {
+	if len(w.script) != 1 {
+		return -1
+	}
+	a := &w.script[0]
+	if a.Kind != ActFeed && a.Kind != ActDrain && a.Kind != ActCommit {
+		return -1
+	}
+	k := porKey{kind: a.Kind, proc: w.procByName(a.Process).idx, topic: -1}
+	if a.Kind == ActFeed {
+		k.topic = w.topicByName[a.Topic]
+	}
+	if id, ok := t.ids[k]; ok {
+		return id
+	}
+	if len(t.keys) == 64 {
+		return -1
+	}
+	id := len(t.keys)
+	t.ids[k] = id
+	t.keys = append(t.keys, k)
+	t.indep = append(t.indep, 0)
+	for j, o := range t.keys[:id] {
+		if o.proc != k.proc && t.footprint[o.proc]&t.footprint[k.proc] == 0 {
+			t.indep[id] |= 1 << j
+			t.indep[j] |= 1 << id
+		}
+	}
+	return id
+}
+
+// childSleep returns the sleep set of the state transition id leads to, given the sleep set of
+// its source with every transition explored before it added (sleep).
+func (x *explorer) childSleep(sleep uint64, id int) uint64 {
+	if x.por == nil || id < 0 {
+		return 0
+	}
+	return sleep & x.por.indep[id]
+}

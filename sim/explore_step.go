@@ -1,0 +1,98 @@
+package sim
+
+import "slices"
+
+// Enumerating the transitions of one state. A transition is one complete sequence of the
+// Chooser's answers for one scheduler step. The step is run on a clone of the state's world with
+// a stepChooser: it answers the forced prefix, then the first enabled option of every further
+// decision, and remembers every other enabled option as a new prefix to run. Each run is one
+// transition; together they are every answer sequence of the step (decisions with one enabled
+// option are answered by the run's recorder without asking, so they never branch).
+
+// transition is one step from a state.
+type transition struct {
+	choices []int    // the step's answers (the path element)
+	next    *exState // the state it leads to
+	// id is the transition's identity for the reduction (-1: none, it is never asleep).
+	id               int
+	violationsBefore int
+}
+
+// bit returns the transition's sleep-set bit (0 when it has none).
+func (t *transition) bit() uint64 {
+	if t.id < 0 {
+		return 0
+	}
+	return 1 << t.id
+}
+
+// stepChooser answers one step's decisions: a forced prefix, then the first enabled option,
+// collecting the other enabled options as prefixes still to run.
+type stepChooser struct {
+	prefix  []int
+	answers []int
+	alts    [][]int
+}
+
+// Choose implements Chooser.
+func (c *stepChooser) Choose(_ string, weights []uint32) int {
+	i := len(c.answers)
+	if i < len(c.prefix) {
+		c.answers = append(c.answers, c.prefix[i])
+		return c.prefix[i]
+	}
+	a := -1
+	for j, wt := range weights {
+		switch {
+		case wt == 0:
+		case a < 0:
+			a = j
+		default:
+			c.alts = append(c.alts, append(slices.Clone(c.answers), j))
+		}
+	}
+	c.answers = append(c.answers, a)
+	return a
+}
+
+// successors returns the transitions of s that are not asleep (sleep) and, on a revisit (only
+// non-zero), those among only.
+func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
+	var out []transition
+	queue := [][]int{nil}
+	for len(queue) > 0 {
+		prefix := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		c := &stepChooser{prefix: prefix}
+		t := x.step(s, c)
+		queue = append(queue, c.alts...)
+		b := t.bit()
+		if b&sleep != 0 || (only != 0 && b&only == 0) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// step runs one scheduler step on a clone of s's world, answering through c.
+func (x *explorer) step(s *exState, c *stepChooser) transition {
+	ids := *s.ids
+	w := s.w.clone(&ids, c)
+	next := &exState{w: w, ids: &ids, spent: s.spent, depth: s.depth + 1}
+	t := transition{next: next, id: -1, violationsBefore: len(w.violations)}
+	masks := make([]procMask, len(w.procs))
+	k, ok := w.chooseAction(masks)
+	if !ok {
+		panic("sim: explore: a step with nothing enabled")
+	}
+	w.step++
+	w.do(k, masks)
+	x.charge(next, k)
+	t.choices = c.answers
+	if x.por != nil {
+		t.id = x.por.id(w)
+	}
+	w.script = w.script[:0]
+	return t
+}

@@ -1,0 +1,190 @@
+package sim
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// The canonical state of a world, for the explorer's deduplication: two worlds with equal
+// canonical encodings behave alike from here on (same enabled actions, same outcomes, same
+// verdicts), so a state reached by two paths is expanded once.
+//
+// In: the substrate state that can matter (per live channel its log start, high watermark and
+// last stable offset; every consumer group's committed offsets), every channel's shadow log with
+// each message's kind, state, sender, payload, true past and expressed causes, the external
+// producers' open transaction, each process's declaration, host positions and flags, oracle
+// knowledge (frontiers, delivered and pending positions, the step's staging and undo log), its
+// committed ordering state and its engine. Out: the virtual clock and everything stamped with it
+// (record timestamps, latencies; nothing the explorer schedules depends on time unless time
+// retention is on, in which case the clock is in), the trace, the stats, the step counter,
+// message uids (creation order differs between interleavings: a message is named by its
+// channel and position), transactional epochs (only their order matters, and the host keeps
+// one current producer per process) and the violations found so far (the explorer reports them
+// on the transition that found them).
+//
+// Canonical: maps are walked in sorted order, and a topic ID is replaced by its incarnation's
+// channel index (channels are numbered in incarnation creation order), so the encoding does not
+// depend on the ID values a seed draws. Within one exploration an incarnation's ID is a function
+// of its creation index, so nothing that can influence the future is lost.
+
+// hashKey is a 128-bit state hash: two independently seeded 64-bit maphashes, so a collision
+// among the few million states of a scope has probability about n²/2¹²⁹.
+type hashKey [2]uint64
+
+// stateHasher encodes worlds canonically and hashes the encoding. It is reused across states.
+type stateHasher struct {
+	seeds [2]maphash.Seed
+	buf   []byte
+	// withRecent and withClock say whether the stamped producers' ring and the clock matter.
+	withRecent, withClock bool
+	caches                *procHashCaches
+}
+
+func newStateHasher(set *Settings) *stateHasher {
+	return &stateHasher{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		withRecent: set.Weights[ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
+		caches: &procHashCaches{seed: maphash.MakeSeed()}}
+}
+
+// sum hashes b.
+func (h *stateHasher) sum(b []byte) hashKey {
+	return hashKey{maphash.Bytes(h.seeds[0], b), maphash.Bytes(h.seeds[1], b)}
+}
+
+// hash returns the canonical hash of w; extra is appended first (the explorer's fault budget
+// spent so far, which is part of the state).
+func (h *stateHasher) hash(w *world, extra []byte) hashKey {
+	b := append(h.buf[:0], extra...)
+	b = h.appendWorld(b, w)
+	h.buf = b
+	return h.sum(b)
+}
+
+// appendWorld appends the canonical encoding of w.
+func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
+	if h.withClock {
+		b = binary.AppendVarint(b, w.clock.nowMicros)
+	}
+	for i := range w.topics {
+		b = binary.AppendVarint(b, int64(w.topics[i].inc))
+	}
+	b = binary.AppendUvarint(b, uint64(len(w.incs)))
+	for i := range w.incs {
+		b = appendBool(b, w.incs[i].alive)
+	}
+	for c := range w.chans {
+		b = h.appendChannel(b, w, int32(c))
+	}
+	b = appendBool(b, w.ext.open)
+	for _, uid := range w.ext.openUIDs {
+		b = appendMsgRef(b, w, uid)
+	}
+	if h.withRecent {
+		b = h.appendRecent(b, w)
+	}
+	for _, p := range w.procs {
+		b = h.appendProc(b, p)
+	}
+	return b
+}
+
+// appendChannel appends channel c: its substrate offsets (when live), then its shadow log.
+func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
+	ch := &w.chans[c]
+	b = binary.AppendVarint(b, ch.lso)
+	if w.alive(c) {
+		offs := w.offsets(c)
+		b = binary.AppendVarint(b, int64(offs.LogStart))
+		b = binary.AppendVarint(b, int64(offs.HighWatermark))
+	}
+	b = binary.AppendUvarint(b, uint64(len(ch.slots)))
+	for _, uid := range ch.slots {
+		if uid == 0 {
+			b = append(b, 0)
+			continue
+		}
+		m := &w.msgs[uid-1]
+		b = append(b, byte(m.kind), byte(m.state))
+		b = binary.AppendVarint(b, int64(m.sender))
+		b = appendBytes(b, m.key)
+		b = appendBytes(b, m.value)
+		b = appendCauses(b, w, m.past)
+		b = appendCauses(b, w, m.expressed)
+	}
+	return b
+}
+
+// appendRecent appends the stamped producers' candidates: a set while the ring has not wrapped
+// (the order only renumbers the choice), the ring in order once it has.
+func (h *stateHasher) appendRecent(b []byte, w *world) []byte {
+	n := min(w.recentN, recentRing)
+	refs := make([]int64, 0, n)
+	for i := range n {
+		m := &w.msgs[w.recent[i]-1]
+		refs = append(refs, int64(m.ch)<<40|m.pos)
+	}
+	if w.recentN <= recentRing {
+		slices.Sort(refs)
+	} else {
+		b = binary.AppendUvarint(b, uint64(w.recentN%recentRing))
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, r := range refs {
+		b = binary.AppendVarint(b, r)
+	}
+	return b
+}
+
+// appendMsgRef appends a message by its coordinate (channel index, position); 0 is none.
+func appendMsgRef(b []byte, w *world, uid uint64) []byte {
+	if uid == 0 {
+		return append(b, 0)
+	}
+	m := &w.msgs[uid-1]
+	b = binary.AppendUvarint(b, uint64(m.ch)+1)
+	return binary.AppendVarint(b, m.pos)
+}
+
+// appendCauses appends a frontier with every channel replaced by its world channel index.
+func appendCauses(b []byte, w *world, c node.Causes) []byte {
+	pairs := c.Pairs()
+	b = binary.AppendUvarint(b, uint64(len(pairs)))
+	for _, p := range pairs {
+		b = appendNodeChan(b, w, p.Channel)
+		b = binary.AppendVarint(b, int64(p.Position))
+	}
+	return b
+}
+
+// appendNodeChan appends a node channel as its world channel index (+1; 0 for a channel the
+// world never created).
+func appendNodeChan(b []byte, w *world, nc node.Channel) []byte {
+	return binary.AppendUvarint(b, uint64(w.nodeChan(nc)+1))
+}
+
+// appendTopicID appends a topic ID as its incarnation index (+1; 0 if unknown).
+func appendTopicID(b []byte, w *world, id node.TopicID) []byte {
+	for i := range w.incs {
+		if node.TopicID(w.incs[i].id) == id {
+			return binary.AppendUvarint(b, uint64(i)+1)
+		}
+	}
+	return append(b, 0)
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// appendBytes appends a length-prefixed byte string (nil and empty alike: the world never
+// distinguishes them).
+func appendBytes(b, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}

@@ -1,0 +1,277 @@
+package sim
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// The canonical encoding of a process: declaration, host state, oracle knowledge, committed
+// ordering state, engine. The committed state and the engine are the costly parts (an engine is
+// encoded from its Snapshot), so their hashes are cached: a committed state by identity once it
+// is marked shared (copy-on-write: it never changes again), an engine by its journal (an engine
+// is a function of its start state and its calls, and a journal prefix never changes).
+
+// cacheSlots is the size of each direct-mapped hash cache.
+const cacheSlots = 1 << 12
+
+type stateCacheEntry struct {
+	st  *node.State
+	key hashKey
+}
+
+type engineCacheKey struct {
+	start *node.State
+	calls *engineCall // first call of the journal's backing array (nil: none)
+	n     int
+}
+
+type engineCacheEntry struct {
+	k   engineCacheKey
+	key hashKey
+}
+
+// procHashCaches are the stateHasher's caches.
+type procHashCaches struct {
+	seed    maphash.Seed
+	states  [cacheSlots]stateCacheEntry
+	engines [cacheSlots]engineCacheEntry
+	sub     []byte // scratch encoding for a cached part
+}
+
+// appendProc appends the canonical encoding of p.
+func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
+	w := p.w
+	b = append(b, byte(p.status))
+	b = appendBool(b, p.txnOpen)
+	b = appendBool(b, p.stepDirty)
+	b = appendBool(b, p.drainable)
+	b = appendBool(b, p.injected.removedHeld)
+	b = appendBool(b, p.injected.identityChanged)
+	b = appendBool(b, p.injected.deletedHeld)
+	b = appendString(b, p.refusalWhy)
+	b = binary.AppendUvarint(b, uint64(len(p.declared)))
+	for _, t := range p.declared {
+		b = binary.AppendUvarint(b, uint64(t))
+	}
+	for t := range w.topics {
+		inc, ok := p.resolved[t]
+		if !ok {
+			inc = -1
+		}
+		b = binary.AppendVarint(b, int64(inc))
+		b = appendBool(b, p.everResolved[t])
+	}
+	b = binary.AppendUvarint(b, uint64(len(p.recv)))
+	for _, pc := range p.recv {
+		b = binary.AppendUvarint(b, uint64(pc.ch))
+	}
+	for c := range w.chans {
+		if pc, ok := p.pcs[int32(c)]; ok {
+			b = binary.AppendUvarint(b, uint64(c)+1)
+			b = appendPC(b, pc)
+		}
+	}
+	b = append(b, 0)
+	steps := slices.Clone(p.stepChans)
+	slices.Sort(steps)
+	steps = slices.Compact(steps)
+	b = binary.AppendUvarint(b, uint64(len(steps)))
+	for _, c := range steps {
+		b = binary.AppendUvarint(b, uint64(c))
+	}
+	b = h.appendOracle(b, p)
+	b = h.appendGroup(b, p)
+	b = h.appendCommitted(b, p)
+	return h.appendEngine(b, p)
+}
+
+// appendPC appends one (process, channel) state.
+func appendPC(b []byte, pc *pcState) []byte {
+	b = appendBool(b, pc.received)
+	for _, v := range [...]int64{pc.readPos, pc.lastFed, pc.startPos, pc.committedPos, pc.firstRead, pc.clampAtStart, pc.fedHigh} {
+		b = binary.AppendVarint(b, v)
+	}
+	b = appendBool(b, pc.firstFixed)
+	b = binary.AppendUvarint(b, uint64(len(pc.delivered)))
+	for _, d := range pc.delivered {
+		b = binary.AppendVarint(b, d.pos)
+		b = binary.AppendVarint(b, int64(d.index))
+	}
+	b = binary.AppendUvarint(b, uint64(len(pc.pending)))
+	for _, pm := range pc.pending {
+		b = binary.AppendVarint(b, pm.pos)
+	}
+	return b
+}
+
+// appendOracle appends p's oracle: frontiers, the open step's staging and its undo log (what a
+// rollback would restore).
+func (h *stateHasher) appendOracle(b []byte, p *proc) []byte {
+	w, o := p.w, &p.o
+	for _, f := range o.frontiers() {
+		b = appendCauses(b, w, f.c)
+	}
+	b = binary.AppendVarint(b, o.deliveries)
+	b = appendBool(b, o.stepOpen)
+	if !o.stepOpen {
+		return b
+	}
+	for _, s := range o.saved {
+		b = appendCauses(b, w, s)
+	}
+	b = binary.AppendUvarint(b, uint64(len(o.undo)))
+	for i := range o.undo {
+		u := &o.undo[i]
+		b = append(b, byte(u.kind))
+		if u.pc != nil {
+			b = binary.AppendUvarint(b, uint64(u.pc.ch))
+		}
+		if u.ptr != nil {
+			b = binary.AppendVarint(b, undoField(p, u.ptr))
+		}
+		b = binary.AppendVarint(b, u.old)
+		b = binary.AppendVarint(b, int64(u.idx))
+		b = binary.AppendVarint(b, u.pm.pos)
+	}
+	b = binary.AppendUvarint(b, uint64(len(o.staged)))
+	for _, v := range o.staged {
+		b = appendString(b, string(v.Criterion))
+	}
+	b = binary.AppendUvarint(b, uint64(len(o.stepSent)))
+	for _, uid := range o.stepSent {
+		b = appendMsgRef(b, w, uid)
+	}
+	return appendMsgRef(b, w, o.stepCorrupt)
+}
+
+// undoField names the integer an undo entry restores: -1 for the delivery count, the channel
+// index for a channel's fedHigh.
+func undoField(p *proc, ptr *int64) int64 {
+	if ptr == &p.o.deliveries {
+		return -1
+	}
+	for c, pc := range p.pcs {
+		if ptr == &pc.fedHigh {
+			return int64(c)
+		}
+	}
+	panic("sim: the oracle's undo log points at an integer the canonical encoding does not know")
+}
+
+// appendGroup appends p's committed consumer-group offsets, by channel index.
+func (h *stateHasher) appendGroup(b []byte, p *proc) []byte {
+	offs, err := p.w.sub.CommittedOffsets(p.group)
+	must(err)
+	type entry struct{ c, off int64 }
+	es := make([]entry, 0, len(offs))
+	for _, o := range offs {
+		nc := node.Channel{Topic: node.TopicID(o.Topic), Partition: node.Partition(o.Partition)}
+		es = append(es, entry{int64(p.w.nodeChan(nc)), int64(o.Offset)})
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmpInt64(a.c, b.c) })
+	b = binary.AppendUvarint(b, uint64(len(es)))
+	for _, e := range es {
+		b = binary.AppendVarint(b, e.c)
+		b = binary.AppendVarint(b, e.off)
+	}
+	return b
+}
+
+// appendCommitted appends the hash of p's committed ordering state, cached by identity once the
+// state is marked shared.
+func (h *stateHasher) appendCommitted(b []byte, p *proc) []byte {
+	if p.committed == nil {
+		return append(b, 0)
+	}
+	p.committedShared = true // from now on a commit clones it, so the cached hash stays valid
+	c := h.caches
+	slot := &c.states[maphash.Comparable(c.seed, p.committed)%cacheSlots]
+	if slot.st != p.committed {
+		c.sub = appendState(c.sub[:0], p.w, p.committed)
+		*slot = stateCacheEntry{st: p.committed, key: h.sum(c.sub)}
+	}
+	b = append(b, 1)
+	b = binary.LittleEndian.AppendUint64(b, slot.key[0])
+	return binary.LittleEndian.AppendUint64(b, slot.key[1])
+}
+
+// appendEngine appends the hash of p's engine, cached by journal.
+func (h *stateHasher) appendEngine(b []byte, p *proc) []byte {
+	if p.eng == nil {
+		return append(b, 0)
+	}
+	j := p.eng.j
+	k := engineCacheKey{start: j.start, n: len(j.calls)}
+	if cap(j.calls) > 0 {
+		k.calls = &j.calls[:1][0]
+	}
+	c := h.caches
+	slot := &c.engines[maphash.Comparable(c.seed, k)%cacheSlots]
+	if slot.k != k {
+		c.sub = appendEngineState(c.sub[:0], p)
+		*slot = engineCacheEntry{k: k, key: h.sum(c.sub)}
+	}
+	b = append(b, 1)
+	b = binary.LittleEndian.AppendUint64(b, slot.key[0])
+	return binary.LittleEndian.AppendUint64(b, slot.key[1])
+}
+
+// appendEngineState encodes a live engine: its whole ordering state (Snapshot), the session
+// floor of each received channel and its refusal. Under SABOTAGE_DROP_HELD the snapshot leaves
+// out holds the engine still has, so the journal is encoded as well.
+func appendEngineState(b []byte, p *proc) []byte {
+	w, eng := p.w, p.eng
+	b = appendState(b, w, eng.Snapshot())
+	for _, nc := range eng.Received() {
+		f, ok := eng.SessionFloor(nc)
+		b = appendBool(b, ok)
+		b = binary.AppendVarint(b, int64(f))
+	}
+	if r := eng.Refusal(); r != nil {
+		b = appendString(b, string(r.Reason))
+	}
+	b = append(b, 0)
+	if eng.j.opts.Sabotage == node.SabotageDropHeld {
+		for i := range eng.j.calls {
+			c := &eng.j.calls[i]
+			b = append(b, byte(c.kind))
+			b = appendNodeChan(b, w, c.ch)
+			b = binary.AppendVarint(b, int64(c.pos))
+		}
+	}
+	return b
+}
+
+// appendState encodes an ordering state with topic IDs replaced by incarnations.
+func appendState(b []byte, w *world, st *node.State) []byte {
+	b = binary.AppendUvarint(b, uint64(st.Version()))
+	for _, bd := range st.Bindings() {
+		b = appendString(b, bd.Name)
+		b = appendTopicID(b, w, bd.Topic)
+	}
+	b = append(b, 0)
+	for _, f := range st.FedPositions() {
+		b = appendNodeChan(b, w, f.Channel)
+		b = binary.AppendVarint(b, int64(f.FedUpTo))
+	}
+	b = append(b, 0)
+	b = appendCauses(b, w, st.Frontier())
+	b = appendCauses(b, w, st.DeliveredPast())
+	for _, nc := range st.HeldChannels() {
+		held := st.Held(nc)
+		b = appendNodeChan(b, w, nc)
+		b = binary.AppendUvarint(b, uint64(len(held)))
+		for i := range held {
+			m := &held[i]
+			b = binary.AppendVarint(b, int64(m.Position))
+			b = appendBytes(b, m.Record.Key)
+			b = appendBytes(b, m.Record.Value)
+			b = binary.AppendUvarint(b, uint64(len(m.Record.Headers)))
+			b = appendCauses(b, w, m.Causes)
+		}
+	}
+	return append(b, 0)
+}
