@@ -5,18 +5,15 @@ import (
 )
 
 // BenchmarkOracle measures what the oracle's causal-order check (S1) costs per checked delivery,
-// on a finished throughput run of the diamond scenario (every check on, ~20,000 actions):
+// on a finished throughput run of the diamond scenario (every check on, ~20,000 actions).
+// Sub-benchmark check=at-delivery re-runs the delivery-time half (checkCausalOrderAtDelivery) on
+// every committed delivery: a walk over the record's true past (a few entries here) with a map
+// lookup and two comparisons each; envelope ~20 ns an entry, ~100 ns a delivery. check=lifetime
+// re-runs the end-of-run half (checkCausalOrderLifetime) over all committed history; its
+// ns/delivery is its time divided by the deliveries it judged. Both are read-only on an honest
+// run: a violation found fails the benchmark. The checksum is the number of deliveries checked.
 //
-//		go test ./sim/ -run '^$' -bench Oracle -benchmem
-//
-//	  - check=at-delivery re-runs the delivery-time half (checkCausalOrderAtDelivery) on every
-//	    committed delivery: a walk over the record's true past (a few entries here) with a map
-//	    lookup and two comparisons each. Envelope: ~20 ns an entry, ~100 ns a delivery.
-//	  - check=lifetime re-runs the end-of-run half (checkCausalOrderLifetime) over all committed
-//	    history; ns/delivery is its time divided by the deliveries it judged.
-//
-// Both are read-only on an honest run: a violation found fails the benchmark. The checksum is
-// the number of deliveries checked.
+//	go test ./sim/ -run '^$' -bench Oracle -benchmem
 func BenchmarkOracle(b *testing.B) {
 	set := throughputSettings(7)
 	opts := RunOptions{}
