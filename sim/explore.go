@@ -115,10 +115,14 @@ func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
-	x := newExplorer(scn, opts)
-	root := x.root()
+	return newExplorer(scn, opts).run()
+}
+
+// run explores from the root and finishes the result.
+func (x *explorer) run() ExploreResult {
+	opts := x.opts
 	x.res.Complete = true
-	x.enter(root, 0)
+	x.enter(x.root(), 0)
 	x.res.TerminalStates = len(x.res.terminals)
 	x.res.Verdict = "pass"
 	if len(x.res.Violations) > 0 {

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -81,4 +84,74 @@ func TestCloneMatchesStraightRun(t *testing.T) {
 			t.Fatalf("seed %d: the state after %d steps through clones hashes differently from a straight run (path %v)", seed, len(path), path)
 		}
 	}
+}
+
+// TestExploreReductionIsSound compares reduced and unreduced exploration on small scopes: the
+// same states, the same set of terminal states and the same verdicts (criteria and processes),
+// with fewer transitions where processes are independent.
+func TestExploreReductionIsSound(t *testing.T) {
+	cases := []struct {
+		name   string
+		scn    *Scenario
+		budget string
+		sab    node.Sabotage
+		fewer  bool
+	}{
+		{"pair honest", pairScope(), "msgs=2,crash=1", node.SabotageNone, true},
+		{"pair DROP_HELD", pairScope(), "msgs=2,crash=1", node.SabotageDropHeld, true},
+		{"chain honest", chainScope(), "msgs=1,crash=1", node.SabotageNone, false},
+		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
+			plain := exploreWithHasher(c.scn, opts)
+			opts.Reduce = true
+			reduced := exploreWithHasher(c.scn, opts)
+			t.Logf("unreduced %v; reduced %v", plain, reduced)
+			if plain.States != reduced.States || plain.TerminalStates != reduced.TerminalStates {
+				t.Fatalf("states %d vs %d, terminal states %d vs %d", plain.States, reduced.States, plain.TerminalStates, reduced.TerminalStates)
+			}
+			for k := range plain.terminals {
+				if _, ok := reduced.terminals[k]; !ok {
+					t.Fatal("a terminal state of the unreduced exploration is missing from the reduced one")
+				}
+			}
+			if a, b := verdictSet(plain), verdictSet(reduced); a != b {
+				t.Fatalf("verdicts differ: %q vs %q", a, b)
+			}
+			if c.fewer && reduced.Transitions >= plain.Transitions {
+				t.Fatalf("the reduction explored %d transitions, no fewer than %d", reduced.Transitions, plain.Transitions)
+			}
+		})
+	}
+}
+
+// exploreWithHasher explores with one fixed pair of hash seeds, so two explorations' state
+// hashes can be compared.
+func exploreWithHasher(scn *Scenario, opts ExploreOptions) ExploreResult {
+	x := newExplorer(scn, opts)
+	x.hasher = fixedHasher(&x.set)
+	return x.run()
+}
+
+var sharedSeeds *stateHasher
+
+func fixedHasher(set *Settings) *stateHasher {
+	h := newStateHasher(set)
+	if sharedSeeds == nil {
+		sharedSeeds = h
+	}
+	h.seeds = sharedSeeds.seeds
+	return h
+}
+
+// verdictSet renders the (criterion, process) pairs found, sorted.
+func verdictSet(r ExploreResult) string {
+	var keys []string
+	for _, v := range r.Violations {
+		keys = append(keys, fmt.Sprintf("%s/%d", v.Criterion, v.Process))
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, " ")
 }
