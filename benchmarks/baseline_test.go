@@ -36,11 +36,11 @@ func TestCollectIsExact(t *testing.T) {
 // amount.
 func TestCompareNamesEachChange(t *testing.T) {
 	old := &Baseline{Metrics: map[string]map[string]int64{
-		"scenario/x": {"hold_p99_us": 200, "steps": 10, "gone": 3},
+		"scenario/x":    {"hold_p99_us": 200, "steps": 10, "gone": 3},
 		"allocs_per_op": {"node.Decode/entries=1": 0},
 	}}
 	cur := &Baseline{Metrics: map[string]map[string]int64{
-		"scenario/x": {"hold_p99_us": 250, "steps": 10, "added": 4},
+		"scenario/x":    {"hold_p99_us": 250, "steps": 10, "added": 4},
 		"allocs_per_op": {"node.Decode/entries=1": 1},
 	}}
 	got := FormatChanges(Compare(old, cur))

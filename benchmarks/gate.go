@@ -32,22 +32,39 @@ type BenchSamples map[string][]float64
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
 // ParseBench reads Go benchmark output (the format benchstat reads) and returns every result's
-// value in unit (e.g. "sec/op", "allocs/op", "actions/s"), by "pkg name" key; lines that are not
-// results (comments, PASS, ok) are skipped.
+// value in unit (benchfmt's tidied unit, e.g. "sec/op", "B/op", "actions/s"), by "pkg name" key;
+// lines that are not results (comments, PASS, ok) are skipped.
 func ParseBench(data []byte, fileName, unit string) BenchSamples {
 	out := BenchSamples{}
+	for key, units := range ParseBenchUnits(data, fileName, false) {
+		if v, ok := units[unit]; ok {
+			out[key] = v
+		}
+	}
+	return out
+}
+
+// ParseBenchUnits reads Go benchmark output into samples by key, then by unit: benchfmt's tidied
+// units, or with orig the units as written ("ns/op", "MB/s").
+func ParseBenchUnits(data []byte, fileName string, orig bool) map[string]map[string][]float64 {
+	out := map[string]map[string][]float64{}
 	r := benchfmt.NewReader(bytes.NewReader(data), fileName)
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
 		if !ok {
 			continue
 		}
-		v, ok := res.Value(unit)
-		if !ok {
-			continue
-		}
 		key := res.GetConfig("pkg") + " Benchmark" + procsSuffix.ReplaceAllString(string(res.Name.Full()), "")
-		out[key] = append(out[key], v)
+		if out[key] == nil {
+			out[key] = map[string][]float64{}
+		}
+		for _, v := range res.Values {
+			unit, value := v.Unit, v.Value
+			if orig && v.OrigUnit != "" {
+				unit, value = v.OrigUnit, v.OrigValue
+			}
+			out[key][unit] = append(out[key][unit], value)
+		}
 	}
 	return out
 }

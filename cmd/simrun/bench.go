@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/benchmarks"
+)
+
+// benchMain is `simrun bench [--check | --update] [--json] [--baseline FILE] [--report DIR]`:
+// the exact virtual-time metrics of a fixed set of scenarios at fixed seeds, the engine's work
+// counters on fixed workloads and the allocations per operation of the hot paths.
+//
+//	simrun bench                   print the metrics, one scenario per line
+//	simrun bench --check           compare with the baseline; exit 1 naming every metric that moved
+//	simrun bench --update          rewrite the baseline (an intended change)
+//	simrun bench --report results/ write results/README.md and its SVG plots (reads results/bench.txt)
+func benchMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simrun bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	check := fs.Bool("check", false, "compare with the baseline; exit 1 if any metric moved")
+	update := fs.Bool("update", false, "rewrite the baseline with the new figures")
+	jsonOut := fs.Bool("json", false, "print the metrics as JSON (the baseline's format)")
+	baseline := fs.String("baseline", "results/sim-metrics.json", "the baseline `FILE`")
+	report := fs.String("report", "", "write README.md and the SVG plots into `DIR` (wall clock read from DIR/bench.txt)")
+	if err := fs.Parse(args); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "simrun bench: %v\n", err)
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "simrun bench: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *check && *update {
+		fmt.Fprintln(stderr, "simrun bench: --check and --update exclude each other")
+		return exitUsage
+	}
+	b, results, err := benchmarks.Collect(gitCommit())
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun bench: %v\n", err)
+		return exitViolation
+	}
+	switch {
+	case *jsonOut:
+		stdout.Write(b.Marshal())
+	case !*check && !*update && *report == "":
+		printBench(stdout, b)
+	}
+	code := exitPass
+	if *check {
+		code = benchCheck(b, *baseline, stdout, stderr)
+	}
+	if *update {
+		if err := os.WriteFile(*baseline, b.Marshal(), 0o644); err != nil {
+			fmt.Fprintf(stderr, "simrun bench: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "simrun bench: wrote %d metrics to %s\n", b.MetricCount(), *baseline)
+	}
+	if *report != "" {
+		files, err := benchmarks.WriteReport(*report, b, results)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun bench: report: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "simrun bench: wrote %s\n", strings.Join(files, ", "))
+	}
+	return code
+}
+
+// benchCheck compares b with the baseline file and reports every metric that moved.
+func benchCheck(b *benchmarks.Baseline, path string, stdout, stderr io.Writer) int {
+	old, err := benchmarks.ReadBaseline(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun bench: %v (create it with: %s)\n", err, benchmarks.BaselineCommand)
+		return exitUsage
+	}
+	changes := benchmarks.Compare(old, b)
+	if len(changes) > 0 {
+		fmt.Fprintf(stderr, "simrun bench: %d of %d exact metrics differ from %s:\n%s", len(changes), b.MetricCount(), path,
+			benchmarks.FormatChanges(changes))
+		fmt.Fprintf(stderr, "if the change is intended, rewrite the baseline: %s\n", benchmarks.BaselineCommand)
+		return exitViolation
+	}
+	fmt.Fprintf(stdout, "simrun bench: %d exact metrics match %s\n", b.MetricCount(), path)
+	return exitPass
+}
+
+// printBench prints one line per group: its metrics as name=value, sorted by name.
+func printBench(w io.Writer, b *benchmarks.Baseline) {
+	groups := make([]string, 0, len(b.Metrics))
+	for g := range b.Metrics {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		m := b.Metrics[g]
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		fields := make([]string, len(names))
+		for i, k := range names {
+			fields[i] = fmt.Sprintf("%s=%d", k, m[k])
+		}
+		fmt.Fprintf(w, "%s  %s\n", g, strings.Join(fields, " "))
+	}
+}
+
+// gitCommit returns the short hash of HEAD, or "" outside a git checkout.
+func gitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
