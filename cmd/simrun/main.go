@@ -29,6 +29,7 @@ var commands = []command{
 	{"run", "run a scenario file, print its story, check its expectations: run FILE [--json] [-v] [--trace FILE] [--sabotage MODE] [--rewrite]", withoutStdin(runFileMain)},
 	{"list", "list the scenarios and sabotage modes, one line each: list [--json]", withoutStdin(listMain)},
 	{"sweep", "run a seed range on all cores (exit 1 = some seed failed; expected under --sabotage): sweep --seeds A-B [-j N] [--sabotage MODE] [--json] | --catch-rates", withoutStdin(sweepMain)},
+	{"bench", "exact virtual-time metrics of fixed scenarios, work counters, allocations: bench [--check | --update] [--json] [--report DIR]", withoutStdin(benchMain)},
 	{"shrink", "reduce a failing run to a minimal reproduction: shrink --seed N [--scenario NAME] [--sabotage MODE] [--attempts N] [--out FILE]", withoutStdin(shrinkMain)},
 }
 
