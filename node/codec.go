@@ -129,6 +129,9 @@ func Decode(b []byte) (Causes, error) {
 // DecodeInto decodes b into dst, reusing dst's storage, so a hot path with a reused frontier
 // decodes without allocating. On error dst is left empty.
 func DecodeInto(dst *Causes, b []byte) error {
+	if decodeFast(dst, b) {
+		return nil
+	}
 	dst.Reset()
 	if err := decodeInto(dst, b); err != nil {
 		dst.Reset()
