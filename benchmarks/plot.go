@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // The report's plots, drawn with gonum/plot as SVG. Wall-clock plots take the median of the
@@ -68,7 +69,7 @@ func newPlot(title, xLabel, yLabel string, logX, logY bool) *plot.Plot {
 	if logY {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.Top, p.Legend.Left = false, false // bottom right: the lines rise to the right
 	return p
 }
 
@@ -83,7 +84,13 @@ func addLines(p *plot.Plot, named ...any) error {
 	if len(keep) == 0 {
 		return fmt.Errorf("no data")
 	}
-	return plotutil.AddLinePoints(p, keep...)
+	if err := plotutil.AddLinePoints(p, keep...); err != nil {
+		return err
+	}
+	if _, ok := p.X.Scale.(plot.LogScale); ok {
+		p.X.Max *= 1.6 // room for the last tick label
+	}
+	return nil
 }
 
 // plotCodec draws codec time per op against frontier width.
@@ -105,6 +112,7 @@ func plotCodec(w wallMedians, path string) error {
 func plotDepth(w wallMedians, path string) error {
 	p := newPlot("Release one held message against hold-back depth (median)", "depth", "ns/op", true, false)
 	p.Y.Min = 0
+	p.Legend.Top = true
 	err := addLines(p, "drain", w.series("BenchmarkEngineDrainDepth", "depth", "ns/op"),
 		"drain + commit + apply", w.series("BenchmarkEngineCommitDepth", "depth", "ns/op"))
 	if err != nil {
@@ -117,6 +125,7 @@ func plotDepth(w wallMedians, path string) error {
 func plotSimulator(w wallMedians, path string) error {
 	p := newPlot("Simulator: wall time per action, every check on (median)", "processes", "ns/action", true, false)
 	p.Y.Min = 0
+	p.Legend.Top, p.Legend.Left = true, true
 	pts := w.series("BenchmarkScale", "processes", "ns/action")
 	goal := plotter.XYs{}
 	for _, pt := range pts {
@@ -153,7 +162,7 @@ func plotHold(results []*ScenarioResult, path string) error {
 	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = math.Pi / 5
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -0.9, -0.3
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter // labels end at their box
 	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
 }
 
