@@ -1,0 +1,120 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// The small-scope catalogue (issue 7 item 6): named scopes small enough to explore every
+// schedule, chosen so that every sabotage mode of the engine and the host (except
+// TREAT_COVERED_FEED_AS_REPLAY, whose guard no honest host reaches) is caught by the exhaustive
+// exploration of at least one of them, while the honest engine is clean in all of them
+// (TestScopeCatalogue). A scope is a topology plus a budget of messages and faults.
+
+// Scope is one entry of the catalogue.
+type Scope struct {
+	Name    string
+	Summary string
+	// Budget is the scope's budget (sim.ParseBudget syntax); MaxDepth bounds the steps (0: none).
+	Budget   string
+	MaxDepth int
+	// Catches lists the sabotage modes the scope is meant to catch (documentation and test).
+	Catches []string
+	// Reference marks the issue's reference scope (slow: explored behind a flag in tests).
+	Reference bool
+	Build     func() *sim.Scenario
+}
+
+// Options returns the exploration options of the scope (budget parsed; sabotage added by the
+// caller).
+func (s Scope) Options() (sim.ExploreOptions, error) {
+	b, err := sim.ParseBudget(s.Budget)
+	if err != nil {
+		return sim.ExploreOptions{}, fmt.Errorf("scope %s: %w", s.Name, err)
+	}
+	return sim.ExploreOptions{Budget: b, MaxDepth: s.MaxDepth, Reduce: true}, nil
+}
+
+func ext(name string) sim.TopicSpec      { return sim.TopicSpec{Name: name, Partitions: 1, External: true} }
+func internal(name string) sim.TopicSpec { return sim.TopicSpec{Name: name, Partitions: 1} }
+
+// oneReceiver is one process receiving the given external topics (and sending to out if send).
+func oneReceiver(name string, send bool, topics ...string) func() *sim.Scenario {
+	return func() *sim.Scenario {
+		scn := &sim.Scenario{Name: name}
+		for _, t := range topics {
+			scn.Topics = append(scn.Topics, ext(t))
+		}
+		p := sim.ProcessSpec{Name: "p", Receives: topics}
+		if send {
+			scn.Topics = append(scn.Topics, internal("out"))
+			p.Sends = []string{"out"}
+		}
+		scn.Processes = []sim.ProcessSpec{p}
+		return scn
+	}
+}
+
+// scopes is the catalogue, in the order listed.
+var scopes = []Scope{
+	{Name: "crash_hold", Summary: "one process, two records, one crash: a committed hold must survive the restart",
+		Budget: "msgs=2,crash=1", Catches: []string{"DROP_HELD"}, Build: oneReceiver("crash_hold", false, "a")},
+	{Name: "stamped_fanin", Summary: "one forwarding process over three external topics, a record stamped by an observer of another",
+		Budget: "msgs=2,stamped=1", Catches: []string{"IGNORE_CAUSES", "NO_FIFO", "SKIP_RECEIPT_MERGE", "OVEREXPRESS"},
+		Build: oneReceiver("stamped_fanin", true, "x", "a", "b")},
+	{Name: "rewind_replay", Summary: "one process stopped and rewound below what it delivered: the refeed is a replay",
+		Budget: "msgs=1,stop=1,rewind=1", Catches: []string{"REDELIVER_REFEEDS"}, Build: oneReceiver("rewind_replay", false, "a")},
+	{Name: "corrupt_header", Summary: "one process fed a record with an undecodable header",
+		Budget: "msgs=1,corrupt=1", Catches: []string{"UNDECODABLE_AS_ABSENT"}, Build: oneReceiver("corrupt_header", false, "a")},
+	{Name: "redeclare_held", Summary: "one process stopped and redeclared without a channel it holds a record on",
+		Budget: "msgs=1,stop=1,redeclare=1", Catches: []string{"IGNORE_REMOVED_CHANNELS"},
+		Build: func() *sim.Scenario {
+			return &sim.Scenario{Name: "redeclare_held", Topics: []sim.TopicSpec{ext("a"), ext("b")},
+				Processes: []sim.ProcessSpec{{Name: "p", Receives: []string{"a"}}}}
+		}},
+	{Name: "fourth_record", Summary: "one process fed four records of one channel",
+		Budget: "msgs=4", Catches: []string{"SILENT_DROP"}, Build: oneReceiver("fourth_record", false, "a")},
+	{Name: "recreate_received", Summary: "one process whose received topic is recreated under its name",
+		Budget: "msgs=1,recreate=1", Catches: []string{"IGNORE_RECREATION"}, Build: oneReceiver("recreate_received", false, "a")},
+	{Name: "delete_held", Summary: "one process over two topics, one deleted while it holds a record from it",
+		Budget: "msgs=2,delete=1", Catches: []string{"DELIVER_PAST_DEAD_HOLDS"}, Build: oneReceiver("delete_held", false, "a", "b")},
+	{Name: "truncate_unread", Summary: "one process whose unread records are truncated away",
+		Budget: "msgs=1,truncate=1", Catches: []string{"RESET_PAST_LOG_START"}, Build: oneReceiver("truncate_unread", false, "a")},
+	{Name: "chain", Summary: "two processes: p1 forwards ext to mid, p2 receives ext and mid",
+		Budget: "msgs=2", Catches: []string{"IGNORE_CAUSES"},
+		Build: func() *sim.Scenario {
+			return &sim.Scenario{Name: "chain", Topics: []sim.TopicSpec{ext("ext"), internal("mid")},
+				Processes: []sim.ProcessSpec{
+					{Name: "p1", Receives: []string{"ext"}, Sends: []string{"mid"}},
+					{Name: "p2", Receives: []string{"ext", "mid"}},
+				}}
+		}},
+	{Name: "reference", Summary: "the issue's reference scope: 2 processes, 3 channels, 4 messages, one crash, one deletion, one truncation",
+		Budget: "msgs=4,crash=1,delete=1,truncate=1", Reference: true,
+		Build: func() *sim.Scenario {
+			return &sim.Scenario{Name: "reference", Topics: []sim.TopicSpec{ext("a"), ext("b"), internal("mid")},
+				Processes: []sim.ProcessSpec{
+					{Name: "p1", Receives: []string{"a"}, Sends: []string{"mid"}},
+					{Name: "p2", Receives: []string{"b", "mid"}},
+				}}
+		}},
+}
+
+// Scopes returns the catalogue in order.
+func Scopes() []Scope { return slices.Clone(scopes) }
+
+// LookupScope returns the scope named name, or an error listing the names.
+func LookupScope(name string) (Scope, error) {
+	for _, s := range scopes {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
+		names[i] = s.Name
+	}
+	return Scope{}, fmt.Errorf("unknown scope %q (known: %v)", name, names)
+}

@@ -1,0 +1,88 @@
+package scenarios
+
+import (
+	"flag"
+	"slices"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+var exploreReference = flag.Bool("explore.reference", false, "also explore the reference scope completely (minutes)")
+
+// TestScopeCatalogue is issue 7 item 6: the honest engine is clean in every scope (explored
+// completely), and every sabotage mode of the engine and the host except
+// TREAT_COVERED_FEED_AS_REPLAY is caught by the exhaustive exploration of a scope that claims it.
+func TestScopeCatalogue(t *testing.T) {
+	claimed := map[string][]Scope{}
+	for _, sc := range Scopes() {
+		for _, m := range sc.Catches {
+			claimed[m] = append(claimed[m], sc)
+		}
+		if sc.Reference && !*exploreReference {
+			continue
+		}
+		opts, err := sc.Options()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := sim.Explore(sc.Build(), opts)
+		t.Logf("%-18s honest: %v", sc.Name, res)
+		if res.Verdict != "pass" || !res.Complete || res.TerminalStates == 0 {
+			t.Errorf("scope %s: the honest engine is not clean: %v %+v", sc.Name, res, res.Violations)
+		}
+	}
+	var modes []string
+	for _, m := range node.SabotageModes() {
+		if m != node.SabotageTreatCoveredFeedAsReplay {
+			modes = append(modes, m.String())
+		}
+	}
+	modes = append(modes, sim.HostResetPastLogStart.String())
+	for _, m := range modes {
+		if len(claimed[m]) == 0 {
+			t.Errorf("no scope claims sabotage mode %s", m)
+			continue
+		}
+		for _, sc := range claimed[m] {
+			res := exploreSabotaged(t, sc, m)
+			if res.Verdict != "violation" {
+				t.Errorf("scope %s does not catch %s: %v", sc.Name, m, res)
+				continue
+			}
+			t.Logf("%-18s catches %-24s %s after %d states", sc.Name, m, res.Violations[0].Criterion, res.States)
+		}
+	}
+}
+
+// exploreSabotaged explores sc under sabotage mode name until the first violation.
+func exploreSabotaged(t *testing.T, sc Scope, name string) sim.ExploreResult {
+	t.Helper()
+	opts, err := sc.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Sabotage, opts.HostSabotage, err = sim.ParseSabotage(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.StopAtFirst = true
+	return sim.Explore(sc.Build(), opts)
+}
+
+func TestLookupScope(t *testing.T) {
+	if _, err := LookupScope("chain"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LookupScope("nope"); err == nil {
+		t.Fatal("an unknown scope name was accepted")
+	}
+	names := []string{}
+	for _, s := range Scopes() {
+		if slices.Contains(names, s.Name) {
+			t.Fatalf("scope %s listed twice", s.Name)
+		}
+		names = append(names, s.Name)
+	}
+}
