@@ -46,7 +46,8 @@ type ExploreOptions struct {
 	Progress      func(ExploreResult)
 	ProgressEvery int
 
-	hooks *testHooks
+	hooks  *testHooks
+	target *violationKey // stop at the first violation with this key (ShortestViolation)
 }
 
 // ExploreResult is what an exploration found.
@@ -96,6 +97,8 @@ type explorer struct {
 	por     *porTable
 	stop    bool
 	extra   []byte
+	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
+	maxDepthZero bool
 }
 
 // visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
@@ -220,7 +223,7 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 	case !seen:
 		x.visited[key] = visit{sleep: sleep, depth: int32(s.depth)}
 		x.countState(s)
-	case x.opts.MaxDepth > 0 && int32(s.depth) < v.depth:
+	case x.bounded() && int32(s.depth) < v.depth:
 		x.visited[key] = visit{sleep: sleep & v.sleep, depth: int32(s.depth)} // reached shallower: expand again
 	case x.por != nil && v.sleep&^sleep != 0:
 		only = v.sleep &^ sleep
@@ -252,7 +255,7 @@ func (x *explorer) hash(s *exState) hashKey {
 // expand computes s's transitions and enters each successor. only, when non-zero, restricts a
 // revisit to those sleeping transitions.
 func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
-	if !x.anyEnabled(s) || (x.opts.MaxDepth > 0 && s.depth >= x.opts.MaxDepth) {
+	if !x.anyEnabled(s) || (x.bounded() && s.depth >= x.opts.MaxDepth) {
 		if only == 0 {
 			x.terminal(s, key)
 		}
@@ -336,7 +339,7 @@ func (x *explorer) report(v Violation, terminal bool, last []int) {
 	}
 	x.res.Violations = append(x.res.Violations, ExploreViolation{Criterion: v.Criterion, Process: v.Process,
 		Detail: v.Detail, Depth: len(path), Terminal: terminal, Path: path})
-	if x.opts.StopAtFirst {
+	if x.opts.StopAtFirst || (x.opts.target != nil && *x.opts.target == k) {
 		x.stop = true
 	}
 }
@@ -346,3 +349,6 @@ func (r ExploreResult) String() string {
 	return fmt.Sprintf("%s: %d states, %d transitions, %d terminal states, max depth %d, %d violations",
 		r.Verdict, r.States, r.Transitions, r.TerminalStates, r.MaxDepth, len(r.Violations))
 }
+
+// bounded reports whether the exploration has a depth bound.
+func (x *explorer) bounded() bool { return x.opts.MaxDepth > 0 || x.maxDepthZero }

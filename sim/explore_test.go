@@ -155,3 +155,33 @@ func verdictSet(r ExploreResult) string {
 	slices.Sort(keys)
 	return strings.Join(keys, " ")
 }
+
+// TestShortestViolationIsShortest checks that the shortest path is no longer than the one the
+// depth-first exploration found, reproduces, and that no shorter path exists (the bound below
+// it is clean for that criterion).
+func TestShortestViolationIsShortest(t *testing.T) {
+	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses}
+	res := Explore(chainScope(), opts)
+	if len(res.Violations) == 0 {
+		t.Fatal("IGNORE_CAUSES not caught")
+	}
+	v := res.Violations[0]
+	s := ShortestViolation(chainScope(), opts, v)
+	t.Logf("depth-first path %d steps, shortest %d steps", v.Depth, s.Depth)
+	if s.Depth > v.Depth || s.Criterion != v.Criterion {
+		t.Fatalf("shortest %+v is not shorter than %+v", s, v)
+	}
+	rr, _, err := ReplayPath(chainScope(), opts, s.Path)
+	if err != nil || rr.Verdict != "violation" {
+		t.Fatalf("the shortest path does not reproduce: %v %v", err, rr)
+	}
+	o := opts
+	o.MaxDepth = s.Depth - 1
+	if s.Depth > 1 {
+		for _, f := range Explore(chainScope(), o).Violations {
+			if f.Criterion == s.Criterion && f.Process == s.Process {
+				t.Fatalf("a path of %d steps exists below the shortest %d", f.Depth, s.Depth)
+			}
+		}
+	}
+}
