@@ -86,3 +86,25 @@ func TestLookupScope(t *testing.T) {
 		names = append(names, s.Name)
 	}
 }
+
+// TestCounterexampleFilesReproduce writes the shortest counterexample of every claimed catch as
+// a scenario file and checks that running the file reproduces the violation.
+func TestCounterexampleFilesReproduce(t *testing.T) {
+	for _, sc := range Scopes() {
+		for _, m := range sc.Catches {
+			res := exploreSabotaged(t, sc, m)
+			if len(res.Violations) == 0 {
+				t.Fatalf("%s does not catch %s", sc.Name, m)
+			}
+			opts, _ := sc.Options()
+			opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(m)
+			v := sim.ShortestViolation(sc.Build(), opts, res.Violations[0])
+			data, err := CounterexampleFile(sc, opts, m, v)
+			if err != nil {
+				t.Errorf("%s under %s: %v\n%s", sc.Name, m, err, data)
+				continue
+			}
+			t.Logf("%s under %s: %d steps", sc.Name, m, v.Depth)
+		}
+	}
+}

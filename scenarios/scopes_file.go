@@ -1,0 +1,71 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// Counterexamples as scenario files: the path to a violation is replayed in place with its
+// script recorded, and written with Format so that `simrun run FILE --sabotage MODE` reproduces
+// it (the file's seed is the exploration's, so topic IDs and with them the engines' channel
+// order are the same; explored external records all carry the same payload, which the file
+// spells out on produce lines).
+
+// explorePayloadKey and explorePayloadValue are the bytes every explored external record
+// carries (the exploration's payload stream draws only zeros).
+var (
+	explorePayloadKey   = []byte{0}
+	explorePayloadValue = []byte{0, 0, 0, 0, 0}
+)
+
+// CounterexampleFile renders violation v of scope sc, explored with opts under sabotage mode
+// name ("" for none), as a scenario file, and checks that running the file reproduces a
+// violation of the same criterion. It returns the file's bytes.
+func CounterexampleFile(sc Scope, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation) ([]byte, error) {
+	scn := sc.Build()
+	res, script, err := sim.ReplayPath(scn, opts, v.Path)
+	if err != nil {
+		return nil, fmt.Errorf("scope %s: %w", sc.Name, err)
+	}
+	if res.Verdict != "violation" {
+		return nil, fmt.Errorf("scope %s: the path to %s does not reproduce in place", sc.Name, v.Criterion)
+	}
+	for i := range script {
+		if script[i].Kind == sim.ActProducePlain && script[i].Key == nil {
+			script[i].Key, script[i].Value = explorePayloadKey, explorePayloadValue
+		}
+	}
+	scn.Script = script
+	set := sim.ExploreSettings(opts)
+	fs := DefaultFileSettings()
+	fs.Seed, fs.LivenessStepsMax, fs.HopsMax = set.Seed, set.LivenessStepsMax, set.ForwardHopsMax
+	fs.Given = map[string]bool{"seed": true, "hops": true}
+	mode := sabotage
+	if mode == "" {
+		mode = "NONE"
+	}
+	data := Format(scn, fs,
+		fmt.Sprintf("Shortest counterexample found by 'simrun explore --scenario %s --sabotage %s' (budget %s).", sc.Name, mode, sc.Budget),
+		fmt.Sprintf("%s (process %d): %s", v.Criterion, v.Process, v.Detail),
+		fmt.Sprintf("Reproduce: simrun run FILE --sabotage %s", mode))
+	return data, checkReproduces(data, sabotage, v.Criterion)
+}
+
+// checkReproduces runs a written counterexample file and checks it violates crit.
+func checkReproduces(data []byte, sabotage string, crit sim.Criterion) error {
+	f, err := ParseFile("counterexample", data)
+	if err != nil {
+		return fmt.Errorf("the counterexample file does not parse: %w", err)
+	}
+	run, err := RunFile(f, FileRunOptions{Sabotage: sabotage})
+	if err != nil {
+		return fmt.Errorf("the counterexample file does not run: %w", err)
+	}
+	for _, got := range run.Result.Violations {
+		if got.Criterion == crit {
+			return nil
+		}
+	}
+	return fmt.Errorf("the counterexample file does not reproduce %s (verdict %s, %d violations)", crit, run.Result.Verdict, len(run.Result.Violations))
+}
