@@ -70,6 +70,7 @@ func newPlot(title, xLabel, yLabel string, logX, logY bool) *plot.Plot {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
 	p.Legend.Top, p.Legend.Left = false, false // bottom right: the lines rise to the right
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(24), vg.Points(8)
 	return p
 }
 
@@ -112,7 +113,6 @@ func plotCodec(w wallMedians, path string) error {
 func plotDepth(w wallMedians, path string) error {
 	p := newPlot("Release one held message against hold-back depth (median)", "depth", "ns/op", true, false)
 	p.Y.Min = 0
-	p.Legend.Top = true
 	err := addLines(p, "drain", w.series("BenchmarkEngineDrainDepth", "depth", "ns/op"),
 		"drain + commit + apply", w.series("BenchmarkEngineCommitDepth", "depth", "ns/op"))
 	if err != nil {
@@ -125,7 +125,7 @@ func plotDepth(w wallMedians, path string) error {
 func plotSimulator(w wallMedians, path string) error {
 	p := newPlot("Simulator: wall time per action, every check on (median)", "processes", "ns/action", true, false)
 	p.Y.Min = 0
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.Top, p.Legend.Left, p.Legend.XOffs, p.Legend.YOffs = true, true, vg.Points(8), -vg.Points(16)
 	pts := w.series("BenchmarkScale", "processes", "ns/action")
 	goal := plotter.XYs{}
 	for _, pt := range pts {
@@ -168,6 +168,7 @@ func plotHold(results []*ScenarioResult, path string) error {
 
 // shortCase abbreviates a case name for an axis label.
 func shortCase(name string) string {
+	name = strings.ReplaceAll(name, "processes=", "p=")
 	if len(name) > 24 {
 		return name[:22] + "…"
 	}
