@@ -38,6 +38,7 @@ func Format(scn *sim.Scenario, fs FileSettings, comments ...string) []byte {
 	for _, p := range scn.Processes {
 		b.WriteString(formatProcess(p) + "\n")
 	}
+	b.WriteString(formatSession(scn.Session)) // session_file.go
 	b.WriteString("\n")
 	for i := 0; i < len(scn.Script); {
 		n := 1
@@ -105,6 +106,9 @@ func sameAction(a, b sim.ScriptedAction) bool {
 
 // FormatAction renders one scripted action as its file line.
 func FormatAction(a sim.ScriptedAction) string {
+	if line, ok := formatSessionAction(a); ok { // session_file.go
+		return line
+	}
 	verb := a.Kind.String()
 	switch a.Kind {
 	case sim.ActFeed:

@@ -101,6 +101,10 @@ func (p *parser) parseLine(line string) error {
 		return p.parseProcess(words[1:])
 	case "settings":
 		return p.parseSettings(words[1:])
+	case "session":
+		return p.parseSession(words[1:]) // session_file.go
+	case "model":
+		return p.parseModel(words[1:])
 	case "expect":
 		return p.parseExpect(line)
 	case "liveness":

@@ -48,6 +48,10 @@ func (p *parser) parseAction(words []string) (int, []sim.ScriptedAction, error) 
 		err := p.worldArgs(&a, verb, words[1:])
 		return 1, []sim.ScriptedAction{a}, err
 	}
+	if k, ok := sessionVerbs[verb]; ok { // session_file.go
+		a, err := p.parseSessionAction(k, verb, words[1:])
+		return 1, []sim.ScriptedAction{a}, err
+	}
 	return 0, nil, p.errorf("unknown line %q: expected topic, process, settings, expect or an action (%s)", verb, verbList())
 }
 
@@ -58,6 +62,9 @@ func verbList() string {
 		vs = append(vs, v)
 	}
 	for v := range worldVerbs {
+		vs = append(vs, v)
+	}
+	for v := range sessionVerbs {
 		vs = append(vs, v)
 	}
 	slices.Sort(vs)

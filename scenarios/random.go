@@ -16,7 +16,11 @@ func Random(seed uint64, opts RandomOptions) *sim.Scenario {
 	if err != nil {
 		panic(err)
 	}
-	return topo.Scenario(RandomName, len(topo.Processes) > smallProcessesMax)
+	scn := topo.Scenario(RandomName, len(topo.Processes) > smallProcessesMax)
+	if opts.Processes == 0 {
+		withSessions(scn, seed) // session clients on some seeds (session.go)
+	}
+	return scn
 }
 
 // Scenario turns the topology into a simulator scenario named name, with the default forwarding
@@ -43,7 +47,11 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return topo.Scenario(RandomName, len(topo.Processes) > smallProcessesMax), nil
+			scn := topo.Scenario(RandomName, len(topo.Processes) > smallProcessesMax)
+			if opts.Processes == 0 {
+				withSessions(scn, seed) // session clients on some seeds (session.go)
+			}
+			return scn, nil
 		},
 	})
 }

@@ -26,6 +26,9 @@ const (
 	ActRedeclare                        // change a stopped process's received-channel set
 	ActMigrate                          // restart a task elsewhere with its committed state
 	ActZombie                           // a superseded execution tries to commit
+	ActSessionWrite                     // a session client writes through the write tier (session_write.go)
+	ActSessionRead                      // a session client reads through the read tier (session_read.go)
+	ActTokenDamage                      // the simulator damages a client's next token in flight
 	numActionKinds
 )
 
@@ -34,6 +37,7 @@ var actionNames = [numActionKinds]string{
 	"produce-plain", "produce-stamped", "produce-corrupt",
 	"txn-abort", "txn-open", "txn-close", "delete-records", "retention",
 	"delete-topic", "recreate-topic", "redeclare", "migrate", "zombie",
+	"session-write", "session-read", "token-damage",
 }
 
 // String returns the action's trace name, such as "feed" or "delete-topic".

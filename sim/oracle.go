@@ -157,6 +157,7 @@ func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
 func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	w := p.w
 	m := &w.msgs[uid-1]
+	w.sess.onDeliver(p, uid) // a projector's row (session_projection.go)
 	if w.checkDuplicate(p, pc, uid) {
 		return
 	}
@@ -214,6 +215,7 @@ func (o *procOracle) stage(p *proc, crit Criterion, detail string) {
 func (o *procOracle) onCommit(p *proc) {
 	w := p.w
 	w.checkCommittedStep(p)
+	w.sess.onCommit(p) // a projector's rows become real (session_projection.go)
 	for _, pc := range p.recv {
 		pc.firstFixed = true
 	}
@@ -231,6 +233,7 @@ func (o *procOracle) onCommit(p *proc) {
 // rollback undoes the step and reports whether it had done anything.
 func (o *procOracle) rollback(p *proc) bool {
 	did := len(o.undo) > 0 || len(o.stepSent) > 0
+	p.w.sess.onRollback(p)
 	for i := len(o.undo) - 1; i >= 0; i-- {
 		u := &o.undo[i]
 		switch u.kind {

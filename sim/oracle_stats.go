@@ -36,6 +36,10 @@ type Stats struct {
 	OpenTxns     int                 `json:"open_txns"`
 	// Refusals counts refusals by reason name.
 	Refusals map[string]int `json:"refusals"`
+	// Session counts the session actors' work by name (writes, writes_aborted, reads,
+	// reads_served, reads_redirected, reads_retry, token_refused, sessions_abandoned,
+	// tokens_damaged, damaged_sent); nil without sessions.
+	Session map[string]int `json:"session,omitempty"`
 
 	SafetySteps   int   `json:"safety_steps"`
 	LivenessSteps int   `json:"liveness_steps"`

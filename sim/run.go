@@ -24,14 +24,21 @@ func (h HostSabotage) String() string {
 	if h == HostResetPastLogStart {
 		return "RESET_PAST_LOG_START"
 	}
+	if name, ok := sessionSabotageNames[h]; ok {
+		return name
+	}
 	return "NONE"
 }
 
-// ParseSabotage resolves a sabotage name of either tier: an engine mode (node.ParseSabotage) or
-// the host's RESET_PAST_LOG_START. An unknown name is an error listing every valid name.
+// ParseSabotage resolves a sabotage name of any tier: an engine mode (node.ParseSabotage), the
+// host's RESET_PAST_LOG_START, or a session tier's mode (SessionSabotageModes), which is returned
+// as a HostSabotage. An unknown name is an error listing every valid name.
 func ParseSabotage(name string) (node.Sabotage, HostSabotage, error) {
 	if name == HostResetPastLogStart.String() {
 		return node.SabotageNone, HostResetPastLogStart, nil
+	}
+	if m, ok := parseSessionSabotage(name); ok {
+		return node.SabotageNone, m, nil
 	}
 	s, err := node.ParseSabotage(name)
 	if err != nil {
@@ -40,6 +47,7 @@ func ParseSabotage(name string) (node.Sabotage, HostSabotage, error) {
 			names = append(names, m.String())
 		}
 		names = append(names, HostResetPastLogStart.String())
+		names = append(names, SessionSabotageNames()...)
 		return 0, 0, fmt.Errorf("unknown sabotage mode %q (valid: %s)", name, strings.Join(names, ", "))
 	}
 	return s, HostHonest, nil

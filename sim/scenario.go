@@ -23,6 +23,9 @@ type Scenario struct {
 
 	// MetadataBudgetBytes is every engine's metadata budget; 0 means node's default (256 KiB).
 	MetadataBudgetBytes int
+
+	// Session, when set, adds session clients and the write and read tiers (session.go).
+	Session *SessionSpec
 }
 
 // TopicSpec declares a topic: its name, its partition count, and whether external producers
@@ -102,6 +105,9 @@ type ScriptedAction struct {
 	// or aborts (false).
 	Add    bool
 	Commit bool
+	// Session carries a session action's parameters (ActSessionWrite, ActSessionRead,
+	// ActTokenDamage); a write's target is Topic and Partition.
+	Session *SessionAction
 }
 
 // CauseRef names a position on a topic-partition by topic name (current incarnation).
@@ -146,7 +152,7 @@ func (s *Scenario) Validate() error {
 			return fmt.Errorf("scenario %q: script action %d (%s) names unknown topic %q", s.Name, i, a.Kind, a.Topic)
 		}
 	}
-	return nil
+	return s.validateSession()
 }
 
 // validateProcess checks one process declaration against the topics and earlier processes.

@@ -65,6 +65,11 @@ var swarmKinds = [numActionKinds]swarmKind{
 	ActRedeclare:      {onPct: 80, weightMin: 100, weightMax: 300, durationMicros: Range{200, 2000}},
 	ActMigrate:        {onPct: 50, weightMin: 100, weightMax: 300, durationMicros: Range{500, 8000}},
 	ActZombie:         {onPct: 50, weightMin: 100, weightMax: 300, durationMicros: Range{100, 1500}},
+	// Session actions act only in a scenario with sessions (Scenario.Session): the scenario, not
+	// the settings, decides whether a run has session clients.
+	ActSessionWrite: {always: true, weightMin: 300, weightMax: 900, durationMicros: Range{200, 3000}},
+	ActSessionRead:  {always: true, weightMin: 300, weightMax: 900, durationMicros: Range{100, 2000}},
+	ActTokenDamage:  {onPct: 80, weightMin: 30, weightMax: 120, durationMicros: Range{10, 100}},
 }
 
 // ExpandSettings derives a run's settings from its seed, like TigerBeetle's VOPR: which fault
@@ -134,6 +139,9 @@ func scaleFailClosed(set *Settings, perRunTenths int) {
 			if set.Weights[k] > 0 {
 				on++
 			}
+		case isSessionKind(ActionKind(k)):
+			// Enabled only in scenarios with sessions; left out so every earlier seed keeps its
+			// fail-closed weights.
 		default:
 			others += uint64(set.Weights[k])
 		}

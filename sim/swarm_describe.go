@@ -65,6 +65,13 @@ var sabotageNeeds = map[string][]ActionKind{
 	"IGNORE_RECREATION":       {ActRecreateTopic},
 	"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},
 	"RESET_PAST_LOG_START":    {ActDeleteRecords, ActRetention},
+	// The session tiers' modes act on session writes and reads, which only a scenario with
+	// sessions makes (the session actions are always on in the settings).
+	"READ_SKIPS_UNKNOWN_CHANNELS": {ActSessionRead},
+	"WRITE_MERGES_LOG_END":        {ActSessionWrite},
+	"WRITE_MERGES_BEFORE_COMMIT":  {ActSessionWrite},
+	"TOKEN_SALVAGE":               {ActTokenDamage},
+	"PROJECTOR_RECORDS_FRONTIER":  {ActSessionRead},
 }
 
 // SabotageNeeds returns the fault classes that can expose a sabotage mode (an empty list: every

@@ -40,6 +40,8 @@ type world struct {
 	recentN int
 
 	ext extProducers
+	// sess is the session clients, tiers and projections (session.go); nil without sessions.
+	sess *sessionWorld
 
 	step       int
 	action     ActionKind
@@ -127,7 +129,8 @@ const (
 	msgStamped
 	msgCorrupt
 	msgEmission
-	msgForged // scripted record with a hand-made header
+	msgForged  // scripted record with a hand-made header
+	msgSession // written by the session write tier (session_write.go)
 )
 
 type msgState uint8
@@ -175,6 +178,7 @@ func newWorld(scn *Scenario, set *Settings, ch Chooser, opts *RunOptions) *world
 		}
 	}
 	w.ext.init(w)
+	w.sess = newSessionWorld(w)
 	return w
 }
 

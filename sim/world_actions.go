@@ -22,6 +22,8 @@ func (w *world) do(k ActionKind, masks []procMask) {
 	case ActRetention:
 		w.record(ScriptedAction{Kind: k})
 		w.retention()
+	case ActSessionWrite, ActSessionRead, ActTokenDamage:
+		w.doSession(k)
 	case ActDeleteTopic, ActRecreateTopic:
 		t := w.chooseExternal(topicLabels[k], k == ActRecreateTopic)
 		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})

@@ -186,6 +186,8 @@ func (k msgKind) String() string {
 		return "emission"
 	case msgForged:
 		return "forged"
+	case msgSession:
+		return "session"
 	}
 	return "?"
 }

@@ -88,6 +88,8 @@ func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 		return w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0
 	case ActRecreateTopic:
 		return w.externals > 0
+	case ActSessionWrite, ActSessionRead, ActTokenDamage:
+		return w.sessionEnabled(k)
 	}
 	return any&(1<<k) != 0
 }

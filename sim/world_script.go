@@ -38,6 +38,9 @@ func (w *world) doScripted(a *ScriptedAction) bool {
 	if a.Process != "" {
 		return w.doScriptedProcess(a, w.procByName(a.Process))
 	}
+	if isSessionKind(a.Kind) {
+		return w.doScriptedSession(a)
+	}
 	t, named := w.topicByName[a.Topic]
 	switch a.Kind {
 	case ActRetention:

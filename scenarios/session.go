@@ -1,0 +1,124 @@
+package scenarios
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// The session scenarios (issue 8 item 5): session clients writing through the write tier and
+// reading through the read tier, beside the usual faults of the run's settings.
+
+// SessionName is the registry name of the random session scenario.
+const SessionName = "session"
+
+// sessionStream is the PCG stream constant of the session scenario's generator ("session").
+const sessionStream = 0x73657373696f6e
+
+// Session returns the random session scenario for a seed. Its shape is fixed, its sizes and
+// percentages drawn from the seed:
+//
+//   - external topics orders (1 or 2 partitions), payments and audit, all written by the write
+//     tier (and by the usual external producers: concurrent writers to the same partitions);
+//   - view0 and view0b project partition 0 of orders and payments (two replicas at whatever
+//     lags the schedule gives them), view1 partition 1 of orders when it has two;
+//   - enricher receives orders, payments and audit and sends events; events-view projects events,
+//     whose rows carry the enricher's causes;
+//   - read models: orders (a collection over both partitions when there are two), orders-p0 (the
+//     single partition 0, when orders has two) and events;
+//   - 2–4 clients; 30–70% of writes transactional, 25–50% of those aborting.
+//
+// audit reaches no projector directly, so a token naming it is covered only through causes the
+// rows carry: the read tier must often refuse, never skip.
+func Session(seed uint64) *sim.Scenario {
+	rng := rand.New(rand.NewPCG(seed, sessionStream))
+	orderParts := 1 + rng.IntN(2)
+	scn := &sim.Scenario{
+		Name: SessionName,
+		Topics: []sim.TopicSpec{
+			{Name: "orders", Partitions: orderParts, External: true},
+			{Name: "payments", Partitions: 1, External: true},
+			{Name: "audit", Partitions: 1, External: true},
+			{Name: "events", Partitions: 1},
+		},
+		Processes: []sim.ProcessSpec{
+			{Name: "view0", Receives: []string{"orders", "payments"}},
+			{Name: "view0b", Receives: []string{"orders", "payments"}},
+			{Name: "enricher", Receives: []string{"orders", "payments", "audit"}, Sends: []string{"events"}},
+			{Name: "events-view", Receives: []string{"events", "orders", "payments"}},
+		},
+	}
+	orders := sim.ReadModelSpec{Name: "orders", Partitions: [][]string{{"view0", "view0b"}}}
+	models := []sim.ReadModelSpec{}
+	if orderParts == 2 {
+		scn.Processes = append(scn.Processes, sim.ProcessSpec{Name: "view1", Task: 1, Receives: []string{"orders", "payments"}})
+		orders.Partitions = append(orders.Partitions, []string{"view1"})
+		models = append(models, sim.ReadModelSpec{Name: "orders-p0", Partitions: [][]string{{"view0", "view0b"}}})
+	}
+	models = append(models, orders, sim.ReadModelSpec{Name: "events", Partitions: [][]string{{"events-view"}}})
+	scn.Session = &sim.SessionSpec{
+		Clients:  3 + rng.IntN(4),
+		Writes:   []string{"orders", "payments", "audit"},
+		Models:   models,
+		TxnPct:   30 + rng.IntN(41),
+		AbortPct: 25 + rng.IntN(26),
+	}
+	return scn
+}
+
+// sessionPct is the share of the random scenario's seeds that get session clients (swarm).
+const sessionPct = 30
+
+// withSessions adds session clients to a random scenario on sessionPct of seeds (drawn from the
+// session generator's own stream, so the topology's draws never shift): the write tier writes
+// every external topic, and one or two processes that receive an external topic project a read
+// model each.
+func withSessions(scn *sim.Scenario, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, sessionStream+1))
+	if rng.IntN(100) >= sessionPct {
+		return
+	}
+	external := map[string]bool{}
+	var writes []string
+	for _, t := range scn.Topics {
+		if t.External {
+			external[t.Name] = true
+			writes = append(writes, t.Name)
+		}
+	}
+	var models []sim.ReadModelSpec
+	for _, p := range scn.Processes {
+		if len(models) < 2 && receivesAny(p, external) {
+			models = append(models, sim.ReadModelSpec{Name: "model-" + p.Name, Partitions: [][]string{{p.Name}}})
+		}
+	}
+	if len(writes) == 0 || len(models) == 0 {
+		return
+	}
+	scn.Session = &sim.SessionSpec{Clients: 1 + rng.IntN(3), Writes: writes, Models: models,
+		TxnPct: rng.IntN(60), AbortPct: 20 + rng.IntN(40)}
+}
+
+// receivesAny reports whether p receives a topic of the set.
+func receivesAny(p sim.ProcessSpec, set map[string]bool) bool {
+	for _, r := range p.Receives {
+		if set[r] {
+			return true
+		}
+	}
+	return false
+}
+
+func init() {
+	Register(Builder{
+		Name:    SessionName,
+		Summary: "sessions: 2-4 clients write orders/payments/audit and read replicated, partitioned and downstream read models, beside the usual faults",
+		Build: func(seed uint64, opts Options) (*sim.Scenario, error) {
+			if opts.Processes != 0 {
+				return nil, fmt.Errorf("scenario %s has a fixed topology: --processes is not supported", SessionName)
+			}
+			return Session(seed), nil
+		},
+	})
+}

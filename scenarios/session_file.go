@@ -1,0 +1,221 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// Sessions in scenario files: a session declaration, read models, and the session actions.
+//
+//	session clients=3 writes=orders,payments [txn=40] [abort=30] [patience=5] [token-entries=64] [token-bytes=4096]
+//	model orders partitions=view0+view0b/view1 [own-only]
+//	session-write client=1 topic=orders [partition=1] [txn=commit|abort]
+//	session-read client=1 model=orders [replica=1]
+//	token-damage client=1 how=truncated|trailing-byte|bad-version
+//
+// A model's partitions are separated by "/", each partition's replicas by "+".
+
+// sessionVerbs are the session actions.
+var sessionVerbs = map[string]sim.ActionKind{
+	"session-write": sim.ActSessionWrite, "session-read": sim.ActSessionRead, "token-damage": sim.ActTokenDamage,
+}
+
+// parseSession parses the session declaration line.
+func (p *parser) parseSession(words []string) error {
+	if p.f.Scenario.Session != nil {
+		return p.errorf("session: declared twice")
+	}
+	args, err := p.keyValues(words, "session", "clients", "writes", "txn", "abort", "patience", "token-entries", "token-bytes")
+	if err != nil {
+		return err
+	}
+	if err := p.require(args, "session", "clients", "writes"); err != nil {
+		return err
+	}
+	s := &sim.SessionSpec{}
+	if s.Writes, err = p.topicList("writes", args["writes"]); err != nil {
+		return err
+	}
+	ints := []struct {
+		key      string
+		dst      *int
+		min, max int
+	}{{"clients", &s.Clients, 1, 1 << 20}, {"txn", &s.TxnPct, 0, 100}, {"abort", &s.AbortPct, 0, 100},
+		{"patience", &s.Patience, 1, 1 << 20}, {"token-entries", &s.TokenEntriesMax, 1, 1 << 20},
+		{"token-bytes", &s.TokenBytesMax, 2, 1 << 30}}
+	for _, f := range ints {
+		v, ok := args[f.key]
+		if !ok {
+			continue
+		}
+		n, err := p.atoi(f.key, v, f.min)
+		if err != nil {
+			return err
+		}
+		if n > f.max {
+			return p.errorf("session: %s=%d is above %d", f.key, n, f.max)
+		}
+		*f.dst = n
+	}
+	p.f.Scenario.Session = s
+	return nil
+}
+
+// parseModel parses a read model line; it must follow the session line.
+func (p *parser) parseModel(words []string) error {
+	s := p.f.Scenario.Session
+	if s == nil {
+		return p.errorf("model: expected the session line first")
+	}
+	if len(words) == 0 || strings.Contains(words[0], "=") {
+		return p.errorf("expected: model NAME partitions=A+B/C [own-only]")
+	}
+	m := sim.ReadModelSpec{Name: words[0]}
+	rest := words[1:]
+	if n := len(rest); n > 0 && rest[n-1] == "own-only" {
+		m.OwnCoordinatesOnly, rest = true, rest[:n-1]
+	}
+	args, err := p.keyValues(rest, "model", "partitions")
+	if err != nil {
+		return err
+	}
+	if err := p.require(args, "model", "partitions"); err != nil {
+		return err
+	}
+	for _, part := range strings.Split(args["partitions"], "/") {
+		replicas := strings.Split(part, "+")
+		for _, r := range replicas {
+			if err := p.knownProcess("model", r); err != nil {
+				return err
+			}
+		}
+		m.Partitions = append(m.Partitions, replicas)
+	}
+	s.Models = append(s.Models, m)
+	return nil
+}
+
+// parseSessionAction parses one session action line.
+func (p *parser) parseSessionAction(k sim.ActionKind, verb string, words []string) (sim.ScriptedAction, error) {
+	a := sim.ScriptedAction{Kind: k, Session: &sim.SessionAction{}}
+	if p.f.Scenario.Session == nil {
+		return a, p.errorf("%s: expected the session line first", verb)
+	}
+	allowed := map[sim.ActionKind][]string{
+		sim.ActSessionWrite: {"client", "topic", "partition", "txn"},
+		sim.ActSessionRead:  {"client", "model", "replica"},
+		sim.ActTokenDamage:  {"client", "how"},
+	}[k]
+	args, err := p.keyValues(words, verb, allowed...)
+	if err != nil {
+		return a, err
+	}
+	if err := p.require(args, verb, allowed[:2]...); err != nil {
+		return a, err
+	}
+	if a.Session.Client, err = p.atoi("client", args["client"], 0); err != nil {
+		return a, err
+	}
+	switch k {
+	case sim.ActSessionWrite:
+		return a, p.sessionWriteArgs(&a, args)
+	case sim.ActSessionRead:
+		a.Session.Model = args["model"]
+		if v, ok := args["replica"]; ok {
+			a.Session.Replica, err = p.atoi("replica", v, 0)
+		}
+		return a, err
+	}
+	for d := sim.TokenTruncated; d <= sim.TokenBadVersion; d++ {
+		if d.String() == args["how"] {
+			a.Session.Damage = d
+			return a, nil
+		}
+	}
+	return a, p.errorf("token-damage: how=%q: expected truncated, trailing-byte or bad-version", args["how"])
+}
+
+// sessionWriteArgs fills a session write's target and transaction outcome.
+func (p *parser) sessionWriteArgs(a *sim.ScriptedAction, args map[string]string) error {
+	a.Topic = args["topic"]
+	if err := p.knownTopic("topic", a.Topic); err != nil {
+		return err
+	}
+	if v, ok := args["partition"]; ok {
+		n, err := p.atoi("partition", v, 0)
+		if err != nil {
+			return err
+		}
+		a.Partition = int32(n)
+	}
+	switch args["txn"] {
+	case "":
+	case "commit", "abort":
+		a.Session.Txn, a.Session.Commit = true, args["txn"] == "commit"
+	default:
+		return p.errorf("session-write: txn=%q: expected commit or abort", args["txn"])
+	}
+	return nil
+}
+
+// formatSession renders the session declaration and model lines ("" without sessions).
+func formatSession(s *sim.SessionSpec) string {
+	if s == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "session clients=%d writes=%s", s.Clients, strings.Join(s.Writes, ","))
+	for _, f := range []struct {
+		key string
+		v   int
+	}{{"txn", s.TxnPct}, {"abort", s.AbortPct}, {"patience", s.Patience},
+		{"token-entries", s.TokenEntriesMax}, {"token-bytes", s.TokenBytesMax}} {
+		if f.v != 0 {
+			b.WriteString(" " + f.key + "=" + strconv.Itoa(f.v))
+		}
+	}
+	b.WriteString("\n")
+	for _, m := range s.Models {
+		parts := make([]string, len(m.Partitions))
+		for i, r := range m.Partitions {
+			parts[i] = strings.Join(r, "+")
+		}
+		fmt.Fprintf(&b, "model %s partitions=%s", m.Name, strings.Join(parts, "/"))
+		if m.OwnCoordinatesOnly {
+			b.WriteString(" own-only")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// formatSessionAction renders a session action's line; ok is false for any other action.
+func formatSessionAction(a sim.ScriptedAction) (line string, ok bool) {
+	s := a.Session
+	if s == nil {
+		s = &sim.SessionAction{}
+	}
+	switch a.Kind {
+	case sim.ActSessionWrite:
+		line = fmt.Sprintf("session-write client=%d topic=%s", s.Client, a.Topic)
+		if a.Partition != 0 {
+			line += fmt.Sprintf(" partition=%d", a.Partition)
+		}
+		if s.Txn {
+			line += map[bool]string{true: " txn=commit", false: " txn=abort"}[s.Commit]
+		}
+	case sim.ActSessionRead:
+		line = fmt.Sprintf("session-read client=%d model=%s", s.Client, s.Model)
+		if s.Replica != 0 {
+			line += fmt.Sprintf(" replica=%d", s.Replica)
+		}
+	case sim.ActTokenDamage:
+		line = fmt.Sprintf("token-damage client=%d how=%s", s.Client, s.Damage)
+	default:
+		return "", false
+	}
+	return line, true
+}

@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/node/session"
+)
+
+// The session tiers' sabotage modes: deliberate faults of the write tier, the read tier and the
+// projector that exist only to prove the session checks bite (issue 8 item 3). They are
+// HostSabotage values — the tiers belong to the simulated environment around the nodes, as the
+// host does — so --sabotage selects them like the engine's and the host's modes.
+const (
+	// SessionReadSkipsUnknownChannels makes the read tier use the delivery gate's disposition:
+	// a token channel the recorded past never recorded is skipped instead of failing coverage.
+	SessionReadSkipsUnknownChannels HostSabotage = iota + 16
+	// SessionWriteMergesLogEnd makes the write tier merge the high watermark read after the
+	// acknowledgement instead of the acknowledged offset.
+	SessionWriteMergesLogEnd
+	// SessionWriteMergesBeforeCommit makes the write tier merge a transactional write's offset
+	// before its transaction commits (and keep it when the transaction aborts).
+	SessionWriteMergesBeforeCommit
+	// SessionTokenSalvage makes both tiers salvage a damaged token to the pairs before the damage
+	// and use it, instead of refusing it.
+	SessionTokenSalvage
+	// SessionProjectorRecordsFrontier makes the projector record the engine's frontier snapshot
+	// beside each row instead of the row's own coordinate and carried causes.
+	SessionProjectorRecordsFrontier
+)
+
+var sessionSabotageNames = map[HostSabotage]string{
+	SessionReadSkipsUnknownChannels: "READ_SKIPS_UNKNOWN_CHANNELS",
+	SessionWriteMergesLogEnd:        "WRITE_MERGES_LOG_END",
+	SessionWriteMergesBeforeCommit:  "WRITE_MERGES_BEFORE_COMMIT",
+	SessionTokenSalvage:             "TOKEN_SALVAGE",
+	SessionProjectorRecordsFrontier: "PROJECTOR_RECORDS_FRONTIER",
+}
+
+// SessionSabotageModes returns the session tiers' sabotage modes in their documented order.
+func SessionSabotageModes() []HostSabotage {
+	return []HostSabotage{SessionReadSkipsUnknownChannels, SessionWriteMergesLogEnd,
+		SessionWriteMergesBeforeCommit, SessionTokenSalvage, SessionProjectorRecordsFrontier}
+}
+
+// SessionSabotageNames returns the names of the session tiers' sabotage modes, in order.
+func SessionSabotageNames() []string {
+	var out []string
+	for _, m := range SessionSabotageModes() {
+		out = append(out, sessionSabotageNames[m])
+	}
+	return out
+}
+
+// IsSessionSabotage reports whether name is a session tier's sabotage mode.
+func IsSessionSabotage(name string) bool {
+	_, ok := parseSessionSabotage(name)
+	return ok
+}
+
+// parseSessionSabotage resolves a session tier mode's name.
+func parseSessionSabotage(name string) (HostSabotage, bool) {
+	for _, m := range SessionSabotageModes() {
+		if sessionSabotageNames[m] == name {
+			return m, true
+		}
+	}
+	return HostHonest, false
+}
+
+// TokenDamage is how the simulator damages a token in flight. Every kind leaves bytes the strict
+// decode refuses, so the simulator knows exactly which requests carried a damaged token.
+type TokenDamage uint8
+
+// The kinds of damage.
+const (
+	TokenIntact     TokenDamage = iota // no damage
+	TokenTruncated                     // about half of the bytes after the version byte cut off
+	TokenTrailing                      // one byte appended
+	TokenBadVersion                    // the version byte overwritten with 0x63
+	numTokenDamages
+)
+
+// String names the damage ("truncated", "trailing-byte", "bad-version"; "intact").
+func (d TokenDamage) String() string {
+	switch d {
+	case TokenTruncated:
+		return "truncated"
+	case TokenTrailing:
+		return "trailing-byte"
+	case TokenBadVersion:
+		return "bad-version"
+	}
+	return "intact"
+}
+
+// apply returns a damaged copy of an encoded token. It panics if the strict decode would still
+// accept the result: the simulator must know every damaged token it sent.
+func (d TokenDamage) apply(token []byte) []byte {
+	out := append([]byte(nil), token...)
+	switch d {
+	case TokenTruncated:
+		out = out[:len(out)-(1+(len(out)-1)/2)]
+	case TokenTrailing:
+		out = append(out, 0x00)
+	case TokenBadVersion:
+		out[0] = 0x63
+	default:
+		return out
+	}
+	if _, err := session.Decode(out); err == nil {
+		panic("sim: a damaged token still decodes: " + d.String())
+	}
+	return out
+}
+
+// salvage is the sabotaged tiers' lenient token parser: it ignores the version byte and keeps the
+// pairs read before the first malformation (truncation, a zero topic ID, a bad position, a bad
+// varint), ignoring trailing bytes — the partial frontier a salvaging parser would trust.
+func salvage(b []byte) node.Causes {
+	var out node.Causes
+	topics, off, ok := lenientVarint(b, 1)
+	for g := uint32(0); ok && g < topics; g++ {
+		if len(b)-off < 16 {
+			break
+		}
+		var id node.TopicID
+		copy(id[:], b[off:off+16])
+		var count uint32
+		count, off, ok = lenientVarint(b, off+16)
+		for i := uint32(0); ok && i < count; i++ {
+			var part uint32
+			part, off, ok = lenientVarint(b, off)
+			if !ok || len(b)-off < 8 || id.IsZero() {
+				return out
+			}
+			pos := int64(binary.BigEndian.Uint64(b[off : off+8]))
+			off += 8
+			if pos < 0 || node.Offset(pos) == node.MaxOffset || part > 1<<30 {
+				return out
+			}
+			out.Merge(node.Channel{Topic: id, Partition: node.Partition(part)}, node.Offset(pos))
+		}
+	}
+	return out
+}
+
+// lenientVarint reads a base-128 varint of at most five bytes at off.
+func lenientVarint(b []byte, off int) (uint32, int, bool) {
+	var v uint32
+	for i := 0; i < 5; i++ {
+		if off >= len(b) {
+			return 0, off, false
+		}
+		c := b[off]
+		off++
+		v |= uint32(c&0x7F) << (7 * i)
+		if c&0x80 == 0 {
+			return v, off, true
+		}
+	}
+	return 0, off, false
+}
+
+// tierDecode is both tiers' gateway for an inbound token: a strict, bounded decode
+// (session.DecodeBounded). Under TOKEN_SALVAGE a token that does not decode is salvaged instead.
+func (s *sessionWorld) tierDecode(encoded []byte) (session.CausalPast, error) {
+	token, err := session.DecodeBounded(encoded, s.entriesMax, s.bytesMax)
+	var de *node.DecodeError
+	if err != nil && s.mode == SessionTokenSalvage && errors.As(err, &de) {
+		return session.Of(salvage(encoded)), nil
+	}
+	return token, err
+}
