@@ -31,6 +31,7 @@ var commands = []command{
 	{"sweep", "run a seed range on all cores (exit 1 = some seed failed; expected under --sabotage): sweep --seeds A-B [-j N] [--sabotage MODE] [--json] | --catch-rates", withoutStdin(sweepMain)},
 	{"bench", "exact virtual-time metrics of fixed scenarios, work counters, allocations: bench [--check | --update] [--json] [--report DIR]", withoutStdin(benchMain)},
 	{"shrink", "reduce a failing run to a minimal reproduction: shrink --seed N [--scenario NAME] [--sabotage MODE] [--attempts N] [--out FILE]", withoutStdin(shrinkMain)},
+	{"explore", "explore every schedule of a small scope (exit 1 = a violation): explore --scenario NAME [--sabotage MODE] [--max-depth N] [--budget crash=1,...] [--json] | --catalogue", withoutStdin(exploreMain)},
 }
 
 // defaultRun is what simrun does when the first argument names no subcommand: the simulator's

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// exploreUsage is the help text of `simrun explore`.
+const exploreUsage = `usage: simrun explore --scenario NAME [--sabotage MODE] [--max-depth N] [--budget KEY=N,...] [--seed N] [--no-reduce] [--out FILE] [--json]
+       simrun explore --catalogue [--reference] [--sabotage MODE] [--out DIR] [--json]
+
+Explores every schedule and fault choice of a small scope (scenarios/scopes.go; 'simrun explore
+--list' names them): depth-first over every Chooser answer, each state expanded once (canonical
+hash), sleep-set reduction, and at every terminal state the checks a random run ends with
+(liveness at quiescence included). --budget replaces the scope's budget (keys: msgs, stamped,
+corrupt, crash, stop, rewind, truncate, retention, delete, recreate, redeclare, abort, open,
+migrate, zombie). On a violation the shortest path to it is written as a scenario file (FILE, by
+default explore-SCOPE-MODE.txt; with --catalogue only when --out DIR is given) that
+'simrun run FILE --sabotage MODE' reproduces.
+
+--catalogue explores every scope of the catalogue (--reference adds the slow reference scope).
+
+Exit status: 0 no violation, 1 a violation, 2 bad usage.
+
+flags:
+`
+
+// exploreArgs are the flags of `simrun explore`.
+type exploreArgs struct {
+	scope     string
+	catalogue bool
+	reference bool
+	list      bool
+	sabotage  string
+	maxDepth  int
+	budget    string
+	seed      uint64
+	noReduce  bool
+	out       string
+	jsonOut   bool
+}
+
+// exploreMain is `simrun explore`: see exploreUsage.
+func exploreMain(args []string, stdout, stderr io.Writer) int {
+	return exploreCommand(args, stdout, stderr, isTerminal(os.Stderr))
+}
+
+// exploreCommand runs the command; progress says whether to draw progress on stderr.
+func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int {
+	a, err := parseExploreArgs(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "simrun explore: %v\n", err)
+		}
+		return exitUsage
+	}
+	if a.list {
+		for _, sc := range scenarios.Scopes() {
+			fmt.Fprintf(stdout, "%-18s %-40s %s\n", sc.Name, sc.Budget, sc.Summary)
+		}
+		return exitPass
+	}
+	debug.SetGCPercent(400) // the explorer allocates many short-lived clones
+	var reports []scopeReport
+	for _, sc := range a.scopes() {
+		r, err := exploreScope(sc, a, stderr, progress)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun explore: %v\n", err)
+			return exitUsage
+		}
+		reports = append(reports, r)
+		if !a.jsonOut {
+			r.print(stdout)
+		}
+	}
+	if a.jsonOut {
+		writeExploreJSON(stdout, a, reports)
+	}
+	for _, r := range reports {
+		if r.Verdict != "pass" {
+			return exitViolation
+		}
+	}
+	return exitPass
+}
+
+// parseExploreArgs parses and checks the flags.
+func parseExploreArgs(args []string, stderr io.Writer) (exploreArgs, error) {
+	var a exploreArgs
+	fs := flag.NewFlagSet("simrun explore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, exploreUsage); fs.PrintDefaults() }
+	fs.StringVar(&a.scope, "scenario", "", "the scope to explore (a name from --list)")
+	fs.BoolVar(&a.catalogue, "catalogue", false, "explore every scope of the catalogue")
+	fs.BoolVar(&a.reference, "reference", false, "with --catalogue: include the reference scope (slow)")
+	fs.BoolVar(&a.list, "list", false, "list the scopes and exit")
+	fs.StringVar(&a.sabotage, "sabotage", "", "engine or host sabotage mode (see 'simrun list')")
+	fs.IntVar(&a.maxDepth, "max-depth", 0, "bound the steps of every path (0: the budget bounds the scope)")
+	fs.StringVar(&a.budget, "budget", "", "replace the scope's budget: KEY=N,... ")
+	fs.Uint64Var(&a.seed, "seed", 1, "seed of the topic IDs (so of the engines' channel order)")
+	fs.BoolVar(&a.noReduce, "no-reduce", false, "switch the sleep-set reduction off")
+	fs.StringVar(&a.out, "out", "", "counterexample file (--scenario) or directory (--catalogue)")
+	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return a, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return a, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case a.list:
+		return a, nil
+	case a.scope != "" && a.catalogue:
+		return a, errors.New("--scenario and --catalogue are mutually exclusive")
+	case a.scope == "" && !a.catalogue:
+		return a, errors.New("give --scenario NAME or --catalogue (--list names the scopes)")
+	case a.catalogue && a.budget != "":
+		return a, errors.New("--budget needs --scenario: each scope of --catalogue has its own")
+	case a.maxDepth < 0:
+		return a, fmt.Errorf("--max-depth %d: must be 0 or more", a.maxDepth)
+	}
+	if a.scope != "" {
+		if _, err := scenarios.LookupScope(a.scope); err != nil {
+			return a, err
+		}
+	}
+	if _, _, err := sim.ParseSabotage(a.sabotage); err != nil {
+		return a, err
+	}
+	if _, err := sim.ParseBudget(a.budget); err != nil {
+		return a, fmt.Errorf("--budget: %w", err)
+	}
+	return a, nil
+}
+
+// scopes returns the scopes the arguments name.
+func (a exploreArgs) scopes() []scenarios.Scope {
+	if a.scope != "" {
+		sc, _ := scenarios.LookupScope(a.scope)
+		return []scenarios.Scope{sc}
+	}
+	var out []scenarios.Scope
+	for _, sc := range scenarios.Scopes() {
+		if !sc.Reference || a.reference {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// scopeReport is one scope's exploration, as printed and as JSON.
+type scopeReport struct {
+	Scope    string `json:"scope"`
+	Budget   string `json:"budget"`
+	Sabotage string `json:"sabotage"`
+	sim.ExploreResult
+	Seconds      float64          `json:"seconds"`
+	StatesPerSec float64          `json:"states_per_s"`
+	Found        []exploreFinding `json:"violations"` // shadows ExploreResult.Violations in JSON
+}
+
+// exploreFinding is one violation with its shortest path and reproduction.
+type exploreFinding struct {
+	Criterion string `json:"criterion"`
+	Process   int    `json:"process"`
+	Detail    string `json:"detail"`
+	Steps     int    `json:"shortest_steps"`
+	Terminal  bool   `json:"at_terminal_state"`
+	File      string `json:"file,omitempty"`
+	Reproduce string `json:"reproduce,omitempty"`
+}
+
+// exploreScope explores one scope and finds the shortest path to each violation.
+func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress bool) (scopeReport, error) {
+	opts, err := sc.Options()
+	if err != nil {
+		return scopeReport{}, err
+	}
+	if a.budget != "" {
+		opts.Budget, _ = sim.ParseBudget(a.budget)
+	}
+	opts.MaxDepth, opts.Seed, opts.Reduce = a.maxDepth, a.seed, !a.noReduce
+	opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(a.sabotage)
+	start := time.Now()
+	if progress {
+		opts.ProgressEvery = 1 << 14
+		opts.Progress = func(r sim.ExploreResult) {
+			el := time.Since(start).Seconds()
+			fmt.Fprintf(stderr, "\r%s: %d states, %d transitions, depth %d, %.0f states/s   ", sc.Name, r.States, r.Transitions, r.MaxDepth, float64(r.States)/max(el, 1e-9))
+		}
+	}
+	res := sim.Explore(sc.Build(), opts)
+	el := time.Since(start).Seconds()
+	if progress {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	r := scopeReport{Scope: sc.Name, Budget: opts.Budget.String(), Sabotage: orNone(a.sabotage), ExploreResult: res,
+		Seconds: el, StatesPerSec: float64(res.States) / max(el, 1e-9), Found: []exploreFinding{}}
+	for _, v := range res.Violations {
+		r.Found = append(r.Found, finding(sc, opts, a, v))
+	}
+	return r, nil
+}
+
+// finding shortens violation v and writes its counterexample file when asked to.
+func finding(sc scenarios.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.ExploreViolation) exploreFinding {
+	s := sim.ShortestViolation(sc.Build(), opts, v)
+	f := exploreFinding{Criterion: string(s.Criterion), Process: s.Process, Detail: s.Detail, Steps: s.Depth, Terminal: s.Terminal}
+	path := a.out
+	switch {
+	case a.catalogue && a.out == "":
+		return f
+	case a.catalogue:
+		path = filepath.Join(a.out, fmt.Sprintf("explore-%s-%s.txt", sc.Name, strings.ToLower(orNone(a.sabotage))))
+	case path == "":
+		path = fmt.Sprintf("explore-%s-%s.txt", sc.Name, strings.ToLower(orNone(a.sabotage)))
+	}
+	data, err := scenarios.CounterexampleFile(sc, opts, a.sabotage, s)
+	if err != nil {
+		f.Reproduce = "not reproduced by a scenario file: " + err.Error()
+		return f
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		f.Reproduce = "could not write the scenario file: " + err.Error()
+		return f
+	}
+	f.File = path
+	f.Reproduce = fmt.Sprintf("%s run %s --sabotage %s", reproPrefix, path, orNone(a.sabotage))
+	return f
+}
+
+func orNone(mode string) string {
+	if mode == "" {
+		return "NONE"
+	}
+	return mode
+}
+
+// print writes the human report of one scope.
+func (r scopeReport) print(w io.Writer) {
+	fmt.Fprintf(w, "scope %s (budget %s, sabotage %s): %s\n", r.Scope, r.Budget, r.Sabotage, strings.ToUpper(r.Verdict))
+	complete := "complete"
+	if !r.Complete {
+		complete = "INCOMPLETE (state cap)"
+	}
+	fmt.Fprintf(w, "  states %d, transitions %d, distinct terminal states %d, max depth %d, %s\n",
+		r.States, r.Transitions, r.TerminalStates, r.MaxDepth, complete)
+	fmt.Fprintf(w, "  time %.2fs, %.0f states/s\n", r.Seconds, r.StatesPerSec)
+	for _, f := range r.Found {
+		where := "on a transition"
+		if f.Terminal {
+			where = "at a terminal state"
+		}
+		fmt.Fprintf(w, "  %s (process %d, %s, shortest path %d steps): %s\n", f.Criterion, f.Process, where, f.Steps, f.Detail)
+		if f.File != "" {
+			fmt.Fprintf(w, "    wrote %s; reproduce: %s\n", f.File, f.Reproduce)
+		} else if f.Reproduce != "" {
+			fmt.Fprintf(w, "    %s\n", f.Reproduce)
+		}
+	}
+}
+
+// writeExploreJSON prints one object: the single scope's report, or for --catalogue the totals
+// with a "scopes" list.
+func writeExploreJSON(w io.Writer, a exploreArgs, reports []scopeReport) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if !a.catalogue {
+		_ = enc.Encode(reports[0])
+		return
+	}
+	total := struct {
+		Sabotage       string           `json:"sabotage"`
+		States         int              `json:"states"`
+		Transitions    int              `json:"transitions"`
+		TerminalStates int              `json:"terminal_states"`
+		Seconds        float64          `json:"seconds"`
+		Verdict        string           `json:"verdict"`
+		Violations     []exploreFinding `json:"violations"`
+		Scopes         []scopeReport    `json:"scopes"`
+	}{Sabotage: orNone(a.sabotage), Verdict: "pass", Violations: []exploreFinding{}, Scopes: reports}
+	for _, r := range reports {
+		total.States += r.States
+		total.Transitions += r.Transitions
+		total.TerminalStates += r.TerminalStates
+		total.Seconds += r.Seconds
+		total.Violations = append(total.Violations, r.Found...)
+		if r.Verdict != "pass" {
+			total.Verdict = "violation"
+		}
+	}
+	_ = enc.Encode(total)
+}
