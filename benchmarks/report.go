@@ -76,7 +76,7 @@ func writeIntro(md *bytes.Buffer, b *Baseline, header []string) {
 	fmt.Fprintf(md, "```\ngo run ./benchmarks/benchgate -update     # results/bench.txt: every wall-clock benchmark, -benchtime=100ms -count=6 (a few minutes)\n")
 	fmt.Fprintf(md, "%s          # results/sim-metrics.json: exact virtual-time metrics, work counters, allocations\n", BaselineCommand)
 	fmt.Fprintf(md, "%s   # this README and the SVG plots (reads results/bench.txt)\n```\n\n", ReportCommand)
-	fmt.Fprintf(md, "CI (`.ci/bench-gate`) runs `go run ./cmd/simrun bench --check` (any change in an exact metric fails, naming the metric and the amount) and `go run ./benchmarks/benchgate` (the gate subset of the wall-clock benchmarks, failing only when a median slows by more than %gx with Mann-Whitney U p < %g against results/bench.txt).\n\n", SlowdownFactor, GateAlpha)
+	fmt.Fprintf(md, "CI (`.ci/bench-gate`) runs `go run ./cmd/simrun bench --check` (any change in an exact metric fails, naming the metric and the amount) and `go run ./benchmarks/benchgate` (the gate subset of the wall-clock benchmarks, failing only when a median slows by more than %gx with Mann-Whitney U p < %g against results/bench.txt, and again when the slow families are measured a second time).\n\n", SlowdownFactor, GateAlpha)
 	fmt.Fprintf(md, "Exact metrics: commit %s, %s. Wall clock (results/bench.txt):\n\n", orDash(b.Commit), b.GoVersion)
 	if len(header) == 0 {
 		fmt.Fprintf(md, "- no results/bench.txt yet\n")

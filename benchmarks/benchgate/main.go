@@ -3,7 +3,8 @@
 //
 //	go run ./benchmarks/benchgate            the short CI pass: the gate subset, -benchtime=100ms
 //	                                         -count=6, compared with results/bench.txt; exit 1 when
-//	                                         a median slowed by more than 2x with p < 0.05
+//	                                         a median slowed by more than 2x with p < 0.05, in this
+//	                                         pass and again when the slow families are re-measured
 //	go run ./benchmarks/benchgate -update    run every listed benchmark the same way and rewrite
 //	                                         results/bench.txt (the machine and load recorded)
 //
@@ -18,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 
@@ -53,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	loadBefore := loadAverage()
-	raw, err := runBenchmarks(*update, *benchtime, *count, stderr)
+	raw, err := runBenchmarks(benchmarks.WallBenches, *update, *benchtime, *count, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchgate: %v\n", err)
 		return 2
@@ -73,8 +75,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *update {
 		return 0
 	}
-	report, failed := benchmarks.FormatGate(benchmarks.Gate(base, benchmarks.ParseBench(raw, "this pass", "sec/op")))
+	results := benchmarks.Gate(base, benchmarks.ParseBench(raw, "this pass", "sec/op"))
+	report, failed := benchmarks.FormatGate(results)
 	fmt.Fprint(stdout, header, report)
+	if failed > 0 {
+		// A loaded shared machine can slow one benchmark's six runs together: measure the
+		// families that failed once more and fail only on a slowdown that reproduces.
+		fmt.Fprintf(stdout, "benchgate: %d slower; measuring those families again (load average %s)\n", failed, loadAverage())
+		again, err := runBenchmarks(slowFamilies(results), false, *benchtime, *count, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "benchgate: %v\n", err)
+			return 2
+		}
+		report, failed = benchmarks.FormatGate(benchmarks.Gate(base, benchmarks.ParseBench(again, "second pass", "sec/op")))
+		fmt.Fprint(stdout, report)
+	}
 	if failed > 0 {
 		fmt.Fprintf(stderr, "benchgate: %d benchmarks slowed by more than %gx (p < %g) against %s\n",
 			failed, benchmarks.SlowdownFactor, benchmarks.GateAlpha, *baseline)
@@ -84,9 +99,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runBenchmarks builds each listed package's test binary once and runs its patterns (all of
-// them with all, else the gate subset), returning the concatenated output.
-func runBenchmarks(all bool, benchtime string, count int, stderr io.Writer) ([]byte, error) {
+// slowFamilies returns the gate entries of benchmarks.WallBenches that a slower result belongs to.
+func slowFamilies(results []benchmarks.GateResult) []benchmarks.WallBench {
+	var out []benchmarks.WallBench
+	for _, wb := range benchmarks.WallBenches {
+		if wb.Gate == "" {
+			continue
+		}
+		pkg := "github.com/parsleysim/parsleysim/" + strings.Trim(wb.Pkg, "./") + " "
+		top := regexp.MustCompile(strings.SplitN(wb.Gate, "/", 2)[0])
+		for _, g := range results {
+			name, ok := strings.CutPrefix(g.Key, pkg)
+			if ok && g.Slower() && top.MatchString(strings.SplitN(name, "/", 2)[0]) {
+				out = append(out, wb)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// runBenchmarks builds the test binary of each package of list once and runs its patterns (all
+// of them with all, else the gate subset), returning the concatenated output.
+func runBenchmarks(list []benchmarks.WallBench, all bool, benchtime string, count int, stderr io.Writer) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "benchgate")
 	if err != nil {
 		return nil, err
@@ -94,7 +129,7 @@ func runBenchmarks(all bool, benchtime string, count int, stderr io.Writer) ([]b
 	defer os.RemoveAll(tmp)
 	var raw bytes.Buffer
 	built := map[string]string{}
-	for _, wb := range benchmarks.WallBenches {
+	for _, wb := range list {
 		pattern := wb.Gate
 		if all {
 			pattern = wb.Bench
