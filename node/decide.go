@@ -50,6 +50,9 @@ func (v Verdict) Deliverable() bool { return len(v.Blockers) == 0 }
 // settled(c) is known and p ≤ settled(c). Causes on channels not received are skipped. It reads
 // nothing else: no clock, no timestamp, no I/O. The deliverable path does not allocate.
 func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
+	if t := sameTable(received, settled); t != nil && t.satisfied(causes) {
+		return Verdict{}
+	}
 	return Verdict{Blockers: AppendBlockers(nil, causes, received, settled)}
 }
 
@@ -57,8 +60,16 @@ func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
 // the extended slice, so a caller can reuse one buffer; no blocker appended means deliverable.
 func AppendBlockers(dst []Blocker, causes Causes, received ReceivedSet, settled SettledView) []Blocker {
 	if t := sameTable(received, settled); t != nil {
+		if t.satisfied(causes) {
+			return dst // the deliverable path: one tight walk, nothing built
+		}
 		return t.appendBlockers(dst, causes)
 	}
+	return appendBlockersViews(dst, causes, received, settled)
+}
+
+// appendBlockersViews is AppendBlockers through the interfaces: two calls per cause.
+func appendBlockersViews(dst []Blocker, causes Causes, received ReceivedSet, settled SettledView) []Blocker {
 	for _, c := range causes.pairs {
 		if !received.Receives(c.Channel) {
 			continue
@@ -221,8 +232,47 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 	return t
 }
 
-// appendBlockers is AppendBlockers over a table: one pass over causes and entries together.
+// appendBlockers is AppendBlockers over a table for a held message: the walk of satisfied, but
+// appending a blocker for every unsatisfied cause instead of stopping at the first.
 func (t *SettledTable) appendBlockers(dst []Blocker, causes Causes) []Blocker {
+	if !t.linear(len(causes.pairs)) {
+		return t.appendBlockersGalloping(dst, causes)
+	}
+	es := t.entries
+	j := 0
+	for i := range causes.pairs {
+		c := &causes.pairs[i]
+		k := keyOf(&c.Channel)
+	walk:
+		for ; j < len(es); j++ {
+			e := &es[j]
+			switch {
+			case e.key.hi != k.hi:
+				if e.key.hi > k.hi {
+					break walk
+				}
+			case e.key.lo != k.lo:
+				if e.key.lo > k.lo {
+					break walk
+				}
+			case e.key.partition != k.partition:
+				if e.key.partition > k.partition {
+					break walk
+				}
+			default: // c's channel is received
+				if !e.known || c.Position > e.settled {
+					dst = append(dst, newBlocker(*c, e.settled, e.known))
+				}
+				j++
+				break walk
+			}
+		}
+	}
+	return dst
+}
+
+// appendBlockersGalloping is appendBlockers for a table much wider than the causes.
+func (t *SettledTable) appendBlockersGalloping(dst []Blocker, causes Causes) []Blocker {
 	j := 0
 	for i := range causes.pairs {
 		c := &causes.pairs[i]
@@ -235,8 +285,53 @@ func (t *SettledTable) appendBlockers(dst []Blocker, causes Causes) []Blocker {
 	return dst
 }
 
-// satisfied is Satisfied over a table.
+// satisfied is Satisfied over a table. Each entry the walk passes is compared with the cause once,
+// field by field, most significant first; most entries differ in the topic ID's first half.
 func (t *SettledTable) satisfied(causes Causes) bool {
+	if !t.linear(len(causes.pairs)) {
+		return t.satisfiedGalloping(causes)
+	}
+	es := t.entries
+	j := 0
+	for i := range causes.pairs {
+		c := &causes.pairs[i]
+		k := keyOf(&c.Channel)
+	walk:
+		for ; j < len(es); j++ {
+			e := &es[j]
+			switch {
+			case e.key.hi != k.hi:
+				if e.key.hi > k.hi {
+					break walk
+				}
+			case e.key.lo != k.lo:
+				if e.key.lo > k.lo {
+					break walk
+				}
+			case e.key.partition != k.partition:
+				if e.key.partition > k.partition {
+					break walk
+				}
+			default: // c's channel is received
+				if !e.known || c.Position > e.settled {
+					return false
+				}
+				j++
+				break walk
+			}
+		}
+	}
+	return true
+}
+
+// linear reports whether a walk over width causes should step through the entries one by one (a
+// plain merge of two sorted sequences, O(width + entries), no calls in the loop) rather than
+// gallop (O(width log(entries/width)) compares, a call per cause). Linear wins unless the table is
+// much wider than the causes.
+func (t *SettledTable) linear(width int) bool { return len(t.entries) <= 8*width+16 }
+
+// satisfiedGalloping is satisfied for a table much wider than the causes.
+func (t *SettledTable) satisfiedGalloping(causes Causes) bool {
 	j := 0
 	for i := range causes.pairs {
 		c := &causes.pairs[i]

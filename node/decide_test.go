@@ -219,7 +219,8 @@ func naiveDecide(causes []Cause, received map[Channel]bool, settled map[Channel]
 
 // TestDecideMatchesNaiveModel is a differential test of Decide (general and table paths) against
 // naiveDecide on random causes, received sets and settled views drawn from a small channel pool,
-// so that overlaps, misses and boundaries are frequent.
+// so that overlaps, misses and boundaries are frequent. The table's galloping walk, which Decide
+// takes only for tables much wider than the causes, is checked on the same draws.
 func TestDecideMatchesNaiveModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pool := rapid.SliceOfNDistinct(genChannel(), 1, 12, func(c Channel) Channel { return c }).Draw(t, "pool")
@@ -243,14 +244,16 @@ func TestDecideMatchesNaiveModel(t *testing.T) {
 		view := &gateView{received, settled}
 		table := buildTable(received, settled)
 		for name, got := range map[string][]Blocker{
-			"general": Decide(causes, view, view).Blockers,
-			"table":   Decide(causes, table, table).Blockers,
+			"general":          Decide(causes, view, view).Blockers,
+			"table":            Decide(causes, table, table).Blockers,
+			"table, galloping": table.appendBlockersGalloping(nil, causes),
 		} {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: Decide = %v, naive model = %v", name, got, want)
 			}
 		}
-		if Satisfied(causes, table, table) != (len(want) == 0) || Satisfied(causes, view, view) != (len(want) == 0) {
+		if Satisfied(causes, table, table) != (len(want) == 0) || Satisfied(causes, view, view) != (len(want) == 0) ||
+			table.satisfiedGalloping(causes) != (len(want) == 0) {
 			t.Fatalf("Satisfied disagrees with the model's %d blockers", len(want))
 		}
 	})
