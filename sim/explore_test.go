@@ -39,7 +39,7 @@ func mustBudget(t testing.TB, s string) Budget {
 }
 
 func TestExploreChainHonestIsClean(t *testing.T) {
-	res := Explore(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2,crash=1")})
+	res := Explore(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=1,crash=1")})
 	t.Log(res)
 	if res.Verdict != "pass" || !res.Complete || res.States < 10 || res.TerminalStates < 1 {
 		t.Fatalf("honest chain: %v", res)
@@ -98,7 +98,7 @@ func TestExploreReductionIsSound(t *testing.T) {
 		fewer  bool
 	}{
 		{"pair honest", pairScope(), "msgs=2,crash=1", node.SabotageNone, true},
-		{"pair DROP_HELD", pairScope(), "msgs=2,crash=1", node.SabotageDropHeld, true},
+		{"pair DROP_HELD", pairScope(), "msgs=1,crash=1", node.SabotageDropHeld, true},
 		{"chain honest", chainScope(), "msgs=1,crash=1", node.SabotageNone, false},
 		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses, false},
 	}
