@@ -27,7 +27,7 @@ const sessionStream = 0x73657373696f6e
 //     whose rows carry the enricher's causes;
 //   - read models: orders (a collection over both partitions when there are two), orders-p0 (the
 //     single partition 0, when orders has two) and events;
-//   - 2–4 clients; 30–70% of writes transactional, 25–50% of those aborting.
+//   - 3–6 clients; 30–70% of writes transactional, 25–50% of those aborting.
 //
 // audit reaches no projector directly, so a token naming it is covered only through causes the
 // rows carry: the read tier must often refuse, never skip.
@@ -113,7 +113,7 @@ func receivesAny(p sim.ProcessSpec, set map[string]bool) bool {
 func init() {
 	Register(Builder{
 		Name:    SessionName,
-		Summary: "sessions: 2-4 clients write orders/payments/audit and read replicated, partitioned and downstream read models, beside the usual faults",
+		Summary: "sessions: 3-6 clients write orders/payments/audit and read replicated, partitioned and downstream read models, beside the usual faults",
 		Build: func(seed uint64, opts Options) (*sim.Scenario, error) {
 			if opts.Processes != 0 {
 				return nil, fmt.Errorf("scenario %s has a fixed topology: --processes is not supported", SessionName)

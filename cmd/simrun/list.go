@@ -14,7 +14,7 @@ import (
 
 // listEntry is one line of `simrun list`: a scenario or a sabotage mode.
 type listEntry struct {
-	Kind    string `json:"kind"` // "scenario", "sabotage" (engine) or "host-sabotage"
+	Kind    string `json:"kind"` // "scenario", "sabotage" (engine), "host-sabotage" or "session-tier"
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
 }
@@ -61,6 +61,10 @@ func listEntries() []listEntry {
 			kind = "host-sabotage"
 		}
 		out = append(out, listEntry{Kind: kind, Name: name, Summary: eligibility(name)})
+	}
+	for _, name := range sim.SessionSabotageNames() {
+		out = append(out, listEntry{Kind: "session-tier", Name: name,
+			Summary: "a session tier's fault; measure it with simrun sweep --scenario session --sabotage " + name})
 	}
 	return out
 }
