@@ -24,6 +24,11 @@ const (
 	largeFeatureRepeats = 3  // each feature is built this many times into a large topology
 )
 
+// externalTopicsMenu is the number of external topics of a small topology, one drawn per seed:
+// mostly two or three, so the run's few fail-closed faults (a deleted or recreated topic, a
+// corrupt header) can stop some receivers while others carry on and expose the rest.
+var externalTopicsMenu = []int{1, 2, 2, 3, 3}
+
 // RandomOptions shape the random scenario beyond its seed.
 type RandomOptions struct {
 	// Processes, when non-zero, fixes the number of processes and switches to the large-topology
@@ -125,7 +130,7 @@ func processesNeeded(fs []Feature) int {
 // layout creates the topics and processes and the spine: every process receives one topic from
 // the external topics or an earlier sender's output.
 func (g *topoGen) layout(n int, features []Feature, large bool) {
-	externals := 1 + g.rng.IntN(externalTopicsMax)
+	externals := externalTopicsMenu[g.rng.IntN(len(externalTopicsMenu))]
 	if large {
 		externals = max(externalTopicsMax, n/100)
 	}

@@ -24,6 +24,20 @@ type Settings struct {
 	// stream; the engine's work counters add WorkMicrosPerUnit-scaled cost on top.
 	DurationMicros [numActionKinds]Range
 
+	// FaultAtStep gives, for each fail-closed fault class that is on (a corrupt header, a
+	// truncation, deleting or recreating a topic: failClosedKinds), the world step from which the
+	// scheduler insists it fire once if it has not yet: late in the safety phase, after holds have
+	// built up, so the fault meets a run with something to lose instead of ending its interesting
+	// life early (0 = no insistence).
+	FaultAtStep [numActionKinds]int
+
+	// FeedLagFactor skews which received channel a process feeds next: one received channel of
+	// each process lags (it weighs 1, the others FeedLagFactor), and the lagging channel rotates
+	// every feedLagWindowSteps world steps, so records arrive out of order across channels and a
+	// record's causes on the lagging channel are often not yet delivered (holds). 0 or 1 feeds
+	// uniformly.
+	FeedLagFactor int
+
 	// Fault shaping.
 	CorruptProbabilityPct int   // share of external produces that carry a corrupt header, when enabled
 	RetentionMicros       int64 // time retention of external topics (0 = infinite)

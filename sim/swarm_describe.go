@@ -18,6 +18,7 @@ func (s Settings) Describe() string {
 	fmt.Fprintf(&b, "corrupt_probability_pct  %s\n", offIfZero(int64(s.CorruptProbabilityPct), "%"))
 	fmt.Fprintf(&b, "retention_us             %s\n", offIfZero(s.RetentionMicros, ""))
 	fmt.Fprintf(&b, "retention_records        %s\n", offIfZero(int64(s.RetentionRecords), ""))
+	fmt.Fprintf(&b, "feed_lag_factor          %s\n", offIfZero(int64(s.FeedLagFactor), ""))
 	on := 0
 	for k := range numActionKinds {
 		if s.Weights[k] > 0 {
@@ -31,7 +32,11 @@ func (s Settings) Describe() string {
 		if s.Weights[k] > 0 {
 			weight = fmt.Sprintf("w=%d", s.Weights[k])
 		}
-		fmt.Fprintf(&b, "  %-22s %-6s %d..%d\n", k, weight, d.Min, d.Max)
+		at := ""
+		if s.FaultAtStep[k] > 0 {
+			at = fmt.Sprintf(" due from step %d", s.FaultAtStep[k])
+		}
+		fmt.Fprintf(&b, "  %-22s %-6s %d..%d%s\n", k, weight, d.Min, d.Max, at)
 	}
 	return b.String()
 }

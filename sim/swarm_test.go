@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -123,6 +124,37 @@ func TestEligible(t *testing.T) {
 	for _, mode := range []string{"NO_SUCH_MODE", "TREAT_COVERED_FEED_AS_REPLAY"} {
 		if all.Eligible(mode) {
 			t.Errorf("%s eligible", mode)
+		}
+	}
+}
+
+// TestFaultAtStepShape: every enabled fail-closed kind, and only those, gets a step from which the
+// scheduler insists it fire, inside its window of the safety phase; the feed lag comes from the
+// menu.
+func TestFaultAtStepShape(t *testing.T) {
+	for seed := range uint64(1000) {
+		s := ExpandSettings(seed)
+		for _, k := range failClosedKinds {
+			at := s.FaultAtStep[k]
+			if !s.Enabled(k) {
+				if at != 0 {
+					t.Fatalf("seed %d: %s is off but due at step %d", seed, k, at)
+				}
+				continue
+			}
+			w := faultAtPct[k]
+			lo, hi := int(int64(s.SafetySteps)*w.Min/100), int(int64(s.SafetySteps)*w.Max/100)
+			if at < max(1, lo) || at > hi {
+				t.Fatalf("seed %d: %s due at step %d, outside %d..%d", seed, k, at, lo, hi)
+			}
+		}
+		if !slices.Contains(feedLagFactors, s.FeedLagFactor) {
+			t.Fatalf("seed %d: feed lag %d not in %v", seed, s.FeedLagFactor, feedLagFactors)
+		}
+	}
+	for _, k := range ActionKinds() {
+		if !slices.Contains(failClosedKinds, k) && ExpandSettings(7).FaultAtStep[k] != 0 {
+			t.Errorf("%s is not fail-closed but has a due step", k)
 		}
 	}
 }

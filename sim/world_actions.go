@@ -25,7 +25,7 @@ func (w *world) do(k ActionKind, masks []procMask) {
 	case ActSessionWrite, ActSessionRead, ActTokenDamage:
 		w.doSession(k)
 	case ActDeleteTopic, ActRecreateTopic:
-		t := w.chooseExternal(topicLabels[k], k == ActRecreateTopic)
+		t := w.chooseExternal(topicLabels[k], k, -1)
 		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
 		if k == ActDeleteTopic {
 			w.deleteTopic(t)
@@ -45,10 +45,19 @@ func init() {
 	}
 }
 
-// doProduce performs an external produce or transaction on a chosen live external partition.
+// doProduce performs an external produce or transaction on a chosen live external partition,
+// preferably one with live receivers. A stamped record first picks the record it names, then a
+// partition whose receivers also receive that record's channel (where it may arrive first and
+// be held).
 func (w *world) doProduce(k ActionKind) {
-	t := w.chooseExternal("produce.topic", false)
-	c := w.choosePartition("produce.partition", t)
+	var r uint64
+	obsCh := int32(-1)
+	if k == ActProduceStamped {
+		r = w.chooseObserved()
+		obsCh = w.msgs[r-1].ch
+	}
+	t := w.chooseExternal("produce.topic", k, obsCh)
+	c := w.chooseProducePartition("produce.partition", t, obsCh)
 	a := ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name, Partition: w.chans[c].part}
 	switch k {
 	case ActProducePlain:
@@ -58,7 +67,6 @@ func (w *world) doProduce(k ActionKind) {
 		w.record(a)
 		w.produceCorrupt(c)
 	case ActProduceStamped:
-		r := w.chooseObserved()
 		m := &w.msgs[r-1]
 		a.Observe = CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}
 		w.record(a)
@@ -121,15 +129,29 @@ func (w *world) doLifecycle(k ActionKind, p *proc) {
 	}
 }
 
-// chooseFeedChannel picks one of p's feedable received channels.
+// chooseFeedChannel picks one of p's feedable received channels. Under Settings.FeedLagFactor one
+// received channel lags the others (lagChannel), so records arrive out of order across channels.
 func (w *world) chooseFeedChannel(p *proc) *pcState {
 	weights := w.weightBuf(len(p.recv))
+	lag, fast := w.lagChannel(p), uint32(max(1, w.set.FeedLagFactor))
 	for i, pc := range p.recv {
 		if p.feedable(pc) {
-			weights[i] = 1
+			weights[i] = fast
+			if i == lag {
+				weights[i] = 1
+			}
 		}
 	}
 	return p.recv[w.chooser.Choose("feed.channel", weights)]
+}
+
+// lagChannel is the index in p.recv of the channel p feeds slowly now: it rotates every
+// feedLagWindowSteps world steps, offset per process so processes lag on different channels.
+func (w *world) lagChannel(p *proc) int {
+	if len(p.recv) < 2 {
+		return -1
+	}
+	return (p.idx + w.step/feedLagWindowSteps) % len(p.recv)
 }
 
 // chooseRewindChannel picks one of down process p's channels with a committed position above 0.
@@ -148,7 +170,7 @@ func (w *world) chooseRewindChannel(p *proc) *pcState {
 func (w *world) chooseRedeclareTopic(p *proc) int {
 	weights := w.weightBuf(len(w.topics))
 	for t := range w.topics {
-		weights[t] = 1
+		weights[t] = w.redeclareWeight(p, t)
 	}
 	for _, t := range p.sends {
 		weights[t] = 0
@@ -159,23 +181,25 @@ func (w *world) chooseRedeclareTopic(p *proc) int {
 	return w.chooser.Choose("redeclare.topic", weights)
 }
 
-// chooseObserved picks one of the latest committed records for a stamped observer.
+// chooseObserved picks one of the latest committed records for a stamped observer, the most
+// recent likeliest (the receivers of its channel are likelier not to have delivered it yet).
 func (w *world) chooseObserved() uint64 {
 	n := min(w.recentN, recentRing)
 	weights := w.weightBuf(n)
 	for i := range weights {
-		weights[i] = 1
+		weights[i] = uint32(n - i)
 	}
 	i := w.chooser.Choose("stamped.observe", weights)
 	return w.recent[(w.recentN-1-i)%recentRing]
 }
 
-// doDeleteRecords truncates a live channel at one of its interesting offsets.
+// doDeleteRecords truncates a live channel at one of its interesting offsets, preferring channels
+// with unread records at live receivers and offsets past their read positions.
 func (w *world) doDeleteRecords() {
 	weights := w.weightBuf(len(w.chans))
 	for c := range w.chans {
 		if w.alive(int32(c)) && len(w.chans[c].slots) > 0 {
-			weights[c] = 1
+			weights[c] = w.truncationWeight(int32(c))
 		}
 	}
 	if allZero(weights) {
@@ -188,7 +212,11 @@ func (w *world) doDeleteRecords() {
 		w.emitRaw("truncated", -1, "nothing to truncate")
 		return
 	}
-	before := w.chooseOffset("truncate.offset", cands)
+	weights = w.weightBuf(len(cands))
+	for i, o := range cands {
+		weights[i] = w.truncationOffsetWeight(c, o)
+	}
+	before := cands[w.chooser.Choose("truncate.offset", weights)]
 	w.record(ScriptedAction{Kind: ActDeleteRecords, Topic: w.topics[w.chans[c].topic].spec.Name, Partition: w.chans[c].part, Offset: before})
 	w.deleteRecords(c, before)
 }

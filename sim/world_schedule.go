@@ -67,7 +67,31 @@ func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
 	if total == 0 {
 		return 0, false
 	}
+	w.boostDueFaults(weights, total)
 	return ActionKind(w.chooser.Choose("action", weights)), true
+}
+
+// faultDueBoost is how many times the other kinds' total weight a due fail-closed fault weighs:
+// it fires at its step with probability 4/5, and within a few steps almost surely.
+const faultDueBoost = 4
+
+// boostDueFaults raises the weight of every enabled fail-closed kind whose Settings.FaultAtStep
+// has come and that has not fired yet, so each enabled fault fires at least once, late in the
+// safety phase (after holds have built up) rather than never. A due fault waits for an
+// interesting target (faultHasTarget) until the last thirtieth of the safety phase, when it is
+// boosted regardless. The boost changes only weights, never which kinds are enabled, so the set
+// of possible choices stays the same.
+func (w *world) boostDueFaults(weights []uint32, total uint32) {
+	lastCall := len(w.procs) + w.set.SafetySteps - w.set.SafetySteps/30
+	for _, k := range failClosedKinds {
+		at := w.set.FaultAtStep[k]
+		if at == 0 || weights[k] == 0 || w.step+1 < at || w.stats.Actions[k] > 0 {
+			continue
+		}
+		if w.step+1 >= lastCall || w.faultHasTarget(k) {
+			weights[k] = faultDueBoost * total
+		}
+	}
 }
 
 // kindEnabled reports whether kind k has an eligible target (any: the union of process masks;
@@ -105,16 +129,28 @@ func (w *world) chooseProc(label string, k ActionKind, masks []procMask) *proc {
 	return w.procs[w.chooser.Choose(label, weights)]
 }
 
-// chooseExternal picks a live external topic (or any external topic when dead is set) and
-// returns its index.
-func (w *world) chooseExternal(label string, dead bool) int {
+// chooseExternal picks the external topic action kind k targets — a live one, or any for a
+// recreation — biased toward interesting targets (externalWeight; obsCh is the channel a stamped
+// record names, -1 otherwise) and returns its index.
+func (w *world) chooseExternal(label string, k ActionKind, obsCh int32) int {
 	weights := w.weightBuf(len(w.topics))
 	for t := range w.topics {
-		if w.topics[t].spec.External && (dead || w.topics[t].inc >= 0) {
-			weights[t] = 1
+		if w.topics[t].spec.External && (k == ActRecreateTopic || w.topics[t].inc >= 0) {
+			weights[t] = w.externalWeight(k, t, obsCh)
 		}
 	}
 	return w.chooser.Choose(label, weights)
+}
+
+// chooseProducePartition picks a partition channel of live topic t for a produce, biased toward
+// partitions with live receivers (partitionWeight; obsCh as for chooseExternal).
+func (w *world) chooseProducePartition(label string, t int, obsCh int32) int32 {
+	inc := w.topics[t].inc
+	weights := w.weightBuf(w.incs[inc].parts)
+	for i := range weights {
+		weights[i] = w.partitionWeight(w.chanOf(inc, i), obsCh)
+	}
+	return w.chanOf(inc, w.chooser.Choose(label, weights))
 }
 
 // choosePartition picks a partition channel of live topic t.

@@ -1,0 +1,230 @@
+package sim
+
+// Interesting targets. A fault or a produce aimed where nobody reads is wasted: a corrupt header
+// on a partition no process receives refuses nothing, a truncation behind every read position
+// discards nothing unread, deleting a topic whose receivers hold nothing from it tests no hold.
+// These weights bias the target choices toward the shapes that expose faults (SPEC §6.2: "holds
+// on channels about to be deleted, truncation near held heads"), from the world's state alone —
+// never from which sabotage mode is on. Every candidate keeps a weight of at least 1, so the set
+// of possible choices is the same as without the bias.
+
+// Bias weights added per receiver that makes a target interesting.
+const (
+	targetLiveReceiver    = 2 // a process that has not failed closed receives the target
+	targetRunningReceiver = 2 // ... and is running, so a topic change re-initialises it now
+	targetHeldOn          = 8 // ... and holds fed, undelivered messages from it
+	targetSharedReceiver  = 6 // ... and also receives the channel a stamped record names
+	targetUnread          = 4 // ... and has not read the channel to its end
+	targetPastRead        = 2 // a truncation offset past a receiver's position
+	// targetUndisturbed multiplies the weight of a topic no fail-closed fault has hit yet
+	// (topicDisturbed), so the run's few fail-closed faults spread over the topology instead of
+	// piling onto the receivers an earlier one already stopped.
+	targetUndisturbed = 3
+)
+
+// failClosedTarget reports whether action kind k can make a receiver fail closed (failClosedKinds).
+func failClosedTarget(k ActionKind) bool {
+	return k == ActProduceCorrupt || k == ActDeleteRecords || k == ActDeleteTopic || k == ActRecreateTopic
+}
+
+// topicDisturbed reports whether topic t was hit by a fault that stops receivers: it was deleted
+// or recreated, or a current channel of it was truncated (by delete-records or retention).
+func (w *world) topicDisturbed(t int) bool {
+	inc := w.topics[t].inc
+	if inc < 0 {
+		return true
+	}
+	for i := range w.incs {
+		if w.incs[i].topic == t && int32(i) != inc {
+			return true
+		}
+	}
+	in := &w.incs[inc]
+	for i := range in.parts {
+		if w.offsets(in.firstChan+int32(i)).LogStart > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// externalWeight is how strongly action kind k prefers external topic t: more for every live
+// receiver; for deleting or recreating it, more again for running receivers and for receivers
+// holding messages from it; for a stamped record naming a record on channel obsCh (-1 for none),
+// more for receivers of obsCh too, whose copy of the named record may still be undelivered.
+func (w *world) externalWeight(k ActionKind, t int, obsCh int32) uint32 {
+	weight := uint32(1)
+	for _, p := range w.procs {
+		if p.status == procFailed || !p.declares(t) {
+			continue
+		}
+		weight += targetLiveReceiver
+		switch k {
+		case ActDeleteTopic, ActRecreateTopic:
+			if p.status == procRunning {
+				weight += targetRunningReceiver
+			}
+			if p.heldBackOnTopic(t) {
+				weight += targetHeldOn
+			} else if p.holdsOnTopic(t) {
+				weight += targetHeldOn / 2
+			}
+		case ActProduceStamped:
+			if obsCh >= 0 && w.chans[obsCh].topic != t && p.receivesNow(obsCh) {
+				weight += targetSharedReceiver
+			}
+		}
+	}
+	if failClosedTarget(k) && !w.topicDisturbed(t) {
+		weight *= targetUndisturbed
+	}
+	return weight
+}
+
+// partitionWeight is how strongly a produce (stamped naming channel obsCh, or -1) prefers channel
+// c: more for every live receiver of c, and for each that also receives obsCh.
+func (w *world) partitionWeight(c, obsCh int32) uint32 {
+	weight := uint32(1)
+	for _, p := range w.procs {
+		if p.status == procFailed || !p.receivesNow(c) {
+			continue
+		}
+		weight += targetLiveReceiver
+		if obsCh >= 0 && obsCh != c && p.receivesNow(obsCh) {
+			weight += targetSharedReceiver
+		}
+	}
+	return weight
+}
+
+// truncationWeight is how strongly a truncation prefers live channel c: more for every live
+// receiver that has not read it to its end (a truncation can discard records it has not read).
+func (w *world) truncationWeight(c int32) uint32 {
+	weight := uint32(1)
+	hw := int64(w.offsets(c).HighWatermark)
+	for _, p := range w.procs {
+		if p.status == procFailed || !p.receivesNow(c) {
+			continue
+		}
+		if p.readPosition(p.pcs[c]) < hw {
+			weight += targetUnread
+		}
+	}
+	if !w.topicDisturbed(w.chans[c].topic) {
+		weight *= targetUndisturbed
+	}
+	return weight
+}
+
+// truncationOffsetWeight is how strongly a truncation of channel c prefers "delete before"
+// offset: more for every live receiver whose position it passes (records it has not read).
+func (w *world) truncationOffsetWeight(c int32, before int64) uint32 {
+	weight := uint32(1)
+	for _, p := range w.procs {
+		if p.status == procFailed || !p.receivesNow(c) {
+			continue
+		}
+		if before > p.readPosition(p.pcs[c]) {
+			weight += targetPastRead
+		}
+	}
+	return weight
+}
+
+// redeclareWeight is how strongly a redeclaration of down process p prefers topic t: removing a
+// channel p holds messages on is the interesting change.
+func (w *world) redeclareWeight(p *proc, t int) uint32 {
+	if p.declares(t) && p.holdsOnTopic(t) {
+		return 1 + targetHeldOn
+	}
+	return 1
+}
+
+// receivesNow reports whether channel c is in p's current (or, when down, last) received set.
+func (p *proc) receivesNow(c int32) bool {
+	pc, ok := p.pcs[c]
+	return ok && pc.received
+}
+
+// readPosition is where p would read channel pc next: the working read position of a running
+// execution, the committed position of a down process (-1, none, reads from the log start).
+func (p *proc) readPosition(pc *pcState) int64 {
+	if p.status == procRunning {
+		return pc.readPos
+	}
+	return pc.committedPos
+}
+
+// heldBackOnTopic reports whether p holds a message on a received channel of topic t's current
+// incarnation that a drain has already held back (it waits for a cause or behind a blocked head),
+// not merely one fed since the last drain.
+func (p *proc) heldBackOnTopic(t int) bool {
+	inc := p.w.topics[t].inc
+	for _, pc := range p.recv {
+		ch := &p.w.chans[pc.ch]
+		if ch.topic == t && ch.inc == inc && len(pc.pending) > 0 && pc.pending[0].fedDrains < p.drains {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsOnTopic reports whether p has fed, undelivered messages on a received channel of topic
+// t's current incarnation.
+func (p *proc) holdsOnTopic(t int) bool {
+	inc := p.w.topics[t].inc
+	for _, pc := range p.recv {
+		ch := &p.w.chans[pc.ch]
+		if ch.topic == t && ch.inc == inc && len(pc.pending) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// faultHasTarget reports whether fail-closed kind k has an interesting target now: a live
+// external topic whose receivers hold messages from it (deletion), one with a running receiver
+// (recreation), a channel a live receiver has not read to its end (truncation), an external
+// partition with a live receiver (a corrupt header).
+func (w *world) faultHasTarget(k ActionKind) bool {
+	for t := range w.topics {
+		if !w.topics[t].spec.External && k != ActDeleteRecords || w.topics[t].inc < 0 {
+			continue
+		}
+		for _, p := range w.procs {
+			if p.status == procFailed || !p.declares(t) {
+				continue
+			}
+			switch k {
+			case ActDeleteTopic:
+				if p.heldBackOnTopic(t) {
+					return true
+				}
+			case ActRecreateTopic:
+				if p.status == procRunning {
+					return true
+				}
+			case ActDeleteRecords:
+				if p.unreadOnTopic(t) {
+					return true
+				}
+			default:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unreadOnTopic reports whether p has not read some received channel of topic t's current
+// incarnation to its end.
+func (p *proc) unreadOnTopic(t int) bool {
+	inc := p.w.topics[t].inc
+	for _, pc := range p.recv {
+		ch := &p.w.chans[pc.ch]
+		if ch.topic == t && ch.inc == inc && p.w.alive(pc.ch) && p.readPosition(pc) < int64(p.w.offsets(pc.ch).HighWatermark) {
+			return true
+		}
+	}
+	return false
+}
