@@ -223,7 +223,7 @@ func naiveDecide(causes []Cause, received map[Channel]bool, settled map[Channel]
 // takes only for tables much wider than the causes, is checked on the same draws.
 func TestDecideMatchesNaiveModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		pool := rapid.SliceOfNDistinct(genChannel(), 1, 12, func(c Channel) Channel { return c }).Draw(t, "pool")
+		pool := rapid.SliceOfNDistinct(genGateChannel(), 1, 12, func(c Channel) Channel { return c }).Draw(t, "pool")
 		pick := rapid.SampledFrom(pool)
 		pos := rapid.Int64Range(0, 6)
 		causesIn := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) Cause {

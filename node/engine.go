@@ -108,6 +108,7 @@ type Engine struct {
 	opts        Options
 	budgetBytes int
 	chans       []chanState   // one per received channel, in channel order
+	keys        []channelKey  // keys[i] is chans[i].ch as a key: the gate walks these
 	retained    []FedPosition // fedUpTo of channels outside the received set, kept for a rejoin
 	sendTopics  []TopicID     // sorted
 	bindings    []Binding     // sorted by name
@@ -127,8 +128,6 @@ type Engine struct {
 	versionDirty   bool
 	commitFrontier Causes
 	commitPast     Causes
-
-	view engineView
 }
 
 // Frontier returns the current frontier: what every emission expresses. Read-only.
@@ -179,23 +178,6 @@ func (e *Engine) fail(r *Refusal) *Refusal {
 		e.refusal = r
 	}
 	return e.refusal
-}
-
-// index returns the position of ch in chans, or -1 when ch is not received.
-func (e *Engine) index(ch Channel) int {
-	lo, hi := 0, len(e.chans)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		switch r := compareChannels(e.chans[m].ch, ch); {
-		case r == 0:
-			return m
-		case r < 0:
-			lo = m + 1
-		default:
-			hi = m
-		}
-	}
-	return -1
 }
 
 // mustIndex is index for channels the caller promised are received; anything else is a

@@ -39,8 +39,7 @@ func (e *Engine) offer(m *HeldMessage) bool {
 	if e.opts.Sabotage == SabotageIgnoreCauses {
 		return true
 	}
-	e.view.reset(e)
-	return Satisfied(m.Causes, &e.view, &e.view)
+	return e.satisfied(m.Causes.pairs)
 }
 
 // deliver removes the j-th held message of chans[i] (the head, j = 0, except under NoFIFO),
@@ -67,56 +66,4 @@ func (e *Engine) deliver(i, j int) (Delivery, bool) {
 	mergeCauses(&e.past, m.Causes)
 	e.counters.CausesMerged += uint64(m.Causes.Len()) + 1
 	return Delivery{Channel: m.Channel, Position: m.Position, Record: m.Record, Causes: m.Causes}, true
-}
-
-// engineView is the ReceivedSet and SettledView the engine hands to Decide. Decide walks a
-// message's causes in channel order, so the view keeps a cursor into the (sorted) received set
-// and advances it: one offer costs O(#causes + #received) channel comparisons. Out-of-order
-// queries fall back to binary search, so the view answers any query correctly.
-type engineView struct {
-	e   *Engine
-	cur int // index of the first received channel not below the last query
-}
-
-// reset rewinds the cursor for a new offer.
-func (v *engineView) reset(e *Engine) { v.e, v.cur = e, 0 }
-
-// Receives reports whether ch is in the received set; each call is one cause entry compared.
-func (v *engineView) Receives(ch Channel) bool {
-	v.e.counters.CausesCompared++
-	return v.find(ch) >= 0
-}
-
-// Settled returns settled(ch) per SPEC §1.4.
-func (v *engineView) Settled(ch Channel) (Offset, bool) {
-	i := v.find(ch)
-	if i < 0 {
-		return 0, false
-	}
-	return v.e.chans[i].settled()
-}
-
-// find returns the index of ch among the received channels, or -1.
-func (v *engineView) find(ch Channel) int {
-	chans := v.e.chans
-	if v.cur > 0 {
-		if chans[v.cur-1].ch == ch {
-			return v.cur - 1 // Settled after Receives of the same cause
-		}
-		if compareChannels(chans[v.cur-1].ch, ch) > 0 {
-			return v.e.index(ch) // a query behind the cursor: not the gate's order
-		}
-	}
-	for v.cur < len(chans) {
-		c := chans[v.cur].ch
-		if c == ch {
-			v.cur++
-			return v.cur - 1
-		}
-		if compareChannels(c, ch) > 0 {
-			return -1
-		}
-		v.cur++
-	}
-	return -1
 }

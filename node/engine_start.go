@@ -60,11 +60,13 @@ func newEngine(init Init, opts Options) *Engine {
 	received := slices.Clone(init.Received)
 	slices.SortFunc(received, compareChannels)
 	e.chans = make([]chanState, len(received))
+	e.keys = make([]channelKey, len(received))
 	for i, ch := range received {
 		if !ch.valid() || (i > 0 && received[i-1] == ch) {
 			panic(fmt.Sprintf("node: received channel %v is invalid or listed twice", ch))
 		}
 		e.chans[i].ch = ch
+		e.keys[i] = keyOf(&ch)
 	}
 	e.sendTopics = slices.Clone(init.SendTopics)
 	slices.SortFunc(e.sendTopics, topicOrder)

@@ -30,17 +30,13 @@ func (e *Engine) Status() Status {
 		BudgetBytes:      e.budgetBytes,
 		Refusal:          e.refusal,
 	}
-	var v engineView
 	for i := range e.chans {
 		c := &e.chans[i]
 		if c.held.len() == 0 {
 			continue
 		}
 		head := &c.held.front().msg
-		v.reset(e)
-		saved := e.counters
-		blockers := AppendBlockers(nil, head.Causes, &v, &v)
-		e.counters = saved // diagnosis is not drain work
+		blockers := e.appendBlockers(nil, head.Causes.pairs)
 		s.Held += c.held.len()
 		s.Channels = append(s.Channels, ChannelStatus{Channel: c.ch, Held: c.held.len(), Head: head.Position, Blockers: blockers})
 	}

@@ -1,0 +1,86 @@
+package node
+
+// The engine's own gate: SPEC §2.1 over the received channels' settled positions (SPEC §1.4),
+// walked directly instead of through the ReceivedSet and SettledView interfaces. A message's
+// causes and the received channels are both sorted in channel order, so one merge-like pass
+// answers every cause: O(width + received channels) integer comparisons, no interface calls, no
+// searches. Decide defines the semantics; TestEngineGateMatchesDecide holds this walk to it.
+
+// satisfied reports whether every cause on a received channel is at or below that channel's
+// settled position (known). It counts the cause entries it examines in CausesCompared: all of
+// them when satisfied, else those up to and including the first unsatisfied one — the entries
+// Satisfied would have asked the views about.
+func (e *Engine) satisfied(causes []Cause) bool {
+	keys := e.keys
+	j := 0
+	for i := range causes {
+		c := &causes[i]
+		k := keyOf(&c.Channel)
+	walk:
+		for ; j < len(keys); j++ {
+			r := &keys[j]
+			switch {
+			case r.hi != k.hi:
+				if r.hi > k.hi {
+					break walk
+				}
+			case r.lo != k.lo:
+				if r.lo > k.lo {
+					break walk
+				}
+			case r.partition != k.partition:
+				if r.partition > k.partition {
+					break walk
+				}
+			default: // c's channel is received
+				if pos, known := e.chans[j].settled(); !known || c.Position > pos {
+					e.counters.CausesCompared += uint64(i + 1)
+					return false
+				}
+				j++
+				break walk
+			}
+		}
+	}
+	e.counters.CausesCompared += uint64(len(causes))
+	return true
+}
+
+// appendBlockers appends the blockers of causes to dst (Decide's verdict, for Status). It counts
+// no work: diagnosis is not drain work.
+func (e *Engine) appendBlockers(dst []Blocker, causes []Cause) []Blocker {
+	j := 0
+	for i := range causes {
+		c := &causes[i]
+		k := keyOf(&c.Channel)
+		for j < len(e.keys) && e.keys[j].less(k) {
+			j++
+		}
+		if j == len(e.keys) || e.keys[j] != k {
+			continue // not received: never blocks
+		}
+		if pos, known := e.chans[j].settled(); !known || c.Position > pos {
+			dst = append(dst, newBlocker(*c, pos, known))
+		}
+		j++
+	}
+	return dst
+}
+
+// index returns the position of ch in chans, or -1 when ch is not received.
+func (e *Engine) index(ch Channel) int {
+	k := keyOf(&ch)
+	lo, hi := 0, len(e.keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if e.keys[m].less(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(e.keys) && e.keys[lo] == k {
+		return lo
+	}
+	return -1
+}
