@@ -212,7 +212,9 @@ func checkDeterminism(prep *scenarios.Prepared) sim.DeterminismReport {
 }
 
 // finish saves the replay file when asked or on a violation, prints the report and returns the
-// exit code. A failed save is reported but never loses the result.
+// exit code. A failed save is reported but never loses the result. On a violation (with the
+// human report and a saved replay) it then shrinks the run to a minimal reproduction beside the
+// replay file.
 func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs) int {
 	savePath := a.savePath
 	if savePath == "" && out.res.Verdict != "pass" {
@@ -232,6 +234,9 @@ func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs) int {
 	}
 	if saveErr != nil {
 		fmt.Fprintf(c.stderr, "simrun: %v\n", saveErr)
+	}
+	if out.res.Verdict != "pass" && !a.jsonOut && savePath != "" {
+		c.shrinkAfterViolation(prep.Spec, savePath)
 	}
 	if out.determinism != nil && !(out.determinism.Identical && out.determinism.HashesSame) {
 		return exitViolation

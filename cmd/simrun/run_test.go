@@ -133,3 +133,31 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestViolationShrinksAutomatically: a violating default run saves its replay, then shrinks it
+// to a minimal reproduction beside it (replay and scenario file); --json output does not shrink.
+func TestViolationShrinksAutomatically(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := invoke(t, dir, "--seed", "5", "--sabotage", "IGNORE_CAUSES")
+	if code != exitViolation {
+		t.Fatalf("exit %d, want 1:\n%s%s", code, out, errs)
+	}
+	shrunk := filepath.Join(dir, "simrun-random-5-IGNORE_CAUSES-shrunk")
+	for _, want := range []string{"shrinking (at most", "first violation S1", shrunk + ".replay"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, ext := range []string{".replay", ".txt"} {
+		if _, err := os.Stat(shrunk + ext); err != nil {
+			t.Errorf("no shrunk file: %v", err)
+		}
+	}
+	jsonDir := t.TempDir()
+	if code, out, _ := invoke(t, jsonDir, "--seed", "5", "--sabotage", "IGNORE_CAUSES", "--json"); code != exitViolation || strings.Contains(out, "shrinking") {
+		t.Fatalf("--json: exit %d, output mentions shrinking:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(jsonDir, "simrun-random-5-IGNORE_CAUSES-shrunk.replay")); err == nil {
+		t.Error("--json run shrank")
+	}
+}
