@@ -90,6 +90,7 @@ type chanState struct {
 	holdsDirty   bool // holds were added since the last Commit
 	scanAll      bool // a hold was inserted mid-buffer since the last Commit (sabotage only)
 	listed       bool // the channel is on Engine.dirty
+	frontierHint int  // where ch's frontier entry was last found (a hint, checked before use)
 }
 
 // settled is SPEC §1.4: the head's position − 1 while anything is held, else fedUpTo.

@@ -55,7 +55,7 @@ func (e *Engine) deliver(i, j int) (Delivery, bool) {
 		e.removed = append(e.removed, HoldRef{Channel: m.Channel, Position: m.Position})
 	}
 	n := e.frontier.Len()
-	e.frontier.Merge(m.Channel, m.Position)
+	e.mergeOwn(c, m.Position)
 	if e.opts.Sabotage == SabotageSkipReceiptMerge {
 		e.frontier.MergeFrom(m.Causes) // the sabotaged engine learns causes only at delivery
 	}
