@@ -118,6 +118,8 @@ type Engine struct {
 	frontierBytes int // EncodedLen(frontier); changes only when channels are added or pruned
 	past          Causes
 
+	chunk []Cause // storage the next received causes are decoded into (engine_arena.go)
+
 	refusal      *Refusal
 	identityDone bool
 	counters     Counters

@@ -66,7 +66,7 @@ func (e *Engine) extractCauses(ch Channel, pos Offset, headers []Header) (Causes
 			"%s header is %d bytes, budget %d", HeaderKey, len(value), e.budgetBytes)
 	}
 	e.counters.HeaderBytesDecoded += uint64(len(value))
-	causes, err := Decode(value)
+	causes, err := e.decodeCauses(value)
 	if err != nil {
 		if e.opts.Sabotage == SabotageUndecodableAsAbsent {
 			return Causes{}, nil

@@ -1,0 +1,46 @@
+package node
+
+// causeChunkPairs is the size, in entries, of the chunks the engine decodes received causes into
+// (2 KiB of 32-byte entries).
+//
+// Why chunks: decoding every received header into its own slice made one allocation per message,
+// a large share of a receipt's cost, and garbage the collector then had to chase. The engine
+// instead carves each message's causes out of a chunk, capacity-capped (s[:n:n]) so no append
+// through one message's causes can reach a neighbour's. Chunks are never reused: the decoded
+// causes are shared with the host (Delivery.Causes, HeldMessage.Causes in a Delta, the committed
+// State), which may keep them for as long as it likes. The price is retention: a message's causes
+// keep their whole chunk reachable, so a host that keeps a few long-lived messages from a busy
+// stream keeps up to one chunk each — bounded by causeChunkPairs entries per retained message.
+const causeChunkPairs = 64
+
+// causeChunkShareMax is the largest header (in entries it could hold) decoded into a chunk; a
+// larger one gets storage of its own, so one wide frontier cannot waste most of a chunk.
+const causeChunkShareMax = causeChunkPairs / 4
+
+// decodeCauses strictly decodes a received parsley.causes value (exactly Decode's rules and
+// errors) into storage carved from the engine's current chunk.
+func (e *Engine) decodeCauses(value []byte) (Causes, error) {
+	// The decoder reserves pairsMax entries for a value of this length and topic count, and fills
+	// at most that many: with that much room left in the chunk it never allocates. Malformed
+	// values, 128 topics or more, and wide frontiers get storage of their own.
+	if len(value) < 2 || value[1] >= 0x80 || pairsMax(len(value)-2, uint32(value[1])) > causeChunkShareMax {
+		c, err := Decode(value)
+		c.pairs = c.pairs[:len(c.pairs):len(c.pairs)]
+		return c, err
+	}
+	bound := pairsMax(len(value)-2, uint32(value[1]))
+	if cap(e.chunk)-len(e.chunk) < bound {
+		e.chunk = make([]Cause, 0, causeChunkPairs)
+	}
+	c := Causes{pairs: e.chunk[len(e.chunk):]}
+	if err := DecodeInto(&c, value); err != nil {
+		return Causes{}, err
+	}
+	n := len(c.pairs)
+	if n == 0 {
+		return Causes{}, nil // as Decode: no storage for the empty frontier
+	}
+	e.chunk = e.chunk[:len(e.chunk)+n]
+	c.pairs = c.pairs[:n:n]
+	return c, nil
+}

@@ -1,0 +1,52 @@
+package node
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestDecodeCausesMatchesDecode: the engine's chunked decode gives exactly Decode's answer (causes
+// or error) on valid and damaged values, every result's capacity ends at its length, and no later
+// decode changes an earlier result (results never overlap).
+func TestDecodeCausesMatchesDecode(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		e := newEngine(Init{}, Options{})
+		var kept, copies []Causes
+		for i := range rapid.IntRange(1, 30).Draw(t, "values") {
+			in := Encode(genFrontier().Draw(t, "frontier"))
+			if rapid.Bool().Draw(t, "mutated") {
+				in = mutate(t, in)
+			}
+			want, wantErr := Decode(in)
+			got, err := e.decodeCauses(in)
+			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !got.Equal(want) {
+				t.Fatalf("value %d %x: decodeCauses = %v, %v; Decode = %v, %v", i, in, got, err, want, wantErr)
+			}
+			if cap(got.pairs) != len(got.pairs) {
+				t.Fatalf("value %d: capacity %d beyond length %d", i, cap(got.pairs), len(got.pairs))
+			}
+			kept, copies = append(kept, got), append(copies, got.Clone())
+		}
+		for i := range kept {
+			if !kept[i].Equal(copies[i]) {
+				t.Fatalf("result %d changed from %v to %v", i, copies[i], kept[i])
+			}
+		}
+	})
+}
+
+// TestDecodeCausesAmortisesAllocations: narrow headers share chunks, so decoding many of them
+// allocates about once a chunk, not once a header.
+func TestDecodeCausesAmortisesAllocations(t *testing.T) {
+	value := Encode(CausesOf(Cause{fxChannel(1, 0), 5}, Cause{fxChannel(2, 0), 6}))
+	e := newEngine(Init{}, Options{})
+	allocs := testing.AllocsPerRun(1000, func() {
+		if c, err := e.decodeCauses(value); err != nil || c.Len() != 2 {
+			t.Fatalf("decodeCauses = %v, %v", c, err)
+		}
+	})
+	if allocs > 2.0/causeChunkPairs*1.5 {
+		t.Fatalf("%.3f allocations per two-entry header, want about one per %d entries", allocs, causeChunkPairs)
+	}
+}
