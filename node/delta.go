@@ -49,7 +49,7 @@ func (s *State) Apply(d Delta) error {
 	applyCauses(&s.past, d.PastRemoved, d.Past)
 	for _, r := range d.RemovedHolds {
 		q := s.holdQueue(r.Channel, false)
-		q.removeAt(findHold(q, r.Position))
+		q.dropAt(findHold(q, r.Position))
 	}
 	for _, m := range d.NewHolds {
 		q := s.holdQueue(m.Channel, true)

@@ -23,12 +23,15 @@ func (e *Engine) decodeCauses(value []byte) (Causes, error) {
 	// The decoder reserves pairsMax entries for a value of this length and topic count, and fills
 	// at most that many: with that much room left in the chunk it never allocates. Malformed
 	// values, 128 topics or more, and wide frontiers get storage of their own.
-	if len(value) < 2 || value[1] >= 0x80 || pairsMax(len(value)-2, uint32(value[1])) > causeChunkShareMax {
+	bound := causeChunkShareMax + 1
+	if len(value) >= 2 && value[1] < 0x80 {
+		bound = pairsMax(len(value)-2, uint32(value[1]))
+	}
+	if bound > causeChunkShareMax {
 		c, err := Decode(value)
 		c.pairs = c.pairs[:len(c.pairs):len(c.pairs)]
 		return c, err
 	}
-	bound := pairsMax(len(value)-2, uint32(value[1]))
 	if cap(e.chunk)-len(e.chunk) < bound {
 		e.chunk = make([]Cause, 0, causeChunkPairs)
 	}

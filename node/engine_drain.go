@@ -10,7 +10,7 @@ package node
 // Cost: at most one offer per received channel, each a walk over the head's causes and the
 // received set; never a function of buffer depth.
 func (e *Engine) Next() (d Delivery, ok bool) {
-	if e.refusal != nil {
+	if e.refusal != nil || e.heldCount == 0 {
 		return Delivery{}, false
 	}
 	for i := range e.chans {
@@ -47,23 +47,26 @@ func (e *Engine) offer(m *HeldMessage) bool {
 // delivered past, and records the removal for Commit.
 func (e *Engine) deliver(i, j int) (Delivery, bool) {
 	c := &e.chans[i]
-	entry := c.held.removeAt(j)
-	m := entry.msg
-	e.counters.HoldsRemoved++
-	e.counters.Deliveries++
+	entry := c.held.at(j)
+	m := &entry.msg
+	d := Delivery{Channel: m.Channel, Position: m.Position, Record: m.Record, Causes: m.Causes}
 	if entry.state == holdFlushed {
 		e.removed = append(e.removed, HoldRef{Channel: m.Channel, Position: m.Position})
 	}
+	c.held.dropAt(j) // entry and m are dead from here: read d
+	e.heldCount--
+	e.counters.HoldsRemoved++
+	e.counters.Deliveries++
 	n := e.frontier.Len()
-	e.mergeOwn(c, m.Position)
+	e.mergeOwn(c, d.Position)
 	if e.opts.Sabotage == SabotageSkipReceiptMerge {
-		e.frontier.MergeFrom(m.Causes) // the sabotaged engine learns causes only at delivery
+		e.frontier.MergeFrom(d.Causes) // the sabotaged engine learns causes only at delivery
 	}
-	if r := e.checkFrontierSize(n, m.Channel, m.Position); r != nil {
+	if r := e.checkFrontierSize(n, d.Channel, d.Position); r != nil {
 		e.fail(r)
 		return Delivery{}, false
 	}
-	mergeCauses(&e.past, m.Causes)
-	e.counters.CausesMerged += uint64(m.Causes.Len()) + 1
-	return Delivery{Channel: m.Channel, Position: m.Position, Record: m.Record, Causes: m.Causes}, true
+	mergeCauses(&e.past, d.Causes)
+	e.counters.CausesMerged += uint64(d.Causes.Len()) + 1
+	return d, true
 }

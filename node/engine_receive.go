@@ -41,7 +41,9 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 		return Duplicate, nil
 	}
 	e.setFed(i, pos)
-	c.held.push(heldEntry{msg: HeldMessage{Channel: ch, Position: pos, Record: visibleRecord(rec), Causes: causes}})
+	h := c.held.pushZero()
+	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes = ch, pos, visibleRecord(rec), causes
+	e.heldCount++
 	c.holdsDirty = true
 	e.counters.HoldsAdded++
 	return Held, nil
@@ -137,6 +139,7 @@ func (e *Engine) holdAgain(i int, m HeldMessage) {
 		return
 	}
 	c.held.insertAt(j, heldEntry{msg: m})
+	e.heldCount++
 	c.holdsDirty, c.scanAll = true, true
 	e.markDirty(i)
 	e.counters.HoldsAdded++
@@ -146,12 +149,16 @@ func (e *Engine) holdAgain(i int, m HeldMessage) {
 // returned unchanged (no allocation) when it carries none.
 func visibleRecord(rec Record) Record {
 	n := 0
-	for _, h := range rec.Headers {
-		if strings.HasPrefix(h.Key, ReservedHeaderPrefix) {
+	for i := range rec.Headers {
+		if strings.HasPrefix(rec.Headers[i].Key, ReservedHeaderPrefix) {
 			n++
 		}
 	}
 	if n == 0 {
+		return rec
+	}
+	if n == len(rec.Headers) {
+		rec.Headers = nil // the commonest case: parsley.causes was the only header
 		return rec
 	}
 	visible := make([]Header, 0, len(rec.Headers)-n)

@@ -92,6 +92,7 @@ func (e *Engine) restoreHolds(st *State) *Refusal {
 		}
 		c := &e.chans[i]
 		c.held.items = make([]heldEntry, len(live), len(live)+1)
+		e.heldCount += len(live)
 		for j, m := range live {
 			c.held.items[j] = heldEntry{msg: m, state: holdFlushed}
 		}

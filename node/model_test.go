@@ -436,7 +436,11 @@ func TestModelEngineAgreesWithReference(t *testing.T) {
 					w.identityReport(t)
 				}
 			},
-			"": func(t *rapid.T) {},
+			"": func(t *rapid.T) {
+				if w.e != nil && w.e.refusal == nil && w.e.heldCount != w.e.Status().Held {
+					t.Fatalf("engine counts %d held messages, its buffers hold %d", w.e.heldCount, w.e.Status().Held)
+				}
+			},
 		})
 	})
 }

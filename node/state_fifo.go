@@ -29,33 +29,31 @@ func (q *fifo[T]) back() *T { return &q.items[len(q.items)-1] }
 // push appends v at the back.
 func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
 
+// pushZero appends a zero entry at the back and returns it, for the caller to fill in place.
+func (q *fifo[T]) pushZero() *T {
+	var zero T
+	q.items = append(q.items, zero)
+	return &q.items[len(q.items)-1]
+}
+
 // live returns the live entries. The slice is shared with the queue.
 func (q *fifo[T]) live() []T { return q.items[q.head:] }
 
-// popFront removes and returns the front entry; the queue must not be empty.
-func (q *fifo[T]) popFront() T {
-	v := q.items[q.head]
+// dropAt removes the i-th live entry (a caller reads it first, in place: nothing is copied out).
+// Dropping the front is O(1) amortised; anything else shifts the later entries forward, O(len),
+// and happens only under sabotage or when applying a sabotaged delta.
+func (q *fifo[T]) dropAt(i int) {
 	var zero T
-	q.items[q.head] = zero
-	q.head++
-	q.maybeCompact()
-	return v
-}
-
-// removeAt removes the i-th live entry, shifting the later ones forward. Removing the front is
-// O(1); anything else is O(len) and happens only under sabotage or when applying a sabotaged
-// delta.
-func (q *fifo[T]) removeAt(i int) T {
 	if i == 0 {
-		return q.popFront()
+		q.items[q.head] = zero
+		q.head++
+		q.maybeCompact()
+		return
 	}
 	k := q.head + i
-	v := q.items[k]
 	copy(q.items[k:], q.items[k+1:])
-	var zero T
 	q.items[len(q.items)-1] = zero
 	q.items = q.items[:len(q.items)-1]
-	return v
 }
 
 // insertAt inserts v before the i-th live entry (i == len appends).
