@@ -52,6 +52,13 @@ func offIfZero(v int64, unit string) string {
 // deliveries and sends, so every seed is eligible (issue 6 item 7).
 var everySeed = []ActionKind{}
 
+// restartKinds are the faults after which a process starts again from its committed state: a
+// crash, a stop, a migration, a zombie's successor, and the task re-initialisation that deleting
+// or recreating a received topic forces. DROP_HELD loses holds at any of them; REDELIVER_REFEEDS
+// is exposed by the re-feed after them as well as by rewinds (measured: seeds without a rewind
+// but with such restarts were caught).
+var restartKinds = []ActionKind{ActCrash, ActStop, ActMigrate, ActZombie, ActDeleteTopic, ActRecreateTopic}
+
 // sabotageNeeds maps each sabotage mode (engine modes and the host's RESET_PAST_LOG_START) to the
 // fault classes that can expose it: a seed is eligible when at least one of them is on. An empty
 // list means every seed is eligible. TREAT_COVERED_FEED_AS_REPLAY is absent on purpose: no host
@@ -63,9 +70,9 @@ var sabotageNeeds = map[string][]ActionKind{
 	"SKIP_RECEIPT_MERGE":      everySeed,
 	"OVEREXPRESS":             everySeed,
 	"SILENT_DROP":             everySeed,
-	"REDELIVER_REFEEDS":       {ActRewind},
+	"REDELIVER_REFEEDS":       append([]ActionKind{ActRewind}, restartKinds...),
 	"UNDECODABLE_AS_ABSENT":   {ActProduceCorrupt},
-	"DROP_HELD":               {ActCrash, ActStop, ActMigrate},
+	"DROP_HELD":               restartKinds,
 	"IGNORE_REMOVED_CHANNELS": {ActRedeclare},
 	"IGNORE_RECREATION":       {ActRecreateTopic},
 	"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},
@@ -87,9 +94,9 @@ func SabotageNeeds(mode string) ([]ActionKind, bool) {
 }
 
 // Eligible reports whether a run with these settings can expose the sabotage mode: the mode acts
-// on every seed, or the settings switch on a fault class it needs (rewinds for REDELIVER_REFEEDS,
-// corrupt produce for UNDECODABLE_AS_ABSENT, crashes or other restarts
-// (stop, migrate) for DROP_HELD, redeclarations for
+// on every seed, or the settings switch on a fault class it needs (rewinds or restarts for
+// REDELIVER_REFEEDS, corrupt produce for UNDECODABLE_AS_ABSENT, restarts (restartKinds) for
+// DROP_HELD, redeclarations for
 // IGNORE_REMOVED_CHANNELS, recreation for IGNORE_RECREATION, topic deletion for
 // DELIVER_PAST_DEAD_HOLDS, truncation for RESET_PAST_LOG_START). Catch rates are reported over
 // all seeds and over the eligible ones. An unknown mode, or one without a rule, is never

@@ -97,9 +97,9 @@ func TestEligible(t *testing.T) {
 		}
 	}
 	needs := map[string][]ActionKind{
-		"REDELIVER_REFEEDS":       {ActRewind},
+		"REDELIVER_REFEEDS":       {ActRewind, ActCrash, ActStop, ActMigrate, ActZombie, ActDeleteTopic, ActRecreateTopic},
 		"UNDECODABLE_AS_ABSENT":   {ActProduceCorrupt},
-		"DROP_HELD":               {ActCrash, ActStop, ActMigrate},
+		"DROP_HELD":               {ActCrash, ActStop, ActMigrate, ActZombie, ActDeleteTopic, ActRecreateTopic},
 		"IGNORE_REMOVED_CHANNELS": {ActRedeclare},
 		"IGNORE_RECREATION":       {ActRecreateTopic},
 		"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},

@@ -71,6 +71,12 @@ func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
 	return ActionKind(w.chooser.Choose("action", weights)), true
 }
 
+// lastCallFraction: in the last 1/lastCallFraction of the safety phase, every enabled optional
+// fault kind without a due step (Settings.FaultAtStep) that has not fired yet weighs at least half the others' total (a rewind or a
+// redeclaration, say, waits for a process to be down), so a seed whose settings switch a fault
+// class on almost always exercises it.
+const lastCallFraction = 6
+
 // faultDueBoost is how many times the other kinds' total weight a due fail-closed fault weighs:
 // it fires at its step with probability 4/5, and within a few steps almost surely.
 const faultDueBoost = 4
@@ -82,7 +88,15 @@ const faultDueBoost = 4
 // boosted regardless. The boost changes only weights, never which kinds are enabled, so the set
 // of possible choices stays the same.
 func (w *world) boostDueFaults(weights []uint32, total uint32) {
-	lastCall := len(w.procs) + w.set.SafetySteps - w.set.SafetySteps/30
+	end := len(w.procs) + w.set.SafetySteps
+	if w.step+1 >= end-w.set.SafetySteps/lastCallFraction {
+		for k := range numActionKinds {
+			if !swarmKinds[k].always && w.set.FaultAtStep[k] == 0 && weights[k] > 0 && w.stats.Actions[k] == 0 {
+				weights[k] = max(weights[k], total/2) // an enabled fault never fired: its last call
+			}
+		}
+	}
+	lastCall := end - w.set.SafetySteps/30
 	for _, k := range failClosedKinds {
 		at := w.set.FaultAtStep[k]
 		if at == 0 || weights[k] == 0 || w.step+1 < at || w.stats.Actions[k] > 0 {

@@ -10,12 +10,12 @@ package sim
 
 // Bias weights added per receiver that makes a target interesting.
 const (
-	targetLiveReceiver    = 2 // a process that has not failed closed receives the target
-	targetRunningReceiver = 2 // ... and is running, so a topic change re-initialises it now
-	targetHeldOn          = 8 // ... and holds fed, undelivered messages from it
-	targetSharedReceiver  = 6 // ... and also receives the channel a stamped record names
-	targetUnread          = 4 // ... and has not read the channel to its end
-	targetPastRead        = 2 // a truncation offset past a receiver's position
+	targetLiveReceiver    = 2  // a process that has not failed closed receives the target
+	targetRunningReceiver = 12 // ... and is running, so a topic change re-initialises it now
+	targetHeldOn          = 16 // ... and holds fed, undelivered messages from it
+	targetSharedReceiver  = 6  // ... and also receives the channel a stamped record names
+	targetUnread          = 4  // ... and has not read the channel to its end
+	targetPastRead        = 2  // a truncation offset past a receiver's position
 	// targetUndisturbed multiplies the weight of a topic no fail-closed fault has hit yet
 	// (topicDisturbed), so the run's few fail-closed faults spread over the topology instead of
 	// piling onto the receivers an earlier one already stopped.
