@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
 )
 
 func TestList(t *testing.T) {
@@ -15,7 +16,7 @@ func TestList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	want := append(scenarios.Names(), scenarios.SabotageNames()...)
+	want := append(append(scenarios.Names(), scenarios.SabotageNames()...), sim.SessionSabotageNames()...)
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want one per scenario and mode (%d):\n%s", len(lines), len(want), out.String())
 	}
