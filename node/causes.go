@@ -60,11 +60,20 @@ func (c Causes) Lookup(ch Channel) (Offset, bool) {
 	return 0, false
 }
 
-// search finds ch by binary search; i is its index or its insertion point.
+// search finds ch by binary search; i is its index or its insertion point. The probe compares
+// integer keys inline: it is on the merge, lookup and commit paths.
 func (c Causes) search(ch Channel) (int, bool) {
-	return slices.BinarySearchFunc(c.pairs, ch, func(p Cause, ch Channel) int {
-		return p.Channel.Compare(ch)
-	})
+	k := keyOf(&ch)
+	lo, hi := 0, len(c.pairs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keyOf(&c.pairs[m].Channel).less(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(c.pairs) && c.pairs[lo].Channel == ch
 }
 
 // Merge raises the position named for ch to at least pos, and reports whether the frontier

@@ -155,10 +155,34 @@ func applyCauses(c *Causes, removed []Channel, set []Cause) {
 	}
 }
 
-// diffCauses appends to removed and set what turns old into cur: channels of old missing from cur,
-// and pairs of cur that old lacks or names differently. It walks both once.
+// diffCauses returns what turns old into cur: channels of old missing from cur, and pairs of cur
+// that old lacks or names differently. The usual step changes a few positions of the same
+// channels: that case is counted in a first walk, so the result is allocated once at its size.
 func diffCauses(old, cur Causes) (removed []Channel, set []Cause) {
 	a, b := old.pairs, cur.pairs
+	if len(a) == len(b) {
+		changed := 0
+		for i := range a {
+			if a[i].Channel != b[i].Channel {
+				changed = -1
+				break
+			}
+			if a[i].Position != b[i].Position {
+				changed++
+			}
+		}
+		if changed >= 0 {
+			if changed > 0 {
+				set = make([]Cause, 0, changed)
+				for i := range b {
+					if a[i].Position != b[i].Position {
+						set = append(set, b[i])
+					}
+				}
+			}
+			return nil, set
+		}
+	}
 	for len(a) > 0 || len(b) > 0 {
 		switch {
 		case len(b) == 0 || (len(a) > 0 && compareChannels(a[0].Channel, b[0].Channel) < 0):

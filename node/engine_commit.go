@@ -21,6 +21,9 @@ func (e *Engine) Commit() Delta {
 		d.Bindings = slices.Clone(e.bindings)
 	}
 	slices.Sort(e.dirty)
+	if len(e.dirty) > 0 {
+		d.Fed = make([]FedPosition, 0, len(e.dirty)) // at most one row per dirty channel
+	}
 	for _, i := range e.dirty {
 		c := &e.chans[i]
 		if c.fedDirty {

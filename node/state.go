@@ -180,12 +180,34 @@ func bytesEqualNil(a, b []byte) bool {
 	return (a == nil) == (b == nil) && string(a) == string(b)
 }
 
+// searchFed finds ch's fedUpTo row by binary search: its index, or the insertion point.
 func (s *State) searchFed(ch Channel) (int, bool) {
-	return slices.BinarySearchFunc(s.fed, ch, func(f FedPosition, ch Channel) int { return compareChannels(f.Channel, ch) })
+	k := keyOf(&ch)
+	lo, hi := 0, len(s.fed)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keyOf(&s.fed[m].Channel).less(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(s.fed) && s.fed[lo].Channel == ch
 }
 
+// searchHolds finds ch's committed buffer by binary search: its index, or the insertion point.
 func (s *State) searchHolds(ch Channel) (int, bool) {
-	return slices.BinarySearchFunc(s.holds, ch, func(h channelHolds, ch Channel) int { return compareChannels(h.ch, ch) })
+	k := keyOf(&ch)
+	lo, hi := 0, len(s.holds)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keyOf(&s.holds[m].ch).less(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(s.holds) && s.holds[lo].ch == ch
 }
 
 func (s *State) searchBinding(name string) (int, bool) {
