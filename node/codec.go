@@ -127,7 +127,9 @@ func Decode(b []byte) (Causes, error) {
 }
 
 // DecodeInto decodes b into dst, reusing dst's storage, so a hot path with a reused frontier
-// decodes without allocating. On error dst is left empty.
+// decodes without allocating. On error dst is left empty. Valid input takes the register-resident
+// fast path (codec_fast.go); the strict parser below runs only to explain a refusal, or for the
+// rare valid spelling the fast path leaves to it.
 func DecodeInto(dst *Causes, b []byte) error {
 	if decodeFast(dst, b) {
 		return nil
