@@ -1,0 +1,33 @@
+package node
+
+import "slices"
+
+// Clone returns an independent engine in exactly e's state: the same received channels, holds
+// (with their commit bookkeeping), fedUpTo positions, frontier, delivered past, bindings, refusal,
+// counters and uncommitted change, so that every later call on either engine behaves as the same
+// call on the other would. The simulator's explorer clones a world for every transition; before
+// Clone it rebuilt each engine by replaying a journal of calls.
+//
+// Sharing: record bytes and the decoded causes of held messages are immutable once received, so
+// they stay shared; everything the engine changes in place is copied. The decode chunk is not
+// carried over (its spare room would be written by both engines), so the clone's next receipt
+// starts a fresh chunk. The refusal is shared: it is never changed after it is made.
+func (e *Engine) Clone() *Engine {
+	c := *e
+	c.chans = slices.Clone(e.chans)
+	for i := range c.chans {
+		c.chans[i].held = e.chans[i].held.clone()
+	}
+	c.keys = slices.Clone(e.keys)
+	c.retained = slices.Clone(e.retained)
+	c.sendTopics = slices.Clone(e.sendTopics)
+	c.bindings = slices.Clone(e.bindings)
+	c.frontier = e.frontier.Clone()
+	c.past = e.past.Clone()
+	c.chunk = nil
+	c.dirty = slices.Clone(e.dirty)
+	c.removed = slices.Clone(e.removed)
+	c.commitFrontier = e.commitFrontier.Clone()
+	c.commitPast = e.commitPast.Clone()
+	return &c
+}
