@@ -4,16 +4,21 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 )
 
-// A process's engine, cloneable. node.Engine has no Clone, but it is a deterministic function of
-// the committed state it started from, its Init and Options, and the calls made to it since. So
-// when a world is explored (RunOptions.journal), every call is journalled, and a cloned world
-// rebuilds an identical engine by replaying the journal — lazily, the first time the clone uses
-// that process's engine, so a transition pays only for the engine it touches. An unexplored run
-// journals nothing and pays one nil check per call.
+// A process's engine, cloneable. A cloned world's engine is copied (node.Engine.Clone) from the
+// engine it was cloned from — lazily, the first time the clone calls a method that changes it, so
+// a transition pays only for the engine it touches; until then reads go to the source, which is
+// never changed again (the explorer steps only clones; a world that has been cloned is only
+// read). When a world is explored (RunOptions.journal), every call is also journalled: an engine
+// is a deterministic function of its start state, Init, Options and calls, so the journal names
+// its state for the canonical hash's cache (world_hash_proc.go), and a clone whose source is
+// gone rebuilds from it. An unexplored run journals nothing and pays one nil check per call.
 
 // engineRef is the engine of a process's current execution.
 type engineRef struct {
-	eng *node.Engine   // nil in a clone until first use
+	eng *node.Engine // nil in a clone until its first change
+	// src is the engine a clone copies on its first change (read-only meanwhile); nil once eng is
+	// set.
+	src *node.Engine
 	j   *engineJournal // nil when the world does not journal
 }
 
@@ -67,12 +72,24 @@ func (p *proc) startEngine(init node.Init, opts node.Options) (*engineRef, error
 	return ref, nil
 }
 
-// engine returns the live engine, rebuilding it from the journal in a clone.
+// engine returns the live engine for a call that may change it, copying the source in a clone.
 func (r *engineRef) engine() *node.Engine {
 	if r.eng == nil {
-		r.eng = r.j.rebuild()
+		if r.src != nil {
+			r.eng, r.src = r.src.Clone(), nil
+		} else {
+			r.eng = r.j.rebuild()
+		}
 	}
 	return r.eng
+}
+
+// view returns the engine for a read-only call: the source itself in a clone not yet changed.
+func (r *engineRef) view() *node.Engine {
+	if r.eng == nil && r.src != nil {
+		return r.src
+	}
+	return r.engine()
 }
 
 // rebuild replays the journal on a fresh engine. A replay that does not start is a bug: the
@@ -143,16 +160,16 @@ func (r *engineRef) Commit() node.Delta {
 }
 
 // Refusal is node.Engine.Refusal.
-func (r *engineRef) Refusal() *node.Refusal { return r.engine().Refusal() }
+func (r *engineRef) Refusal() *node.Refusal { return r.view().Refusal() }
 
 // Counters is node.Engine.Counters.
-func (r *engineRef) Counters() node.Counters { return r.engine().Counters() }
+func (r *engineRef) Counters() node.Counters { return r.view().Counters() }
 
 // Status is node.Engine.Status.
-func (r *engineRef) Status() node.Status { return r.engine().Status() }
+func (r *engineRef) Status() node.Status { return r.view().Status() }
 
-// clone returns a reference for a cloned world: it shares the journal's immutable parts and
-// rebuilds the engine on first use.
+// clone returns a reference for a cloned world: it reads r's engine and copies it on its first
+// change, and shares the journal's immutable parts. r's engine must not change afterwards.
 func (r *engineRef) clone() *engineRef {
 	if r == nil {
 		return nil
@@ -162,28 +179,32 @@ func (r *engineRef) clone() *engineRef {
 	}
 	j := *r.j
 	j.calls = j.calls[:len(j.calls):len(j.calls)]
-	return &engineRef{j: &j}
+	src := r.eng
+	if src == nil {
+		src = r.src
+	}
+	return &engineRef{src: src, j: &j}
 }
 
 // Frontier is node.Engine.Frontier.
-func (r *engineRef) Frontier() node.Causes { return r.engine().Frontier() }
+func (r *engineRef) Frontier() node.Causes { return r.view().Frontier() }
 
 // DeliveredPast is node.Engine.DeliveredPast.
-func (r *engineRef) DeliveredPast() node.Causes { return r.engine().DeliveredPast() }
+func (r *engineRef) DeliveredPast() node.Causes { return r.view().DeliveredPast() }
 
 // Received is node.Engine.Received.
-func (r *engineRef) Received() []node.Channel { return r.engine().Received() }
+func (r *engineRef) Received() []node.Channel { return r.view().Received() }
 
 // FedUpTo is node.Engine.FedUpTo.
-func (r *engineRef) FedUpTo(ch node.Channel) (node.Offset, bool) { return r.engine().FedUpTo(ch) }
+func (r *engineRef) FedUpTo(ch node.Channel) (node.Offset, bool) { return r.view().FedUpTo(ch) }
 
 // SessionFloor is node.Engine.SessionFloor.
 func (r *engineRef) SessionFloor(ch node.Channel) (node.Offset, bool) {
-	return r.engine().SessionFloor(ch)
+	return r.view().SessionFloor(ch)
 }
 
 // Snapshot is node.Engine.Snapshot.
-func (r *engineRef) Snapshot() *node.State { return r.engine().Snapshot() }
+func (r *engineRef) Snapshot() *node.State { return r.view().Snapshot() }
 
 // Stamp is node.Engine.Stamp (it changes only the work counters, so it is not journalled).
 func (r *engineRef) Stamp() ([]byte, error) { return r.engine().Stamp() }
