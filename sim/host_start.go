@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -53,8 +54,10 @@ func (p *proc) start(full bool) bool {
 
 // resolve binds every declared topic name to its live incarnation; a deleted topic keeps the
 // incarnation resolved earlier (its channel stays in the received set so the identity report
-// can settle or refuse it).
+// can settle or refuse it). The maps are replaced, never changed in place, so cloned worlds
+// share them (world_clone.go).
 func (p *proc) resolve() {
+	p.resolved, p.everResolved = maps.Clone(p.resolved), maps.Clone(p.everResolved)
 	for _, t := range p.declared {
 		if inc := p.w.topics[t].inc; inc >= 0 {
 			p.resolved[t] = inc

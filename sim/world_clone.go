@@ -54,8 +54,7 @@ func (p *proc) clone(w *world) *proc {
 	c := *p
 	c.w = w
 	c.declared = slices.Clone(p.declared)
-	c.resolved = maps.Clone(p.resolved)
-	c.everResolved = maps.Clone(p.everResolved)
+	// resolved and everResolved are shared: resolve replaces them rather than changing them.
 	if p.committed != nil {
 		p.committedShared, c.committedShared = true, true
 	}
@@ -63,11 +62,13 @@ func (p *proc) clone(w *world) *proc {
 	c.stepChans = slices.Clone(p.stepChans)
 	c.fetchBuf = nil
 	c.pcs = make(map[int32]*pcState, len(p.pcs))
+	all := make([]pcState, 0, len(p.pcs)) // one allocation for every channel's copy
 	for ch, pc := range p.pcs {
-		cp := *pc
+		all = append(all, *pc)
+		cp := &all[len(all)-1]
 		cp.delivered = slices.Clone(pc.delivered) // changed in place by slices.Insert/Delete
 		cp.pending = slices.Clone(pc.pending)
-		c.pcs[ch] = &cp
+		c.pcs[ch] = cp
 	}
 	c.recv = make([]*pcState, len(p.recv))
 	for i, pc := range p.recv {
