@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -154,6 +155,7 @@ func (w *world) redeclare(p *proc, t int) {
 			}
 		}
 		p.declared = slices.Delete(p.declared, i, i+1)
+		p.resolved = maps.Clone(p.resolved) // shared with cloned worlds: replaced, never changed in place
 		delete(p.resolved, t)
 		w.emitProc("redeclared", p, "removed "+w.topics[t].spec.Name)
 	} else {
