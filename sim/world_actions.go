@@ -25,7 +25,7 @@ func (w *world) do(k ActionKind, masks []procMask) {
 	case ActSessionWrite, ActSessionRead, ActTokenDamage:
 		w.doSession(k)
 	case ActDeleteTopic, ActRecreateTopic:
-		t := w.chooseExternal(topicLabels[k], k, -1)
+		t := w.chooseExternal(topicLabels[k], k, 0)
 		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
 		if k == ActDeleteTopic {
 			w.deleteTopic(t)
@@ -51,13 +51,11 @@ func init() {
 // be held).
 func (w *world) doProduce(k ActionKind) {
 	var r uint64
-	obsCh := int32(-1)
 	if k == ActProduceStamped {
 		r = w.chooseObserved()
-		obsCh = w.msgs[r-1].ch
 	}
-	t := w.chooseExternal("produce.topic", k, obsCh)
-	c := w.chooseProducePartition("produce.partition", t, obsCh)
+	t := w.chooseExternal("produce.topic", k, r)
+	c := w.chooseProducePartition("produce.partition", k, t, r)
 	a := ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name, Partition: w.chans[c].part}
 	switch k {
 	case ActProducePlain:
@@ -182,12 +180,15 @@ func (w *world) chooseRedeclareTopic(p *proc) int {
 }
 
 // chooseObserved picks one of the latest committed records for a stamped observer, the most
-// recent likeliest (the receivers of its channel are likelier not to have delivered it yet).
+// recent likeliest (the receivers of its channel are likelier not to have delivered it yet), and
+// much likelier one that live receivers of other channels have not been fed yet (unfedReceivers):
+// the stamped record can reach them first and wait for it.
 func (w *world) chooseObserved() uint64 {
 	n := min(w.recentN, recentRing)
 	weights := w.weightBuf(n)
 	for i := range weights {
-		weights[i] = uint32(n - i)
+		uid := w.recent[(w.recentN-1-i)%recentRing]
+		weights[i] = uint32(n-i) + uint32(2*n*w.unfedReceivers(uid))
 	}
 	i := w.chooser.Choose("stamped.observe", weights)
 	return w.recent[(w.recentN-1-i)%recentRing]

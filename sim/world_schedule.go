@@ -102,10 +102,42 @@ func (w *world) boostDueFaults(weights []uint32, total uint32) {
 		if at == 0 || weights[k] == 0 || w.step+1 < at || w.stats.Actions[k] > 0 {
 			continue
 		}
-		if w.step+1 >= lastCall || w.faultHasTarget(k) {
+		settle := w.step+1 >= at+(lastCall-at)/2 // half the wait gone: a weaker target will do
+		if w.step+1 >= lastCall || w.faultHasTarget(k, settle) {
 			weights[k] = faultDueBoost * total
 		}
 	}
+	if weights[ActRedeclare] > 0 && w.step+1 >= end-w.set.SafetySteps*redeclareLatePct/100 && w.anyRemovableHolds() {
+		weights[ActRedeclare] *= redeclareHeldBoost
+	}
+}
+
+// redeclareHeldBoost multiplies the weight of a redeclaration while some down process holds
+// messages on a channel a redeclaration can remove (removableHolds): removing a channel with
+// holds is the redeclaration that tests something, and the holds are there only for a while.
+const redeclareHeldBoost = 12
+
+// redeclareLatePct is the last part of the safety phase, in percent, in which redeclareHeldBoost
+// applies: a removal makes its receiver fail closed, so earlier it would end the deliveries the
+// run's other faults need (measured over seeds 1-300: boosted from the start, corrupt-header
+// catches fell by a tenth).
+const redeclareLatePct = 55
+
+// anyRemovableHolds reports whether some down process has removableHolds while no redeclaration
+// has removed a channel with holds yet (the first such removal tests it; more would only stop
+// more receivers, which fail closed after it, and end the run's deliveries early).
+func (w *world) anyRemovableHolds() bool {
+	for _, p := range w.procs {
+		if p.injected.removedHeld {
+			return false
+		}
+	}
+	for _, p := range w.procs {
+		if p.status == procDown && p.removableHolds() {
+			return true
+		}
+	}
+	return false
 }
 
 // kindEnabled reports whether kind k has an eligible target (any: the union of process masks;
@@ -132,37 +164,41 @@ func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 	return any&(1<<k) != 0
 }
 
-// chooseProc picks a process whose mask has kind k.
+// chooseProc picks a process whose mask has kind k; a redeclaration prefers one with holds it can
+// remove (removableHolds).
 func (w *world) chooseProc(label string, k ActionKind, masks []procMask) *proc {
 	weights := w.weightBuf(len(w.procs))
-	for i := range w.procs {
+	for i, p := range w.procs {
 		if masks[i]&(1<<k) != 0 {
 			weights[i] = 1
+			if k == ActRedeclare && p.removableHolds() {
+				weights[i] += targetHeldOn
+			}
 		}
 	}
 	return w.procs[w.chooser.Choose(label, weights)]
 }
 
 // chooseExternal picks the external topic action kind k targets — a live one, or any for a
-// recreation — biased toward interesting targets (externalWeight; obsCh is the channel a stamped
-// record names, -1 otherwise) and returns its index.
-func (w *world) chooseExternal(label string, k ActionKind, obsCh int32) int {
+// recreation — biased toward interesting targets (externalWeight; obs is the record a stamped
+// record names, 0 otherwise) and returns its index.
+func (w *world) chooseExternal(label string, k ActionKind, obs uint64) int {
 	weights := w.weightBuf(len(w.topics))
 	for t := range w.topics {
 		if w.topics[t].spec.External && (k == ActRecreateTopic || w.topics[t].inc >= 0) {
-			weights[t] = w.externalWeight(k, t, obsCh)
+			weights[t] = w.externalWeight(k, t, obs)
 		}
 	}
 	return w.chooser.Choose(label, weights)
 }
 
 // chooseProducePartition picks a partition channel of live topic t for a produce, biased toward
-// partitions with live receivers (partitionWeight; obsCh as for chooseExternal).
-func (w *world) chooseProducePartition(label string, t int, obsCh int32) int32 {
+// partitions with live receivers (partitionWeight; k and obs as for chooseExternal).
+func (w *world) chooseProducePartition(label string, k ActionKind, t int, obs uint64) int32 {
 	inc := w.topics[t].inc
 	weights := w.weightBuf(w.incs[inc].parts)
 	for i := range weights {
-		weights[i] = w.partitionWeight(w.chanOf(inc, i), obsCh)
+		weights[i] = w.partitionWeight(k, w.chanOf(inc, i), obs)
 	}
 	return w.chanOf(inc, w.chooser.Choose(label, weights))
 }

@@ -15,7 +15,9 @@ const (
 	targetHeldOn          = 16 // ... and holds fed, undelivered messages from it
 	targetSharedReceiver  = 6  // ... and also receives the channel a stamped record names
 	targetUnread          = 4  // ... and has not read the channel to its end
-	targetPastRead        = 2  // a truncation offset past a receiver's position
+	targetPastRead        = 8  // a truncation offset past a receiver's position
+	targetBlockedHead     = 48 // ... and its head there waits on another channel (blockedHead)
+	targetUnfedCause      = 24 // ... and has not been fed the record a stamped record names
 	// targetUndisturbed multiplies the weight of a topic no fail-closed fault has hit yet
 	// (topicDisturbed), so the run's few fail-closed faults spread over the topology instead of
 	// piling onto the receivers an earlier one already stopped.
@@ -49,10 +51,13 @@ func (w *world) topicDisturbed(t int) bool {
 }
 
 // externalWeight is how strongly action kind k prefers external topic t: more for every live
-// receiver; for deleting or recreating it, more again for running receivers and for receivers
-// holding messages from it; for a stamped record naming a record on channel obsCh (-1 for none),
-// more for receivers of obsCh too, whose copy of the named record may still be undelivered.
-func (w *world) externalWeight(k ActionKind, t int, obsCh int32) uint32 {
+// receiver; for deleting or recreating it, more again for running receivers, for receivers
+// holding messages from it, and most for receivers whose head there waits on another channel;
+// for a stamped record naming record obs (0 for none), more for receivers of obs's channel, whose
+// copy of obs may still be undelivered, and more again when they have not been fed obs yet (the
+// stamped record arrives first and is held); for a plain record, more for receivers whose head on
+// t is blocked (the plain record queues behind it).
+func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
 	weight := uint32(1)
 	for _, p := range w.procs {
 		if p.status == procFailed || !p.declares(t) {
@@ -64,14 +69,24 @@ func (w *world) externalWeight(k ActionKind, t int, obsCh int32) uint32 {
 			if p.status == procRunning {
 				weight += targetRunningReceiver
 			}
+			if p.blockedOnTopic(t) {
+				weight += targetBlockedHead
+			}
 			if p.heldBackOnTopic(t) {
 				weight += targetHeldOn
 			} else if p.holdsOnTopic(t) {
 				weight += targetHeldOn / 2
 			}
 		case ActProduceStamped:
-			if obsCh >= 0 && w.chans[obsCh].topic != t && p.receivesNow(obsCh) {
+			if m := w.msgOf(obs); m != nil && w.chans[m.ch].topic != t && p.receivesNow(m.ch) {
 				weight += targetSharedReceiver
+				if p.unfedAt(m.ch, m.pos) {
+					weight += targetUnfedCause
+				}
+			}
+		case ActProducePlain:
+			if p.blockedOnTopic(t) {
+				weight += targetBlockedHead / 2
 			}
 		}
 	}
@@ -81,17 +96,34 @@ func (w *world) externalWeight(k ActionKind, t int, obsCh int32) uint32 {
 	return weight
 }
 
-// partitionWeight is how strongly a produce (stamped naming channel obsCh, or -1) prefers channel
-// c: more for every live receiver of c, and for each that also receives obsCh.
-func (w *world) partitionWeight(c, obsCh int32) uint32 {
+// msgOf returns the message uid, or nil for 0.
+func (w *world) msgOf(uid uint64) *message {
+	if uid == 0 {
+		return nil
+	}
+	return &w.msgs[uid-1]
+}
+
+// partitionWeight is how strongly a produce of kind k (stamped naming record obs, or 0) prefers
+// channel c: more for every live receiver of c; for a stamped record, for each that also receives
+// obs's channel and more again if it has not been fed obs yet; for a plain record, for each whose
+// head on c is blocked (blockedHead).
+func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 	weight := uint32(1)
+	m := w.msgOf(obs)
 	for _, p := range w.procs {
 		if p.status == procFailed || !p.receivesNow(c) {
 			continue
 		}
 		weight += targetLiveReceiver
-		if obsCh >= 0 && obsCh != c && p.receivesNow(obsCh) {
+		if m != nil && m.ch != c && p.receivesNow(m.ch) {
 			weight += targetSharedReceiver
+			if p.unfedAt(m.ch, m.pos) {
+				weight += targetUnfedCause
+			}
+		}
+		if k == ActProducePlain && p.blockedHead(p.pcs[c]) {
+			weight += targetBlockedHead / 2
 		}
 	}
 	return weight
@@ -183,10 +215,11 @@ func (p *proc) holdsOnTopic(t int) bool {
 }
 
 // faultHasTarget reports whether fail-closed kind k has an interesting target now: a live
-// external topic whose receivers hold messages from it (deletion), one with a running receiver
-// (recreation), a channel a live receiver has not read to its end (truncation), an external
-// partition with a live receiver (a corrupt header).
-func (w *world) faultHasTarget(k ActionKind) bool {
+// external topic a receiver holds a blocked head on (blockedOnTopic), or once settle is set any
+// held-back message (deletion); one with a running receiver (recreation), a channel a live
+// receiver has not read to its end (truncation), an external partition with a live receiver (a
+// corrupt header).
+func (w *world) faultHasTarget(k ActionKind, settle bool) bool {
 	for t := range w.topics {
 		if !w.topics[t].spec.External && k != ActDeleteRecords || w.topics[t].inc < 0 {
 			continue
@@ -197,7 +230,7 @@ func (w *world) faultHasTarget(k ActionKind) bool {
 			}
 			switch k {
 			case ActDeleteTopic:
-				if p.heldBackOnTopic(t) {
+				if p.blockedOnTopic(t) || settle && p.heldBackOnTopic(t) {
 					return true
 				}
 			case ActRecreateTopic:

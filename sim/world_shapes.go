@@ -1,0 +1,79 @@
+package sim
+
+import "slices"
+
+// Blocked heads: the world-state shape behind most hold-related faults. A held message whose
+// header names a record on another received channel that its receiver has not been fed yet waits
+// on that other channel: a later record on its own channel queues behind it (FIFO), deleting its
+// topic leaves a hold that cannot be delivered past, removing its channel drops a hold. Target
+// choices (world_targets.go) use these predicates to aim produces and faults at such shapes; they
+// read only the world's and the oracle's state, never which sabotage mode is on.
+
+// causeUnfed reports whether message m names a cause on a channel other than except that p
+// receives now and has not been fed up to: the cause is still to come, so m waits for it.
+func (p *proc) causeUnfed(m *message, except int32) bool {
+	for i := range m.expressed.Len() {
+		cause := m.expressed.At(i)
+		c := p.w.nodeChan(cause.Channel)
+		if c < 0 || c == except {
+			continue
+		}
+		if p.unfedAt(c, int64(cause.Position)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unfedAt reports whether p receives channel c now and has not been fed position pos of it.
+func (p *proc) unfedAt(c int32, pos int64) bool {
+	pc, ok := p.pcs[c]
+	return ok && pc.received && pc.fedHigh < pos
+}
+
+// blockedHead reports whether the first fed, undelivered message of p on channel pc waits for a
+// cause on another channel that p has not been fed yet.
+func (p *proc) blockedHead(pc *pcState) bool {
+	if len(pc.pending) == 0 {
+		return false
+	}
+	return p.causeUnfed(&p.w.msgs[pc.pending[0].uid-1], pc.ch)
+}
+
+// blockedOnTopic reports whether p has a blocked head (blockedHead) on a received channel of
+// topic t's current incarnation.
+func (p *proc) blockedOnTopic(t int) bool {
+	inc := p.w.topics[t].inc
+	for _, pc := range p.recv {
+		ch := &p.w.chans[pc.ch]
+		if ch.topic == t && ch.inc == inc && p.blockedHead(pc) {
+			return true
+		}
+	}
+	return false
+}
+
+// unfedReceivers counts the live processes that receive the channel of message uid, have not
+// been fed it yet, and receive some other channel too: a record stamped with uid's coordinate
+// and produced on that other channel can reach them first and be held.
+func (w *world) unfedReceivers(uid uint64) int {
+	m := &w.msgs[uid-1]
+	n := 0
+	for _, p := range w.procs {
+		if p.status != procFailed && len(p.recv) > 1 && p.unfedAt(m.ch, m.pos) {
+			n++
+		}
+	}
+	return n
+}
+
+// removableHolds reports whether down process p holds messages on a declared topic it does not
+// send to: a redeclaration can remove a channel with holds.
+func (p *proc) removableHolds() bool {
+	for _, t := range p.declared {
+		if !slices.Contains(p.sends, t) && p.holdsOnTopic(t) {
+			return true
+		}
+	}
+	return false
+}
