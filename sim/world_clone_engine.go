@@ -8,10 +8,13 @@ import (
 // engine it was cloned from — lazily, the first time the clone calls a method that changes it, so
 // a transition pays only for the engine it touches; until then reads go to the source, which is
 // never changed again (the explorer steps only clones; a world that has been cloned is only
-// read). When a world is explored (RunOptions.journal), every call is also journalled: an engine
-// is a deterministic function of its start state, Init, Options and calls, so the journal names
-// its state for the canonical hash's cache (world_hash_proc.go), and a clone whose source is
-// gone rebuilds from it. An unexplored run journals nothing and pays one nil check per call.
+// read).
+//
+// The canonical hash caches an engine's hash by (engine, number of changing calls made to it):
+// an engine shared as a clone's source never changes again, and the cache entry keeps the engine
+// reachable, so its address is not reused. Under SABOTAGE_DROP_HELD the engine's snapshot leaves
+// out holds the engine still has, so the hash encodes the calls as well: only then are calls
+// journalled (RunOptions.journal). An unexplored run counts calls and journals nothing.
 
 // engineRef is the engine of a process's current execution.
 type engineRef struct {
@@ -19,23 +22,19 @@ type engineRef struct {
 	// src is the engine a clone copies on its first change (read-only meanwhile); nil once eng is
 	// set.
 	src *node.Engine
-	j   *engineJournal // nil when the world does not journal
+	// changes counts the changing calls made to the engine since Start (a clone inherits it).
+	changes int
+	j       *engineJournal // nil when the world does not journal
 }
 
-// engineJournal is everything that rebuilds an engine: node.Start's arguments and every call
-// since. start is never modified after Start (the host clones a shared committed state before
-// applying a delta to it). calls is append-only and shared between clones with its capacity
-// clipped, so an append on either side never writes into the other's view.
+// engineJournal is node.Start's arguments and, under SABOTAGE_DROP_HELD, every call since. calls
+// is append-only and shared between clones with its capacity clipped, so an append on either side
+// never writes into the other's view.
 type engineJournal struct {
 	start *node.State
 	init  node.Init
 	opts  node.Options
 	calls []engineCall
-	// hash caches the canonical hash of the engine's state for len(calls) == hashCalls (see
-	// world_hash_engine.go); hashOK says the cache is filled.
-	hash      uint64
-	hashCalls int
-	hashOK    bool
 }
 
 type engineCallKind uint8
@@ -48,13 +47,11 @@ const (
 	callCommit
 )
 
-// engineCall is one journalled call and its arguments.
+// engineCall is one journalled call: its kind, channel and position (what the hash encodes).
 type engineCall struct {
-	kind            engineCallKind
-	ch              node.Channel
-	pos             node.Offset
-	rec             node.Record
-	dead, recreated []node.TopicID
+	kind engineCallKind
+	ch   node.Channel
+	pos  node.Offset
 }
 
 // startEngine is node.Start for p's next execution; with journaling on it keeps the start state
@@ -75,87 +72,59 @@ func (p *proc) startEngine(init node.Init, opts node.Options) (*engineRef, error
 // engine returns the live engine for a call that may change it, copying the source in a clone.
 func (r *engineRef) engine() *node.Engine {
 	if r.eng == nil {
-		if r.src != nil {
-			r.eng, r.src = r.src.Clone(), nil
-		} else {
-			r.eng = r.j.rebuild()
-		}
+		r.eng, r.src = r.src.Clone(), nil
 	}
 	return r.eng
 }
 
 // view returns the engine for a read-only call: the source itself in a clone not yet changed.
 func (r *engineRef) view() *node.Engine {
-	if r.eng == nil && r.src != nil {
+	if r.eng == nil {
 		return r.src
 	}
-	return r.engine()
+	return r.eng
 }
 
-// rebuild replays the journal on a fresh engine. A replay that does not start is a bug: the
-// original started from the same arguments.
-func (j *engineJournal) rebuild() *node.Engine {
-	eng, err := node.Start(j.start, j.init, j.opts)
-	if err != nil {
-		panic("sim: rebuilding a journalled engine: " + err.Error())
-	}
-	for i := range j.calls {
-		c := &j.calls[i]
-		switch c.kind {
-		case callIdentity:
-			_ = eng.Identity(c.dead, c.recreated)
-		case callReceive:
-			_, _ = eng.Receive(c.ch, c.pos, c.rec)
-		case callNext:
-			eng.Next()
-		case callEmit:
-			_, _ = eng.Emit(c.ch, c.rec)
-		case callCommit:
-			eng.Commit()
-		}
-	}
-	return eng
-}
-
-// note journals one call.
-func (r *engineRef) note(c engineCall) {
-	if r.j != nil {
-		r.j.calls = append(r.j.calls, c)
+// note counts one changing call and journals it when the hash needs the calls.
+func (r *engineRef) note(kind engineCallKind, ch node.Channel, pos node.Offset) {
+	r.changes++
+	if r.j != nil && r.j.opts.Sabotage == node.SabotageDropHeld {
+		r.j.calls = append(r.j.calls, engineCall{kind: kind, ch: ch, pos: pos})
 	}
 }
 
 // Identity is node.Engine.Identity, journalled.
 func (r *engineRef) Identity(dead, recreated []node.TopicID) error {
 	err := r.engine().Identity(dead, recreated)
-	r.note(engineCall{kind: callIdentity, dead: dead, recreated: recreated})
+	r.note(callIdentity, node.Channel{}, 0)
 	return err
 }
 
 // Receive is node.Engine.Receive, journalled.
 func (r *engineRef) Receive(ch node.Channel, pos node.Offset, rec node.Record) (node.ReceiveOutcome, error) {
 	out, err := r.engine().Receive(ch, pos, rec)
-	r.note(engineCall{kind: callReceive, ch: ch, pos: pos, rec: rec})
+	r.note(callReceive, ch, pos)
 	return out, err
 }
 
 // Next is node.Engine.Next, journalled.
 func (r *engineRef) Next() (node.Delivery, bool) {
 	d, ok := r.engine().Next()
-	r.note(engineCall{kind: callNext})
+	r.note(callNext, node.Channel{}, 0)
 	return d, ok
 }
 
 // Emit is node.Engine.Emit, journalled.
 func (r *engineRef) Emit(ch node.Channel, rec node.Record) (node.Record, error) {
 	out, err := r.engine().Emit(ch, rec)
-	r.note(engineCall{kind: callEmit, ch: ch, rec: rec})
+	r.note(callEmit, ch, 0)
 	return out, err
 }
 
 // Commit is node.Engine.Commit, journalled.
 func (r *engineRef) Commit() node.Delta {
 	d := r.engine().Commit()
-	r.note(engineCall{kind: callCommit})
+	r.note(callCommit, node.Channel{}, 0)
 	return d
 }
 
@@ -175,15 +144,17 @@ func (r *engineRef) clone() *engineRef {
 		return nil
 	}
 	if r.j == nil {
-		panic("sim: cloning a world whose engines are not journalled (RunOptions.journal)")
+		panic("sim: cloning a world that is not explored (RunOptions.journal)")
 	}
 	j := *r.j
 	j.calls = j.calls[:len(j.calls):len(j.calls)]
-	src := r.eng
-	if src == nil {
-		src = r.src
-	}
-	return &engineRef{src: src, j: &j}
+	return &engineRef{src: r.view(), changes: r.changes, j: &j}
+}
+
+// hashKey names the engine's current state for the hash cache: the engine read and the number
+// of changing calls made to it.
+func (r *engineRef) cacheKey() engineCacheKey {
+	return engineCacheKey{eng: r.view(), changes: r.changes}
 }
 
 // Frontier is node.Engine.Frontier.

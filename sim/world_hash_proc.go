@@ -11,8 +11,8 @@ import (
 // The canonical encoding of a process: declaration, host state, oracle knowledge, committed
 // ordering state, engine. The committed state and the engine are the costly parts (an engine is
 // encoded from its Snapshot), so their hashes are cached: a committed state by identity once it
-// is marked shared (copy-on-write: it never changes again), an engine by its journal (an engine
-// is a function of its start state and its calls, and a journal prefix never changes).
+// is marked shared (copy-on-write: it never changes again), an engine by its identity and the
+// number of changing calls made to it (world_clone_engine.go).
 
 // cacheSlots is the size of each direct-mapped hash cache.
 const cacheSlots = 1 << 12
@@ -22,10 +22,11 @@ type stateCacheEntry struct {
 	key hashKey
 }
 
+// engineCacheKey names an engine's state: the engine and the changing calls made to it
+// (world_clone_engine.go). The entry holding it keeps the engine reachable.
 type engineCacheKey struct {
-	start *node.State
-	calls *engineCall // first call of the journal's backing array (nil: none)
-	n     int
+	eng     *node.Engine
+	changes int
 }
 
 type engineCacheEntry struct {
@@ -198,16 +199,12 @@ func (h *stateHasher) appendCommitted(b []byte, p *proc) []byte {
 	return binary.LittleEndian.AppendUint64(b, slot.key[1])
 }
 
-// appendEngine appends the hash of p's engine, cached by journal.
+// appendEngine appends the hash of p's engine, cached by engine and change count.
 func (h *stateHasher) appendEngine(b []byte, p *proc) []byte {
 	if p.eng == nil {
 		return append(b, 0)
 	}
-	j := p.eng.j
-	k := engineCacheKey{start: j.start, n: len(j.calls)}
-	if cap(j.calls) > 0 {
-		k.calls = &j.calls[:1][0]
-	}
+	k := p.eng.cacheKey()
 	c := h.caches
 	slot := &c.engines[maphash.Comparable(c.seed, k)%cacheSlots]
 	if slot.k != k {
