@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
 )
@@ -49,6 +51,9 @@ func CounterexampleFile(sc Scope, opts sim.ExploreOptions, sabotage string, v si
 		fmt.Sprintf("Shortest counterexample found by 'simrun explore --scenario %s --sabotage %s' (budget %s).", sc.Name, mode, sc.Budget),
 		fmt.Sprintf("%s (process %d): %s", v.Criterion, v.Process, v.Detail),
 		fmt.Sprintf("Reproduce: simrun run FILE --sabotage %s", mode))
+	// The expectation makes 'simrun run FILE --sabotage MODE' report the violation as expected
+	// (as shrunk reproductions do, shrink_script.go) rather than as a failure.
+	data = append(bytes.TrimRight(data, "\n"), []byte("\nexpect verdict: violation "+string(v.Criterion)+"\n")...)
 	return data, checkReproduces(data, sabotage, v.Criterion)
 }
 
@@ -61,6 +66,9 @@ func checkReproduces(data []byte, sabotage string, crit sim.Criterion) error {
 	run, err := RunFile(f, FileRunOptions{Sabotage: sabotage})
 	if err != nil {
 		return fmt.Errorf("the counterexample file does not run: %w", err)
+	}
+	if len(run.Failures) > 0 || !run.OK() {
+		return fmt.Errorf("the counterexample file's expectations do not hold: %s", strings.Join(run.Failures, "; "))
 	}
 	for _, got := range run.Result.Violations {
 		if got.Criterion == crit {

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"flag"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -103,6 +104,9 @@ func TestCounterexampleFilesReproduce(t *testing.T) {
 			if err != nil {
 				t.Errorf("%s under %s: %v\n%s", sc.Name, m, err, data)
 				continue
+			}
+			if want := "expect verdict: violation " + string(v.Criterion); !strings.Contains(string(data), want) {
+				t.Errorf("%s under %s: the file does not say %q, so simrun run reports it as a failure", sc.Name, m, want)
 			}
 			t.Logf("%s under %s: %d steps", sc.Name, m, v.Depth)
 		}
