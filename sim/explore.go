@@ -261,22 +261,18 @@ func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
 		}
 		return
 	}
-	succ := x.successors(s, sleep, only)
 	var done uint64 // local transitions explored from s before the current one
-	for i := range succ {
-		t := &succ[i]
+	x.eachSuccessor(s, sleep, only, func(t *transition) bool {
 		x.res.Transitions++
 		if x.noteViolations(s, t) {
-			continue
+			return true
 		}
 		x.path = append(x.path, t.choices)
 		x.enter(t.next, x.childSleep(sleep|done, t.id))
 		x.path = x.path[:len(x.path)-1]
 		done |= t.bit()
-		if x.stop {
-			return
-		}
-	}
+		return !x.stop
+	})
 }
 
 // anyEnabled reports whether some action kind the remaining budget allows is enabled.

@@ -59,6 +59,18 @@ func (c *stepChooser) Choose(_ string, weights []uint32) int {
 // non-zero), those among only.
 func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 	var out []transition
+	x.eachSuccessor(s, sleep, only, func(t *transition) bool {
+		out = append(out, *t)
+		return true
+	})
+	return out
+}
+
+// eachSuccessor calls visit with each transition successors would return, in the same order, as
+// soon as it is computed, until visit returns false. Computing a transition only when it is
+// visited keeps one successor world per depth alive instead of every sibling's, which the
+// garbage collector would otherwise scan over and over.
+func (x *explorer) eachSuccessor(s *exState, sleep, only uint64, visit func(t *transition) bool) {
 	queue := [][]int{nil}
 	for len(queue) > 0 {
 		prefix := queue[len(queue)-1]
@@ -70,9 +82,10 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 		if b&sleep != 0 || (only != 0 && b&only == 0) {
 			continue
 		}
-		out = append(out, t)
+		if !visit(&t) {
+			return
+		}
 	}
-	return out
 }
 
 // step runs one scheduler step on a clone of s's world, answering through c.
