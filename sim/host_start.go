@@ -86,11 +86,13 @@ func (p *proc) receivedChannels() []int32 {
 // buildInit assembles the engine's Init: received channels, the declared bindings as resolved,
 // the sent topics, and start positions (H2): the committed group offset; without one, coverage+1
 // from the ordering state; without that, the log start (EARLIEST) — 0 for a dead channel.
-func (p *proc) buildInit(recv []int32, committedOffs map[substrate.TopicPartition]int64) (node.Init, []int64) {
+func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset) (node.Init, []int64) {
 	w := p.w
 	init := node.Init{
 		Received:       make([]node.Channel, len(recv)),
 		StartPositions: make([]node.Cause, len(recv)),
+		Bindings:       make([]node.Binding, 0, len(p.declared)),
+		SendTopics:     make([]node.TopicID, 0, len(p.sends)),
 	}
 	for _, t := range p.declared {
 		if inc, ok := p.resolved[t]; ok {
@@ -106,7 +108,7 @@ func (p *proc) buildInit(recv []int32, committedOffs map[substrate.TopicPartitio
 	for i, c := range recv {
 		nc := w.chans[c].nc
 		s := int64(-1)
-		if o, ok := committedOffs[w.chans[c].tp]; ok {
+		if o, ok := committedOffset(committedOffs, w.chans[c].tp); ok {
 			s = o
 		} else if f, ok := p.committedFed(nc); ok && f < node.MaxOffset {
 			s = int64(f) + 1
@@ -125,17 +127,26 @@ func (p *proc) buildInit(recv []int32, committedOffs map[substrate.TopicPartitio
 	return init, starts
 }
 
-// committedOffsets reads the process's committed group offsets from the substrate.
-func (p *proc) committedOffsets() map[substrate.TopicPartition]int64 {
+// committedOffsets reads the process's committed group offsets from the substrate. A group
+// holds one offset per received channel, so a linear lookup (committedOffset) beats building a
+// map at every start.
+func (p *proc) committedOffsets() []substrate.GroupOffset {
 	offs, err := p.w.sub.CommittedOffsets(p.group)
 	if err != nil {
 		panic(fmt.Sprintf("sim: committed offsets of %s: %v", p.group, err))
 	}
-	out := make(map[substrate.TopicPartition]int64, len(offs))
-	for _, o := range offs {
-		out[o.TopicPartition] = int64(o.Offset)
+	return offs
+}
+
+// committedOffset finds tp's committed offset in offs; the last entry wins, as it would in a map
+// built from offs in order.
+func committedOffset(offs []substrate.GroupOffset, tp substrate.TopicPartition) (int64, bool) {
+	for i := len(offs) - 1; i >= 0; i-- {
+		if offs[i].TopicPartition == tp {
+			return int64(offs[i].Offset), true
+		}
 	}
-	return out
+	return 0, false
 }
 
 // committedFed returns fedUpTo of nc in the committed ordering state.
@@ -147,7 +158,7 @@ func (p *proc) committedFed(nc node.Channel) (node.Offset, bool) {
 }
 
 // setReceived installs the execution's received channels and their read positions.
-func (p *proc) setReceived(recv []int32, starts []int64, offs map[substrate.TopicPartition]int64) {
+func (p *proc) setReceived(recv []int32, starts []int64, offs []substrate.GroupOffset) {
 	for _, pc := range p.recv {
 		pc.received = false
 	}
@@ -160,7 +171,7 @@ func (p *proc) setReceived(recv []int32, starts []int64, offs map[substrate.Topi
 		p.recv = append(p.recv, pc)
 	}
 	for _, pc := range p.recv {
-		if o, ok := offs[p.w.chans[pc.ch].tp]; ok {
+		if o, ok := committedOffset(offs, p.w.chans[pc.ch].tp); ok {
 			pc.committedPos = o
 		}
 	}
