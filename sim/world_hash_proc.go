@@ -39,8 +39,13 @@ type procHashCaches struct {
 	seed    maphash.Seed
 	states  [cacheSlots]stateCacheEntry
 	engines [cacheSlots]engineCacheEntry
-	sub     []byte // scratch encoding for a cached part
+	sub     []byte       // scratch encoding for a cached part
+	steps   []int32      // scratch: a process's step channels, sorted
+	group   []groupEntry // scratch: a process's committed offsets by channel index
 }
+
+// groupEntry is one committed group offset by world channel index.
+type groupEntry struct{ c, off int64 }
 
 // appendProc appends the canonical encoding of p.
 func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
@@ -76,9 +81,10 @@ func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
 		}
 	}
 	b = append(b, 0)
-	steps := slices.Clone(p.stepChans)
+	steps := append(h.caches.steps[:0], p.stepChans...)
 	slices.Sort(steps)
 	steps = slices.Compact(steps)
+	h.caches.steps = steps
 	b = binary.AppendUvarint(b, uint64(len(steps)))
 	for _, c := range steps {
 		b = binary.AppendUvarint(b, uint64(c))
@@ -166,13 +172,13 @@ func undoField(p *proc, ptr *int64) int64 {
 func (h *stateHasher) appendGroup(b []byte, p *proc) []byte {
 	offs, err := p.w.sub.CommittedOffsets(p.group)
 	must(err)
-	type entry struct{ c, off int64 }
-	es := make([]entry, 0, len(offs))
+	es := h.caches.group[:0]
 	for _, o := range offs {
 		nc := node.Channel{Topic: node.TopicID(o.Topic), Partition: node.Partition(o.Partition)}
-		es = append(es, entry{int64(p.w.nodeChan(nc)), int64(o.Offset)})
+		es = append(es, groupEntry{int64(p.w.nodeChan(nc)), int64(o.Offset)})
 	}
-	slices.SortFunc(es, func(a, b entry) int { return cmpInt64(a.c, b.c) })
+	slices.SortFunc(es, func(a, b groupEntry) int { return cmpInt64(a.c, b.c) })
+	h.caches.group = es
 	b = binary.AppendUvarint(b, uint64(len(es)))
 	for _, e := range es {
 		b = binary.AppendVarint(b, e.c)
