@@ -42,6 +42,27 @@ func (f *cow) share() node.Causes {
 	return f.c
 }
 
+// mergeFrom raises the frontier to at least other. A shared frontier that covers other already
+// stays shared: most receipts and deliveries teach nothing new, and cloning for a no-op merge
+// was an allocation per frontier per step.
+func (f *cow) mergeFrom(other node.Causes) {
+	if other.IsEmpty() || (f.shared && f.c.Covers(other)) {
+		return
+	}
+	f.own().MergeFrom(other)
+}
+
+// merge raises the frontier's position on ch to at least pos, cloning a shared frontier only if
+// that changes it.
+func (f *cow) merge(ch node.Channel, pos node.Offset) {
+	if f.shared {
+		if q, ok := f.c.Lookup(ch); ok && q >= pos {
+			return
+		}
+	}
+	f.own().Merge(ch, pos)
+}
+
 // procOracle is the oracle's view of one process.
 type procOracle struct {
 	// past is the true causal past; seen the maximum of every header fed (what the process may
@@ -127,13 +148,9 @@ func (o *procOracle) onStart(p *proc) {
 // already, is at or below the execution's true delivered past, or is pending already.
 func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
 	m := &p.w.msgs[uid-1]
-	if !m.past.IsEmpty() {
-		o.past.own().MergeFrom(m.past)
-	}
-	if !m.expressed.IsEmpty() {
-		o.seen.own().MergeFrom(m.expressed)
-		o.bound.own().MergeFrom(m.expressed)
-	}
+	o.past.mergeFrom(m.past)
+	o.seen.mergeFrom(m.expressed)
+	o.bound.mergeFrom(m.expressed)
 	if m.kind == msgCorrupt && o.stepCorrupt == 0 {
 		o.stepCorrupt = uid
 	}
@@ -165,12 +182,10 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	w.checkCausalOrderAtDelivery(p, uid)
 	w.checkDeadHolds(p, pc, uid)
 	nc := w.chans[m.ch].nc
-	o.past.own().Merge(nc, node.Offset(m.pos))
-	o.bound.own().Merge(nc, node.Offset(m.pos))
-	if !m.past.IsEmpty() {
-		o.past.own().MergeFrom(m.past)
-		o.tdp.own().MergeFrom(m.past)
-	}
+	o.past.merge(nc, node.Offset(m.pos))
+	o.bound.merge(nc, node.Offset(m.pos))
+	o.past.mergeFrom(m.past)
+	o.tdp.mergeFrom(m.past)
 	i, _ := slices.BinarySearchFunc(pc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
 	pc.delivered = slices.Insert(pc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
 	o.undo = append(o.undo, undoEntry{kind: undoDelivered, pc: pc, idx: i})
