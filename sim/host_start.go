@@ -22,14 +22,14 @@ func (p *proc) start(full bool) bool {
 	p.execution++
 	recv := p.receivedChannels()
 	committedOffs := p.committedOffsets()
-	init, starts := p.buildInit(recv, committedOffs)
+	init := p.buildInit(recv, committedOffs)
 	opts := node.Options{MetadataBudgetBytes: w.budget, Sabotage: w.opts.Sabotage}
 	eng, err := p.startEngine(init, opts)
 	if err == nil {
 		dead, recreated := w.identityReport()
 		err = eng.Identity(dead, recreated)
 	}
-	p.setReceived(recv, starts, committedOffs)
+	p.setReceived(recv, init.StartPositions, committedOffs)
 	w.checkStartPositions(p)
 	if w.tracing {
 		w.emitProc("started", p, fmt.Sprintf("execution %d receives %s", p.execution, p.recvString()))
@@ -57,6 +57,9 @@ func (p *proc) start(full bool) bool {
 // can settle or refuse it). The maps are replaced, never changed in place, so cloned worlds
 // share them (world_clone.go).
 func (p *proc) resolve() {
+	if p.resolvedCurrent() {
+		return // nothing would change: keep sharing the maps
+	}
 	p.resolved, p.everResolved = maps.Clone(p.resolved), maps.Clone(p.everResolved)
 	for _, t := range p.declared {
 		if inc := p.w.topics[t].inc; inc >= 0 {
@@ -64,6 +67,19 @@ func (p *proc) resolve() {
 			p.everResolved[t] = true
 		}
 	}
+}
+
+// resolvedCurrent reports whether resolve would change nothing: every declared topic that has a
+// live incarnation is resolved to it and marked ever resolved already.
+func (p *proc) resolvedCurrent() bool {
+	for _, t := range p.declared {
+		if inc := p.w.topics[t].inc; inc >= 0 {
+			if cur, ok := p.resolved[t]; !ok || cur != inc || !p.everResolved[t] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // receivedChannels returns the channels of this execution: partition Task of every declared
@@ -86,7 +102,8 @@ func (p *proc) receivedChannels() []int32 {
 // buildInit assembles the engine's Init: received channels, the declared bindings as resolved,
 // the sent topics, and start positions (H2): the committed group offset; without one, coverage+1
 // from the ordering state; without that, the log start (EARLIEST) — 0 for a dead channel.
-func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset) (node.Init, []int64) {
+// init.StartPositions[i] is recv[i]'s start position.
+func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset) node.Init {
 	w := p.w
 	init := node.Init{
 		Received:       make([]node.Channel, len(recv)),
@@ -104,7 +121,6 @@ func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset) (n
 			init.SendTopics = append(init.SendTopics, node.TopicID(w.incs[inc].id))
 		}
 	}
-	starts := make([]int64, len(recv))
 	for i, c := range recv {
 		nc := w.chans[c].nc
 		s := int64(-1)
@@ -120,11 +136,10 @@ func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset) (n
 		if p.w.hooks != nil && p.w.hooks.startPosition != nil {
 			s = p.w.hooks.startPosition(p.idx, c, s)
 		}
-		starts[i] = s
 		init.Received[i] = nc
 		init.StartPositions[i] = node.Cause{Channel: nc, Position: node.Offset(s)}
 	}
-	return init, starts
+	return init
 }
 
 // committedOffsets reads the process's committed group offsets from the substrate. A group
@@ -157,8 +172,9 @@ func (p *proc) committedFed(nc node.Channel) (node.Offset, bool) {
 	return p.committed.FedUpTo(nc)
 }
 
-// setReceived installs the execution's received channels and their read positions.
-func (p *proc) setReceived(recv []int32, starts []int64, offs []substrate.GroupOffset) {
+// setReceived installs the execution's received channels and their read positions (starts[i]
+// is recv[i]'s start position).
+func (p *proc) setReceived(recv []int32, starts []node.Cause, offs []substrate.GroupOffset) {
 	for _, pc := range p.recv {
 		pc.received = false
 	}
@@ -166,7 +182,8 @@ func (p *proc) setReceived(recv []int32, starts []int64, offs []substrate.GroupO
 	for i, c := range recv {
 		pc := p.pc(c)
 		pc.received = true
-		pc.startPos, pc.readPos, pc.lastFed = starts[i], starts[i], starts[i]-1
+		s := int64(starts[i].Position)
+		pc.startPos, pc.readPos, pc.lastFed = s, s, s-1
 		pc.committedPos = -1
 		p.recv = append(p.recv, pc)
 	}
