@@ -134,12 +134,13 @@ var feedLagFactors = []int{1, 4, 8, 16}
 
 // faultAtPct gives, per fail-closed kind, the window (in percent of the safety phase) in which
 // Settings.FaultAtStep falls. A corrupt header comes first: it stops a receiver only once the
-// receiver reads up to it, which with a backlog is much later. Truncation, deletion and
-// recreation act at once, so they come last, when the run has had most of its life.
+// receiver reads up to it, which with a backlog is much later. Truncation and recreation act at
+// once, so they come last, when the run has had most of its life. A deletion waits for a blocked
+// head to delete past (faultHasTarget), which is rare, so it is due a little earlier.
 var faultAtPct = map[ActionKind]Range{
 	ActProduceCorrupt: {35, 60},
 	ActDeleteRecords:  {65, 90},
-	ActDeleteTopic:    {70, 95},
+	ActDeleteTopic:    {55, 90},
 	ActRecreateTopic:  {70, 95},
 }
 

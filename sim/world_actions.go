@@ -179,19 +179,26 @@ func (w *world) chooseRedeclareTopic(p *proc) int {
 	return w.chooser.Choose("redeclare.topic", weights)
 }
 
-// chooseObserved picks one of the latest committed records for a stamped observer, the most
-// recent likeliest (the receivers of its channel are likelier not to have delivered it yet), and
-// much likelier one that live receivers of other channels have not been fed yet (unfedReceivers):
+// chooseObserved picks the record a stamped observer names: one of the latest committed records,
+// the most recent likeliest (the receivers of its channel are likelier not to have delivered it
+// yet), or the last committed record of a channel some receiver lags on (laggingRecords). Records
+// that live receivers of other channels have not been fed yet (unfedReceivers) are much likelier:
 // the stamped record can reach them first and wait for it.
 func (w *world) chooseObserved() uint64 {
 	n := min(w.recentN, recentRing)
-	weights := w.weightBuf(n)
-	for i := range weights {
-		uid := w.recent[(w.recentN-1-i)%recentRing]
-		weights[i] = uint32(n-i) + uint32(2*n*w.unfedReceivers(uid))
+	cands := make([]uint64, n, n+8)
+	for i := range cands {
+		cands[i] = w.recent[(w.recentN-1-i)%recentRing]
 	}
-	i := w.chooser.Choose("stamped.observe", weights)
-	return w.recent[(w.recentN-1-i)%recentRing]
+	cands = w.laggingRecords(cands)
+	weights := w.weightBuf(len(cands))
+	for i, uid := range cands {
+		weights[i] = uint32(2 * n * w.unfedReceivers(uid))
+		if i < n {
+			weights[i] += uint32(n - i)
+		}
+	}
+	return cands[w.chooser.Choose("stamped.observe", weights)]
 }
 
 // doDeleteRecords truncates a live channel at one of its interesting offsets, preferring channels

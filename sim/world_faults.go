@@ -10,9 +10,9 @@ import (
 )
 
 // truncationCandidates lists the interesting "delete records before" offsets of live channel c,
-// biased as SPEC §6.2 asks: every receiver's committed read position and one past it, every
-// held head and one past it, the LSO, the high watermark, one past the log start. Sorted, unique,
-// all within (log start, high watermark].
+// biased as SPEC §6.2 asks: every receiver's committed read position and one past it, one past a
+// running receiver's working read position, every held head and one past it, the LSO, the high
+// watermark, one past the log start. Sorted, unique, all within (log start, high watermark].
 func (w *world) truncationCandidates(c int32) []int64 {
 	offs := w.offsets(c)
 	lo, hi := int64(offs.LogStart), int64(offs.HighWatermark)
@@ -27,6 +27,9 @@ func (w *world) truncationCandidates(c int32) []int64 {
 		}
 		if len(pc.pending) > 0 {
 			cands = append(cands, pc.pending[0].pos, pc.pending[0].pos+1)
+		}
+		if p.status == procRunning && pc.received {
+			cands = append(cands, pc.readPos+1) // the receiver's next fetch falls below the log start
 		}
 	}
 	out := cands[:0]

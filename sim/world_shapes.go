@@ -40,13 +40,28 @@ func (p *proc) blockedHead(pc *pcState) bool {
 	return p.causeUnfed(&p.w.msgs[pc.pending[0].uid-1], pc.ch)
 }
 
-// blockedOnTopic reports whether p has a blocked head (blockedHead) on a received channel of
-// topic t's current incarnation.
+// committedBlockedHead reports whether p has a blocked head on pc that a rollback keeps: nothing
+// was fed on pc in the open step (its oracle undo log adds no pending message there).
+func (p *proc) committedBlockedHead(pc *pcState) bool {
+	if !p.blockedHead(pc) {
+		return false
+	}
+	for _, u := range p.o.undo {
+		if u.kind == undoPendingAdd && u.pc == pc {
+			return false
+		}
+	}
+	return true
+}
+
+// blockedOnTopic reports whether p has a blocked head that a rollback keeps
+// (committedBlockedHead) on a received channel of topic t's current incarnation: deleting or
+// recreating t rolls its running receivers back first.
 func (p *proc) blockedOnTopic(t int) bool {
 	inc := p.w.topics[t].inc
 	for _, pc := range p.recv {
 		ch := &p.w.chans[pc.ch]
-		if ch.topic == t && ch.inc == inc && p.blockedHead(pc) {
+		if ch.topic == t && ch.inc == inc && p.committedBlockedHead(pc) {
 			return true
 		}
 	}
@@ -76,4 +91,36 @@ func (p *proc) removableHolds() bool {
 		}
 	}
 	return false
+}
+
+// lagScanSlots bounds how far below a channel's last stable offset laggingRecords looks for a
+// committed record.
+const lagScanSlots = 8
+
+// laggingRecords appends to out, for every channel that a live process receiving more than one
+// channel has not been fed to its last stable offset, the last committed record below that offset
+// (within lagScanSlots): a record that receiver has not been fed, which a stamped record produced
+// on its other channel can name (chooseObserved). Channels in process and channel order, each
+// once.
+func (w *world) laggingRecords(out []uint64) []uint64 {
+	for _, p := range w.procs {
+		if p.status == procFailed || len(p.recv) < 2 {
+			continue
+		}
+		for _, pc := range p.recv {
+			lso := w.chans[pc.ch].lso
+			if !w.alive(pc.ch) || pc.fedHigh >= lso-1 {
+				continue
+			}
+			for o := lso - 1; o >= max(0, lso-lagScanSlots); o-- {
+				if uid := w.recordAt(pc.ch, o); uid != 0 {
+					if !slices.Contains(out, uid) && p.unfedAt(pc.ch, o) {
+						out = append(out, uid)
+					}
+					break
+				}
+			}
+		}
+	}
+	return out
 }
