@@ -5,9 +5,11 @@ import (
 	"testing"
 )
 
-// Benchmarks for the codec and the gate. The figures in results/bench-node.txt come from:
+// Benchmarks for the codec and the gate. Run them with:
 //
 //	go test -run '^$' -bench . -benchmem ./node/
+//
+// results/bench.txt holds the committed figures (go run ./benchmarks/benchgate -update).
 //
 // Goals (designed for, not asserted): DecodeInto of one entry < 20 ns and 0 allocs; Decode of one
 // entry < 50 ns; 64 entries into a reused buffer < 600 ns; Decide at width 4 ≥ 50 million
