@@ -10,7 +10,7 @@ import (
 
 // Sessions in scenario files: a session declaration, read models, and the session actions.
 //
-//	session clients=3 writes=orders,payments [txn=40] [abort=30] [patience=5] [token-entries=64] [token-bytes=4096]
+//	session clients=3 writes=orders,payments [txn=40] [abort=30] [patience=5] [token-entries=64] [token-bytes=4096] [held-reads=16] [browse-reads=8]
 //	model orders partitions=view0+view0b/view1 [own-only]
 //	session-write client=1 topic=orders [partition=1] [txn=commit|abort]
 //	session-read client=1 model=orders [replica=1]
@@ -28,7 +28,7 @@ func (p *parser) parseSession(words []string) error {
 	if p.f.Scenario.Session != nil {
 		return p.errorf("session: declared twice")
 	}
-	args, err := p.keyValues(words, "session", "clients", "writes", "txn", "abort", "patience", "token-entries", "token-bytes")
+	args, err := p.keyValues(words, "session", "clients", "writes", "txn", "abort", "patience", "token-entries", "token-bytes", "held-reads", "browse-reads")
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,8 @@ func (p *parser) parseSession(words []string) error {
 		min, max int
 	}{{"clients", &s.Clients, 1, 1 << 20}, {"txn", &s.TxnPct, 0, 100}, {"abort", &s.AbortPct, 0, 100},
 		{"patience", &s.Patience, 1, 1 << 20}, {"token-entries", &s.TokenEntriesMax, 1, 1 << 20},
-		{"token-bytes", &s.TokenBytesMax, 2, 1 << 30}}
+		{"token-bytes", &s.TokenBytesMax, 2, 1 << 30}, {"held-reads", &s.HeldReadWeight, 0, 1 << 20},
+		{"browse-reads", &s.BrowseReadWeight, 0, 1 << 20}}
 	for _, f := range ints {
 		v, ok := args[f.key]
 		if !ok {
@@ -172,7 +173,8 @@ func formatSession(s *sim.SessionSpec) string {
 		key string
 		v   int
 	}{{"txn", s.TxnPct}, {"abort", s.AbortPct}, {"patience", s.Patience},
-		{"token-entries", s.TokenEntriesMax}, {"token-bytes", s.TokenBytesMax}} {
+		{"token-entries", s.TokenEntriesMax}, {"token-bytes", s.TokenBytesMax}, {"held-reads", s.HeldReadWeight},
+		{"browse-reads", s.BrowseReadWeight}} {
 		if f.v != 0 {
 			b.WriteString(" " + f.key + "=" + strconv.Itoa(f.v))
 		}

@@ -42,6 +42,16 @@ type SessionSpec struct {
 	// Patience is how many unanswered reads in a row a client waits before it gives its session
 	// up and starts a new one (0: DefaultSessionPatience).
 	Patience int
+	// HeldReadWeight, above 1, makes a read that many times likelier to pick a read model one of
+	// whose running projectors holds records back (fed and kept through a drain) than another:
+	// reads aimed at projections catching up with their inputs, the moments a recorded past is
+	// easiest to get wrong. 0 or 1: every model equally likely.
+	HeldReadWeight int
+	// BrowseReadWeight, above 1, makes a client with no read owed (its last write is followed by
+	// a served read) that many times likelier to make the next read than a client owing one:
+	// clients browse the read models freely while a client the tier answered "retry" polls at the
+	// base rate. 0 or 1: every client equally likely.
+	BrowseReadWeight int
 }
 
 // ReadModelSpec declares one read model: per partition of the collection, the processes whose
@@ -84,8 +94,9 @@ func (s *Scenario) validateSession() error {
 	if ss.Clients < 1 || len(ss.Writes) == 0 || len(ss.Models) == 0 {
 		return fmt.Errorf("scenario %q: sessions need at least one client, written topic and read model", s.Name)
 	}
-	if ss.TxnPct < 0 || ss.TxnPct > 100 || ss.AbortPct < 0 || ss.AbortPct > 100 || ss.Patience < 0 {
-		return fmt.Errorf("scenario %q: session percentages must lie in 0..100 and patience be >= 0", s.Name)
+	if ss.TxnPct < 0 || ss.TxnPct > 100 || ss.AbortPct < 0 || ss.AbortPct > 100 || ss.Patience < 0 ||
+		ss.HeldReadWeight < 0 || ss.BrowseReadWeight < 0 {
+		return fmt.Errorf("scenario %q: session percentages must lie in 0..100 and patience and read weights be >= 0", s.Name)
 	}
 	for _, name := range ss.Writes {
 		i := slices.IndexFunc(s.Topics, func(t TopicSpec) bool { return t.Name == name })

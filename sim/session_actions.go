@@ -45,7 +45,7 @@ func (w *world) doSession(k ActionKind) {
 		w.record(sa)
 		s.write(a.Client, c, a.Txn, a.Commit)
 	case ActSessionRead:
-		mi := w.chooseUniform("session-read.model", len(s.models))
+		mi := s.chooseReadModel()
 		a.Model = s.models[mi].spec.Name
 		a.Replica = w.chooseUniform("session-read.replica", s.models[mi].replicasMax())
 		w.record(sa)
@@ -93,11 +93,14 @@ func (w *world) doScriptedSession(a *ScriptedAction) bool {
 }
 
 // chooseClient picks the client of a session action: any client, or for a write one that is not
-// due to read.
+// due to read; for a read, SessionSpec.BrowseReadWeight favours clients not due to read.
 func (s *sessionWorld) chooseClient(k ActionKind) int {
 	weights := s.w.weightBuf(len(s.clients))
 	for i := range s.clients {
-		if k != ActSessionWrite || !s.clients[i].reading {
+		switch {
+		case k == ActSessionRead && !s.clients[i].reading && s.spec.BrowseReadWeight > 1:
+			weights[i] = uint32(s.spec.BrowseReadWeight)
+		case k != ActSessionWrite || !s.clients[i].reading:
 			weights[i] = 1
 		}
 	}
@@ -113,6 +116,38 @@ func (s *sessionWorld) chooseWriteTopic() int {
 		}
 	}
 	return s.writes[s.w.chooser.Choose("session-write.topic", weights)]
+}
+
+// chooseReadModel picks the model a read reads: uniformly, or with SessionSpec.HeldReadWeight
+// favouring models a projector of which holds records back.
+func (s *sessionWorld) chooseReadModel() int {
+	weights := s.w.weightBuf(len(s.models))
+	for i := range s.models {
+		weights[i] = 1
+		if s.spec.HeldReadWeight > 1 && s.models[i].holdsBack(s.w) {
+			weights[i] = uint32(s.spec.HeldReadWeight)
+		}
+	}
+	return s.w.chooser.Choose("session-read.model", weights)
+}
+
+// holdsBack reports whether a running projector of the model holds a record back: one fed
+// before its latest drain and still undelivered.
+func (m *readModel) holdsBack(w *world) bool {
+	for _, replicas := range m.partitions {
+		for _, pi := range replicas {
+			p := w.procs[pi]
+			if p.status != procRunning {
+				continue
+			}
+			for _, pc := range p.recv {
+				if len(pc.pending) > 0 && pc.pending[0].fedDrains < p.drains {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // damage makes the simulator damage client c's token on its next request.
