@@ -10,10 +10,11 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// Catch rates (issue 6 item 7): for every sabotage mode, the share of seeds of the random
-// scenario on which the simulator finds a violation, over all seeds and over the eligible seeds
-// (whose settings switch on a fault class the mode needs, sim.Settings.Eligible), next to the
-// protocol's own figure from SPEC §6.2. `simrun sweep --catch-rates` writes the table to
+// Catch rates (issue 6 item 7; issue 8 item 3): for every sabotage mode, the share of seeds of
+// its scenario (CatchRateScenario: random for the engine's and the host's modes, session for the
+// session tiers') on which the simulator finds a violation, over all seeds and over the eligible
+// seeds (whose settings switch on a fault class the mode needs, sim.Settings.Eligible), next to
+// the protocol's own figure from SPEC §6.2. `simrun sweep --catch-rates` writes the table to
 // results/catch-rates.md and results/catch-rates.json; the tests assert floors at half of it.
 
 // ProtocolCatch is the protocol's own measured catch for a mode (SPEC §6.2): caught of seeds.
@@ -58,7 +59,10 @@ var exemptReasons = map[string]string{
 
 // CatchRate is one mode's row of the table.
 type CatchRate struct {
-	Mode           string  `json:"mode"`
+	Mode string `json:"mode"`
+	// Scenario is the scenario swept (CatchRateScenario); empty in tables written before rows
+	// named it, which swept CatchRateTable.Scenario.
+	Scenario       string  `json:"scenario,omitempty"`
 	Runs           int     `json:"runs"`
 	Caught         int     `json:"caught"`
 	Rate           float64 `json:"rate"`
@@ -82,6 +86,7 @@ type CatchRate struct {
 }
 
 // CatchRateTable is the whole calibration: the swept range, how it was made and one row per mode.
+// Scenario is the default scenario swept; each row names its own.
 type CatchRateTable struct {
 	Scenario    string      `json:"scenario"`
 	FirstSeed   uint64      `json:"first_seed"`
@@ -95,14 +100,26 @@ type CatchRateTable struct {
 }
 
 // CatchRateModes returns every sabotage mode a calibration sweeps: the engine modes in node's
-// order, then the host modes (SabotageNames), so a mode registered there is swept too.
-func CatchRateModes() []string { return SabotageNames() }
+// order, then the host modes (SabotageNames), then the session tiers' modes
+// (sim.SessionSabotageNames), so a mode registered in any of them is swept too.
+func CatchRateModes() []string { return append(SabotageNames(), sim.SessionSabotageNames()...) }
 
-// MeasureCatchRate sweeps one mode over the random scenario's seeds first..last and returns its
-// row; interrupted says ctx stopped the sweep early.
+// CatchRateScenario returns the scenario a mode's catch rate is measured over: the session
+// scenario for a session tier's mode (its tiers act only where there are sessions, which the
+// random scenario has on a minority of seeds), the random scenario for every other mode.
+func CatchRateScenario(mode string) string {
+	if sim.IsSessionSabotage(mode) {
+		return SessionName
+	}
+	return RandomName
+}
+
+// MeasureCatchRate sweeps one mode over seeds first..last of its scenario (CatchRateScenario)
+// and returns its row; interrupted says ctx stopped the sweep early.
 func MeasureCatchRate(ctx context.Context, mode string, first, last uint64, workers int,
 	progress func(done, failed int)) (row CatchRate, interrupted bool, err error) {
-	rep, err := Sweep(ctx, SweepConfig{Spec: Spec{Sabotage: mode}, First: first, Last: last, Workers: workers,
+	spec := Spec{Scenario: CatchRateScenario(mode), Sabotage: mode}
+	rep, err := Sweep(ctx, SweepConfig{Spec: spec, First: first, Last: last, Workers: workers,
 		Progress: progress})
 	if err != nil {
 		return CatchRate{}, false, err
@@ -112,7 +129,7 @@ func MeasureCatchRate(ctx context.Context, mode string, first, last uint64, work
 
 // catchRateOf turns a sabotage sweep's report into the mode's row.
 func catchRateOf(mode string, rep *SweepReport) CatchRate {
-	row := CatchRate{Mode: mode, Runs: rep.Runs, Caught: rep.Failed(), Eligible: *rep.EligibleSeeds,
+	row := CatchRate{Mode: mode, Scenario: rep.Scenario, Runs: rep.Runs, Caught: rep.Failed(), Eligible: *rep.EligibleSeeds,
 		CaughtEligible: *rep.CaughtEligible, Fired: *rep.FiredSeeds, CaughtFired: *rep.CaughtFired,
 		CaughtBy: rep.SeedsByCriterion, Exempt: exemptReasons[mode]}
 	row.Rate = ratio(row.Caught, row.Runs)

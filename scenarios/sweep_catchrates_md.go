@@ -10,18 +10,23 @@ import (
 func (t *CatchRateTable) Markdown() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Sabotage catch rates\n\n")
-	fmt.Fprintf(&b, "Each sabotage mode over seeds %d-%d of the `%s` scenario: the seeds on which the simulator "+
-		"found a violation, over all seeds and over the **eligible** seeds (whose settings switch on a fault "+
-		"class the mode needs, `sim.Settings.Eligible`), next to the protocol's own figure from SPEC §6.2. "+
-		"Goals (issue 6 item 7): at least half of the eligible seeds caught, and a rate over all seeds above "+
-		"the protocol's. `go test ./scenarios` asserts floors at half of these rates over a smaller sweep "+
-		"(`scenarios/catchrate_test.go`).\n\n", t.FirstSeed, t.LastSeed, t.Scenario)
+	swept := fmt.Sprintf("the scenario its row names (`%s`, but `%s` for the session tiers' modes, whose "+
+		"tiers act only where there are sessions)", t.Scenario, SessionName)
+	if t.Scenario == SessionName {
+		swept = fmt.Sprintf("the `%s` scenario", SessionName)
+	}
+	fmt.Fprintf(&b, "Each sabotage mode over seeds %d-%d of %s: the seeds on which the "+
+		"simulator found a violation, over all seeds and over the **eligible** seeds (whose settings switch on "+
+		"a fault class the mode needs, `sim.Settings.Eligible`), next to the protocol's own figure from SPEC "+
+		"§6.2. Goals (issue 6 item 7): at least half of the eligible seeds caught, and a rate over all seeds "+
+		"above the protocol's. `go test ./scenarios` asserts floors at half of these rates over a smaller "+
+		"sweep (`scenarios/catchrate_test.go`).\n\n", t.FirstSeed, t.LastSeed, swept)
 	fmt.Fprintf(&b, "- command: `%s`\n- commit: `%s`\n- machine: %s\n- took: %.0f s\n", t.Command, t.Commit, t.Machine, t.Seconds)
 	if t.Interrupted {
 		fmt.Fprintf(&b, "- **interrupted**: the sweep was stopped early; the rows count the seeds that ran\n")
 	}
-	fmt.Fprintf(&b, "\n| mode | caught / all | rate | caught / eligible | eligible rate | caught / fault fired | fired rate | protocol (§6.2) | protocol rate | beats protocol | ≥ half eligible | caught by (seeds) |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|---|\n")
+	fmt.Fprintf(&b, "\n| mode | scenario | caught / all | rate | caught / eligible | eligible rate | caught / fault fired | fired rate | protocol (§6.2) | protocol rate | beats protocol | ≥ half eligible | caught by (seeds) |\n")
+	fmt.Fprintf(&b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|---|\n")
 	for _, r := range t.Modes {
 		proto, protoRate, beats := "-", "-", "-"
 		if r.Protocol != nil {
@@ -33,7 +38,11 @@ func (t *CatchRateTable) Markdown() []byte {
 		if r.Exempt != "" {
 			beats, half = "exempt", "exempt"
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %d/%d | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Caught, r.Runs,
+		scn := r.Scenario
+		if scn == "" {
+			scn = t.Scenario
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d/%d | %s | %d/%d | %s | %d/%d | %s | %s | %s | %s | %s | %s |\n", r.Mode, scn, r.Caught, r.Runs,
 			pct(r.Rate), r.CaughtEligible, r.Eligible, pct(r.EligibleRate), r.CaughtFired, r.Fired, pct(r.FiredRate),
 			proto, protoRate, beats, half, caughtBy(r))
 	}
@@ -49,8 +58,8 @@ func (t *CatchRateTable) Markdown() []byte {
 			fmt.Fprintf(&b, "- `%s`: %s.\n", r.Mode, r.Exempt)
 		}
 	}
-	fmt.Fprintf(&b, "\nEligibility (`sim.SabotageNeeds`): IGNORE_CAUSES, NO_FIFO, SKIP_RECEIPT_MERGE, OVEREXPRESS and "+
-		"SILENT_DROP every seed; the others need one of their fault classes switched on by the seed's swarm "+
+	fmt.Fprintf(&b, "\nEligibility (`sim.SabotageNeeds`): IGNORE_CAUSES, NO_FIFO, SKIP_RECEIPT_MERGE, OVEREXPRESS, "+
+		"SILENT_DROP and the session tiers' modes but TOKEN_SALVAGE every seed; the others need one of their fault classes switched on by the seed's swarm "+
 		"settings (see `sim/swarm_describe.go`). A mode without a rule has no eligible seeds. \"Fault fired\" counts "+
 		"the eligible seeds whose run actually took an action of a needed fault class: it separates a generator "+
 		"that rarely sets the fault up from checkers that miss it.\n")

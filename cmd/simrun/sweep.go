@@ -38,8 +38,9 @@ With --sabotage the summary also counts the eligible seeds (whose settings switc
 the mode needs) and how many of them were caught. A caught seed is a failing seed, so under
 --sabotage exit status 1 is the expected outcome: it means the checkers caught the fault.
 
---catch-rates sweeps the range once per sabotage mode (engine and host) and writes the catch-rate
-table to DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md).
+--catch-rates sweeps the range once per sabotage mode (engine and host modes over the random
+scenario, the session tiers' modes over the session scenario) and writes the catch-rate table to
+DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md).
 
 Exit status: 0 every seed passed, 1 some seed failed (a violation or a simulator panic), 2 bad
 usage, 130 interrupted before any seed failed.
@@ -149,7 +150,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepArgs, error) {
 	if a.catchRates {
 		for _, name := range []string{"sabotage", "json", "scenario", "steps", "processes"} {
 			if set[name] {
-				return nil, fmt.Errorf("--catch-rates and --%s cannot be used together (catch rates sweep every mode of the random scenario)", name)
+				return nil, fmt.Errorf("--catch-rates and --%s cannot be used together (catch rates sweep every mode over its own scenario)", name)
 			}
 		}
 	} else if set["out"] {
