@@ -13,8 +13,9 @@ var catchSeeds = flag.Int("catch.seeds", 200, "seeds per sabotage mode in TestCa
 const catchRatesPath = "../results/catch-rates.json"
 
 // TestCatchRateFloors: every sabotage mode is still caught, over seeds 1-200 of its scenario
-// (CatchRateScenario: random, or session for a session tier's mode), at no less than half the rate results/catch-rates.json measured over 1,000 seeds,
-// both over all seeds and over the eligible ones (issue 6 item 7). The seeds are fixed, so the
+// (CatchRateScenario: random, or session for a session tier's mode), at no less than half the
+// rate results/catch-rates.json measured over 1,000 seeds, both over all seeds and over the
+// eligible ones (issue 6 item 7). The seeds are fixed, so the
 // test is deterministic: it fails when a change to the generator, the world or the checkers
 // loses catches, not by chance. An exempt mode (its guard is unreachable) must stay uncaught: a
 // catch would mean the reason for its exemption is wrong.
