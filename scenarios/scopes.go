@@ -7,11 +7,12 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// The small-scope catalogue (issue 7 item 6): named scopes small enough to explore every
-// schedule, chosen so that every sabotage mode of the engine and the host (except
-// TREAT_COVERED_FEED_AS_REPLAY, whose guard no honest host reaches) is caught by the exhaustive
-// exploration of at least one of them, while the honest engine is clean in all of them
-// (TestScopeCatalogue). A scope is a topology plus a budget of messages and faults.
+// The small-scope catalogue (issue 7 item 6; issue 8 item 3): named scopes small enough to
+// explore every schedule, chosen so that every sabotage mode of the engine, the host (except
+// TREAT_COVERED_FEED_AS_REPLAY, whose guard no honest host reaches) and the session tiers is
+// caught by the exhaustive exploration of at least one of them, while the honest engine and tiers
+// are clean in all of them (TestScopeCatalogue). A scope is a topology plus a budget of messages,
+// faults and session actions.
 
 // Scope is one entry of the catalogue.
 type Scope struct {
@@ -102,18 +103,20 @@ var scopes = []Scope{
 		}},
 }
 
-// Scopes returns the catalogue in order.
-func Scopes() []Scope { return slices.Clone(scopes) }
+// Scopes returns the catalogue in order: the engine and host scopes, then the session scopes
+// (scopes_session.go).
+func Scopes() []Scope { return append(slices.Clone(scopes), sessionScopes...) }
 
 // LookupScope returns the scope named name, or an error listing the names.
 func LookupScope(name string) (Scope, error) {
-	for _, s := range scopes {
+	all := Scopes()
+	for _, s := range all {
 		if s.Name == name {
 			return s, nil
 		}
 	}
-	names := make([]string, len(scopes))
-	for i, s := range scopes {
+	names := make([]string, len(all))
+	for i, s := range all {
 		names[i] = s.Name
 	}
 	return Scope{}, fmt.Errorf("unknown scope %q (known: %v)", name, names)

@@ -12,9 +12,10 @@ import (
 
 var exploreReference = flag.Bool("explore.reference", false, "also explore the reference scope completely (minutes)")
 
-// TestScopeCatalogue is issue 7 item 6: the honest engine is clean in every scope (explored
-// completely), and every sabotage mode of the engine and the host except
-// TREAT_COVERED_FEED_AS_REPLAY is caught by the exhaustive exploration of a scope that claims it.
+// TestScopeCatalogue is issue 7 item 6 (and issue 8 item 3): the honest engine and session tiers
+// are clean in every scope (explored completely), and every sabotage mode of the engine, the host
+// (except TREAT_COVERED_FEED_AS_REPLAY) and the session tiers is caught by the exhaustive
+// exploration of a scope that claims it.
 func TestScopeCatalogue(t *testing.T) {
 	claimed := map[string][]Scope{}
 	for _, sc := range Scopes() {
@@ -41,6 +42,7 @@ func TestScopeCatalogue(t *testing.T) {
 		}
 	}
 	modes = append(modes, sim.HostResetPastLogStart.String())
+	modes = append(modes, sim.SessionSabotageNames()...)
 	for _, m := range modes {
 		if len(claimed[m]) == 0 {
 			t.Errorf("no scope claims sabotage mode %s", m)

@@ -27,6 +27,7 @@ var budgetKeys = []struct {
 	{"truncate", ActDeleteRecords}, {"retention", ActRetention},
 	{"delete", ActDeleteTopic}, {"recreate", ActRecreateTopic}, {"redeclare", ActRedeclare},
 	{"abort", ActTxnAbort}, {"open", ActTxnOpen}, {"migrate", ActMigrate}, {"zombie", ActZombie},
+	{"swrite", ActSessionWrite}, {"sread", ActSessionRead}, {"damage", ActTokenDamage},
 }
 
 // freeKinds are the kinds no budget limits.
@@ -34,7 +35,8 @@ var freeKinds = []ActionKind{ActFeed, ActDrain, ActCommit, ActStart, ActTxnClose
 
 // budgetAliases are other names accepted for a key.
 var budgetAliases = map[string]string{"plain": "msgs", "messages": "msgs", "restart": "stop",
-	"delete-records": "truncate", "deletion": "delete", "recreation": "recreate", "aborted": "abort"}
+	"delete-records": "truncate", "deletion": "delete", "recreation": "recreate", "aborted": "abort",
+	"session-write": "swrite", "session-read": "sread", "token-damage": "damage"}
 
 // Set gives kind k a budget of n.
 func (b *Budget) Set(k ActionKind, n int) { b.limits[k] = n }
@@ -51,8 +53,9 @@ func (b Budget) Limit(k ActionKind) int {
 func (b Budget) allows(k ActionKind) bool { return b.Limit(k) != 0 }
 
 // ParseBudget parses "crash=1,truncate=1,msgs=4" (keys: msgs, stamped, corrupt, crash, stop,
-// rewind, truncate, retention, delete, recreate, redeclare, abort, open, migrate, zombie). A bad
-// key or count is an error naming it.
+// rewind, truncate, retention, delete, recreate, redeclare, abort, open, migrate, zombie, and the
+// session actions swrite, sread and damage, which act only in a scope with sessions). A bad key or
+// count is an error naming it.
 func ParseBudget(s string) (Budget, error) {
 	var b Budget
 	if strings.TrimSpace(s) == "" {

@@ -39,6 +39,7 @@ func (w *world) clone(ids *rand.PCG, ch Chooser) *world {
 	c.ext.openChans = slices.Clone(w.ext.openChans)
 	c.violations = slices.Clip(w.violations)
 	c.stats.Refusals = maps.Clone(w.stats.Refusals)
+	c.stats.Session = maps.Clone(w.stats.Session)
 	c.lat = latencies{}
 	c.weights = nil
 	c.script = nil
@@ -46,6 +47,7 @@ func (w *world) clone(ids *rand.PCG, ch Chooser) *world {
 	for i, p := range w.procs {
 		c.procs[i] = p.clone(&c)
 	}
+	c.sess = w.sess.clone(&c)
 	return &c
 }
 

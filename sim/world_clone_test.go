@@ -15,7 +15,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"incs", "chans", "chanByNode", "procs", "msgs", "recent", "recentN", "ext", "step", "action", "liveness",
 			"violations", "stats", "lat", "tracing", "ev", "hooks", "weights", "kindWeights", "externals",
 			"liveExternals", "script",
-			"sess"}, // session actors: shared, nil in every explored scope (sessions are not explored yet)
+			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"committed", "committedShared", "eng", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",
 			"drainable", "stepChans", "workMark", "fetchBuf", "injected", "refusalWhy", "o"},
@@ -25,8 +25,13 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"stepCorrupt", "deliveries", "stepDeliv", "stepHeldRe"},
 		"message":      {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "key", "value"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
+		"sessionWorld": {"w", "spec", "mode", "writes", "clients", "models", "projections", "txn", "nextSession", "ops",
+			"entriesMax", "bytesMax", "patience"},
+		"sessionClient": {"session", "token", "damage", "waiting", "reading", "truth", "writes", "reads"},
+		"projection":    {"ownOnly", "recorded", "own", "truth", "rows", "staged"},
 	}
-	for _, v := range []any{world{}, proc{}, pcState{}, procOracle{}, message{}, extProducers{}} {
+	for _, v := range []any{world{}, proc{}, pcState{}, procOracle{}, message{}, extProducers{}, sessionWorld{},
+		sessionClient{}, projection{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			if name := typ.Field(i).Name; !slices.Contains(known[typ.Name()], name) {

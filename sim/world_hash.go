@@ -17,7 +17,7 @@ import (
 // each message's kind, state, sender, payload, true past and expressed causes, the external
 // producers' open transaction, each process's declaration, host positions and flags, oracle
 // knowledge (frontiers, delivered and pending positions, the step's staging and undo log), its
-// committed ordering state and its engine. Out: the virtual clock and everything stamped with it
+// committed ordering state and its engine, and the session actors (session_hash.go). Out: the virtual clock and everything stamped with it
 // (record timestamps, latencies; nothing the explorer schedules depends on time unless time
 // retention is on, in which case the clock is in), the trace, the stats, the step counter,
 // message uids (creation order differs between interleavings: a message is named by its
@@ -88,7 +88,7 @@ func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
 	for _, p := range w.procs {
 		b = h.appendProc(b, p)
 	}
-	return b
+	return appendSession(b, w.sess)
 }
 
 // appendChannel appends channel c: its substrate offsets (when live), then its shadow log.
