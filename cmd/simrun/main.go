@@ -1,6 +1,6 @@
 // Command simrun is the parsley-sim command line: it runs the simulator and the tools around it.
 //
-//	simrun [--seed N ...]          the default run (until the simulator lands: a notice, exit 2)
+//	simrun [--seed N ...]          the default run: one seeded simulation (run.go)
 //	simrun SUBCOMMAND [ARGS...]    one of the subcommands in the table below
 //	simrun help                    lists the subcommands
 //
@@ -74,10 +74,4 @@ func usage(w io.Writer) {
 // withoutStdin adapts an entry point that takes no stdin to the table's signature.
 func withoutStdin(f func(args []string, stdout, stderr io.Writer) int) func([]string, io.Reader, io.Writer, io.Writer) int {
 	return func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return f(args, stdout, stderr) }
-}
-
-// runNotBuilt stands in for the default run until the simulator replaces it.
-func runNotBuilt(args []string, _ io.Reader, _, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "simrun: the simulator is not built yet (args %q); try 'simrun help'\n", args)
-	return 2
 }
