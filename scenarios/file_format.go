@@ -134,6 +134,10 @@ func FormatAction(a sim.ScriptedAction) string {
 		return "txn-close abort"
 	case sim.ActDeleteTopic, sim.ActRecreateTopic:
 		return verb + " " + a.Topic
+	case sim.ActDeleteRecords:
+		if a.Topic == "" {
+			return verb // a step that found nothing to truncate
+		}
 	}
 	s := fmt.Sprintf("%s topic=%s", verb, a.Topic)
 	if a.Partition != 0 {
@@ -143,7 +147,11 @@ func FormatAction(a sim.ScriptedAction) string {
 	case sim.ActProducePlain, sim.ActProduceCorrupt:
 		s += formatProduce(a)
 	case sim.ActProduceStamped:
-		s += " observe=" + formatCause(a.Observe)
+		s += " observe=" + formatObserve(a)
+	case sim.ActTxnAbort, sim.ActTxnOpen:
+		if a.Records > 0 {
+			s += fmt.Sprintf(" records=%d", a.Records)
+		}
 	case sim.ActDeleteRecords:
 		s += fmt.Sprintf(" before=%d", a.Offset)
 	}
@@ -192,4 +200,14 @@ func formatPayload(b []byte, isValue bool) string {
 // formatCause renders a cause reference as TOPIC/PARTITION@OFFSET.
 func formatCause(c sim.CauseRef) string {
 	return fmt.Sprintf("%s/%d@%d", c.Topic, c.Partition, c.Position)
+}
+
+// formatObserve renders a stamped produce's observed record: TOPIC/PARTITION@OFFSET on the
+// topic's current incarnation, TOPIC#INCARNATION/PARTITION@OFFSET on a given one.
+func formatObserve(a sim.ScriptedAction) string {
+	if a.ObserveIncarnation <= 0 {
+		return formatCause(a.Observe)
+	}
+	o := a.Observe
+	return fmt.Sprintf("%s#%d/%d@%d", o.Topic, a.ObserveIncarnation-1, o.Partition, o.Position)
 }

@@ -143,13 +143,17 @@ func (p *parser) worldArgs(a *sim.ScriptedAction, verb string, words []string) e
 		}
 		a.Topic = words[0]
 		return p.knownTopic("topic", a.Topic)
+	case sim.ActDeleteRecords:
+		if len(words) == 0 {
+			return nil // a step that finds nothing to truncate (recorded scripts)
+		}
 	}
 	allowed := map[sim.ActionKind][]string{
 		sim.ActProducePlain:   {"topic", "partition", "key", "value", "causes", "header"},
 		sim.ActProduceStamped: {"topic", "partition", "observe"},
 		sim.ActProduceCorrupt: {"topic", "partition", "key", "value", "causes", "header"},
-		sim.ActTxnAbort:       {"topic", "partition"},
-		sim.ActTxnOpen:        {"topic", "partition"},
+		sim.ActTxnAbort:       {"topic", "partition", "records"},
+		sim.ActTxnOpen:        {"topic", "partition", "records"},
 		sim.ActDeleteRecords:  {"topic", "partition", "before"},
 	}[a.Kind]
 	args, err := p.keyValues(words, verb, allowed...)
@@ -183,11 +187,11 @@ func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error 
 		if err := p.require(args, "produce-stamped", "observe"); err != nil {
 			return err
 		}
-		refs, err := p.causeRefs("observe", args["observe"])
-		if err != nil || len(refs) != 1 {
-			return p.errorf("observe=%s: expected one TOPIC/PARTITION@OFFSET", args["observe"])
+		return p.observeArg(a, args["observe"])
+	case sim.ActTxnAbort, sim.ActTxnOpen:
+		if v, ok := args["records"]; ok {
+			a.Records, err = p.atoi("records", v, 1)
 		}
-		a.Observe = refs[0]
 	case sim.ActDeleteRecords:
 		if err := p.require(args, "delete-records", "before"); err != nil {
 			return err
@@ -195,6 +199,24 @@ func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error 
 		a.Offset, err = p.atoi64("before", args["before"], 0)
 	}
 	return err
+}
+
+// observeArg fills a stamped produce's observed record from "TOPIC[#INCARNATION]/PARTITION@OFFSET":
+// without #INCARNATION the topic's current incarnation, with it that incarnation (0 as first
+// created, 1 after one recreation, ...), which may be deleted or replaced by then.
+func (p *parser) observeArg(a *sim.ScriptedAction, v string) error {
+	ref, ok := parseCoord(v)
+	if !ok {
+		return p.errorf("observe=%s: expected one TOPIC[#INCARNATION]/PARTITION@OFFSET", v)
+	}
+	if err := p.knownTopic("observe", ref.Topic); err != nil {
+		return err
+	}
+	a.Observe = sim.CauseRef{Topic: ref.Topic, Partition: ref.Part, Position: ref.Position}
+	if strings.Contains(v, "#") {
+		a.ObserveIncarnation = ref.Incarn + 1
+	}
+	return nil
 }
 
 // produceArgs fills a plain or forged produce: key, value (a label, or 0xHEX raw bytes), causes

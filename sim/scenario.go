@@ -101,10 +101,20 @@ type ScriptedAction struct {
 	Header []byte
 	// Observe names the record a stamped producer read (ActProduceStamped).
 	Observe CauseRef
+	// ObserveIncarnation, when positive, is the incarnation of Observe.Topic the observed record
+	// is on, counted from 1 (1: as first created, 2: after one recreation, ...); 0 means the
+	// topic's current incarnation. A chosen run can stamp a record of a deleted or replaced
+	// incarnation, which the topic name alone no longer resolves to.
+	ObserveIncarnation int
 	// Add: redeclare adds Topic (true) or removes it (false). Commit: txn-close commits (true)
 	// or aborts (false).
 	Add    bool
 	Commit bool
+	// Records is the number of records a txn-abort or txn-open writes; 0 means 1 (hand-written
+	// scripts). A recorded script sets it to the count the chosen run drew, and the scripted
+	// action then draws that count from the payload stream the same way, so every later payload
+	// draw of the replay matches the chosen run's.
+	Records int
 	// Session carries a session action's parameters (ActSessionWrite, ActSessionRead,
 	// ActTokenDamage); a write's target is Topic and Partition.
 	Session *SessionAction

@@ -67,14 +67,19 @@ func (w *world) doProduce(k ActionKind) {
 	case ActProduceStamped:
 		m := &w.msgs[r-1]
 		a.Observe = CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}
+		if inc := w.chans[m.ch].inc; inc != w.topics[w.chans[m.ch].topic].inc {
+			a.ObserveIncarnation = w.incarnationOrdinal(inc)
+		}
 		w.record(a)
 		w.produceStamped(c, r)
 	case ActTxnAbort:
+		a.Records = 1 + w.streams.Payloads.IntN(3)
 		w.record(a)
-		w.txnAbort(c, 1+w.streams.Payloads.IntN(3))
+		w.txnAbort(c, a.Records)
 	case ActTxnOpen:
+		a.Records = 1 + w.streams.Payloads.IntN(2)
 		w.record(a)
-		w.txnOpen(c, 1+w.streams.Payloads.IntN(2))
+		w.txnOpen(c, a.Records)
 	}
 }
 
@@ -211,13 +216,13 @@ func (w *world) doDeleteRecords() {
 		}
 	}
 	if allZero(weights) {
-		w.emitRaw("truncated", -1, "nothing to truncate")
+		w.truncateNothing()
 		return
 	}
 	c := int32(w.chooser.Choose("truncate.channel", weights))
 	cands := w.truncationCandidates(c)
 	if len(cands) == 0 {
-		w.emitRaw("truncated", -1, "nothing to truncate")
+		w.truncateNothing()
 		return
 	}
 	weights = w.weightBuf(len(cands))
@@ -227,6 +232,13 @@ func (w *world) doDeleteRecords() {
 	before := cands[w.chooser.Choose("truncate.offset", weights)]
 	w.record(ScriptedAction{Kind: ActDeleteRecords, Topic: w.topics[w.chans[c].topic].spec.Name, Partition: w.chans[c].part, Offset: before})
 	w.deleteRecords(c, before)
+}
+
+// truncateNothing is a delete-records step that found nothing to truncate. It is recorded (with no
+// topic) so a replayed script takes the step too, keeping step counts and the clock aligned.
+func (w *world) truncateNothing() {
+	w.record(ScriptedAction{Kind: ActDeleteRecords})
+	w.emitRaw("truncated", -1, "nothing to truncate")
 }
 
 func allZero(ws []uint32) bool {

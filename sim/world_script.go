@@ -52,6 +52,11 @@ func (w *world) doScripted(a *ScriptedAction) bool {
 		}
 		w.txnClose(a.Commit)
 		return true
+	case ActDeleteRecords:
+		if a.Topic == "" { // a recorded step that found nothing to truncate
+			w.emitRaw("truncated", -1, "nothing to truncate")
+			return true
+		}
 	case ActRecreateTopic:
 		if !named || !w.topics[t].spec.External {
 			return false
@@ -84,18 +89,18 @@ func (w *world) doScriptedTopic(a *ScriptedAction, t int, c int32) bool {
 			w.producePlain(c)
 		}
 	case ActProduceStamped:
-		r := w.resolveRef(a.Observe)
+		r := w.resolveObserved(a)
 		if r == 0 {
 			return false
 		}
 		w.produceStamped(c, r)
 	case ActTxnAbort:
-		w.txnAbort(c, 1)
+		w.txnAbort(c, w.scriptedRecords(a, 3))
 	case ActTxnOpen:
 		if w.ext.open {
 			return false
 		}
-		w.txnOpen(c, 1)
+		w.txnOpen(c, w.scriptedRecords(a, 2))
 	case ActDeleteRecords:
 		if a.Offset > int64(w.offsets(c).HighWatermark) {
 			return false
@@ -110,6 +115,18 @@ func (w *world) doScriptedTopic(a *ScriptedAction, t int, c int32) bool {
 		return false
 	}
 	return true
+}
+
+// scriptedRecords returns the record count of a scripted txn-abort or txn-open whose chosen
+// counterpart draws 1 to maxRecords records. A recorded count (a.Records > 0) consumes the same
+// payload-stream draw the chosen action made, so the payloads drawn after it stay aligned with
+// the chosen run; a hand-written action (0) writes 1 record and draws nothing extra.
+func (w *world) scriptedRecords(a *ScriptedAction, maxRecords int) int {
+	if a.Records <= 0 {
+		return 1
+	}
+	w.streams.Payloads.IntN(maxRecords)
+	return a.Records
 }
 
 // doScriptedProcess performs a scripted action on process p.
@@ -204,4 +221,41 @@ func (w *world) resolveRef(r CauseRef) uint64 {
 		return 0
 	}
 	return w.recordAt(c, r.Position)
+}
+
+// resolveObserved returns the committed record a scripted stamped produce observes, or 0: on the
+// current incarnation of its topic, or on the one a.ObserveIncarnation counts.
+func (w *world) resolveObserved(a *ScriptedAction) uint64 {
+	if a.ObserveIncarnation <= 0 {
+		return w.resolveRef(a.Observe)
+	}
+	t, ok := w.topicByName[a.Observe.Topic]
+	if !ok {
+		return 0
+	}
+	n := 0
+	for inc := range w.incs {
+		if w.incs[inc].topic != t {
+			continue
+		}
+		if n++; n == a.ObserveIncarnation {
+			c := w.chanOf(int32(inc), int(a.Observe.Partition))
+			if c < 0 {
+				return 0
+			}
+			return w.recordAt(c, a.Observe.Position)
+		}
+	}
+	return 0
+}
+
+// incarnationOrdinal returns incarnation inc's place among its topic's incarnations, from 1.
+func (w *world) incarnationOrdinal(inc int32) int {
+	n := 0
+	for i := range inc + 1 {
+		if w.incs[i].topic == w.incs[inc].topic {
+			n++
+		}
+	}
+	return n
 }
