@@ -25,45 +25,15 @@ import (
 // engines side by side on a hand-built state, the only way to reach the guard.
 func TestCoveredPositionFedIsUnreachable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		w := &modelWorld{committed: &State{}, mCommit: newRefModel()}
-		for tp := byte(1); tp <= 3; tp++ {
-			w.topics = append(w.topics, etTopic(tp))
-			w.universe = append(w.universe, etCh(tp, 0), etCh(tp, 1))
-		}
-		w.restart(t)
-		if w.e == nil {
-			t.Fatalf("fresh start refused")
-		}
-		guardReached := func(t *rapid.T) {
+		w := newModelWorld(t, Options{})
+		actions := w.actions()
+		actions[""] = func(t *rapid.T) {
 			if w.e != nil {
 				if r := w.e.Refusal(); r != nil && r.Reason == ReasonCoveredPositionFed {
 					t.Fatalf("COVERED_POSITION_FED reached: %v", r)
 				}
 			}
 		}
-		t.Repeat(map[string]func(*rapid.T){
-			"receive": func(t *rapid.T) {
-				if w.e != nil {
-					w.receive(t)
-				}
-			},
-			"drain": func(t *rapid.T) {
-				if w.e != nil {
-					w.drain(t)
-				}
-			},
-			"commit": func(t *rapid.T) {
-				if w.e != nil {
-					w.commit(t)
-				}
-			},
-			"restart": func(t *rapid.T) { w.restart(t) },
-			"identity": func(t *rapid.T) {
-				if w.e != nil && w.identity {
-					w.identityReport(t)
-				}
-			},
-			"": guardReached,
-		})
+		t.Repeat(actions)
 	})
 }

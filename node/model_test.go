@@ -387,6 +387,45 @@ func (w *modelWorld) identityReport(t *rapid.T) {
 	etEqual(t, "identity refusal", "", string(want))
 }
 
+// newModelWorld builds a world over three topics of two partitions each and starts its first
+// execution.
+func newModelWorld(t *rapid.T, opts Options) *modelWorld {
+	w := &modelWorld{opts: opts, committed: &State{}, mCommit: newRefModel()}
+	for tp := byte(1); tp <= 3; tp++ {
+		w.topics = append(w.topics, etTopic(tp))
+		w.universe = append(w.universe, etCh(tp, 0), etCh(tp, 1))
+	}
+	w.restart(t)
+	if w.e == nil {
+		t.Fatalf("fresh start refused")
+	}
+	return w
+}
+
+// actions are the host's moves for t.Repeat: receive, drain, stamp, commit (each only while an
+// execution runs), restart, and the identity report (once per initialisation).
+func (w *modelWorld) actions() map[string]func(*rapid.T) {
+	running := func(f func(*rapid.T)) func(*rapid.T) {
+		return func(t *rapid.T) {
+			if w.e != nil {
+				f(t)
+			}
+		}
+	}
+	return map[string]func(*rapid.T){
+		"receive": running(w.receive),
+		"drain":   running(w.drain),
+		"stamp":   running(w.stamp),
+		"commit":  running(w.commit),
+		"restart": w.restart,
+		"identity": func(t *rapid.T) {
+			if w.e != nil && w.identity {
+				w.identityReport(t)
+			}
+		},
+	}
+}
+
 // TestModelEngineAgreesWithReference drives the engine and the reference model with random
 // receipts (fresh, gapped, regressed, undecodable), drains, stamps, commits, restarts from the
 // committed state (with new received sets and start positions, directly or through the codecs)
@@ -398,49 +437,13 @@ func TestModelEngineAgreesWithReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	rapid.Check(t, func(t *rapid.T) {
-		w := &modelWorld{opts: Options{Sabotage: mode}, committed: &State{}, mCommit: newRefModel()}
-		for tp := byte(1); tp <= 3; tp++ {
-			w.topics = append(w.topics, etTopic(tp))
-			w.universe = append(w.universe, etCh(tp, 0), etCh(tp, 1))
-		}
-		for w.e == nil {
-			w.restart(t)
-			if w.e == nil {
-				t.Fatalf("fresh start refused")
+		w := newModelWorld(t, Options{Sabotage: mode})
+		actions := w.actions()
+		actions[""] = func(t *rapid.T) {
+			if w.e != nil && w.e.refusal == nil && w.e.heldCount != w.e.Status().Held {
+				t.Fatalf("engine counts %d held messages, its buffers hold %d", w.e.heldCount, w.e.Status().Held)
 			}
 		}
-		t.Repeat(map[string]func(*rapid.T){
-			"receive": func(t *rapid.T) {
-				if w.e != nil {
-					w.receive(t)
-				}
-			},
-			"drain": func(t *rapid.T) {
-				if w.e != nil {
-					w.drain(t)
-				}
-			},
-			"stamp": func(t *rapid.T) {
-				if w.e != nil {
-					w.stamp(t)
-				}
-			},
-			"commit": func(t *rapid.T) {
-				if w.e != nil {
-					w.commit(t)
-				}
-			},
-			"restart": func(t *rapid.T) { w.restart(t) },
-			"identity": func(t *rapid.T) {
-				if w.e != nil && w.identity {
-					w.identityReport(t)
-				}
-			},
-			"": func(t *rapid.T) {
-				if w.e != nil && w.e.refusal == nil && w.e.heldCount != w.e.Status().Held {
-					t.Fatalf("engine counts %d held messages, its buffers hold %d", w.e.heldCount, w.e.Status().Held)
-				}
-			},
-		})
+		t.Repeat(actions)
 	})
 }
