@@ -16,21 +16,11 @@ func act(k ActionKind, process, topic string) ScriptedAction {
 	return ScriptedAction{Kind: k, Process: process, Topic: topic}
 }
 
-// diamond is in → p1 → mid, and p2 receiving in and mid (sending to out).
+// diamond is diamondScenario (in → p1 → mid, p2 receiving in and mid) running script.
 func diamond(script ...ScriptedAction) *Scenario {
-	return &Scenario{
-		Name: "diamond",
-		Topics: []TopicSpec{
-			{Name: "in", Partitions: 1, External: true},
-			{Name: "mid", Partitions: 1},
-			{Name: "out", Partitions: 1},
-		},
-		Processes: []ProcessSpec{
-			{Name: "p1", Receives: []string{"in"}, Sends: []string{"mid"}},
-			{Name: "p2", Receives: []string{"in", "mid"}, Sends: []string{"out"}},
-		},
-		Script: script,
-	}
+	scn := diamondScenario()
+	scn.Script = script
+	return scn
 }
 
 // twoInputs is one process p receiving the external topics in and x, sending to out.
