@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
-
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -139,19 +137,4 @@ type Ref struct {
 	Incarn   int
 	Part     int32
 	Position int64
-}
-
-// FileError is an error in a scenario file: it names the file, the line and what was expected.
-type FileError struct {
-	Path string
-	Line int
-	Msg  string
-}
-
-// Error renders the error as "path:line: message".
-func (e *FileError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
 }

@@ -26,7 +26,7 @@ func LoadFile(path string) (*File, error) {
 }
 
 // ParseFile parses a scenario file's contents; path names the file in errors and gives the
-// scenario its name (the base name without ".txt"). Every error is a *FileError naming the line
+// scenario its name (the base name without ".txt"). Every error is a *sim.FileError naming the line
 // and what was expected.
 func ParseFile(path string, data []byte) (*File, error) {
 	name := strings.TrimSuffix(filepath.Base(path), ".txt")
@@ -86,9 +86,9 @@ type parser struct {
 	afterLiveness bool
 }
 
-// errorf returns a FileError at the current line.
+// errorf returns a sim.FileError at the current line.
 func (p *parser) errorf(format string, args ...any) error {
-	return &FileError{Path: p.f.Path, Line: p.line, Msg: fmt.Sprintf(format, args...)}
+	return &sim.FileError{File: p.f.Path, Line: p.line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // parseLine dispatches one non-comment line on its first word.

@@ -9,16 +9,17 @@ import (
 	"strings"
 )
 
-// ReplayFileError is a problem in a replay file: the file name, the 1-based line (0 when the
-// problem is the file as a whole, such as a missing header) and what was expected.
-type ReplayFileError struct {
+// FileError is a problem in a text file the tools read (a replay file, a scenario file): the
+// file name, the 1-based line (0 when the problem is the file as a whole, such as a missing
+// header) and what was expected.
+type FileError struct {
 	File string
 	Line int
 	Msg  string
 }
 
 // Error renders the problem as "FILE:LINE: message".
-func (e *ReplayFileError) Error() string {
+func (e *FileError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)
 	}
@@ -39,7 +40,7 @@ type replayParser struct {
 }
 
 func (p *replayParser) fail(line int, format string, args ...any) error {
-	return &ReplayFileError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+	return &FileError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // next returns the next non-blank, non-comment line, trimmed; ok is false at the end of the file.

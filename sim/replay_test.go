@@ -93,9 +93,9 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseReplay("bad.replay", strings.NewReader(tc.text))
-			var fe *ReplayFileError
+			var fe *FileError
 			if !errors.As(err, &fe) {
-				t.Fatalf("error %v, want a *ReplayFileError", err)
+				t.Fatalf("error %v, want a *FileError", err)
 			}
 			if fe.File != "bad.replay" || fe.Line != tc.line || !strings.Contains(fe.Msg, tc.want) {
 				t.Fatalf("error %q (line %d), want line %d containing %q", err, fe.Line, tc.line, tc.want)
