@@ -41,6 +41,10 @@ type Model struct {
 	groups map[string]*modelGroup
 
 	clockMicros int64
+
+	// mapsShared, txnsShared and groupsShared say byID/byName/txnByName, txns and groups are
+	// shared with a clone: copied before the next change (copy-on-write, model_clone.go).
+	mapsShared, txnsShared, groupsShared bool
 }
 
 // modelTopic is one incarnation of a name.
@@ -50,6 +54,8 @@ type modelTopic struct {
 	deleted    bool
 	partitions []modelPartition
 	retention  RetentionPolicy
+	// partsShared says partitions is shared with a clone (copy-on-write: ownPartition).
+	partsShared bool
 }
 
 // NewModel returns an empty model whose topic IDs are drawn from ids (the simulator passes a
@@ -150,6 +156,7 @@ func (m *Model) CreateTopic(name string, partitions int) (TopicID, error) {
 const maxPartitions = 1 << 16
 
 func (m *Model) createTopic(name string, partitions int) TopicID {
+	m.ownMaps()
 	id := m.newID()
 	idx := int32(len(m.topics))
 	m.topics = append(m.topics, modelTopic{
@@ -175,11 +182,12 @@ func (m *Model) DeleteTopic(name string) error {
 // deleteTopic retires incarnation idx: its log is freed, group offsets on it are dropped (as
 // Kafka's group coordinator does for deleted partitions), open transactions forget it.
 func (m *Model) deleteTopic(idx int32) {
+	m.ownMaps()
+	m.ownGroups()
+	m.ownTxns()
 	t := &m.topics[idx]
 	t.deleted = true
-	for i := range t.partitions {
-		t.partitions[i] = modelPartition{}
-	}
+	t.partitions, t.partsShared = make([]modelPartition, len(t.partitions)), false
 	delete(m.byName, t.name)
 	for _, g := range m.groups {
 		g.dropTopic(t.id)
@@ -274,4 +282,14 @@ func (m *Model) livePartition(tp TopicPartition) (int32, *modelPartition, error)
 			tp.Partition, len(t.partitions))
 	}
 	return idx, &t.partitions[tp.Partition], nil
+}
+
+// writablePartition is livePartition for a change: the partition is the model's own
+// (ownPartition) afterwards.
+func (m *Model) writablePartition(tp TopicPartition) (int32, *modelPartition, error) {
+	idx, _, err := m.livePartition(tp)
+	if err != nil {
+		return 0, nil, err
+	}
+	return idx, m.ownPartition(idx, tp.Partition), nil
 }

@@ -8,10 +8,15 @@ import (
 	"strings"
 )
 
-// Clone returns a deep copy of the model: logs, transactions, group offsets, retention
-// policies and clock. Record byte slices are shared, which is safe because nothing mutates them
-// (see the ownership rule in the package comment). TxnProducer handles issued by m are valid on
-// the clone.
+// Clone returns a copy of the model: logs, transactions, group offsets, retention policies and
+// clock. Record byte slices are shared, which is safe because nothing mutates them (see the
+// ownership rule in the package comment). TxnProducer handles issued by m are valid on the clone.
+//
+// The copy is copy-on-write (the exhaustive explorer clones a model per transition, and a
+// transition touches one or two partitions): the clone and m share the ID maps, the partition
+// logs, the transactions and the group offsets, each marked shared on both sides, and whichever
+// side changes a shared part first copies it (ownMaps, ownPartition, ownTxns, ownGroups). Only the
+// model struct and the slice of incarnations are copied at once.
 //
 // A model from NewSeededModel clones its ID stream, so the clone issues the IDs m would have
 // issued; a model from NewModel(ids) shares ids with its clone (use CloneWithIDs to give the clone
@@ -28,38 +33,78 @@ func (m *Model) Clone() *Model {
 
 // CloneWithIDs is Clone with a different topic ID source for the clone.
 func (m *Model) CloneWithIDs(ids func() TopicID) *Model {
-	c := &Model{
-		ids:         ids,
-		topics:      slices.Clone(m.topics),
-		byID:        maps.Clone(m.byID),
-		byName:      maps.Clone(m.byName),
-		lastID:      m.lastID,
-		lastIdx:     m.lastIdx,
-		txns:        slices.Clone(m.txns),
-		txnByName:   maps.Clone(m.txnByName),
-		groups:      make(map[string]*modelGroup, len(m.groups)),
-		clockMicros: m.clockMicros,
+	m.mapsShared, m.txnsShared, m.groupsShared = true, true, true
+	for i := range m.topics {
+		m.topics[i].partsShared = true
 	}
-	for i := range c.topics {
-		t := &c.topics[i]
+	c := *m
+	c.ids, c.seeded = ids, nil
+	c.topics = slices.Clone(m.topics)
+	return &c
+}
+
+// ownMaps gives m its own copy of the ID and name maps if they are shared with a clone.
+func (m *Model) ownMaps() {
+	if !m.mapsShared {
+		return
+	}
+	m.byID, m.byName, m.txnByName = maps.Clone(m.byID), maps.Clone(m.byName), maps.Clone(m.txnByName)
+	m.mapsShared = false
+}
+
+// ownPartition returns partition part of incarnation idx for a change, first copying the
+// incarnation's partition slice and then the partition's log if they are shared with a clone.
+// The copied log keeps only the reachable suffix [logStart, HW).
+func (m *Model) ownPartition(idx int32, part Partition) *modelPartition {
+	t := &m.topics[idx]
+	if t.partsShared {
 		t.partitions = slices.Clone(t.partitions)
-		for j := range t.partitions {
-			p := &t.partitions[j]
-			p.entries = slices.Clone(p.entries[p.logStart-p.base:])
-			p.base = p.logStart
-			p.open = slices.Clone(p.open)
+		for i := range t.partitions {
+			t.partitions[i].shared = true
 		}
+		t.partsShared = false
 	}
-	for i := range c.txns {
-		t := &c.txns[i]
+	p := &t.partitions[part]
+	if p.shared {
+		live := p.entries[p.logStart-p.base:]
+		p.entries = append(make([]logEntry, 0, len(live)+logHeadroom), live...)
+		p.base = p.logStart
+		p.open = slices.Clone(p.open)
+		p.shared = false
+	}
+	return p
+}
+
+// logHeadroom is the spare capacity a copied log gets, so the next few appends do not copy it
+// again.
+const logHeadroom = 4
+
+// ownTxns gives m its own copy of the transactions if they are shared with a clone.
+func (m *Model) ownTxns() {
+	if !m.txnsShared {
+		return
+	}
+	m.txns = slices.Clone(m.txns)
+	for i := range m.txns {
+		t := &m.txns[i]
 		t.parts = slices.Clone(t.parts)
 		t.records = slices.Clone(t.records)
 		t.staged = slices.Clone(t.staged)
 	}
-	for name, g := range m.groups {
-		c.groups[name] = &modelGroup{offsets: slices.Clone(g.offsets)}
+	m.txnsShared = false
+}
+
+// ownGroups gives m its own copy of the group offsets if they are shared with a clone.
+func (m *Model) ownGroups() {
+	if !m.groupsShared {
+		return
 	}
-	return c
+	groups := make(map[string]*modelGroup, len(m.groups))
+	for name, g := range m.groups {
+		groups[name] = &modelGroup{offsets: slices.Clone(g.offsets)}
+	}
+	m.groups = groups
+	m.groupsShared = false
 }
 
 // AppendCanonical appends a canonical byte encoding of the model's observable state to dst and

@@ -61,6 +61,7 @@ func (m *Model) CommitOffsets(group string, offsets []GroupOffset) error {
 			return err
 		}
 	}
+	m.ownGroups()
 	g := m.group(group)
 	for _, o := range offsets {
 		g.set(o)

@@ -36,6 +36,8 @@ type modelPartition struct {
 	logStart Offset
 	// open lists the transactions currently open on this partition, oldest first.
 	open []openTxn
+	// shared says entries and open are shared with a clone (copy-on-write: ownPartition).
+	shared bool
 }
 
 func (p *modelPartition) highWatermark() Offset { return p.base + Offset(len(p.entries)) }
@@ -108,7 +110,7 @@ func (m *Model) Produce(tp TopicPartition, rec Record, mode ProduceMode) (Offset
 	if mode != ProducePlain && mode != ProduceIdempotent {
 		return 0, fmt.Errorf("%w: produce mode %d", ErrInvalidArgument, mode)
 	}
-	_, p, err := m.livePartition(tp)
+	_, p, err := m.writablePartition(tp)
 	if err != nil {
 		return 0, err
 	}
@@ -145,7 +147,7 @@ func (m *Model) ListOffsets(tp TopicPartition) (Offsets, error) {
 
 // DeleteRecords implements Substrate.
 func (m *Model) DeleteRecords(tp TopicPartition, before Offset) error {
-	_, p, err := m.livePartition(tp)
+	_, p, err := m.writablePartition(tp)
 	if err != nil {
 		return err
 	}
@@ -180,23 +182,26 @@ func (m *Model) AdvanceClock(nowMicros int64) error {
 			continue
 		}
 		for j := range t.partitions {
-			applyRetention(&t.partitions[j], t.retention, m.clockMicros)
+			if to := retentionStart(&t.partitions[j], t.retention, m.clockMicros); to > t.partitions[j].logStart {
+				m.ownPartition(int32(i), Partition(j)).raiseLogStart(to)
+			}
 		}
 	}
 	return nil
 }
 
-// applyRetention drops the prefix older than the policy's time bound, then the oldest offsets
-// beyond its size bound.
-func applyRetention(p *modelPartition, policy RetentionPolicy, nowMicros int64) {
+// retentionStart returns the log start the policy asks for: past the prefix older than its time
+// bound and the oldest offsets beyond its size bound (raiseLogStart clamps it to the high
+// watermark). It only reads p, so an unchanged shared log is not copied.
+func retentionStart(p *modelPartition, policy RetentionPolicy, nowMicros int64) Offset {
+	to := p.logStart
 	if policy.TimeMicros > 0 {
 		cutoffMicros := nowMicros - policy.TimeMicros
-		to := p.logStart
 		for hw := p.highWatermark(); to < hw && p.entry(to).rec.TimestampMicros < cutoffMicros; to++ {
 		}
-		p.raiseLogStart(to)
 	}
 	if policy.MaxOffsets > 0 {
-		p.raiseLogStart(p.highWatermark() - Offset(policy.MaxOffsets))
+		to = max(to, p.highWatermark()-Offset(policy.MaxOffsets))
 	}
+	return to
 }

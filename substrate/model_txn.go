@@ -77,6 +77,8 @@ func (m *Model) InitTransactions(transactionalID string) (TxnProducer, error) {
 	if transactionalID == "" {
 		return TxnProducer{}, fmt.Errorf("%w: empty transactional ID", ErrInvalidArgument)
 	}
+	m.ownMaps()
+	m.ownTxns()
 	slot, ok := m.txnByName[transactionalID]
 	if !ok {
 		slot = int32(len(m.txns))
@@ -94,6 +96,7 @@ func (m *Model) InitTransactions(transactionalID string) (TxnProducer, error) {
 
 // BeginTransaction implements Substrate.
 func (m *Model) BeginTransaction(p TxnProducer) error {
+	m.ownTxns()
 	t, err := m.txnFor(p)
 	if err != nil {
 		return err
@@ -119,11 +122,12 @@ func (m *Model) openTxnFor(p TxnProducer, what string) (*modelTxn, error) {
 
 // ProduceTx implements Substrate.
 func (m *Model) ProduceTx(p TxnProducer, tp TopicPartition, rec Record) (Offset, error) {
+	m.ownTxns()
 	t, err := m.openTxnFor(p, "produced")
 	if err != nil {
 		return 0, err
 	}
-	idx, part, err := m.livePartition(tp)
+	idx, part, err := m.writablePartition(tp)
 	if err != nil {
 		return 0, err
 	}
@@ -148,6 +152,7 @@ func containsPartition(parts []txnPartition, key txnPartition) bool {
 
 // SendOffsetsToTransaction implements Substrate.
 func (m *Model) SendOffsetsToTransaction(p TxnProducer, group string, offsets []GroupOffset) error {
+	m.ownTxns()
 	t, err := m.openTxnFor(p, "sent offsets")
 	if err != nil {
 		return err
@@ -204,13 +209,14 @@ func (m *Model) AbortTransaction(p TxnProducer) error {
 // that partition (a recreated topic receives a stray marker), and nowhere otherwise. Each
 // partition receives one marker however many incarnations of it the transaction touched.
 func (m *Model) endTxn(slot int32, commit bool) {
+	m.ownTxns()
 	t := &m.txns[slot]
 	recKind, markKind := entryAborted, entryAbortMark
 	if commit {
 		recKind, markKind = entryCommitted, entryCommitMark
 	}
 	for _, r := range t.records {
-		p := &m.topics[r.topic].partitions[r.partition]
+		p := m.ownPartition(r.topic, r.partition)
 		if r.offset >= p.base { // records below base were removed by retention or DeleteRecords
 			p.entry(r.offset).kind = recKind
 		}
@@ -222,11 +228,12 @@ func (m *Model) endTxn(slot int32, commit bool) {
 			continue
 		}
 		marked = append(marked, target)
-		p := &m.topics[target.topic].partitions[target.partition]
+		p := m.ownPartition(target.topic, target.partition)
 		p.append(logEntry{rec: Record{TimestampMicros: m.clockMicros}, kind: markKind})
 		p.open = filterInPlace(p.open, func(o openTxn) bool { return o.txn != slot })
 	}
-	if commit {
+	if commit && len(t.staged) > 0 {
+		m.ownGroups()
 		for _, s := range t.staged {
 			m.group(s.group).set(s.offset)
 		}
