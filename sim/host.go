@@ -75,6 +75,8 @@ type proc struct {
 	refusalWhy string
 
 	o procOracle
+	// share is the copy-on-write state and cached hash of an explored process (world_clone.go).
+	share procShare
 }
 
 // pcState is one (process, channel) pair: host read state for the current execution and the

@@ -87,17 +87,18 @@ type procOracle struct {
 type undoKind uint8
 
 const (
-	undoSetInt     undoKind = iota + 1 // *ptr = old
+	undoSetInt     undoKind = iota + 1 // pc.fedHigh = old, or deliveries = old when pc is nil
 	undoDelivered                      // remove pc.delivered[idx]
 	undoPendingAdd                     // remove pc.pending[idx]
 	undoPendingDel                     // insert pm at pc.pending[idx]
 )
 
-// undoEntry reverses one staged change.
+// undoEntry reverses one staged change. It names what it restores by channel state and kind,
+// never by a pointer into the proc, so a cloned process's undo log needs only its channel states
+// remapped (world_clone.go).
 type undoEntry struct {
 	kind undoKind
 	pc   *pcState
-	ptr  *int64
 	old  int64
 	idx  int
 	pm   pendingMsg
@@ -119,13 +120,22 @@ func (o *procOracle) beginStep(p *proc) {
 	}
 }
 
-// setInt changes a staged integer field.
-func (o *procOracle) setInt(ptr *int64, v int64) {
-	if *ptr == v {
+// setFedHigh changes pc's staged fedHigh.
+func (o *procOracle) setFedHigh(pc *pcState, v int64) {
+	if pc.fedHigh == v {
 		return
 	}
-	o.undo = append(o.undo, undoEntry{kind: undoSetInt, ptr: ptr, old: *ptr})
-	*ptr = v
+	o.undo = append(o.undo, undoEntry{kind: undoSetInt, pc: pc, old: pc.fedHigh})
+	pc.fedHigh = v
+}
+
+// setDeliveries changes the staged delivery count.
+func (o *procOracle) setDeliveries(v int64) {
+	if o.deliveries == v {
+		return
+	}
+	o.undo = append(o.undo, undoEntry{kind: undoSetInt, old: o.deliveries})
+	o.deliveries = v
 }
 
 // onStart records, for each received channel, the first read position (until an execution
@@ -155,7 +165,7 @@ func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
 		o.stepCorrupt = uid
 	}
 	if pos > pc.fedHigh {
-		o.setInt(&pc.fedHigh, pos)
+		o.setFedHigh(pc, pos)
 	}
 	if pos <= pc.clampAtStart || pos < pc.firstRead || pc.deliveredIndex(pos) >= 0 {
 		return
@@ -189,7 +199,7 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	i, _ := slices.BinarySearchFunc(pc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
 	pc.delivered = slices.Insert(pc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
 	o.undo = append(o.undo, undoEntry{kind: undoDelivered, pc: pc, idx: i})
-	o.setInt(&o.deliveries, o.deliveries+1)
+	o.setDeliveries(o.deliveries + 1)
 	o.stepDeliv++
 	sample := latencySample{endToEndMicros: w.clock.nowMicros - m.producedMicros, holdMicros: -1}
 	if j := pc.pendingIndex(uid); j >= 0 {
@@ -253,7 +263,11 @@ func (o *procOracle) rollback(p *proc) bool {
 		u := &o.undo[i]
 		switch u.kind {
 		case undoSetInt:
-			*u.ptr = u.old
+			if u.pc != nil {
+				u.pc.fedHigh = u.old
+			} else {
+				o.deliveries = u.old
+			}
 		case undoDelivered:
 			u.pc.delivered = slices.Delete(u.pc.delivered, u.idx, u.idx+1)
 		case undoPendingAdd:

@@ -23,8 +23,10 @@ func (w *world) do(k ActionKind, masks []procMask) {
 		w.record(ScriptedAction{Kind: k})
 		w.retention()
 	case ActSessionWrite, ActSessionRead, ActTokenDamage:
+		w.ownAll() // session actions read and stamp through the processes' engines
 		w.doSession(k)
 	case ActDeleteTopic, ActRecreateTopic:
+		w.ownAll() // the topic's receivers roll back, restart and may be marked (world_faults.go)
 		t := w.chooseExternal(topicLabels[k], k, 0)
 		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
 		if k == ActDeleteTopic {
@@ -85,6 +87,7 @@ func (w *world) doProduce(k ActionKind) {
 
 // doProcess performs a process action on p.
 func (w *world) doProcess(k ActionKind, p *proc) {
+	p.own() // a process action changes only its process (a cloned world copies it now)
 	a := ScriptedAction{Kind: k, Process: p.spec.Name}
 	switch k {
 	case ActFeed:

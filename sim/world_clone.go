@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -51,70 +50,85 @@ func (w *world) clone(ids *rand.PCG, ch Chooser) *world {
 	return &c
 }
 
-// clone copies p into world w.
+// procShare is a process's copy-on-write bookkeeping (world_clone.go) and its cached canonical
+// hash (world_hash_proc.go).
+type procShare struct {
+	// shared says the process's deep state — channel states, received channels, declaration,
+	// step channels, engine reference and the oracle's step log — is shared with a process of
+	// another world (its clone or its original): own copies it before the first change.
+	shared bool
+	// hashedBy, when set, is the hasher whose canonical hash of the process as it is now is hash.
+	// Every change is preceded by own, which clears it; a clone's shell inherits it (the original
+	// is never changed after it is cloned, so the hash stays true in the clone until the clone
+	// owns the process).
+	hashedBy *stateHasher
+	hash     hashKey
+}
+
+// clone copies p's shell into world w: every field of the struct, with the deep state shared
+// (procShare) until own. A transition changes at most the processes it acts on, so most
+// processes of a clone are never deep-copied.
 func (p *proc) clone(w *world) *proc {
 	c := *p
 	c.w = w
-	c.declared = slices.Clone(p.declared)
-	// resolved and everResolved are shared: resolve replaces them rather than changing them.
+	p.share.shared, c.share.shared = true, true
+	// resolved and everResolved are shared for good: resolve replaces them rather than changing
+	// them.
 	if p.committed != nil {
 		p.committedShared, c.committedShared = true, true
 	}
-	c.eng = p.eng.clone()
-	c.stepChans = slices.Clone(p.stepChans)
+	for _, f := range p.o.frontiers() {
+		f.shared = true
+	}
+	for _, f := range c.o.frontiers() {
+		f.shared = true
+	}
 	c.fetchBuf = nil
-	c.pcs = make(map[int32]*pcState, len(p.pcs))
-	all := make([]pcState, 0, len(p.pcs)) // one allocation for every channel's copy
-	for ch, pc := range p.pcs {
+	c.o.stepLat = nil
+	return &c
+}
+
+// own prepares p for a change: it forgets p's cached hash and, if p's deep state is shared with
+// another world's process, copies it. Every action calls it on each process it may change before
+// changing it (world.do, livenessPhase).
+func (p *proc) own() {
+	p.share.hashedBy = nil
+	if !p.share.shared {
+		return
+	}
+	p.share.shared = false
+	p.declared = slices.Clone(p.declared)
+	p.eng = p.eng.clone()
+	p.stepChans = slices.Clone(p.stepChans)
+	src := p.pcs
+	p.pcs = make(map[int32]*pcState, len(src))
+	all := make([]pcState, 0, len(src)) // one allocation for every channel's copy
+	for ch, pc := range src {
 		all = append(all, *pc)
 		cp := &all[len(all)-1]
 		cp.delivered = slices.Clone(pc.delivered) // changed in place by slices.Insert/Delete
 		cp.pending = slices.Clone(pc.pending)
-		c.pcs[ch] = cp
+		p.pcs[ch] = cp
 	}
-	c.recv = make([]*pcState, len(p.recv))
+	recv := make([]*pcState, len(p.recv))
 	for i, pc := range p.recv {
-		c.recv[i] = c.pcs[pc.ch]
+		recv[i] = p.pcs[pc.ch]
 	}
-	c.o = p.o.clone(p, &c)
-	return &c
+	p.recv = recv
+	o := &p.o
+	o.undo = slices.Clone(o.undo)
+	for i := range o.undo {
+		if u := &o.undo[i]; u.pc != nil {
+			u.pc = p.pcs[u.pc.ch]
+		}
+	}
+	o.staged = slices.Clone(o.staged)
+	o.stepSent = slices.Clone(o.stepSent)
 }
 
-// clone copies the oracle of p into the oracle of its copy c, remapping the undo log's
-// pointers into c's own channel states.
-func (o *procOracle) clone(p, c *proc) procOracle {
-	n := *o
-	for _, f := range o.frontiers() {
-		f.shared = true
+// ownAll is own for every process (an action that may change any of them).
+func (w *world) ownAll() {
+	for _, p := range w.procs {
+		p.own()
 	}
-	for _, f := range n.frontiers() {
-		f.shared = true
-	}
-	n.undo = slices.Clone(o.undo)
-	for i := range n.undo {
-		u := &n.undo[i]
-		if u.pc != nil {
-			u.pc = c.pcs[u.pc.ch]
-		}
-		if u.ptr != nil {
-			u.ptr = c.remapInt(p, u.ptr)
-		}
-	}
-	n.staged = slices.Clone(o.staged)
-	n.stepSent = slices.Clone(o.stepSent)
-	n.stepLat = nil
-	return n
-}
-
-// remapInt maps a pointer to one of p's staged integers to the same field of its copy c.
-func (c *proc) remapInt(p *proc, ptr *int64) *int64 {
-	if ptr == &p.o.deliveries {
-		return &c.o.deliveries
-	}
-	for ch, pc := range p.pcs {
-		if ptr == &pc.fedHigh {
-			return &c.pcs[ch].fedHigh
-		}
-	}
-	panic(fmt.Sprintf("sim: clone of %s: the oracle's undo log points at an integer clone does not know", p.spec.Name))
 }

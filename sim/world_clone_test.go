@@ -18,7 +18,8 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"committed", "committedShared", "eng", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",
-			"drainable", "stepChans", "workMark", "fetchBuf", "injected", "refusalWhy", "o"},
+			"drainable", "stepChans", "workMark", "fetchBuf", "injected", "refusalWhy", "o",
+			"share"}, // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
 		"pcState": {"ch", "received", "readPos", "lastFed", "startPos", "committedPos", "firstRead", "firstFixed",
 			"clampAtStart", "fedHigh", "delivered", "pending"},
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",

@@ -9,10 +9,15 @@ import (
 )
 
 // The canonical encoding of a process: declaration, host state, oracle knowledge, committed
-// ordering state, engine. The committed state and the engine are the costly parts (an engine is
-// encoded from its Snapshot), so their hashes are cached: a committed state by identity once it
-// is marked shared (copy-on-write: it never changes again), an engine by its identity and the
-// number of changing calls made to it (world_clone_engine.go).
+// ordering state, engine. The world's encoding holds only the hash of each process's encoding,
+// cached in the process (procShare) until the process changes: a transition changes one process,
+// so the others' hashes are reused from the world it was cloned from. The encoding of a process
+// depends on the rest of the world only through things no action that leaves the process alone
+// changes (channel and incarnation numbering, its group's committed offsets). Within a process
+// the committed state and the engine are the costly parts (an engine is encoded from its
+// Snapshot), so their hashes are cached as well: a committed state by identity once it is marked
+// shared (copy-on-write: it never changes again), an engine by its identity and the number of
+// changing calls made to it (world_clone_engine.go).
 
 // cacheSlots is the size of each direct-mapped hash cache.
 const cacheSlots = 1 << 12
@@ -40,6 +45,7 @@ type procHashCaches struct {
 	states  [cacheSlots]stateCacheEntry
 	engines [cacheSlots]engineCacheEntry
 	sub     []byte       // scratch encoding for a cached part
+	proc    []byte       // scratch encoding of a process
 	steps   []int32      // scratch: a process's step channels, sorted
 	group   []groupEntry // scratch: a process's committed offsets by channel index
 }
@@ -47,8 +53,19 @@ type procHashCaches struct {
 // groupEntry is one committed group offset by world channel index.
 type groupEntry struct{ c, off int64 }
 
-// appendProc appends the canonical encoding of p.
+// appendProc appends the hash of p's canonical encoding, cached in p until it changes.
 func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
+	if p.share.hashedBy != h {
+		c := h.caches
+		c.proc = h.encodeProc(c.proc[:0], p)
+		p.share.hash, p.share.hashedBy = h.sum(c.proc), h
+	}
+	b = binary.LittleEndian.AppendUint64(b, p.share.hash[0])
+	return binary.LittleEndian.AppendUint64(b, p.share.hash[1])
+}
+
+// encodeProc appends the canonical encoding of p.
+func (h *stateHasher) encodeProc(b []byte, p *proc) []byte {
 	w := p.w
 	b = append(b, byte(p.status))
 	b = appendBool(b, p.txnOpen)
@@ -133,11 +150,10 @@ func (h *stateHasher) appendOracle(b []byte, p *proc) []byte {
 	for i := range o.undo {
 		u := &o.undo[i]
 		b = append(b, byte(u.kind))
-		if u.pc != nil {
-			b = binary.AppendUvarint(b, uint64(u.pc.ch))
-		}
-		if u.ptr != nil {
-			b = binary.AppendVarint(b, undoField(p, u.ptr))
+		if u.pc != nil { // a setInt without one restores the delivery count
+			b = binary.AppendUvarint(b, uint64(u.pc.ch)+1)
+		} else {
+			b = append(b, 0)
 		}
 		b = binary.AppendVarint(b, u.old)
 		b = binary.AppendVarint(b, int64(u.idx))
@@ -152,20 +168,6 @@ func (h *stateHasher) appendOracle(b []byte, p *proc) []byte {
 		b = appendMsgRef(b, w, uid)
 	}
 	return appendMsgRef(b, w, o.stepCorrupt)
-}
-
-// undoField names the integer an undo entry restores: -1 for the delivery count, the channel
-// index for a channel's fedHigh.
-func undoField(p *proc, ptr *int64) int64 {
-	if ptr == &p.o.deliveries {
-		return -1
-	}
-	for c, pc := range p.pcs {
-		if ptr == &pc.fedHigh {
-			return int64(c)
-		}
-	}
-	panic("sim: the oracle's undo log points at an integer the canonical encoding does not know")
 }
 
 // appendGroup appends p's committed consumer-group offsets, by channel index.

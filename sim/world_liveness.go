@@ -8,6 +8,7 @@ package sim
 
 // livenessPhase runs the final phase.
 func (w *world) livenessPhase() {
+	w.ownAll()
 	w.liveness = true
 	start := w.step
 	if w.ext.open {

@@ -1,0 +1,67 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// TestClonesLeaveTheirOriginalAlone walks explored states depth-first and checks the
+// copy-on-write clone and the cached hashes: computing every successor of a state leaves the
+// state's canonical encoding unchanged (no transition writes into a part it shares with the world
+// it was cloned from), and every successor's cached hash equals the hash a fresh hasher (no cached
+// process, engine or committed-state hash) computes.
+func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
+	cases := []struct {
+		name   string
+		scn    *Scenario
+		budget string
+		sab    node.Sabotage
+	}{
+		{"chain faults", chainScope(), "msgs=2,crash=1,truncate=1,delete=1,stop=1", node.SabotageNone},
+		{"chain recreate", chainScope(), "msgs=2,recreate=1,rewind=1,stop=1", node.SabotageNone},
+		{"pair DROP_HELD", pairScope(), "msgs=2,crash=1,zombie=1,migrate=1", node.SabotageDropHeld},
+		{"pair txns", pairScope(), "msgs=1,open=1,redeclare=1,stop=1", node.SabotageNone},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
+			fresh := func(s *exState) hashKey {
+				h := newStateHasher(&x.set)
+				h.seeds = x.hasher.seeds
+				return h.hash(s.w, s.spent.append(nil))
+			}
+			seen := make(map[hashKey]bool)
+			var walk func(s *exState)
+			walk = func(s *exState) {
+				before := fresh(s)
+				if seen[before] || len(seen) >= 600 {
+					return
+				}
+				seen[before] = true
+				if !x.anyEnabled(s) {
+					return
+				}
+				succ := x.successors(s, 0, 0)
+				if after := fresh(s); after != before {
+					t.Fatalf("computing the successors of a state at depth %d changed it (path %v)", s.depth, x.path)
+				}
+				for _, tr := range succ {
+					if got, want := x.hash(tr.next), fresh(tr.next); got != want {
+						t.Fatalf("a cached hash differs from a fresh one after %v then %v", x.path, tr.choices)
+					}
+				}
+				for _, tr := range succ {
+					x.path = append(x.path, tr.choices)
+					walk(tr.next)
+					x.path = x.path[:len(x.path)-1]
+				}
+			}
+			walk(x.root())
+			if len(seen) < 100 {
+				t.Fatalf("walked only %d states", len(seen))
+			}
+			t.Logf("%d states", len(seen))
+		})
+	}
+}
