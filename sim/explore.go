@@ -18,8 +18,9 @@ import (
 // same seed gives it.
 //
 // Deduplication: a state is expanded once per canonical hash (world_hash.go) plus the fault
-// budget spent. Reduction: sleep sets over independent transitions (explore_por.go), with the
-// state-caching correction. Every terminal state — nothing enabled within the budget, or the
+// budget spent. Reduction: persistent (stubborn) sets, which expand only the transitions of a
+// set of actors closed under dependency (explore_persistent.go), and sleep sets over independent
+// transitions (explore_por.go), with the state-caching correction. Every terminal state — nothing enabled within the budget, or the
 // depth bound reached — gets the checks a random run ends with: the liveness phase, LIVENESS at
 // quiescence and lifetime S1. Violations found on a transition are reported with the path that
 // found them and stop that path; the shortest path to each is found by iterative deepening
@@ -29,7 +30,7 @@ import (
 type ExploreOptions struct {
 	Budget       Budget
 	MaxDepth     int  // steps after the initial starts; 0 = unbounded (the budget bounds the scope)
-	Reduce       bool // sleep-set partial-order reduction
+	Reduce       bool // partial-order reduction: persistent sets and sleep sets
 	Sabotage     node.Sabotage
 	HostSabotage HostSabotage
 	// Seed draws the topic IDs (so the engines' channel order); 0 means 1.
@@ -48,6 +49,8 @@ type ExploreOptions struct {
 
 	hooks  *testHooks
 	target *violationKey // stop at the first violation with this key (ShortestViolation)
+	// sleepOnly switches persistent sets off (sleep sets only), for comparisons.
+	sleepOnly bool
 }
 
 // ExploreResult is what an exploration found.
@@ -95,6 +98,7 @@ type explorer struct {
 	found   map[violationKey]bool
 	path    [][]int
 	por     *porTable
+	pers    *persistentSets
 	stop    bool
 	extra   []byte
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
@@ -156,6 +160,9 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 	x.hasher = newStateHasher(&x.set)
 	if opts.Reduce {
 		x.por = newPORTable(scn, &x.set)
+		if !opts.sleepOnly {
+			x.pers = newPersistentSets(scn, &x.set, opts)
+		}
 	}
 	return x
 }
@@ -262,7 +269,7 @@ func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
 		return
 	}
 	var done uint64 // local transitions explored from s before the current one
-	x.eachSuccessor(s, sleep, only, func(t *transition) bool {
+	x.eachSuccessor(s, sleep, only, x.persistentFilter(s), func(t *transition) bool {
 		x.res.Transitions++
 		if x.noteViolations(s, t) {
 			return true

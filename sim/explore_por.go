@@ -35,8 +35,9 @@ package sim
 // found on the commuted path (same violations). With state caching a state may first be visited
 // with a larger sleep set than a later path to it has; the correction re-expands the transitions
 // that were asleep then and are awake now, and keeps the intersection (explorer.enter).
-// TestExploreReductionIsSound checks on small scopes that reduced and unreduced exploration
-// visit the same states, the same terminal states and find the same verdicts.
+// Sleep sets prune transitions only; persistent sets (explore_persistent.go) prune states, and the
+// two combine. TestExploreReductionIsSound checks on small scopes that reduced and unreduced
+// exploration reach the same terminal states and find the same verdicts.
 
 // porTable interns local transitions (at most 64: a sleep set is a bitset) and knows which
 // are independent.

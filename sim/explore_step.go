@@ -29,17 +29,21 @@ func (t *transition) bit() uint64 {
 // stepChooser answers one step's decisions: a forced prefix, then the first enabled option,
 // collecting the other enabled options as prefixes still to run.
 type stepChooser struct {
+	filter  *porFilter // the persistent set's restriction (explore_persistent.go); nil: none
 	prefix  []int
 	answers []int
 	alts    [][]int
 }
 
 // Choose implements Chooser.
-func (c *stepChooser) Choose(_ string, weights []uint32) int {
+func (c *stepChooser) Choose(label string, weights []uint32) int {
 	i := len(c.answers)
 	if i < len(c.prefix) {
 		c.answers = append(c.answers, c.prefix[i])
 		return c.prefix[i]
+	}
+	if c.filter != nil {
+		weights = c.filter.apply(label, weights)
 	}
 	a := -1
 	for j, wt := range weights {
@@ -59,23 +63,24 @@ func (c *stepChooser) Choose(_ string, weights []uint32) int {
 // non-zero), those among only.
 func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 	var out []transition
-	x.eachSuccessor(s, sleep, only, func(t *transition) bool {
+	x.eachSuccessor(s, sleep, only, nil, func(t *transition) bool {
 		out = append(out, *t)
 		return true
 	})
 	return out
 }
 
-// eachSuccessor calls visit with each transition successors would return, in the same order, as
+// eachSuccessor calls visit with each transition successors would return (restricted by filter,
+// when not nil, to a persistent set), in the same order, as
 // soon as it is computed, until visit returns false. Computing a transition only when it is
 // visited keeps one successor world per depth alive instead of every sibling's, which the
 // garbage collector would otherwise scan over and over.
-func (x *explorer) eachSuccessor(s *exState, sleep, only uint64, visit func(t *transition) bool) {
+func (x *explorer) eachSuccessor(s *exState, sleep, only uint64, filter *porFilter, visit func(t *transition) bool) {
 	queue := [][]int{nil}
 	for len(queue) > 0 {
 		prefix := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		c := &stepChooser{prefix: prefix}
+		c := &stepChooser{prefix: prefix, filter: filter}
 		t := x.step(s, c)
 		queue = append(queue, c.alts...)
 		b := t.bit()
