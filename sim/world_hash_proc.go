@@ -199,7 +199,7 @@ func (h *stateHasher) appendCommitted(b []byte, p *proc) []byte {
 	c := h.caches
 	slot := &c.states[maphash.Comparable(c.seed, p.committed)%cacheSlots]
 	if slot.st != p.committed {
-		c.sub = appendState(c.sub[:0], p.w, p.committed)
+		c.sub = p.committed.AppendCanonical(c.sub[:0], worldEncoder{p.w})
 		*slot = stateCacheEntry{st: p.committed, key: h.sum(c.sub)}
 	}
 	b = append(b, 1)
@@ -224,18 +224,16 @@ func (h *stateHasher) appendEngine(b []byte, p *proc) []byte {
 	return binary.LittleEndian.AppendUint64(b, slot.key[1])
 }
 
-// appendEngineState encodes a live engine: its whole ordering state (Snapshot), the session
-// floor of each received channel and its refusal. Under SABOTAGE_DROP_HELD the snapshot leaves
-// out holds the engine still has, so the journal is encoded as well.
+// appendEngineState encodes a live engine: its whole ordering state (as its Snapshot would
+// encode, node.Engine.AppendCanonical), the session floor of each received channel and its
+// refusal. Under SABOTAGE_DROP_HELD the snapshot leaves out holds the engine still has, so the
+// journal is encoded as well.
 func appendEngineState(b []byte, p *proc) []byte {
 	w, eng := p.w, p.eng
-	b = appendState(b, w, eng.Snapshot())
-	for _, nc := range eng.Received() {
-		f, ok := eng.SessionFloor(nc)
-		b = appendBool(b, ok)
-		b = binary.AppendVarint(b, int64(f))
-	}
-	if r := eng.Refusal(); r != nil {
+	live := eng.view()
+	b = live.AppendCanonical(b, worldEncoder{w})
+	b = live.AppendCanonicalFloors(b)
+	if r := live.Refusal(); r != nil {
 		b = appendString(b, string(r.Reason))
 	}
 	b = append(b, 0)
@@ -250,33 +248,14 @@ func appendEngineState(b []byte, p *proc) []byte {
 	return b
 }
 
-// appendState encodes an ordering state with topic IDs replaced by incarnations.
-func appendState(b []byte, w *world, st *node.State) []byte {
-	b = binary.AppendUvarint(b, uint64(st.Version()))
-	for _, bd := range st.Bindings() {
-		b = appendString(b, bd.Name)
-		b = appendTopicID(b, w, bd.Topic)
-	}
-	b = append(b, 0)
-	for _, f := range st.FedPositions() {
-		b = appendNodeChan(b, w, f.Channel)
-		b = binary.AppendVarint(b, int64(f.FedUpTo))
-	}
-	b = append(b, 0)
-	b = appendCauses(b, w, st.Frontier())
-	b = appendCauses(b, w, st.DeliveredPast())
-	for _, nc := range st.HeldChannels() {
-		held := st.Held(nc)
-		b = appendNodeChan(b, w, nc)
-		b = binary.AppendUvarint(b, uint64(len(held)))
-		for i := range held {
-			m := &held[i]
-			b = binary.AppendVarint(b, int64(m.Position))
-			b = appendBytes(b, m.Record.Key)
-			b = appendBytes(b, m.Record.Value)
-			b = binary.AppendUvarint(b, uint64(len(m.Record.Headers)))
-			b = appendCauses(b, w, m.Causes)
-		}
-	}
-	return append(b, 0)
+// worldEncoder names channels and topic IDs canonically for node's encoders: a channel by its
+// world channel index, a topic ID by its incarnation index.
+type worldEncoder struct{ w *world }
+
+// AppendChannel implements node.CanonicalEncoder.
+func (e worldEncoder) AppendChannel(b []byte, nc node.Channel) []byte {
+	return appendNodeChan(b, e.w, nc)
 }
+
+// AppendTopic implements node.CanonicalEncoder.
+func (e worldEncoder) AppendTopic(b []byte, id node.TopicID) []byte { return appendTopicID(b, e.w, id) }
