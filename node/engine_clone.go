@@ -9,7 +9,9 @@ import "slices"
 // Clone it rebuilt each engine by replaying a journal of calls.
 //
 // Sharing: record bytes and the decoded causes of held messages are immutable once received, so
-// they stay shared; everything the engine changes in place is copied. The decode chunk is not
+// they stay shared; so do the channel keys, retained fedUpTo positions, send topics and bindings,
+// which only Start sets (shared with their capacity clipped, so even an append could not write
+// into the other engine's view); everything else the engine changes in place is copied. The decode chunk is not
 // carried over (its spare room would be written by both engines), so the clone's next receipt
 // starts a fresh chunk. The refusal is shared: it is never changed after it is made.
 func (e *Engine) Clone() *Engine {
@@ -18,10 +20,10 @@ func (e *Engine) Clone() *Engine {
 	for i := range c.chans {
 		c.chans[i].held = e.chans[i].held.clone()
 	}
-	c.keys = slices.Clone(e.keys)
-	c.retained = slices.Clone(e.retained)
-	c.sendTopics = slices.Clone(e.sendTopics)
-	c.bindings = slices.Clone(e.bindings)
+	c.keys = slices.Clip(e.keys)
+	c.retained = slices.Clip(e.retained)
+	c.sendTopics = slices.Clip(e.sendTopics)
+	c.bindings = slices.Clip(e.bindings)
 	c.frontier = e.frontier.Clone()
 	c.past = e.past.Clone()
 	c.chunk = nil
