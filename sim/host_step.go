@@ -177,7 +177,7 @@ func (p *proc) send(em Emission, tsMicros int64) bool {
 	}
 	p.stepChans = append(p.stepChans, c)
 	uid := p.o.onSend(p, c, int64(off), stamped.Headers)
-	w.msgs[uid-1].key, w.msgs[uid-1].value = rec.Key, rec.Value
+	w.setMsgPayload(uid, rec.Key, rec.Value)
 	w.stats.Sent++
 	if w.tracing {
 		w.emitChan("sent", p, c, int64(off), uid, "")

@@ -245,7 +245,7 @@ func (o *procOracle) onCommit(p *proc) {
 		pc.firstFixed = true
 	}
 	for _, uid := range o.stepSent {
-		w.msgs[uid-1].state = msgCommitted
+		w.setMsgState(uid, msgCommitted)
 		w.noteCommitted(uid)
 	}
 	w.violations = append(w.violations, o.staged...)
@@ -282,7 +282,7 @@ func (o *procOracle) rollback(p *proc) bool {
 		}
 	}
 	for _, uid := range o.stepSent {
-		p.w.msgs[uid-1].state = msgAborted
+		p.w.setMsgState(uid, msgAborted)
 	}
 	o.endStep()
 	return did

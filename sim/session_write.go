@@ -88,12 +88,12 @@ func (s *sessionWorld) produceTxn(wr *sessionWrite, token session.CausalPast, re
 	}
 	if !wr.commit {
 		must(w.sub.AbortTransaction(s.txn))
-		w.msgs[wr.uid-1].state = msgAborted
+		w.setMsgState(wr.uid, msgAborted)
 		s.count("writes_aborted")
 		return token
 	}
 	must(w.sub.CommitTransaction(s.txn))
-	w.msgs[wr.uid-1].state = msgCommitted
+	w.setMsgState(wr.uid, msgCommitted)
 	w.noteCommitted(wr.uid)
 	return s.mergeAck(token, wr.ch, wr.pos)
 }

@@ -33,6 +33,9 @@ type world struct {
 
 	procs []*proc
 	msgs  []message
+	// msgsShared says msgs's array is shared with a cloned world: ownMsgs copies it before a
+	// message changes in place (world_clone.go).
+	msgsShared bool
 
 	// recent holds the uids of the latest committed records (a ring), the candidates a stamped
 	// external producer observes.
@@ -292,6 +295,9 @@ func (w *world) firstRecordIn(c int32, from, to int64) int64 {
 // newMessage registers a produced record and returns its uid.
 func (w *world) newMessage(m message) uint64 {
 	m.producedMicros = w.clock.nowMicros
+	if len(w.msgs) == cap(w.msgs) {
+		w.msgsShared = false // the append copies the table into an array of w's own
+	}
 	w.msgs = append(w.msgs, m)
 	uid := uint64(len(w.msgs))
 	w.setSlot(m.ch, m.pos, uid)

@@ -33,7 +33,10 @@ func (w *world) clone(ids *rand.PCG, ch Chooser) *world {
 	if w.set.Weights[ActRecreateTopic] > 0 { // a recreation adds channels to the map
 		c.chanByNode = maps.Clone(w.chanByNode)
 	}
-	c.msgs = slices.Clone(w.msgs)
+	// The message table is shared copy-on-write: appends never write into the other world's view
+	// (capacity clipped) and in-place changes go through ownMsgs.
+	w.msgsShared, c.msgsShared = true, true
+	c.msgs = slices.Clip(w.msgs)
 	c.ext.openUIDs = slices.Clone(w.ext.openUIDs)
 	c.ext.openChans = slices.Clone(w.ext.openChans)
 	c.violations = slices.Clip(w.violations)
@@ -131,4 +134,30 @@ func (w *world) ownAll() {
 	for _, p := range w.procs {
 		p.own()
 	}
+}
+
+// ownMsgs gives w its own copy of the message table if it is shared with a clone.
+func (w *world) ownMsgs() {
+	if w.msgsShared {
+		w.msgs = append(make([]message, 0, len(w.msgs)+msgsHeadroom), w.msgs...)
+		w.msgsShared = false
+	}
+}
+
+// msgsHeadroom is the spare capacity a copied message table gets for the step's emissions.
+const msgsHeadroom = 4
+
+// setMsgState changes message uid's state.
+func (w *world) setMsgState(uid uint64, st msgState) {
+	if w.msgs[uid-1].state != st {
+		w.ownMsgs()
+		w.msgs[uid-1].state = st
+	}
+}
+
+// setMsgPayload sets message uid's key and value.
+func (w *world) setMsgPayload(uid uint64, key, value []byte) {
+	w.ownMsgs()
+	m := &w.msgs[uid-1]
+	m.key, m.value = key, value
 }

@@ -12,7 +12,7 @@ import (
 func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string][]string{
 		"world": {"scn", "set", "opts", "chooser", "sub", "streams", "clock", "budget", "topics", "topicByName",
-			"incs", "chans", "chanByNode", "procs", "msgs", "recent", "recentN", "ext", "step", "action", "liveness",
+			"incs", "chans", "chanByNode", "procs", "msgs", "msgsShared", "recent", "recentN", "ext", "step", "action", "liveness",
 			"violations", "stats", "lat", "tracing", "ev", "hooks", "weights", "kindWeights", "externals",
 			"liveExternals", "script",
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go

@@ -154,7 +154,7 @@ func (w *world) txnClose(commit bool) {
 		must(w.sub.AbortTransaction(tp))
 	}
 	for _, uid := range w.ext.openUIDs {
-		w.msgs[uid-1].state = state
+		w.setMsgState(uid, state)
 		if commit {
 			w.noteCommitted(uid)
 		}
