@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // The canonical encoding of a process: declaration, host state, oracle knowledge, committed
@@ -44,10 +45,11 @@ type procHashCaches struct {
 	seed    maphash.Seed
 	states  [cacheSlots]stateCacheEntry
 	engines [cacheSlots]engineCacheEntry
-	sub     []byte       // scratch encoding for a cached part
-	proc    []byte       // scratch encoding of a process
-	steps   []int32      // scratch: a process's step channels, sorted
-	group   []groupEntry // scratch: a process's committed offsets by channel index
+	sub     []byte                  // scratch encoding for a cached part
+	proc    []byte                  // scratch encoding of a process
+	steps   []int32                 // scratch: a process's step channels, sorted
+	group   []groupEntry            // scratch: a process's committed offsets by channel index
+	offsets []substrate.GroupOffset // scratch: a process's committed offsets
 }
 
 // groupEntry is one committed group offset by world channel index.
@@ -172,8 +174,8 @@ func (h *stateHasher) appendOracle(b []byte, p *proc) []byte {
 
 // appendGroup appends p's committed consumer-group offsets, by channel index.
 func (h *stateHasher) appendGroup(b []byte, p *proc) []byte {
-	offs, err := p.w.sub.CommittedOffsets(p.group)
-	must(err)
+	offs := p.w.sub.AppendCommittedOffsets(h.caches.offsets[:0], p.group)
+	h.caches.offsets = offs
 	es := h.caches.group[:0]
 	for _, o := range offs {
 		nc := node.Channel{Topic: node.TopicID(o.Topic), Partition: node.Partition(o.Partition)}

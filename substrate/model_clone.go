@@ -243,3 +243,13 @@ func appendBool(dst []byte, b bool) []byte {
 	}
 	return append(dst, 0)
 }
+
+// AppendCommittedOffsets appends group's committed offsets to dst, as CommittedOffsets returns
+// them, without allocating a result (the explorer's canonical hash reads them for every process
+// a transition changes).
+func (m *Model) AppendCommittedOffsets(dst []GroupOffset, group string) []GroupOffset {
+	if g, ok := m.groups[group]; ok {
+		dst = append(dst, g.offsets...)
+	}
+	return dst
+}
