@@ -42,6 +42,7 @@ type engineCacheEntry struct {
 
 // procHashCaches are the stateHasher's caches.
 type procHashCaches struct {
+	undo    stepUndoScratch // scratch for appendStepUndo
 	seed    maphash.Seed
 	states  [cacheSlots]stateCacheEntry
 	engines [cacheSlots]engineCacheEntry
@@ -141,30 +142,15 @@ func (h *stateHasher) appendOracle(b []byte, p *proc) []byte {
 		b = appendCauses(b, w, f.c)
 	}
 	b = binary.AppendVarint(b, o.deliveries)
-	b = appendBool(b, o.stepOpen)
-	if !o.stepOpen {
+	open := stepChanged(p) // an open step that changed nothing is encoded as none (explore_canonical.go)
+	b = appendBool(b, open)
+	if !open {
 		return b
 	}
 	for _, s := range o.saved {
 		b = appendCauses(b, w, s)
 	}
-	b = binary.AppendUvarint(b, uint64(len(o.undo)))
-	for i := range o.undo {
-		u := &o.undo[i]
-		b = append(b, byte(u.kind))
-		if u.pc != nil { // a setInt without one restores the delivery count
-			b = binary.AppendUvarint(b, uint64(u.pc.ch)+1)
-		} else {
-			b = append(b, 0)
-		}
-		b = binary.AppendVarint(b, u.old)
-		b = binary.AppendVarint(b, int64(u.idx))
-		b = binary.AppendVarint(b, u.pm.pos)
-	}
-	b = binary.AppendUvarint(b, uint64(len(o.staged)))
-	for _, v := range o.staged {
-		b = appendString(b, string(v.Criterion))
-	}
+	b = appendStepUndo(b, p, &h.caches.undo) // the rollback target, not the log (explore_canonical.go)
 	b = binary.AppendUvarint(b, uint64(len(o.stepSent)))
 	for _, uid := range o.stepSent {
 		b = appendMsgRef(b, w, uid)

@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// A canonical encoding of a process's open step for the explorer's state hash: what a rollback
+// would restore, not the order the step did things in. Two feeds of one step on two channels in
+// either order leave the same world and the same rollback target but different undo logs;
+// encoding the log itself made them two states. The rollback target is, per channel state the
+// step touched, its fedHigh, pending positions and delivered positions (with delivery indexes)
+// at the step's start, and the delivery count then; the staged violations are encoded as a
+// sorted list of criteria (they are reported together at the commit, in step order, which only
+// decides which detail is reported first). Everything else a rollback restores (frontiers) is
+// encoded from the saved snapshot by the caller.
+
+// stepUndoScratch is reused scratch for appendStepUndo.
+type stepUndoScratch struct {
+	pcs       []*pcState
+	pending   []int64
+	delivered []deliveredPos
+	crits     []string
+}
+
+// appendStepUndo appends the rollback target of p's open step and its staged criteria.
+func appendStepUndo(b []byte, p *proc, sc *stepUndoScratch) []byte {
+	o := &p.o
+	deliveries := o.deliveries
+	sc.pcs = sc.pcs[:0]
+	for i := range o.undo {
+		u := &o.undo[i]
+		if u.pc == nil {
+			if u.kind == undoSetInt && deliveries == o.deliveries {
+				deliveries = u.old // the first entry holds the value at the step's start
+			}
+			continue
+		}
+		if !slices.Contains(sc.pcs, u.pc) {
+			sc.pcs = append(sc.pcs, u.pc)
+		}
+	}
+	b = binary.AppendVarint(b, deliveries)
+	slices.SortFunc(sc.pcs, func(x, y *pcState) int { return int(x.ch) - int(y.ch) })
+	b = binary.AppendUvarint(b, uint64(len(sc.pcs)))
+	for _, pc := range sc.pcs {
+		b = appendPCAtStepStart(b, o, pc, sc)
+	}
+	sc.crits = sc.crits[:0]
+	for _, v := range o.staged {
+		sc.crits = append(sc.crits, string(v.Criterion))
+	}
+	slices.Sort(sc.crits)
+	b = binary.AppendUvarint(b, uint64(len(sc.crits)))
+	for _, c := range sc.crits {
+		b = appendString(b, c)
+	}
+	return b
+}
+
+// appendPCAtStepStart appends channel state pc as the step's undo log would restore it.
+func appendPCAtStepStart(b []byte, o *procOracle, pc *pcState, sc *stepUndoScratch) []byte {
+	fedHigh := pc.fedHigh
+	sc.pending = sc.pending[:0]
+	for _, pm := range pc.pending {
+		sc.pending = append(sc.pending, pm.pos)
+	}
+	sc.delivered = append(sc.delivered[:0], pc.delivered...)
+	for i := len(o.undo) - 1; i >= 0; i-- {
+		u := &o.undo[i]
+		if u.pc != pc {
+			continue
+		}
+		switch u.kind {
+		case undoSetInt:
+			fedHigh = u.old
+		case undoDelivered:
+			sc.delivered = slices.Delete(sc.delivered, u.idx, u.idx+1)
+		case undoPendingAdd:
+			sc.pending = slices.Delete(sc.pending, u.idx, u.idx+1)
+		case undoPendingDel:
+			sc.pending = slices.Insert(sc.pending, u.idx, u.pm.pos)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(pc.ch))
+	b = binary.AppendVarint(b, fedHigh)
+	b = binary.AppendUvarint(b, uint64(len(sc.pending)))
+	for _, pos := range sc.pending {
+		b = binary.AppendVarint(b, pos)
+	}
+	b = binary.AppendUvarint(b, uint64(len(sc.delivered)))
+	for _, d := range sc.delivered {
+		b = binary.AppendVarint(b, d.pos)
+		b = binary.AppendVarint(b, int64(d.index))
+	}
+	return b
+}
+
+// stepChanged reports whether p's open step has changed anything a rollback would restore or a
+// commit would make real: a step opened by a drain that delivered nothing is no step (it is
+// encoded as none, so it meets the state reached by committing or by not draining at all).
+func stepChanged(p *proc) bool {
+	o := &p.o
+	if !o.stepOpen {
+		return false
+	}
+	if len(o.undo) > 0 || len(o.staged) > 0 || len(o.stepSent) > 0 || o.stepCorrupt != 0 {
+		return true
+	}
+	for i, f := range o.frontiers() {
+		if !f.c.Equal(o.saved[i]) {
+			return true
+		}
+	}
+	return false
+}
