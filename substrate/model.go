@@ -183,17 +183,15 @@ func (m *Model) DeleteTopic(name string) error {
 // Kafka's group coordinator does for deleted partitions), open transactions forget it.
 func (m *Model) deleteTopic(idx int32) {
 	m.ownMaps()
-	m.ownGroups()
-	m.ownTxns()
 	t := &m.topics[idx]
 	t.deleted = true
 	t.partitions, t.partsShared = make([]modelPartition, len(t.partitions)), false
 	delete(m.byName, t.name)
-	for _, g := range m.groups {
-		g.dropTopic(t.id)
+	for name := range m.groups {
+		m.ownGroup(name).dropTopic(t.id)
 	}
 	for i := range m.txns {
-		m.txns[i].dropTopic(idx)
+		m.ownTxn(int32(i)).dropTopic(idx)
 	}
 }
 

@@ -79,32 +79,60 @@ func (m *Model) ownPartition(idx int32, part Partition) *modelPartition {
 // again.
 const logHeadroom = 4
 
-// ownTxns gives m its own copy of the transactions if they are shared with a clone.
+// ownTxns gives m its own copy of the transaction slice if it is shared with a clone; each
+// transaction's lists stay shared until ownTxn.
 func (m *Model) ownTxns() {
 	if !m.txnsShared {
 		return
 	}
 	m.txns = slices.Clone(m.txns)
 	for i := range m.txns {
-		t := &m.txns[i]
-		t.parts = slices.Clone(t.parts)
-		t.records = slices.Clone(t.records)
-		t.staged = slices.Clone(t.staged)
+		m.txns[i].shared = true
 	}
 	m.txnsShared = false
 }
 
-// ownGroups gives m its own copy of the group offsets if they are shared with a clone.
+// ownTxn returns transaction slot for a change of its lists, copying them first if they are
+// shared with a clone.
+func (m *Model) ownTxn(slot int32) *modelTxn {
+	m.ownTxns()
+	t := &m.txns[slot]
+	if t.shared {
+		t.parts = slices.Clone(t.parts)
+		t.records = slices.Clone(t.records)
+		t.staged = slices.Clone(t.staged)
+		t.shared = false
+	}
+	return t
+}
+
+// ownGroups gives m its own copy of the group map if it is shared with a clone; the groups it
+// points to are marked shared on both sides and copied by ownGroup.
 func (m *Model) ownGroups() {
 	if !m.groupsShared {
 		return
 	}
-	groups := make(map[string]*modelGroup, len(m.groups))
-	for name, g := range m.groups {
-		groups[name] = &modelGroup{offsets: slices.Clone(g.offsets)}
+	m.groups = maps.Clone(m.groups)
+	for _, g := range m.groups {
+		g.shared = true
 	}
-	m.groups = groups
 	m.groupsShared = false
+}
+
+// ownGroup returns the named group for a change, creating it empty, or copying it first if it is
+// shared with a clone.
+func (m *Model) ownGroup(name string) *modelGroup {
+	m.ownGroups()
+	g, ok := m.groups[name]
+	switch {
+	case !ok:
+		g = &modelGroup{}
+		m.groups[name] = g
+	case g.shared:
+		g = &modelGroup{offsets: slices.Clone(g.offsets)}
+		m.groups[name] = g
+	}
+	return g
 }
 
 // AppendCanonical appends a canonical byte encoding of the model's observable state to dst and

@@ -8,6 +8,8 @@ import (
 // modelGroup is one consumer group's committed offsets, sorted by TopicPartition.
 type modelGroup struct {
 	offsets []GroupOffset
+	// shared says the group is shared with a clone's group map (copy-on-write: ownGroup).
+	shared bool
 }
 
 // set commits o, replacing the group's previous offset for the same partition.
@@ -25,16 +27,6 @@ func (g *modelGroup) set(o GroupOffset) {
 // dropTopic removes the offsets on a deleted topic.
 func (g *modelGroup) dropTopic(id TopicID) {
 	g.offsets = filterInPlace(g.offsets, func(o GroupOffset) bool { return o.Topic != id })
-}
-
-// group returns the named group, creating it empty.
-func (m *Model) group(name string) *modelGroup {
-	g, ok := m.groups[name]
-	if !ok {
-		g = &modelGroup{}
-		m.groups[name] = g
-	}
-	return g
 }
 
 // validGroupOffset checks that o names a live partition and a non-negative offset, and returns
@@ -61,8 +53,7 @@ func (m *Model) CommitOffsets(group string, offsets []GroupOffset) error {
 			return err
 		}
 	}
-	m.ownGroups()
-	g := m.group(group)
+	g := m.ownGroup(group)
 	for _, o := range offsets {
 		g.set(o)
 	}

@@ -14,6 +14,8 @@ type modelTxn struct {
 	records []txnRecord
 	// staged are the group offsets sent to the open transaction.
 	staged []stagedOffset
+	// shared says parts, records and staged are shared with a clone (copy-on-write: ownTxn).
+	shared bool
 }
 
 type txnPartition struct {
@@ -122,11 +124,10 @@ func (m *Model) openTxnFor(p TxnProducer, what string) (*modelTxn, error) {
 
 // ProduceTx implements Substrate.
 func (m *Model) ProduceTx(p TxnProducer, tp TopicPartition, rec Record) (Offset, error) {
-	m.ownTxns()
-	t, err := m.openTxnFor(p, "produced")
-	if err != nil {
+	if _, err := m.openTxnFor(p, "produced"); err != nil {
 		return 0, err
 	}
+	t := m.ownTxn(p.slot)
 	idx, part, err := m.writablePartition(tp)
 	if err != nil {
 		return 0, err
@@ -152,9 +153,7 @@ func containsPartition(parts []txnPartition, key txnPartition) bool {
 
 // SendOffsetsToTransaction implements Substrate.
 func (m *Model) SendOffsetsToTransaction(p TxnProducer, group string, offsets []GroupOffset) error {
-	m.ownTxns()
-	t, err := m.openTxnFor(p, "sent offsets")
-	if err != nil {
+	if _, err := m.openTxnFor(p, "sent offsets"); err != nil {
 		return err
 	}
 	if group == "" {
@@ -162,10 +161,12 @@ func (m *Model) SendOffsetsToTransaction(p TxnProducer, group string, offsets []
 	}
 	idxs := make([]int32, len(offsets))
 	for i, o := range offsets {
+		var err error
 		if idxs[i], err = m.validGroupOffset(o); err != nil {
 			return err
 		}
 	}
+	t := m.ownTxn(p.slot)
 	for i, o := range offsets {
 		s := stagedOffset{group: group, topic: idxs[i], offset: o}
 		replaced := false
@@ -209,8 +210,7 @@ func (m *Model) AbortTransaction(p TxnProducer) error {
 // that partition (a recreated topic receives a stray marker), and nowhere otherwise. Each
 // partition receives one marker however many incarnations of it the transaction touched.
 func (m *Model) endTxn(slot int32, commit bool) {
-	m.ownTxns()
-	t := &m.txns[slot]
+	t := m.ownTxn(slot)
 	recKind, markKind := entryAborted, entryAbortMark
 	if commit {
 		recKind, markKind = entryCommitted, entryCommitMark
@@ -232,10 +232,9 @@ func (m *Model) endTxn(slot int32, commit bool) {
 		p.append(logEntry{rec: Record{TimestampMicros: m.clockMicros}, kind: markKind})
 		p.open = filterInPlace(p.open, func(o openTxn) bool { return o.txn != slot })
 	}
-	if commit && len(t.staged) > 0 {
-		m.ownGroups()
+	if commit {
 		for _, s := range t.staged {
-			m.group(s.group).set(s.offset)
+			m.ownGroup(s.group).set(s.offset)
 		}
 	}
 	t.open = false
