@@ -30,14 +30,14 @@ func appendStepUndo(b []byte, p *proc, sc *stepUndoScratch) []byte {
 	sc.pcs = sc.pcs[:0]
 	for i := range o.undo {
 		u := &o.undo[i]
-		if u.pc == nil {
+		if u.ch < 0 {
 			if u.kind == undoSetInt && deliveries == o.deliveries {
 				deliveries = u.old // the first entry holds the value at the step's start
 			}
 			continue
 		}
-		if !slices.Contains(sc.pcs, u.pc) {
-			sc.pcs = append(sc.pcs, u.pc)
+		if pc := p.pcs[u.ch]; !slices.Contains(sc.pcs, pc) {
+			sc.pcs = append(sc.pcs, pc)
 		}
 	}
 	b = binary.AppendVarint(b, deliveries)
@@ -68,7 +68,7 @@ func appendPCAtStepStart(b []byte, o *procOracle, pc *pcState, sc *stepUndoScrat
 	sc.delivered = append(sc.delivered[:0], pc.delivered...)
 	for i := len(o.undo) - 1; i >= 0; i-- {
 		u := &o.undo[i]
-		if u.pc != pc {
+		if u.ch != pc.ch {
 			continue
 		}
 		switch u.kind {

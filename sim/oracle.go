@@ -87,18 +87,17 @@ type procOracle struct {
 type undoKind uint8
 
 const (
-	undoSetInt     undoKind = iota + 1 // pc.fedHigh = old, or deliveries = old when pc is nil
+	undoSetInt     undoKind = iota + 1 // the channel's fedHigh = old, or deliveries = old (ch -1)
 	undoDelivered                      // remove pc.delivered[idx]
 	undoPendingAdd                     // remove pc.pending[idx]
 	undoPendingDel                     // insert pm at pc.pending[idx]
 )
 
-// undoEntry reverses one staged change. It names what it restores by channel state and kind,
-// never by a pointer into the proc, so a cloned process's undo log needs only its channel states
-// remapped (world_clone.go).
+// undoEntry reverses one staged change. It names what it restores by kind and channel index,
+// never by a pointer, so a process's copy (world_clone.go) copies its undo log as plain bytes.
 type undoEntry struct {
 	kind undoKind
-	pc   *pcState
+	ch   int32 // the channel whose state it restores; -1 for the delivery count
 	old  int64
 	idx  int
 	pm   pendingMsg
@@ -125,7 +124,7 @@ func (o *procOracle) setFedHigh(pc *pcState, v int64) {
 	if pc.fedHigh == v {
 		return
 	}
-	o.undo = append(o.undo, undoEntry{kind: undoSetInt, pc: pc, old: pc.fedHigh})
+	o.undo = append(o.undo, undoEntry{kind: undoSetInt, ch: pc.ch, old: pc.fedHigh})
 	pc.fedHigh = v
 }
 
@@ -134,7 +133,7 @@ func (o *procOracle) setDeliveries(v int64) {
 	if o.deliveries == v {
 		return
 	}
-	o.undo = append(o.undo, undoEntry{kind: undoSetInt, old: o.deliveries})
+	o.undo = append(o.undo, undoEntry{kind: undoSetInt, ch: -1, old: o.deliveries})
 	o.deliveries = v
 }
 
@@ -175,7 +174,7 @@ func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
 		return
 	}
 	pc.pending = slices.Insert(pc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step, fedDrains: p.drains})
-	o.undo = append(o.undo, undoEntry{kind: undoPendingAdd, pc: pc, idx: i})
+	o.undo = append(o.undo, undoEntry{kind: undoPendingAdd, ch: pc.ch, idx: i})
 }
 
 // onDeliver runs the delivery-time checks, then stages the delivery: the coordinate and the
@@ -198,7 +197,7 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	o.tdp.mergeFrom(m.past)
 	i, _ := slices.BinarySearchFunc(pc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
 	pc.delivered = slices.Insert(pc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
-	o.undo = append(o.undo, undoEntry{kind: undoDelivered, pc: pc, idx: i})
+	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: pc.ch, idx: i})
 	o.setDeliveries(o.deliveries + 1)
 	o.stepDeliv++
 	sample := latencySample{endToEndMicros: w.clock.nowMicros - m.producedMicros, holdMicros: -1}
@@ -209,7 +208,7 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 			o.stepHeldRe++
 		}
 		pc.pending = slices.Delete(pc.pending, j, j+1)
-		o.undo = append(o.undo, undoEntry{kind: undoPendingDel, pc: pc, idx: j, pm: pm})
+		o.undo = append(o.undo, undoEntry{kind: undoPendingDel, ch: pc.ch, idx: j, pm: pm})
 	}
 	o.stepLat = append(o.stepLat, sample)
 }
@@ -261,19 +260,20 @@ func (o *procOracle) rollback(p *proc) bool {
 	p.w.sess.onRollback(p)
 	for i := len(o.undo) - 1; i >= 0; i-- {
 		u := &o.undo[i]
+		if u.ch < 0 {
+			o.deliveries = u.old
+			continue
+		}
+		pc := p.pcs[u.ch]
 		switch u.kind {
 		case undoSetInt:
-			if u.pc != nil {
-				u.pc.fedHigh = u.old
-			} else {
-				o.deliveries = u.old
-			}
+			pc.fedHigh = u.old
 		case undoDelivered:
-			u.pc.delivered = slices.Delete(u.pc.delivered, u.idx, u.idx+1)
+			pc.delivered = slices.Delete(pc.delivered, u.idx, u.idx+1)
 		case undoPendingAdd:
-			u.pc.pending = slices.Delete(u.pc.pending, u.idx, u.idx+1)
+			pc.pending = slices.Delete(pc.pending, u.idx, u.idx+1)
 		case undoPendingDel:
-			u.pc.pending = slices.Insert(u.pc.pending, u.idx, u.pm)
+			pc.pending = slices.Insert(pc.pending, u.idx, u.pm)
 		}
 	}
 	if o.stepOpen {

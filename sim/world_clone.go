@@ -120,11 +120,6 @@ func (p *proc) own() {
 	p.recv = recv
 	o := &p.o
 	o.undo = slices.Clone(o.undo)
-	for i := range o.undo {
-		if u := &o.undo[i]; u.pc != nil {
-			u.pc = p.pcs[u.pc.ch]
-		}
-	}
 	o.staged = slices.Clone(o.staged)
 	o.stepSent = slices.Clone(o.stepSent)
 }

@@ -47,7 +47,7 @@ func (p *proc) committedBlockedHead(pc *pcState) bool {
 		return false
 	}
 	for _, u := range p.o.undo {
-		if u.kind == undoPendingAdd && u.pc == pc {
+		if u.kind == undoPendingAdd && u.ch == pc.ch {
 			return false
 		}
 	}
