@@ -101,6 +101,11 @@ type explorer struct {
 	pers    *persistentSets
 	stop    bool
 	extra   []byte
+	// free are released worlds to clone into, keepWorlds switches releasing off, masks is the
+	// step's scratch (explore_step.go).
+	free       []*world
+	keepWorlds bool
+	masks      []procMask
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
 	maxDepthZero bool
 }

@@ -63,6 +63,8 @@ func (c *stepChooser) Choose(label string, weights []uint32) int {
 // non-zero), those among only.
 func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 	var out []transition
+	x.keepWorlds = true // the caller keeps the successors: none may be recycled
+	defer func() { x.keepWorlds = false }()
 	x.eachSuccessor(s, sleep, only, nil, func(t *transition) bool {
 		out = append(out, *t)
 		return true
@@ -85,21 +87,54 @@ func (x *explorer) eachSuccessor(s *exState, sleep, only uint64, filter *porFilt
 		queue = append(queue, c.alts...)
 		b := t.bit()
 		if b&sleep != 0 || (only != 0 && b&only == 0) {
+			x.release(t.next)
 			continue
 		}
-		if !visit(&t) {
+		more := visit(&t)
+		x.release(t.next)
+		if !more {
 			return
 		}
 	}
 }
 
+// release hands the world of state s, which the explorer is done with (its subtree is explored,
+// or it was never entered), to the next step to clone into (world.cloneInto). Nothing refers to
+// it afterwards: its successors were released before it, the visited set and the results hold
+// hashes and copies, and the hash caches hold engines and committed states, which a clone
+// shares and never recycles.
+func (x *explorer) release(s *exState) {
+	if !x.keepWorlds && len(x.free) < freeWorldsMax {
+		x.free = append(x.free, s.w)
+		s.w = nil
+	}
+}
+
+// freeWorldsMax bounds the explorer's pool of released worlds.
+const freeWorldsMax = 64
+
+// takeFree returns a released world to clone into, or nil.
+func (x *explorer) takeFree() *world {
+	n := len(x.free)
+	if n == 0 {
+		return nil
+	}
+	w := x.free[n-1]
+	x.free[n-1] = nil
+	x.free = x.free[:n-1]
+	return w
+}
+
 // step runs one scheduler step on a clone of s's world, answering through c.
 func (x *explorer) step(s *exState, c *stepChooser) transition {
 	ids := *s.ids
-	w := s.w.clone(&ids, c)
+	w := s.w.cloneInto(x.takeFree(), &ids, c)
 	next := &exState{w: w, ids: &ids, spent: s.spent, depth: s.depth + 1}
 	t := transition{next: next, id: -1, violationsBefore: len(w.violations)}
-	masks := make([]procMask, len(w.procs))
+	if cap(x.masks) < len(w.procs) {
+		x.masks = make([]procMask, len(w.procs))
+	}
+	masks := x.masks[:len(w.procs)]
 	k, ok := w.chooseAction(masks)
 	if !ok {
 		panic("sim: explore: a step with nothing enabled")

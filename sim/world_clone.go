@@ -19,14 +19,32 @@ import (
 
 // clone returns a deep copy of w whose topic IDs continue from ids (the clone's own copy of the
 // ID stream's PCG: the clone issues the IDs the original would have) and whose Chooser is ch.
-func (w *world) clone(ids *rand.PCG, ch Chooser) *world {
-	c := *w
-	c.chooser = &recorder{inner: ch}
+func (w *world) clone(ids *rand.PCG, ch Chooser) *world { return w.cloneInto(nil, ids, ch) }
+
+// cloneInto is clone reusing the storage of into, when not nil: a world the explorer is done
+// with (explorer.release), whose struct, process shells, substrate struct, recorder and topic,
+// incarnation and channel slices are its own — a clone copies all of them — and so can be
+// overwritten. Reusing them spares the allocator and the collector most of a transition's
+// garbage.
+func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
+	var old world
+	c := into
+	if c != nil {
+		old = *c
+	} else {
+		c = new(world)
+	}
+	*c = *w
+	c.chooser = old.chooser
+	if c.chooser == nil {
+		c.chooser = new(recorder)
+	}
+	*c.chooser = recorder{inner: ch}
 	c.streams.IDs = rand.New(ids)
-	c.sub = w.sub.CloneWithIDs(c.streams.topicIDs())
-	c.topics = slices.Clone(w.topics)
-	c.incs = slices.Clone(w.incs)
-	c.chans = slices.Clone(w.chans)
+	c.sub = w.sub.CloneInto(old.sub, c.streams.topicIDs())
+	c.topics = append(old.topics[:0], w.topics...)
+	c.incs = append(old.incs[:0], w.incs...)
+	c.chans = append(old.chans[:0], w.chans...)
 	for i := range c.chans {
 		c.chans[i].slots = slices.Clip(c.chans[i].slots)
 	}
@@ -45,12 +63,15 @@ func (w *world) clone(ids *rand.PCG, ch Chooser) *world {
 	c.lat = latencies{}
 	c.weights = nil
 	c.script = nil
-	c.procs = make([]*proc, len(w.procs))
-	for i, p := range w.procs {
-		c.procs[i] = p.clone(&c)
+	c.procs = old.procs
+	if len(c.procs) != len(w.procs) {
+		c.procs = make([]*proc, len(w.procs))
 	}
-	c.sess = w.sess.clone(&c)
-	return &c
+	for i, p := range w.procs {
+		c.procs[i] = p.cloneInto(c.procs[i], c)
+	}
+	c.sess = w.sess.clone(c)
+	return c
 }
 
 // procShare is a process's copy-on-write bookkeeping (world_clone.go) and its cached canonical
@@ -71,8 +92,15 @@ type procShare struct {
 // clone copies p's shell into world w: every field of the struct, with the deep state shared
 // (procShare) until own. A transition changes at most the processes it acts on, so most
 // processes of a clone are never deep-copied.
-func (p *proc) clone(w *world) *proc {
-	c := *p
+func (p *proc) clone(w *world) *proc { return p.cloneInto(nil, w) }
+
+// cloneInto is clone into the storage of c, when not nil (a process shell of a world the explorer
+// is done with: world.cloneInto).
+func (p *proc) cloneInto(c *proc, w *world) *proc {
+	if c == nil {
+		c = new(proc)
+	}
+	*c = *p
 	c.w = w
 	p.share.shared, c.share.shared = true, true
 	// resolved and everResolved are shared for good: resolve replaces them rather than changing
@@ -88,7 +116,7 @@ func (p *proc) clone(w *world) *proc {
 	}
 	c.fetchBuf = nil
 	c.o.stepLat = nil
-	return &c
+	return c
 }
 
 // own prepares p for a change: it forgets p's cached hash and, if p's deep state is shared with

@@ -43,6 +43,24 @@ func (m *Model) CloneWithIDs(ids func() TopicID) *Model {
 	return &c
 }
 
+// CloneInto is CloneWithIDs reusing the storage of dst, when not nil: a model its owner is done
+// with, made by Clone, CloneWithIDs or CloneInto (so its struct and incarnation slice are its
+// own). dst must not be used afterwards except as the clone returned.
+func (m *Model) CloneInto(dst *Model, ids func() TopicID) *Model {
+	if dst == nil {
+		return m.CloneWithIDs(ids)
+	}
+	topics := dst.topics[:0]
+	m.mapsShared, m.txnsShared, m.groupsShared = true, true, true
+	for i := range m.topics {
+		m.topics[i].partsShared = true
+	}
+	*dst = *m
+	dst.ids, dst.seeded = ids, nil
+	dst.topics = append(topics, m.topics...)
+	return dst
+}
+
 // ownMaps gives m its own copy of the ID and name maps if they are shared with a clone.
 func (m *Model) ownMaps() {
 	if !m.mapsShared {
