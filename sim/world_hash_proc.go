@@ -58,18 +58,27 @@ type groupEntry struct{ c, off int64 }
 
 // appendProc appends the hash of p's canonical encoding, cached in p until it changes.
 func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
+	if rollbackFree(p) { // the abstraction depends on the world: not cached (explore_canonical.go)
+		c := h.caches
+		c.proc = h.encodeProc(c.proc[:0], p, true)
+		k := h.sum(c.proc)
+		b = binary.LittleEndian.AppendUint64(b, k[0])
+		return binary.LittleEndian.AppendUint64(b, k[1])
+	}
 	if p.share.hashedBy != h {
 		c := h.caches
-		c.proc = h.encodeProc(c.proc[:0], p)
+		c.proc = h.encodeProc(c.proc[:0], p, false)
 		p.share.hash, p.share.hashedBy = h.sum(c.proc), h
 	}
 	b = binary.LittleEndian.AppendUint64(b, p.share.hash[0])
 	return binary.LittleEndian.AppendUint64(b, p.share.hash[1])
 }
 
-// encodeProc appends the canonical encoding of p.
-func (h *stateHasher) encodeProc(b []byte, p *proc) []byte {
+// encodeProc appends the canonical encoding of p; free (rollbackFree) leaves out what only a
+// rollback or a restart would read.
+func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	w := p.w
+	b = appendBool(b, free)
 	b = append(b, byte(p.status))
 	b = appendBool(b, p.txnOpen)
 	b = appendBool(b, p.stepDirty)
@@ -97,7 +106,7 @@ func (h *stateHasher) encodeProc(b []byte, p *proc) []byte {
 	for c := range w.chans {
 		if pc, ok := p.pcs[int32(c)]; ok {
 			b = binary.AppendUvarint(b, uint64(c)+1)
-			b = appendPC(b, pc)
+			b = appendPC(b, pc, free)
 		}
 	}
 	b = append(b, 0)
@@ -109,19 +118,24 @@ func (h *stateHasher) encodeProc(b []byte, p *proc) []byte {
 	for _, c := range steps {
 		b = binary.AppendUvarint(b, uint64(c))
 	}
-	b = h.appendOracle(b, p)
-	b = h.appendGroup(b, p)
-	b = h.appendCommitted(b, p)
+	b = h.appendOracle(b, p, free)
+	if !free {
+		b = h.appendGroup(b, p)
+		b = h.appendCommitted(b, p)
+	}
 	return h.appendEngine(b, p)
 }
 
 // appendPC appends one (process, channel) state.
-func appendPC(b []byte, pc *pcState) []byte {
+func appendPC(b []byte, pc *pcState, free bool) []byte {
 	b = appendBool(b, pc.received)
-	for _, v := range [...]int64{pc.readPos, pc.lastFed, pc.startPos, pc.committedPos, pc.firstRead, pc.clampAtStart, pc.fedHigh} {
+	for _, v := range [...]int64{pc.readPos, pc.lastFed, pc.startPos, pc.firstRead, pc.clampAtStart, pc.fedHigh} {
 		b = binary.AppendVarint(b, v)
 	}
-	b = appendBool(b, pc.firstFixed)
+	if !free {
+		b = binary.AppendVarint(b, pc.committedPos)
+		b = appendBool(b, pc.firstFixed)
+	}
 	b = binary.AppendUvarint(b, uint64(len(pc.delivered)))
 	for _, d := range pc.delivered {
 		b = binary.AppendVarint(b, d.pos)
@@ -136,7 +150,7 @@ func appendPC(b []byte, pc *pcState) []byte {
 
 // appendOracle appends p's oracle: frontiers, the open step's staging and its undo log (what a
 // rollback would restore).
-func (h *stateHasher) appendOracle(b []byte, p *proc) []byte {
+func (h *stateHasher) appendOracle(b []byte, p *proc, free bool) []byte {
 	w, o := p.w, &p.o
 	for _, f := range o.frontiers() {
 		b = appendCauses(b, w, f.c)
@@ -147,10 +161,12 @@ func (h *stateHasher) appendOracle(b []byte, p *proc) []byte {
 	if !open {
 		return b
 	}
-	for _, s := range o.saved {
-		b = appendCauses(b, w, s)
+	if !free { // a rollback-free step's rollback target is dead
+		for _, s := range o.saved {
+			b = appendCauses(b, w, s)
+		}
 	}
-	b = appendStepUndo(b, p, &h.caches.undo) // the rollback target, not the log (explore_canonical.go)
+	b = appendStepUndo(b, p, &h.caches.undo, free) // the rollback target, not the log (explore_canonical.go)
 	b = binary.AppendUvarint(b, uint64(len(o.stepSent)))
 	for _, uid := range o.stepSent {
 		b = appendMsgRef(b, w, uid)
