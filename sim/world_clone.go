@@ -87,6 +87,9 @@ type procShare struct {
 	// owns the process).
 	hashedBy *stateHasher
 	hash     hashKey
+	// committed caches the committed state's hash (world_hash_proc.go); it stays valid across
+	// own, since it names the state it is the hash of.
+	committed stateHash
 }
 
 // clone copies p's shell into world w: every field of the struct, with the deep state shared

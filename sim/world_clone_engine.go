@@ -10,9 +10,9 @@ import (
 // never changed again (the explorer steps only clones; a world that has been cloned is only
 // read).
 //
-// The canonical hash caches an engine's hash by (engine, number of changing calls made to it):
-// an engine shared as a clone's source never changes again, and the cache entry keeps the engine
-// reachable, so its address is not reused. Under SABOTAGE_DROP_HELD the engine's snapshot leaves
+// The canonical hash caches an engine's hash in its reference, keyed by (engine, number of changing
+// calls made to it): an engine shared as a clone's source never changes again, and the cached key
+// keeps the engine reachable, so its address is not reused. Under SABOTAGE_DROP_HELD the engine's snapshot leaves
 // out holds the engine still has, so the hash encodes the calls as well: only then are calls
 // journalled (RunOptions.journal). An unexplored run counts calls and journals nothing.
 
@@ -25,6 +25,8 @@ type engineRef struct {
 	// changes counts the changing calls made to the engine since Start (a clone inherits it).
 	changes int
 	j       *engineJournal // nil when the world does not journal
+	// hash is the canonical hash of the engine's state, cached (world_hash_proc.go).
+	hash engineHash
 }
 
 // engineJournal is node.Start's arguments and, under SABOTAGE_DROP_HELD, every call since. calls
@@ -148,13 +150,7 @@ func (r *engineRef) clone() *engineRef {
 	}
 	j := *r.j
 	j.calls = j.calls[:len(j.calls):len(j.calls)]
-	return &engineRef{src: r.view(), changes: r.changes, j: &j}
-}
-
-// hashKey names the engine's current state for the hash cache: the engine read and the number
-// of changing calls made to it.
-func (r *engineRef) cacheKey() engineCacheKey {
-	return engineCacheKey{eng: r.view(), changes: r.changes}
+	return &engineRef{src: r.view(), changes: r.changes, j: &j, hash: r.hash}
 }
 
 // Frontier is node.Engine.Frontier.

@@ -46,7 +46,7 @@ type stateHasher struct {
 func newStateHasher(set *Settings) *stateHasher {
 	return &stateHasher{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		withRecent: set.Weights[ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
-		caches: &procHashCaches{seed: maphash.MakeSeed()}}
+		caches: &procHashCaches{}}
 }
 
 // sum hashes b.

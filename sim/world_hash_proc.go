@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -15,37 +14,33 @@ import (
 // so the others' hashes are reused from the world it was cloned from. The encoding of a process
 // depends on the rest of the world only through things no action that leaves the process alone
 // changes (channel and incarnation numbering, its group's committed offsets). Within a process
-// the committed state and the engine are the costly parts (an engine is encoded from its
-// Snapshot), so their hashes are cached as well: a committed state by identity once it is marked
-// shared (copy-on-write: it never changes again), an engine by its identity and the number of
-// changing calls made to it (world_clone_engine.go).
+// the committed state and the engine are the costly parts, so their hashes are cached as well:
+// a committed state in the process by identity once it is marked shared (copy-on-write: it never
+// changes again), an engine in its reference by its identity and the number of changing calls
+// made to it (world_clone_engine.go).
 
-// cacheSlots is the size of each direct-mapped hash cache.
-const cacheSlots = 1 << 12
-
-type stateCacheEntry struct {
+// stateHash is a committed state's cached hash (in its process's procShare): valid while by is
+// the hasher and the process's committed state is st (which never changes in place once hashed:
+// committedShared). Holding st keeps its address from being reused.
+type stateHash struct {
+	by  *stateHasher
 	st  *node.State
 	key hashKey
 }
 
-// engineCacheKey names an engine's state: the engine and the changing calls made to it
-// (world_clone_engine.go). The entry holding it keeps the engine reachable.
-type engineCacheKey struct {
+// engineHash is an engine's cached hash (in its engineRef): valid while by is the hasher and the
+// reference reads eng after changes changing calls. Holding eng keeps the engine reachable, so its
+// address is not reused by another engine.
+type engineHash struct {
+	by      *stateHasher
 	eng     *node.Engine
 	changes int
-}
-
-type engineCacheEntry struct {
-	k   engineCacheKey
-	key hashKey
+	key     hashKey
 }
 
 // procHashCaches are the stateHasher's caches.
 type procHashCaches struct {
-	undo    stepUndoScratch // scratch for appendStepUndo
-	seed    maphash.Seed
-	states  [cacheSlots]stateCacheEntry
-	engines [cacheSlots]engineCacheEntry
+	undo    stepUndoScratch         // scratch for appendStepUndo
 	sub     []byte                  // scratch encoding for a cached part
 	proc    []byte                  // scratch encoding of a process
 	steps   []int32                 // scratch: a process's step channels, sorted
@@ -193,39 +188,40 @@ func (h *stateHasher) appendGroup(b []byte, p *proc) []byte {
 	return b
 }
 
-// appendCommitted appends the hash of p's committed ordering state, cached by identity once the
-// state is marked shared.
+// appendCommitted appends the hash of p's committed ordering state, cached in p by identity once
+// the state is marked shared.
 func (h *stateHasher) appendCommitted(b []byte, p *proc) []byte {
 	if p.committed == nil {
 		return append(b, 0)
 	}
 	p.committedShared = true // from now on a commit clones it, so the cached hash stays valid
-	c := h.caches
-	slot := &c.states[maphash.Comparable(c.seed, p.committed)%cacheSlots]
-	if slot.st != p.committed {
+	sh := &p.share.committed
+	if sh.by != h || sh.st != p.committed {
+		c := h.caches
 		c.sub = p.committed.AppendCanonical(c.sub[:0], worldEncoder{p.w})
-		*slot = stateCacheEntry{st: p.committed, key: h.sum(c.sub)}
+		*sh = stateHash{by: h, st: p.committed, key: h.sum(c.sub)}
 	}
 	b = append(b, 1)
-	b = binary.LittleEndian.AppendUint64(b, slot.key[0])
-	return binary.LittleEndian.AppendUint64(b, slot.key[1])
+	b = binary.LittleEndian.AppendUint64(b, sh.key[0])
+	return binary.LittleEndian.AppendUint64(b, sh.key[1])
 }
 
-// appendEngine appends the hash of p's engine, cached by engine and change count.
+// appendEngine appends the hash of p's engine, cached in its reference by engine and change
+// count (a clone's reference inherits it: it reads the same engine until it changes it).
 func (h *stateHasher) appendEngine(b []byte, p *proc) []byte {
-	if p.eng == nil {
+	r := p.eng
+	if r == nil {
 		return append(b, 0)
 	}
-	k := p.eng.cacheKey()
-	c := h.caches
-	slot := &c.engines[maphash.Comparable(c.seed, k)%cacheSlots]
-	if slot.k != k {
+	eh := &r.hash
+	if eh.by != h || eh.eng != r.view() || eh.changes != r.changes {
+		c := h.caches
 		c.sub = appendEngineState(c.sub[:0], p)
-		*slot = engineCacheEntry{k: k, key: h.sum(c.sub)}
+		*eh = engineHash{by: h, eng: r.view(), changes: r.changes, key: h.sum(c.sub)}
 	}
 	b = append(b, 1)
-	b = binary.LittleEndian.AppendUint64(b, slot.key[0])
-	return binary.LittleEndian.AppendUint64(b, slot.key[1])
+	b = binary.LittleEndian.AppendUint64(b, eh.key[0])
+	return binary.LittleEndian.AppendUint64(b, eh.key[1])
 }
 
 // appendEngineState encodes a live engine: its whole ordering state (as its Snapshot would
