@@ -174,3 +174,21 @@ func rollbackFree(p *proc) bool {
 // themselves (a plain produce adds a headerless record; a txn close ends nothing of a process).
 var rollbackFreeKinds = [numActionKinds]bool{ActFeed: true, ActDrain: true, ActCommit: true, ActStart: true,
 	ActProducePlain: true, ActTxnClose: true}
+
+// Third, a process that failed closed never acts again, and nothing reads its state any more but
+// the lifetime S1 check at the end (liveness waives it; truncation and produce targeting skip
+// it). It is encoded as failed plus whether that check finds an inversion in its deliveries
+// (appendFailed), so the ways it got there stop multiplying the states.
+
+// appendFailed appends the canonical encoding of a failed process.
+func appendFailed(b []byte, p *proc) []byte {
+	b = append(b, 0xFE)
+	for _, c := range p.sortedPCs() {
+		for _, d := range p.pcs[c].delivered {
+			if _, bad := p.w.inversionBefore(p, d); bad {
+				return append(b, 1)
+			}
+		}
+	}
+	return append(b, 0)
+}

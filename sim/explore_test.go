@@ -313,3 +313,37 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 		t.Fatal("with a crash left, two states a rollback tells apart hash alike")
 	}
 }
+
+// TestFailedProcessHash checks the failed-process abstraction (explore_canonical.go): two
+// processes that failed closed after different histories hash alike unless one of them
+// delivered out of causal order.
+func TestFailedProcessHash(t *testing.T) {
+	set := Settings{Seed: 1}
+	h := fixedHasher(&set)
+	hashFailed := func(feeds int, inverted bool) hashKey {
+		scn := diamond()
+		w := newWorld(scn, &set, NewReplayChooser(nil), &RunOptions{journal: true})
+		for _, p := range w.procs {
+			p.start(true)
+		}
+		in, mid := w.chanOf(w.topics[0].inc, 0), w.chanOf(w.topics[1].inc, 0)
+		m1 := w.newMessage(message{ch: in, pos: 0, sender: -1, kind: msgPlain, state: msgCommitted})
+		m2 := w.newMessage(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
+			past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})})
+		p := w.procs[1]
+		p.pc(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
+		p.pc(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
+		if !inverted {
+			p.pc(in).delivered[0].index, p.pc(mid).delivered[0].index = 0, 1
+		}
+		p.pc(in).fedHigh = int64(feeds)
+		p.status = procFailed
+		return h.hash(w, nil)
+	}
+	if hashFailed(0, false) != hashFailed(3, false) {
+		t.Fatal("two failed processes that differ only in their history hash differently")
+	}
+	if hashFailed(0, false) == hashFailed(0, true) {
+		t.Fatal("a failed process whose deliveries break S1 hashes like one whose do not")
+	}
+}

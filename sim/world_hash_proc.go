@@ -73,6 +73,9 @@ func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
 // rollback or a restart would read.
 func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	w := p.w
+	if p.status == procFailed && w.sess == nil {
+		return appendFailed(b, p) // only the lifetime S1 check reads it (explore_canonical.go)
+	}
 	b = appendBool(b, free)
 	b = append(b, byte(p.status))
 	b = appendBool(b, p.txnOpen)
