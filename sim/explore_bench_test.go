@@ -5,11 +5,12 @@ import (
 )
 
 // BenchmarkExplore measures exhaustive exploration speed in states per second, with every check
-// on. Estimate before optimising (TigerStyle): a transition clones the world (two engines
-// rebuilt lazily from journals, the substrate model, the oracle: ~10-20 µs), runs one step
-// (~5 µs) and hashes the result (~3 µs, engines cached); with about three transitions per state
-// that is ~30k-80k states/s on one core. Reports a checksum of the result (states, transitions,
-// terminal states) so the work cannot silently change.
+// on. Estimate (TigerStyle): a transition clones the world copy-on-write (~2 µs), runs one step
+// (~5 µs) and hashes the one process it changed and the channels (~2 µs); with two to three
+// transitions per state that is ~40k-60k states/s on one core (measured: about 17 µs per
+// transition with garbage collection, results/explore.md). The chain scope is small since the
+// reductions; scenarios' BenchmarkExploreScope measures the large scopes. Reports a checksum of
+// the result (states, transitions, terminal states) so the work cannot silently change.
 //
 //	go test -run '^$' -bench Explore -benchtime 3x ./sim
 func BenchmarkExplore(b *testing.B) {
