@@ -63,8 +63,9 @@ type ExploreResult struct {
 	Verdict        string `json:"verdict"`
 	// Violations lists one entry per (criterion, process) found, in the order found.
 	Violations []ExploreViolation `json:"violations"`
-	// terminals are the distinct terminal states' hashes (for the reduction test).
-	terminals map[hashKey]struct{}
+	// terminals are the distinct terminal states' hashes (for the reduction test); termsAlso
+	// the same states under explorer.termHasher.
+	terminals, termsAlso map[hashKey]struct{}
 }
 
 // ExploreViolation is one violation and a path to it.
@@ -108,6 +109,8 @@ type explorer struct {
 	masks      []procMask
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
 	maxDepthZero bool
+	// termHasher, when set, also hashes every terminal state into res.termsAlso (for tests).
+	termHasher *stateHasher
 }
 
 // visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
@@ -161,7 +164,7 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 	}
 	x := &explorer{scn: scn, opts: opts, set: ExploreSettings(opts),
 		visited: make(map[hashKey]visit), found: make(map[violationKey]bool)}
-	x.res.terminals = make(map[hashKey]struct{})
+	x.res.terminals, x.res.termsAlso = make(map[hashKey]struct{}), make(map[hashKey]struct{})
 	x.hasher = newStateHasher(&x.set)
 	if opts.Reduce {
 		x.por = newPORTable(scn, &x.set)
@@ -309,6 +312,10 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 		return
 	}
 	x.res.terminals[key] = struct{}{}
+	if x.termHasher != nil {
+		x.extra = s.spent.append(x.extra[:0])
+		x.res.termsAlso[x.termHasher.hash(s.w, x.extra)] = struct{}{}
+	}
 	w := s.w
 	before := len(w.violations)
 	w.livenessPhase()

@@ -192,3 +192,23 @@ func appendFailed(b []byte, p *proc) []byte {
 	}
 	return append(b, 0)
 }
+
+// appendUndoLog appends p's open step as its undo log and staged criteria, in order: the
+// encoding without the abstraction (stateHasher.exact), for the test that checks it.
+func appendUndoLog(b []byte, p *proc) []byte {
+	o := &p.o
+	b = binary.AppendUvarint(b, uint64(len(o.undo)))
+	for i := range o.undo {
+		u := &o.undo[i]
+		b = append(b, byte(u.kind))
+		b = binary.AppendVarint(b, int64(u.ch))
+		b = binary.AppendVarint(b, u.old)
+		b = binary.AppendVarint(b, int64(u.idx))
+		b = binary.AppendVarint(b, u.pm.pos)
+	}
+	b = binary.AppendUvarint(b, uint64(len(o.staged)))
+	for _, v := range o.staged {
+		b = appendString(b, string(v.Criterion))
+	}
+	return b
+}

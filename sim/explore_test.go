@@ -347,3 +347,51 @@ func TestFailedProcessHash(t *testing.T) {
 		t.Fatal("a failed process whose deliveries break S1 hashes like one whose do not")
 	}
 }
+
+// TestAbstractionsAreSound checks the hash abstractions of explore_canonical.go end to end: an
+// exploration that tells every concrete state apart (stateHasher.exact) reaches, once its
+// terminal states are hashed with the abstractions, the same terminal states as the abstracted
+// and reduced exploration, with the same verdict, and finds every (criterion, process) pair
+// the abstracted one finds.
+func TestAbstractionsAreSound(t *testing.T) {
+	cases := []struct {
+		name   string
+		scn    *Scenario
+		budget string
+		sab    node.Sabotage
+	}{
+		{"reference crash", referenceScope(), "msgs=2,crash=1", node.SabotageNone},
+		{"reference faults", referenceScope(), "msgs=1,crash=1,delete=1,truncate=1", node.SabotageNone},
+		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses},
+		{"pair DROP_HELD", pairScope(), "msgs=1,crash=1", node.SabotageDropHeld},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
+			x := newExplorer(c.scn, opts)
+			x.hasher = fixedHasher(&x.set)
+			x.hasher.exact = true
+			x.termHasher = fixedHasher(&x.set)
+			exact := x.run()
+			opts.Reduce = true
+			abstract := exploreWithHasher(c.scn, opts)
+			t.Logf("exact %v; abstracted and reduced %v", exact, abstract)
+			if len(exact.termsAlso) != len(abstract.terminals) {
+				t.Fatalf("%d abstracted terminal states against %d", len(exact.termsAlso), len(abstract.terminals))
+			}
+			for k := range exact.termsAlso {
+				if _, ok := abstract.terminals[k]; !ok {
+					t.Fatal("a terminal state of the exact exploration is missing from the abstracted one")
+				}
+			}
+			if exact.Verdict != abstract.Verdict {
+				t.Fatalf("verdict %s vs %s", exact.Verdict, abstract.Verdict)
+			}
+			for _, v := range strings.Fields(verdictSet(abstract)) {
+				if !strings.Contains(verdictSet(exact), v) {
+					t.Fatalf("the abstracted exploration found %s, the exact one only %q", v, verdictSet(exact))
+				}
+			}
+		})
+	}
+}

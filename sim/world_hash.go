@@ -41,6 +41,8 @@ type stateHasher struct {
 	// withRecent and withClock say whether the stamped producers' ring and the clock matter.
 	withRecent, withClock bool
 	caches                *procHashCaches
+	// exact switches the explorer's abstractions off (explore_canonical.go), for tests.
+	exact bool
 }
 
 func newStateHasher(set *Settings) *stateHasher {

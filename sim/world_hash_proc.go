@@ -53,7 +53,7 @@ type groupEntry struct{ c, off int64 }
 
 // appendProc appends the hash of p's canonical encoding, cached in p until it changes.
 func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
-	if rollbackFree(p) { // the abstraction depends on the world: not cached (explore_canonical.go)
+	if !h.exact && rollbackFree(p) { // the abstraction depends on the world: not cached (explore_canonical.go)
 		c := h.caches
 		c.proc = h.encodeProc(c.proc[:0], p, true)
 		k := h.sum(c.proc)
@@ -73,7 +73,7 @@ func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
 // rollback or a restart would read.
 func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	w := p.w
-	if p.status == procFailed && w.sess == nil {
+	if !h.exact && p.status == procFailed && w.sess == nil {
 		return appendFailed(b, p) // only the lifetime S1 check reads it (explore_canonical.go)
 	}
 	b = appendBool(b, free)
@@ -154,7 +154,7 @@ func (h *stateHasher) appendOracle(b []byte, p *proc, free bool) []byte {
 		b = appendCauses(b, w, f.c)
 	}
 	b = binary.AppendVarint(b, o.deliveries)
-	open := stepChanged(p) // an open step that changed nothing is encoded as none (explore_canonical.go)
+	open := stepChanged(p) || (h.exact && o.stepOpen) // an open step that changed nothing is encoded as none (explore_canonical.go)
 	b = appendBool(b, open)
 	if !open {
 		return b
@@ -164,7 +164,11 @@ func (h *stateHasher) appendOracle(b []byte, p *proc, free bool) []byte {
 			b = appendCauses(b, w, s)
 		}
 	}
-	b = appendStepUndo(b, p, &h.caches.undo, free) // the rollback target, not the log (explore_canonical.go)
+	if h.exact {
+		b = appendUndoLog(b, p)
+	} else {
+		b = appendStepUndo(b, p, &h.caches.undo, free) // the rollback target, not the log (explore_canonical.go)
+	}
 	b = binary.AppendUvarint(b, uint64(len(o.stepSent)))
 	for _, uid := range o.stepSent {
 		b = appendMsgRef(b, w, uid)
