@@ -91,9 +91,9 @@ func (ps *persistentSets) truncDeps(w *world, t int) uint64 {
 }
 
 // delDeps returns the actors that must join a persistent set containing the deletion of topic
-// t: its producer, every live process it is upstream of (receivers are rolled back, aborting
-// their transactions; downstream starts and sends read liveness), and the truncations whose
-// candidates a rollback of a receiver changes.
+// t: its producer, its receivers (rolled back, their transactions aborted), every live process
+// downstream that may start or send (a start reads the identity report, a send's STRUCT15 reads
+// liveness), and the truncations whose candidates a rollback of a receiver changes.
 func (ps *persistentSets) delDeps(w *world, t int) uint64 {
 	var out uint64
 	if left(w, ActProducePlain) {
@@ -101,11 +101,16 @@ func (ps *persistentSets) delDeps(w *world, t int) uint64 {
 	}
 	var rolled uint64
 	for i, p := range w.procs {
-		if p.status != procFailed && ps.upstream[i]&(1<<t) != 0 {
-			out |= 1 << i
-		}
 		if ps.recvTopics[i]&(1<<t) != 0 {
 			rolled |= 1 << i
+		}
+		if p.status == procFailed || ps.upstream[i]&(1<<t) == 0 {
+			continue
+		}
+		// A downstream process that does not receive t reads its liveness only when it starts
+		// (the identity report) or sends (STRUCT15): not while it runs and cannot crash.
+		if rolled&(1<<i) != 0 || p.status != procRunning || left(w, ActCrash) || len(p.sends) > 0 {
+			out |= 1 << i
 		}
 	}
 	if left(w, ActDeleteRecords) {

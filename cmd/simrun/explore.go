@@ -109,7 +109,7 @@ func parseExploreArgs(args []string, stderr io.Writer) (exploreArgs, error) {
 	fs.IntVar(&a.maxDepth, "max-depth", 0, "bound the steps of every path (0: the budget bounds the scope)")
 	fs.StringVar(&a.budget, "budget", "", "replace the scope's budget: KEY=N,... ")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the topic IDs (so of the engines' channel order)")
-	fs.BoolVar(&a.noReduce, "no-reduce", false, "switch the sleep-set reduction off")
+	fs.BoolVar(&a.noReduce, "no-reduce", false, "switch the partial-order reduction (persistent and sleep sets) off")
 	fs.StringVar(&a.out, "out", "", "counterexample file (--scenario) or directory (--catalogue)")
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
