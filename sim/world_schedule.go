@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // The safety-phase scheduler. Each step asks the Chooser which enabled action kind fires (weights
 // from the settings, zero for kinds with no eligible target), then which target (process,
 // channel, topic, offset) — always over lists in a fixed order, so a run is a pure function of
@@ -98,8 +100,7 @@ func (w *world) boostDueFaults(weights []uint32, total uint32) {
 	}
 	lastCall := end - w.set.SafetySteps/30
 	for _, k := range failClosedKinds {
-		at := w.set.FaultAtStep[k]
-		if at == 0 || weights[k] == 0 || w.step+1 < at || w.stats.Actions[k] > 0 {
+		if weights[k] == 0 || !w.faultDue(k) {
 			continue
 		}
 		switch {
@@ -134,8 +135,11 @@ const redeclareHeldBoost = 20
 // applies: a removal makes its receiver fail closed, so earlier it would end the deliveries the
 // run's other faults need (measured over seeds 1-1000: the last 55% at 12x caught
 // IGNORE_REMOVED_CHANNELS on 418 seeds and UNDECODABLE_AS_ABSENT on 577, the last 40% at 20x on
-// 407 and 597; boosted from the start, corrupt-header catches fell by a tenth).
-const redeclareLatePct = 40
+// 407 and 597; boosted from the start, corrupt-header catches fell by a tenth). Since a
+// recreation may come early (dueEarlyKinds) and stop the last receivers, the removal comes
+// earlier too: with early recreations, the last 40% caught IGNORE_REMOVED_CHANNELS on 390 seeds,
+// the last 70% on 439 (UNDECODABLE_AS_ABSENT 575 and 558).
+const redeclareLatePct = 70
 
 // anyRemovableHolds reports whether some down process has removableHolds while no redeclaration
 // has removed a channel with holds yet (the first such removal tests it; more would only stop
@@ -147,7 +151,7 @@ func (w *world) anyRemovableHolds() bool {
 		}
 	}
 	for _, p := range w.procs {
-		if p.status == procDown && p.removableHolds() {
+		if p.status == procDown && p.removableHolds() && !p.doomed() {
 			return true
 		}
 	}
@@ -185,7 +189,7 @@ func (w *world) chooseProc(label string, k ActionKind, masks []procMask) *proc {
 	for i, p := range w.procs {
 		if masks[i]&(1<<k) != 0 {
 			weights[i] = 1
-			if k == ActRedeclare && p.removableHolds() {
+			if k == ActRedeclare && p.removableHolds() && !p.doomed() && !w.removedWithHolds() {
 				weights[i] += targetHeldOn
 			}
 		}
@@ -245,3 +249,37 @@ func (w *world) weightBuf(n int) []uint32 {
 	clear(w.weights)
 	return w.weights
 }
+
+// faultDue reports whether fail-closed kind k is due: it is on, has not fired, and its step
+// (Settings.FaultAtStep) has come — or, for a kind that only running receivers meet
+// (dueEarlyKinds), from dueEarlyPct of the safety phase on, once at most one process is left to
+// aim it at (aimableReceivers): the run is losing its receivers to earlier faults, and at its
+// step the fault would find none.
+func (w *world) faultDue(k ActionKind) bool {
+	at := w.set.FaultAtStep[k]
+	if at == 0 || w.stats.Actions[k] > 0 {
+		return false
+	}
+	if w.step+1 >= at {
+		return true
+	}
+	from := len(w.procs) + w.set.SafetySteps*dueEarlyPct/100
+	return slices.Contains(dueEarlyKinds, k) && w.step+1 >= from && w.aimableReceivers() <= 1
+}
+
+// dueEarlyKinds are the fail-closed kinds due early when the run is losing its receivers
+// (faultDue): a recreation reaches only the receivers running when it fires (a down one fails
+// closed at its next start whatever its engine does, as its stored name binding no longer
+// matches), so with no running receiver left it tests nothing. The other kinds keep their step:
+// a truncation or a corrupt record waits in the log for a receiver to read it, and a deletion
+// needs a held message. Measured over seeds 1-1000 (go run ./cmd/simrun sweep --catch-rates
+// --seeds 1-1000 -j 2): a recreation due from 70-95% of the safety phase with no running
+// receiver left (the last call fires it anyway) was caught by IGNORE_RECREATION on 443 seeds,
+// due early from 40% of the safety phase on 613; 1001-2000: 472 and 610 (due early from 45%).
+// Due early for every fail-closed kind, every other mode lost 5-10 points (each early fault
+// stops the last receiver the others need).
+var dueEarlyKinds = []ActionKind{ActRecreateTopic}
+
+// dueEarlyPct is the part of the safety phase, in percent, before which no fault is due early:
+// the run first delivers and builds up holds (from 45%: IGNORE_RECREATION 598 of 1000).
+const dueEarlyPct = 40
