@@ -52,7 +52,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 		var walk func(s *exState)
 		walk = func(s *exState) {
 			k := x.hash(s)
-			if seen[k] || len(seen) >= 2500 {
+			if seen[k] || len(seen) >= 1200 {
 				return
 			}
 			seen[k] = true
