@@ -65,6 +65,9 @@ type world struct {
 
 const recentRing = 16
 
+// nodeChanScanMax is the channel count up to which nodeChan scans instead of using chanByNode.
+const nodeChanScanMax = 16
+
 // topicState is one scenario topic and its current incarnation.
 type topicState struct {
 	spec *TopicSpec
@@ -329,7 +332,17 @@ func (w *world) msgName(uid uint64) string {
 }
 
 // nodeChan maps a node channel to the world's channel index, or -1 if the world never created it.
+// A small world scans its channels (faster than hashing the 20-byte key; the canonical hash asks
+// for every channel of every frontier it encodes).
 func (w *world) nodeChan(nc node.Channel) int32 {
+	if len(w.chans) <= nodeChanScanMax {
+		for i := range w.chans {
+			if w.chans[i].nc == nc {
+				return int32(i)
+			}
+		}
+		return -1
+	}
 	if c, ok := w.chanByNode[nc]; ok {
 		return c
 	}

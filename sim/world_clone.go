@@ -62,7 +62,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	c.stats.Session = maps.Clone(w.stats.Session)
 	c.lat = latencies{}
 	c.weights = nil
-	c.script = nil
+	c.script = old.script[:0] // a released world's buffer (the explorer empties it after each step)
 	c.procs = old.procs
 	if len(c.procs) != len(w.procs) {
 		c.procs = make([]*proc, len(w.procs))

@@ -76,7 +76,9 @@ func (w *world) deleteTopic(t int) {
 	w.topics[t].inc = -1
 	w.liveExternals--
 	w.stats.Deletions++
-	w.emitRaw("deleted", -1, fmt.Sprintf("%s#%d", w.topics[t].spec.Name, inc))
+	if w.tracing { // the detail is formatted only for a trace
+		w.emitRaw("deleted", -1, fmt.Sprintf("%s#%d", w.topics[t].spec.Name, inc))
+	}
 	w.restart(affected)
 }
 
@@ -101,7 +103,9 @@ func (w *world) recreateTopic(t int) {
 	}
 	inc := w.createIncarnation(t)
 	w.stats.Recreations++
-	w.emitRaw("recreated", -1, fmt.Sprintf("%s#%d replaces #%d", w.topics[t].spec.Name, inc, old))
+	if w.tracing { // the detail is formatted only for a trace
+		w.emitRaw("recreated", -1, fmt.Sprintf("%s#%d replaces #%d", w.topics[t].spec.Name, inc, old))
+	}
 	w.restart(affected)
 }
 

@@ -187,11 +187,15 @@ func (m *Model) deleteTopic(idx int32) {
 	t.deleted = true
 	t.partitions, t.partsShared = make([]modelPartition, len(t.partitions)), false
 	delete(m.byName, t.name)
-	for name := range m.groups {
-		m.ownGroup(name).dropTopic(t.id)
+	for name, g := range m.groups {
+		if g.hasTopic(t.id) {
+			m.ownGroup(name).dropTopic(t.id)
+		}
 	}
 	for i := range m.txns {
-		m.ownTxn(int32(i)).dropTopic(idx)
+		if m.txns[i].hasTopic(idx) {
+			m.ownTxn(int32(i)).dropTopic(idx)
+		}
 	}
 }
 

@@ -24,6 +24,11 @@ func (g *modelGroup) set(o GroupOffset) {
 	g.offsets = slices.Insert(g.offsets, i, o)
 }
 
+// hasTopic reports whether the group has an offset on topic id.
+func (g *modelGroup) hasTopic(id TopicID) bool {
+	return slices.ContainsFunc(g.offsets, func(o GroupOffset) bool { return o.Topic == id })
+}
+
 // dropTopic removes the offsets on a deleted topic.
 func (g *modelGroup) dropTopic(id TopicID) {
 	g.offsets = filterInPlace(g.offsets, func(o GroupOffset) bool { return o.Topic != id })

@@ -1,6 +1,9 @@
 package substrate
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // modelTxn is one transactional ID's producer state. Its index in Model.txns is the slot carried
 // by every TxnProducer handle for that ID.
@@ -40,6 +43,13 @@ type stagedOffset struct {
 func (t *modelTxn) dropTopic(idx int32) {
 	t.records = filterInPlace(t.records, func(r txnRecord) bool { return r.topic != idx })
 	t.staged = filterInPlace(t.staged, func(s stagedOffset) bool { return s.topic != idx })
+}
+
+// hasTopic reports whether the open transaction wrote records or staged offsets on incarnation
+// idx (what dropTopic would remove).
+func (t *modelTxn) hasTopic(idx int32) bool {
+	return slices.ContainsFunc(t.records, func(r txnRecord) bool { return r.topic == idx }) ||
+		slices.ContainsFunc(t.staged, func(s stagedOffset) bool { return s.topic == idx })
 }
 
 // filterInPlace keeps the elements for which keep is true, preserving order.
