@@ -16,8 +16,11 @@ import (
 // last stable offset; every consumer group's committed offsets), every channel's shadow log with
 // each message's kind, state, sender, payload, true past and expressed causes, the external
 // producers' open transaction, each process's declaration, host positions and flags, oracle
-// knowledge (frontiers, delivered and pending positions, the step's staging and undo log), its
-// committed ordering state and its engine, and the session actors (session_hash.go). Out: the virtual clock and everything stamped with it
+// knowledge (frontiers, delivered and pending positions, the step's staging and what its undo
+// log would restore), its committed ordering state and its engine, and the session actors
+// (session_hash.go) — except where explore_canonical.go shows a part dead (the committed data
+// and rollback target of a process nothing can roll back any more; all but one S1 bit of a
+// failed process; an open step that changed nothing). Out: the virtual clock and everything stamped with it
 // (record timestamps, latencies; nothing the explorer schedules depends on time unless time
 // retention is on, in which case the clock is in), the trace, the stats, the step counter,
 // message uids (creation order differs between interleavings: a message is named by its
