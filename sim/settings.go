@@ -38,6 +38,13 @@ type Settings struct {
 	// uniformly.
 	FeedLagFactor int
 
+	// HoldPauseSteps shapes feeding around holds (chooseFeedChannel): for this many world steps
+	// after a process was fed a message that waits for a cause on another of its channels, it does
+	// not feed that channel, so the message stays held across drains and more records queue
+	// behind it; it also prefers channels whose next record will wait, and feeds a channel a held
+	// head waits on last. 0 feeds without regard to holds (explorations and scripted runs).
+	HoldPauseSteps int
+
 	// Fault shaping.
 	CorruptProbabilityPct int   // share of external produces that carry a corrupt header, when enabled
 	RetentionMicros       int64 // time retention of external topics (0 = infinite)

@@ -19,6 +19,7 @@ func (s Settings) Describe() string {
 	fmt.Fprintf(&b, "retention_us             %s\n", offIfZero(s.RetentionMicros, ""))
 	fmt.Fprintf(&b, "retention_records        %s\n", offIfZero(int64(s.RetentionRecords), ""))
 	fmt.Fprintf(&b, "feed_lag_factor          %s\n", offIfZero(int64(s.FeedLagFactor), ""))
+	fmt.Fprintf(&b, "hold_pause_steps         %s\n", offIfZero(int64(s.HoldPauseSteps), ""))
 	on := 0
 	for k := range numActionKinds {
 		if s.Weights[k] > 0 {

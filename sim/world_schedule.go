@@ -20,7 +20,7 @@ func (w *world) maskOf(p *proc) procMask {
 	switch p.status {
 	case procRunning:
 		m |= 1<<ActCrash | 1<<ActStop | 1<<ActMigrate | 1<<ActZombie
-		if p.anyFeedable() {
+		if p.feedableAt(w.step + 1) { // the step the chosen action runs at
 			m |= 1 << ActFeed
 		}
 		if p.drainable {

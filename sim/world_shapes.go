@@ -124,3 +124,56 @@ func (w *world) laggingRecords(out []uint64) []uint64 {
 	}
 	return out
 }
+
+// Holds by feed order. A message waits only if its receiver is fed it before its cause, and stays
+// held only while the cause is not fed; these predicates let the feed choice (chooseFeedChannel,
+// Settings.HoldPauseSteps) make both likelier from the world's state alone.
+
+// nextRecordWaits reports whether the next record p would be fed on pc names a cause on another
+// received channel that p has not been fed yet: fed now, it is held.
+func (p *proc) nextRecordWaits(pc *pcState) bool {
+	o := p.w.firstRecordIn(pc.ch, pc.readPos, p.w.chans[pc.ch].lso-1)
+	if o < 0 {
+		return false
+	}
+	return p.causeUnfed(&p.w.msgs[p.w.recordAt(pc.ch, o)-1], pc.ch)
+}
+
+// headWaitsOn reports whether the head of another of p's received channels, fed at step since or
+// later, names a cause on pc that p has not been fed yet: feeding pc may release it.
+func (p *proc) headWaitsOn(pc *pcState, since int) bool {
+	for _, o := range p.recv {
+		if o == pc || len(o.pending) == 0 || o.pending[0].fedStep < since {
+			continue
+		}
+		m := &p.w.msgs[o.pending[0].uid-1]
+		for i := range m.expressed.Len() {
+			cause := m.expressed.At(i)
+			if p.w.nodeChan(cause.Channel) == pc.ch && pc.fedHigh < int64(cause.Position) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// feedPaused reports whether a feed at world step may not pick pc: a head p was fed within the
+// last Settings.HoldPauseSteps steps waits on it (headWaitsOn).
+func (p *proc) feedPaused(pc *pcState, step int) bool {
+	pause := p.w.set.HoldPauseSteps
+	return pause > 0 && p.headWaitsOn(pc, step-pause)
+}
+
+// feedableAt reports whether p is running and has a feedable received channel that a feed at
+// world step may pick (feedPaused).
+func (p *proc) feedableAt(step int) bool {
+	if p.status != procRunning {
+		return false
+	}
+	for _, pc := range p.recv {
+		if p.feedable(pc) && !p.feedPaused(pc, step) {
+			return true
+		}
+	}
+	return false
+}
