@@ -41,9 +41,12 @@ func (ps *persistentSets) procDeps(w *world, i int) uint64 {
 		}
 	}
 	for t := range w.topics {
-		mine := ps.recvTopics[i]&(1<<t) != 0 || (ps.senders[t] != nil && slicesContains(p.sends, t))
+		// p's positions on a topic it receives are truncation candidates. On a topic it sends to,
+		// its transactions move the LSO and the high watermark beyond it (candidates); with no
+		// transaction open the LSO is the high watermark, and an append keeps it a candidate.
+		mine := ps.recvTopics[i]&(1<<t) != 0 || (p.txnOpen && slicesContains(p.sends, t))
 		if mine && left(w, ActDeleteRecords) {
-			out |= 1 << ps.trunc[t] // p's positions and appends are truncation candidates
+			out |= 1 << ps.trunc[t]
 		}
 		if ps.del[t] < 0 || w.topics[t].inc < 0 || !left(w, ActDeleteTopic) {
 			continue

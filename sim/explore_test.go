@@ -117,6 +117,7 @@ func TestExploreReductionIsSound(t *testing.T) {
 		{"reference crash", referenceScope(), "msgs=2,crash=1", node.SabotageNone, true},
 		{"reference delete", referenceScope(), "msgs=2,delete=1", node.SabotageNone, true},
 		{"reference truncate", referenceScope(), "msgs=2,truncate=1", node.SabotageNone, true},
+		{"reference crash and truncate", referenceScope(), "msgs=2,crash=1,truncate=1", node.SabotageNone, true},
 		{"reference all faults", referenceScope(), "msgs=1,crash=1,delete=1,truncate=1", node.SabotageNone, true},
 		{"reference DELIVER_PAST_DEAD_HOLDS", referenceScope(), "msgs=2,delete=1", node.SabotageDeliverPastDeadHolds, false},
 		{"reference SKIP_RECEIPT_MERGE", referenceScope(), "msgs=2,crash=1", node.SabotageSkipReceiptMerge, false},
