@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,9 +84,37 @@ func TestExploreUsageErrors(t *testing.T) {
 		{"--scenario", "chain", "--budget", "crash=x"},
 		{"--scenario", "chain", "--sabotage", "NOPE"},
 		{"--catalogue", "--budget", "crash=1"},
+		{"--scenario", "chain", "--max-states", "-1"},
 	} {
 		if code, _, errs := invokeExplore(args...); code != exitUsage || errs == "" {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and a message", args, code, errs)
 		}
+	}
+}
+
+// TestExploreMaxStatesReportsIncomplete: a state cap stops the scope early, and both the JSON
+// and the human report say the exploration is incomplete, so a capped pass is never mistaken for
+// a checked scope.
+func TestExploreMaxStatesReportsIncomplete(t *testing.T) {
+	const capStates = 20
+	code, out, errs := invokeExplore("--scenario", "stamped_fanin", "--max-states", fmt.Sprint(capStates), "--json")
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var r struct {
+		States   int  `json:"states"`
+		Complete bool `json:"complete"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	if r.Complete || r.States != capStates {
+		t.Fatalf("states %d, complete %v: want %d states, incomplete", r.States, r.Complete, capStates)
+	}
+	if _, human, _ := invokeExplore("--scenario", "stamped_fanin", "--max-states", fmt.Sprint(capStates)); !strings.Contains(human, "INCOMPLETE") {
+		t.Fatalf("the report does not say INCOMPLETE:\n%s", human)
+	}
+	if _, full, _ := invokeExplore("--scenario", "stamped_fanin", "--json"); !strings.Contains(full, `"complete": true`) {
+		t.Fatalf("the uncapped exploration is not complete:\n%s", full)
 	}
 }
