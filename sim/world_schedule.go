@@ -103,28 +103,14 @@ func (w *world) boostDueFaults(weights []uint32, total uint32) {
 		if weights[k] == 0 || !w.faultDue(k) {
 			continue
 		}
-		switch {
-		case w.step+1 >= lastCall || w.faultHasTarget(k):
+		if w.step+1 >= lastCall || w.faultHasTarget(k) {
 			weights[k] = faultDueBoost * total
-		case k == ActDeleteTopic:
-			// A deletion waits for a blocked head: a stamped record naming a record its receiver
-			// has not been fed yet, which needs a backlog of plain and stamped records.
-			weights[ActProduceStamped] *= produceForDeletionBoost
-			weights[ActProducePlain] *= produceForDeletionBoost
 		}
 	}
 	if weights[ActRedeclare] > 0 && w.step+1 >= end-w.set.SafetySteps*redeclareLatePct/100 && w.anyRemovableHolds() {
 		weights[ActRedeclare] *= redeclareHeldBoost
 	}
 }
-
-// produceForDeletionBoost multiplies the weights of plain and stamped produces while a due
-// deletion waits for a topic with a blocked head (faultHasTarget): a stamped record naming a
-// record its receiver has not been fed yet is what blocks a head, and receivers that have read
-// everything leave no such record (measured over seeds 1-1000 with the deletion due from 55-90%
-// of the safety phase: DELIVER_PAST_DEAD_HOLDS caught on 46 seeds, 27 without this boost and
-// with the deletion due from 70-95%).
-const produceForDeletionBoost = 6
 
 // redeclareHeldBoost multiplies the weight of a redeclaration while some down process holds
 // messages on a channel a redeclaration can remove (removableHolds): removing a channel with
