@@ -9,11 +9,11 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// TestShrinkDropHeld: seed 4 under DROP_HELD fails with S3 first; the shrink keeps that
+// TestShrinkDropHeld: seed 5 under DROP_HELD fails with S3 first; the shrink keeps that
 // criterion, makes the run smaller, records choices that replay it exactly, writes a scenario
 // file that reproduces it on its own, and does the same again on a second try.
 func TestShrinkDropHeld(t *testing.T) {
-	cfg := ShrinkConfig{Spec: Spec{Seed: 4, Sabotage: "DROP_HELD"}}
+	cfg := ShrinkConfig{Spec: Spec{Seed: 5, Sabotage: "DROP_HELD"}}
 	out, err := Shrink(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestShrinkDropHeld(t *testing.T) {
 // TestShrinkBudget: a tiny budget is respected and reported as exhausted; the result still fails
 // the same way.
 func TestShrinkBudget(t *testing.T) {
-	out, err := Shrink(ShrinkConfig{Spec: Spec{Seed: 4, Sabotage: "DROP_HELD"}, Attempts: 12})
+	out, err := Shrink(ShrinkConfig{Spec: Spec{Seed: 5, Sabotage: "DROP_HELD"}, Attempts: 12})
 	if err != nil {
 		t.Fatal(err)
 	}

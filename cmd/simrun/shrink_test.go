@@ -16,7 +16,7 @@ func TestShrinkCommand(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "min.replay")
 	var out, errOut bytes.Buffer
-	code := shrinkMain([]string{"--seed", "4", "--sabotage", "DROP_HELD", "--out", path}, &out, &errOut)
+	code := shrinkMain([]string{"--seed", "5", "--sabotage", "DROP_HELD", "--out", path}, &out, &errOut)
 	if code != exitViolation {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
