@@ -84,15 +84,8 @@ func TestCheckS1CausalOrder(t *testing.T) {
 func TestCheckS1LifetimeInversion(t *testing.T) {
 	// A delivery order the delivery-time check never saw (tampered history): the effect m2
 	// (true past {in@0}) is delivered before its cause m1 on a channel p2 receives.
-	scn := diamond()
-	w := newWorld(scn, &Settings{Seed: 1}, NewRandomChooser(1), &RunOptions{})
-	in, mid := w.chanOf(w.topics[0].inc, 0), w.chanOf(w.topics[1].inc, 0)
-	m1 := w.newMessage(message{ch: in, pos: 0, sender: -1, kind: msgPlain, state: msgCommitted})
-	m2 := w.newMessage(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
-		past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})})
-	p := w.procs[1]
-	p.pc(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
-	p.pc(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
+	w := newWorld(diamond(), &Settings{Seed: 1}, NewRandomChooser(1), &RunOptions{})
+	p, in, mid := stageInvertedDiamond(w)
 	w.checkCausalOrderLifetime()
 	if len(w.violations) != 1 || w.violations[0].Criterion != CritS1 || !strings.Contains(w.violations[0].Detail, "m1") {
 		t.Fatalf("lifetime check: %v", w.violations)
@@ -296,4 +289,18 @@ func TestCheckLiveness(t *testing.T) {
 	if honest.Stats.Deliveries != 4 {
 		t.Fatalf("honest run delivered %d of 4", honest.Stats.Deliveries)
 	}
+}
+
+// stageInvertedDiamond writes into diamond world w a delivery history its checks never saw: p2
+// delivered the effect m2 (on mid, true past {in@0}) before its cause m1 (on in). It returns p2
+// and the two channels; swapping the two delivered indexes makes the history causal again.
+func stageInvertedDiamond(w *world) (p *proc, in, mid int32) {
+	in, mid = w.chanOf(w.topics[0].inc, 0), w.chanOf(w.topics[1].inc, 0)
+	m1 := w.newMessage(message{ch: in, pos: 0, sender: -1, kind: msgPlain, state: msgCommitted})
+	m2 := w.newMessage(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
+		past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})})
+	p = w.procs[1]
+	p.pc(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
+	p.pc(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
+	return p, in, mid
 }

@@ -337,13 +337,7 @@ func TestFailedProcessHash(t *testing.T) {
 		for _, p := range w.procs {
 			p.start(true)
 		}
-		in, mid := w.chanOf(w.topics[0].inc, 0), w.chanOf(w.topics[1].inc, 0)
-		m1 := w.newMessage(message{ch: in, pos: 0, sender: -1, kind: msgPlain, state: msgCommitted})
-		m2 := w.newMessage(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
-			past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})})
-		p := w.procs[1]
-		p.pc(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
-		p.pc(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
+		p, in, mid := stageInvertedDiamond(w)
 		if !inverted {
 			p.pc(in).delivered[0].index, p.pc(mid).delivered[0].index = 0, 1
 		}
