@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
 )
 
 // TestShrinkCommand: `simrun shrink` writes a replay file that `simrun replay` reproduces and a
@@ -16,7 +18,16 @@ func TestShrinkCommand(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "min.replay")
 	var out, errOut bytes.Buffer
-	code := shrinkMain([]string{"--seed", "5", "--sabotage", "DROP_HELD", "--out", path}, &out, &errOut)
+	seed := uint64(0) // the first seed whose first violation under DROP_HELD is S3
+	for s := uint64(1); s <= 200 && seed == 0; s++ {
+		if o := scenarios.RunSeed(scenarios.Spec{Sabotage: "DROP_HELD"}, s); len(o.Violations) > 0 && o.Violations[0].Criterion == sim.CritS3 {
+			seed = s
+		}
+	}
+	if seed == 0 {
+		t.Fatal("no seed in 1-200 fails with S3 first under DROP_HELD")
+	}
+	code := shrinkMain([]string{"--seed", fmt.Sprint(seed), "--sabotage", "DROP_HELD", "--out", path}, &out, &errOut)
 	if code != exitViolation {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
