@@ -58,10 +58,16 @@ func (p *proc) committedBlockedHead(pc *pcState) bool {
 // (committedBlockedHead) on a received channel of topic t's current incarnation: deleting or
 // recreating t rolls its running receivers back first.
 func (p *proc) blockedOnTopic(t int) bool {
+	return p.anyOnTopic(t, p.committedBlockedHead)
+}
+
+// anyOnTopic reports whether cond holds for one of p's received channels of topic t's current
+// incarnation (a deleted or recreated topic's old channels do not count).
+func (p *proc) anyOnTopic(t int, cond func(*pcState) bool) bool {
 	inc := p.w.topics[t].inc
 	for _, pc := range p.recv {
 		ch := &p.w.chans[pc.ch]
-		if ch.topic == t && ch.inc == inc && p.committedBlockedHead(pc) {
+		if ch.topic == t && ch.inc == inc && cond(pc) {
 			return true
 		}
 	}

@@ -251,27 +251,13 @@ func (p *proc) readPosition(pc *pcState) int64 {
 // incarnation that a drain has already held back (it waits for a cause or behind a blocked head),
 // not merely one fed since the last drain.
 func (p *proc) heldBackOnTopic(t int) bool {
-	inc := p.w.topics[t].inc
-	for _, pc := range p.recv {
-		ch := &p.w.chans[pc.ch]
-		if ch.topic == t && ch.inc == inc && len(pc.pending) > 0 && pc.pending[0].fedDrains < p.drains {
-			return true
-		}
-	}
-	return false
+	return p.anyOnTopic(t, func(pc *pcState) bool { return len(pc.pending) > 0 && pc.pending[0].fedDrains < p.drains })
 }
 
 // holdsOnTopic reports whether p has fed, undelivered messages on a received channel of topic
 // t's current incarnation.
 func (p *proc) holdsOnTopic(t int) bool {
-	inc := p.w.topics[t].inc
-	for _, pc := range p.recv {
-		ch := &p.w.chans[pc.ch]
-		if ch.topic == t && ch.inc == inc && len(pc.pending) > 0 {
-			return true
-		}
-	}
-	return false
+	return p.anyOnTopic(t, func(pc *pcState) bool { return len(pc.pending) > 0 })
 }
 
 // faultHasTarget reports whether fail-closed kind k has an interesting target now: a live
@@ -314,12 +300,7 @@ func (w *world) faultHasTarget(k ActionKind) bool {
 // unreadOnTopic reports whether p has not read some received channel of topic t's current
 // incarnation to its end.
 func (p *proc) unreadOnTopic(t int) bool {
-	inc := p.w.topics[t].inc
-	for _, pc := range p.recv {
-		ch := &p.w.chans[pc.ch]
-		if ch.topic == t && ch.inc == inc && p.w.alive(pc.ch) && p.readPosition(pc) < int64(p.w.offsets(pc.ch).HighWatermark) {
-			return true
-		}
-	}
-	return false
+	return p.anyOnTopic(t, func(pc *pcState) bool {
+		return p.w.alive(pc.ch) && p.readPosition(pc) < int64(p.w.offsets(pc.ch).HighWatermark)
+	})
 }
