@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 
@@ -79,8 +80,14 @@ type CatchRate struct {
 	Protocol       *ProtocolCatch `json:"protocol,omitempty"`
 	BeatsProtocol  bool           `json:"beats_protocol"`
 	HalfOfEligible bool           `json:"half_of_eligible"`
-	// CaughtBy counts the seeds on which each criterion fired.
+	// CaughtBy counts the seeds on which each criterion fired (never CritPanic: a panic is no
+	// catch).
 	CaughtBy map[sim.Criterion]int `json:"caught_by"`
+	// Panics counts the seeds whose run panicked, PanicSeeds lists them: a simulator crash is a
+	// bug in the simulator or the generator, not the checkers catching the mode, so it is left
+	// out of every caught count (a generator bug can never inflate a rate).
+	Panics     int      `json:"panics"`
+	PanicSeeds []uint64 `json:"panic_seeds,omitempty"`
 	// Exempt, when set, says why the mode is exempt from the goals.
 	Exempt string `json:"exempt,omitempty"`
 }
@@ -127,11 +134,17 @@ func MeasureCatchRate(ctx context.Context, mode string, first, last uint64, work
 	return catchRateOf(mode, rep), rep.Interrupted, nil
 }
 
-// catchRateOf turns a sabotage sweep's report into the mode's row.
+// catchRateOf turns a sabotage sweep's report into the mode's row. Seeds whose run panicked
+// failed the sweep but are no catch: they are counted apart (CatchRate.Panics) and taken out of
+// the caught counts and of CaughtBy.
 func catchRateOf(mode string, rep *SweepReport) CatchRate {
-	row := CatchRate{Mode: mode, Scenario: rep.Scenario, Runs: rep.Runs, Caught: rep.Failed(), Eligible: *rep.EligibleSeeds,
-		CaughtEligible: *rep.CaughtEligible, Fired: *rep.FiredSeeds, CaughtFired: *rep.CaughtFired,
-		CaughtBy: rep.SeedsByCriterion, Exempt: exemptReasons[mode]}
+	panics, panicsEligible := panicSeeds(rep)
+	caughtBy := maps.Clone(rep.SeedsByCriterion)
+	delete(caughtBy, CritPanic)
+	row := CatchRate{Mode: mode, Scenario: rep.Scenario, Runs: rep.Runs, Caught: rep.Failed() - len(panics),
+		Eligible: *rep.EligibleSeeds, CaughtEligible: *rep.CaughtEligible - panicsEligible, Fired: *rep.FiredSeeds,
+		CaughtFired: *rep.CaughtFired, CaughtBy: caughtBy, Exempt: exemptReasons[mode],
+		Panics: len(panics), PanicSeeds: panics}
 	row.Rate = ratio(row.Caught, row.Runs)
 	row.EligibleRate = ratio(row.CaughtEligible, row.Eligible)
 	row.FiredRate = ratio(row.CaughtFired, row.Fired)
@@ -141,6 +154,24 @@ func catchRateOf(mode string, rep *SweepReport) CatchRate {
 		row.BeatsProtocol = row.Rate > p.Rate
 	}
 	return row
+}
+
+// panicSeeds returns the seeds of rep whose run panicked, sorted, and how many of them are
+// eligible for the swept mode. A panicked run has no stats, so it never counts as fired
+// (RunSeed); its eligibility depends on its settings alone and is derived again from the seed.
+func panicSeeds(rep *SweepReport) (seeds []uint64, eligible int) {
+	for _, f := range rep.Failures {
+		if !slices.Contains(f.Criteria, CritPanic) {
+			continue
+		}
+		seeds = append(seeds, f.Seed)
+		spec := rep.spec
+		spec.Seed = f.Seed
+		if prep, err := spec.Prepare(); err == nil && prep.Settings.Eligible(spec.Sabotage) {
+			eligible++
+		}
+	}
+	return seeds, eligible
 }
 
 func ratio(n, of int) float64 {

@@ -46,6 +46,13 @@ func (t *CatchRateTable) Markdown() []byte {
 			pct(r.Rate), r.CaughtEligible, r.Eligible, pct(r.EligibleRate), r.CaughtFired, r.Fired, pct(r.FiredRate),
 			proto, protoRate, beats, half, caughtBy(r))
 	}
+	for _, r := range t.Modes {
+		if r.Panics > 0 {
+			fmt.Fprintf(&b, "\n**%s: the simulator panicked on %d seeds** (not counted as catches; replay each with "+
+				"`go run ./cmd/simrun --seed N --scenario %s --sabotage %s`): %v\n", r.Mode, r.Panics, r.Scenario, r.Mode,
+				r.PanicSeeds)
+		}
+	}
 	var exempt []CatchRate
 	for _, r := range t.Modes {
 		if r.Exempt != "" {
