@@ -14,22 +14,72 @@ import "slices"
 // into the other engine's view); everything else the engine changes in place is copied. The decode chunk is not
 // carried over (its spare room would be written by both engines), so the clone's next receipt
 // starts a fresh chunk. The refusal is shared: it is never changed after it is made.
+//
+// Cost: four allocations whatever the number of channels and holds (the engine, its channels,
+// one block for every channel's held messages, one block for the four frontiers), plus the
+// uncommitted change lists when a step is under way. The explorer clones an engine on most
+// transitions, and before the blocks the allocations per channel and per frontier were a large
+// share of a transition's cost.
 func (e *Engine) Clone() *Engine {
 	c := *e
 	c.chans = slices.Clone(e.chans)
-	for i := range c.chans {
-		c.chans[i].held = e.chans[i].held.clone()
-	}
+	cloneHolds(c.chans, e.chans)
 	c.keys = slices.Clip(e.keys)
 	c.retained = slices.Clip(e.retained)
 	c.sendTopics = slices.Clip(e.sendTopics)
 	c.bindings = slices.Clip(e.bindings)
-	c.frontier = e.frontier.Clone()
-	c.past = e.past.Clone()
+	causes := [4]*Causes{&c.frontier, &c.past, &c.commitFrontier, &c.commitPast}
+	copyCausesBlock(causes[:])
 	c.chunk = nil
 	c.dirty = slices.Clone(e.dirty)
 	c.removed = slices.Clone(e.removed)
-	c.commitFrontier = e.commitFrontier.Clone()
-	c.commitPast = e.commitPast.Clone()
 	return &c
+}
+
+// heldSpare is the free room each channel's held buffer gets in a clone or a restored engine:
+// the next receipt on the channel then holds its message without growing the buffer.
+const heldSpare = 1
+
+// cloneHolds gives every channel of dst (a copy of src) its own copy of src's held messages, all
+// carved from one block: each channel's region is its live entries plus heldSpare free entries,
+// capacity-capped (s[a:b:c]) so that no append, insertion or compaction through one buffer
+// reaches a neighbour's region.
+func cloneHolds(dst, src []chanState) {
+	n := 0
+	for i := range src {
+		n += src[i].held.len() + heldSpare
+	}
+	block := make([]heldEntry, n)
+	for i := range dst {
+		k := copy(block, src[i].held.live())
+		dst[i].held = fifo[heldEntry]{items: block[: k : k+heldSpare]}
+		block = block[k+heldSpare:]
+	}
+}
+
+// copyCausesBlock replaces each frontier with a copy of it carved from one shared allocation,
+// capacity-capped so that an insertion through one reallocates instead of writing into the next.
+// Positions change in place, within each frontier's own region. An empty frontier becomes the
+// zero Causes, as Causes.Clone makes it.
+func copyCausesBlock(cs []*Causes) {
+	n := 0
+	for _, c := range cs {
+		n += len(c.pairs)
+	}
+	if n == 0 {
+		for _, c := range cs {
+			*c = Causes{}
+		}
+		return
+	}
+	block := make([]Cause, n)
+	for _, c := range cs {
+		k := copy(block, c.pairs)
+		if k == 0 {
+			*c = Causes{}
+			continue
+		}
+		c.pairs = block[:k:k]
+		block = block[k:]
+	}
 }

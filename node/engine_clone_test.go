@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
@@ -61,3 +62,82 @@ func TestCloneCoversEngineFields(t *testing.T) {
 		}
 	}
 }
+
+// blockScript feeds depth held records onto each of chans in turn (each waits for a cause on the
+// never-fed channel gate), so every channel's buffer grows past the spare room Clone and Start
+// give it, then delivers nothing and commits; it returns the engine's snapshot.
+func blockScript(t *testing.T, e *Engine, gate Channel, chans []Channel, from Offset, depth int) *State {
+	t.Helper()
+	for k := range Offset(depth) {
+		for _, ch := range chans {
+			etFeed(t, e, ch, from+k, etRec(fmt.Sprintf("%v@%d", ch, from+k), etCause(gate, 0)))
+		}
+	}
+	if got := etDrain(e); len(got) != 0 {
+		t.Fatalf("delivered %v, want nothing (every record waits for the gate)", got)
+	}
+	e.Commit()
+	return e.Snapshot()
+}
+
+// TestCloneAndStartBuffersAreIndependent checks that the held buffers Clone and Start carve from
+// one block stay apart: growing every channel's buffer past its spare room on one engine leaves
+// a neighbouring channel's messages, and the other engine, as they were.
+func TestCloneAndStartBuffersAreIndependent(t *testing.T) {
+	a, b, c, gate := etCh(1, 0), etCh(2, 0), etCh(3, 0), etCh(9, 0)
+	init := etInit(a, b, c, gate)
+	e := etStart(t, &State{}, init, Options{})
+	blockScript(t, e, gate, []Channel{a, c}, 0, 2) // holds on a and c, none on b
+	st := &State{}
+	if err := st.Apply(e.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	st = e.Snapshot()
+	if st.HeldCount() != 4 {
+		t.Fatalf("fixture holds %d messages, want 4", st.HeldCount())
+	}
+	for _, tc := range []struct {
+		name string
+		make func() (*Engine, *Engine) // two engines in the same state
+	}{
+		{"clone", func() (*Engine, *Engine) { return e, e.Clone() }},
+		{"start", func() (*Engine, *Engine) {
+			return etStart(t, st.Clone(), init, Options{}), etStart(t, st.Clone(), init, Options{})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, y := tc.make()
+			before := y.AppendCanonical(nil, rawEncoder{})
+			gotX := blockScript(t, x, gate, []Channel{b, a, c}, 2, 5)
+			if string(before) != string(y.AppendCanonical(nil, rawEncoder{})) {
+				t.Fatal("growing one engine's buffers changed the other engine")
+			}
+			gotY := blockScript(t, y, gate, []Channel{b, a, c}, 2, 5)
+			if !gotX.Equal(gotY) {
+				t.Fatalf("the two engines diverged: %d and %d holds, fedUpTo %v and %v", gotX.HeldCount(), gotY.HeldCount(), gotX.FedPositions(), gotY.FedPositions())
+			}
+			for _, ch := range []Channel{a, b, c} {
+				held := gotX.Held(ch)
+				for k, m := range held {
+					if want := fmt.Sprintf("%v@%d", ch, m.Position); string(m.Record.Value) != want || m.Channel != ch {
+						t.Fatalf("hold %d of %v is %v@%d %q: a neighbouring buffer wrote into it", k, ch, m.Channel, m.Position, m.Record.Value)
+					}
+				}
+				if len(held) < 5 {
+					t.Fatalf("%v holds %d messages, want at least 5", ch, len(held))
+				}
+			}
+		})
+	}
+}
+
+// rawEncoder writes channels and topics as their own bytes (no renaming), for tests that compare
+// canonical encodings.
+type rawEncoder struct{}
+
+func (rawEncoder) AppendChannel(b []byte, ch Channel) []byte {
+	b = append(b, ch.Topic[:]...)
+	return binary.BigEndian.AppendUint32(b, uint32(ch.Partition))
+}
+
+func (rawEncoder) AppendTopic(b []byte, id TopicID) []byte { return append(b, id[:]...) }

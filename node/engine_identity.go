@@ -21,53 +21,72 @@ func (e *Engine) Identity(dead, recreated []TopicID) error {
 	if e.refusal != nil {
 		return e.refusal
 	}
-	isDead := topicSet(dead)
-	isRecreated := topicSet(recreated)
+	isDead := newTopicSet(dead)
+	isRecreated := newTopicSet(recreated)
 	for i := range e.chans {
 		c := &e.chans[i]
-		if isRecreated(c.ch.Topic) && e.opts.Sabotage != SabotageIgnoreRecreation {
+		if isRecreated.has(c.ch.Topic) && e.opts.Sabotage != SabotageIgnoreRecreation {
 			return e.fail(refuse(ReasonChannelIdentityChanged, c.ch, noPosition,
 				"received topic %s was recreated under its name", c.ch.Topic))
 		}
 	}
 	for i := range e.chans {
 		c := &e.chans[i]
-		if isDead(c.ch.Topic) && c.held.len() > 0 && e.opts.Sabotage != SabotageDeliverPastDeadHolds {
+		if isDead.has(c.ch.Topic) && c.held.len() > 0 && e.opts.Sabotage != SabotageDeliverPastDeadHolds {
 			return e.fail(refuse(ReasonChannelDeletedWithUndelivered, c.ch, c.held.front().msg.Position,
 				"received topic deleted while %d message(s) from it are held", c.held.len()))
 		}
 	}
 	for i := range e.chans {
-		if isDead(e.chans[i].ch.Topic) && (!e.chans[i].fedKnown || e.chans[i].fed != MaxOffset) {
+		if isDead.has(e.chans[i].ch.Topic) && (!e.chans[i].fedKnown || e.chans[i].fed != MaxOffset) {
 			e.setFed(i, MaxOffset)
 		}
 	}
-	gone := func(ch Channel) bool { return isDead(ch.Topic) || isRecreated(ch.Topic) }
+	if len(isDead) == 0 && len(isRecreated) == 0 {
+		return nil // the usual report: nothing to prune
+	}
 	n := e.frontier.Len()
-	pruneCauses(&e.frontier, gone)
-	pruneCauses(&e.past, gone)
+	pruneCauses(&e.frontier, isDead, isRecreated)
+	pruneCauses(&e.past, isDead, isRecreated)
 	if e.frontier.Len() != n {
 		e.frontierBytes = EncodedLen(e.frontier)
 	}
 	return nil
 }
 
-// topicSet returns a membership test for ids (sorted once; binary search).
-func topicSet(ids []TopicID) func(TopicID) bool {
-	sorted := slices.Clone(ids)
-	slices.SortFunc(sorted, topicOrder)
-	for _, id := range sorted {
+// topicSet is a set of topic IDs, sorted by topicOrder for binary search.
+type topicSet []TopicID
+
+// newTopicSet returns ids as a set. It panics on the zero ID. ids is used in place when already
+// sorted (the usual identity report names zero or one topic), else sorted in a copy.
+func newTopicSet(ids []TopicID) topicSet {
+	for _, id := range ids {
 		if id.IsZero() {
 			panic(fmt.Sprintf("node: identity report names the zero topic ID"))
 		}
 	}
-	return func(id TopicID) bool {
-		_, ok := slices.BinarySearchFunc(sorted, id, topicOrder)
-		return ok
+	if slices.IsSortedFunc(ids, topicOrder) {
+		return ids
 	}
+	sorted := slices.Clone(ids)
+	slices.SortFunc(sorted, topicOrder)
+	return sorted
 }
 
-// pruneCauses removes every entry whose channel gone reports.
-func pruneCauses(c *Causes, gone func(Channel) bool) {
-	c.pairs = slices.DeleteFunc(c.pairs, func(p Cause) bool { return gone(p.Channel) })
+// has reports whether id is in s.
+func (s topicSet) has(id TopicID) bool {
+	_, ok := slices.BinarySearchFunc(s, id, topicOrder)
+	return ok
+}
+
+// pruneCauses removes every entry whose channel's topic is in dead or recreated.
+func pruneCauses(c *Causes, dead, recreated topicSet) {
+	out := c.pairs[:0]
+	for _, p := range c.pairs {
+		if !dead.has(p.Channel.Topic) && !recreated.has(p.Channel.Topic) {
+			out = append(out, p)
+		}
+	}
+	clear(c.pairs[len(out):])
+	c.pairs = out
 }

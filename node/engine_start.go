@@ -33,11 +33,9 @@ func Start(committed *State, init Init, opts Options) (*Engine, error) {
 		return nil, r
 	}
 	e.restoreFed(st)
-	e.frontier = st.frontier.Clone()
+	e.frontier, e.past, e.commitFrontier, e.commitPast = st.frontier, st.past, st.frontier, st.past
+	copyCausesBlock([]*Causes{&e.frontier, &e.past, &e.commitFrontier, &e.commitPast})
 	e.frontierBytes = EncodedLen(e.frontier)
-	e.past = st.past.Clone()
-	e.commitFrontier = st.frontier.Clone()
-	e.commitPast = st.past.Clone()
 	e.joinClamp()
 	e.applyStartPositions(init.StartPositions)
 	for i := range e.chans {
@@ -57,16 +55,18 @@ func newEngine(init Init, opts Options) *Engine {
 	if e.budgetBytes == 0 {
 		e.budgetBytes = DefaultMetadataBudgetBytes
 	}
-	received := slices.Clone(init.Received)
-	slices.SortFunc(received, compareChannels)
-	e.chans = make([]chanState, len(received))
-	e.keys = make([]channelKey, len(received))
-	for i, ch := range received {
-		if !ch.valid() || (i > 0 && received[i-1] == ch) {
-			panic(fmt.Sprintf("node: received channel %v is invalid or listed twice", ch))
-		}
+	e.chans = make([]chanState, len(init.Received))
+	for i, ch := range init.Received {
 		e.chans[i].ch = ch
-		e.keys[i] = keyOf(&ch)
+	}
+	slices.SortFunc(e.chans, func(a, b chanState) int { return compareChannels(a.ch, b.ch) })
+	e.keys = make([]channelKey, len(e.chans))
+	for i := range e.chans {
+		ch := &e.chans[i].ch
+		if !ch.valid() || (i > 0 && e.chans[i-1].ch == *ch) {
+			panic(fmt.Sprintf("node: received channel %v is invalid or listed twice", *ch))
+		}
+		e.keys[i] = keyOf(ch)
 	}
 	e.sendTopics = slices.Clone(init.SendTopics)
 	slices.SortFunc(e.sendTopics, topicOrder)
@@ -75,27 +75,45 @@ func newEngine(init Init, opts Options) *Engine {
 }
 
 // restoreHolds loads the committed holds of received channels and refuses holds on a channel no
-// longer received (or discards them under SabotageIgnoreRemovedChannels).
+// longer received (or discards them under SabotageIgnoreRemovedChannels). Every received
+// channel's buffer is carved from one block with heldSpare free entries, as Clone carves them.
 func (e *Engine) restoreHolds(st *State) *Refusal {
+	n := len(e.chans) * heldSpare
 	for _, h := range st.holds {
 		i := e.index(h.ch)
 		live := h.queue.live()
-		if i < 0 {
-			if e.opts.Sabotage != SabotageIgnoreRemovedChannels {
-				return refuse(ReasonChannelRemovedWithHeldMessages, h.ch, live[0].Position,
-					"%d held message(s) on a channel the declaration no longer receives", len(live))
-			}
-			for _, m := range live {
-				e.removed = append(e.removed, HoldRef{Channel: h.ch, Position: m.Position})
-			}
+		if i >= 0 {
+			n += len(live)
 			continue
 		}
-		c := &e.chans[i]
-		c.held.items = make([]heldEntry, len(live), len(live)+1)
-		e.heldCount += len(live)
-		for j, m := range live {
-			c.held.items[j] = heldEntry{msg: m, state: holdFlushed}
+		if e.opts.Sabotage != SabotageIgnoreRemovedChannels {
+			return refuse(ReasonChannelRemovedWithHeldMessages, h.ch, live[0].Position,
+				"%d held message(s) on a channel the declaration no longer receives", len(live))
 		}
+		for _, m := range live {
+			e.removed = append(e.removed, HoldRef{Channel: h.ch, Position: m.Position})
+		}
+	}
+	block := make([]heldEntry, n)
+	k := 0 // next channel of e.chans without its buffer yet
+	for _, h := range st.holds {
+		i := e.index(h.ch)
+		if i < 0 {
+			continue
+		}
+		for ; k < i; k++ { // channels without holds (st.holds is in channel order, as chans)
+			e.chans[k].held.items, block = block[:0:heldSpare], block[heldSpare:]
+		}
+		live := h.queue.live()
+		for j, m := range live {
+			block[j] = heldEntry{msg: m, state: holdFlushed}
+		}
+		e.chans[i].held.items, block = block[:len(live):len(live)+heldSpare], block[len(live)+heldSpare:]
+		e.heldCount += len(live)
+		k = i + 1
+	}
+	for ; k < len(e.chans); k++ {
+		e.chans[k].held.items, block = block[:0:heldSpare], block[heldSpare:]
 	}
 	return nil
 }
@@ -103,9 +121,13 @@ func (e *Engine) restoreHolds(st *State) *Refusal {
 // restoreBindings refuses a declared name bound to another topic ID than recorded, and records
 // new bindings.
 func (e *Engine) restoreBindings(st *State, declared []Binding) *Refusal {
-	e.bindings = slices.Clone(st.bindings)
-	decl := slices.Clone(declared)
-	slices.SortFunc(decl, func(a, b Binding) int { return compareStrings(a.Name, b.Name) })
+	byName := func(a, b Binding) int { return compareStrings(a.Name, b.Name) }
+	decl := declared // read-only; sorted in a copy when the host did not sort it
+	if !slices.IsSortedFunc(decl, byName) {
+		decl = slices.Clone(declared)
+		slices.SortFunc(decl, byName)
+	}
+	added := 0
 	for i, b := range decl {
 		if b.Name == "" || b.Topic.IsZero() || (i > 0 && decl[i-1].Name == b.Name) {
 			panic(fmt.Sprintf("node: declared binding %q -> %s is empty, zero or listed twice", b.Name, b.Topic))
@@ -116,23 +138,45 @@ func (e *Engine) restoreBindings(st *State, declared []Binding) *Refusal {
 				"topic %q was recorded as %s and now resolves to %s", b.Name, st.bindings[j].Topic, b.Topic)
 		}
 		if !ok {
-			tmp := State{bindings: e.bindings}
-			tmp.setBinding(b)
-			e.bindings = tmp.bindings
-			e.bindingsDirty = true
+			added++
 		}
 	}
+	if len(st.bindings)+added == 0 {
+		return nil
+	}
+	e.bindings = make([]Binding, len(st.bindings), len(st.bindings)+added)
+	copy(e.bindings, st.bindings)
+	if added == 0 {
+		return nil
+	}
+	tmp := State{bindings: e.bindings}
+	for _, b := range decl {
+		if _, ok := st.searchBinding(b.Name); !ok {
+			tmp.setBinding(b)
+		}
+	}
+	e.bindings = tmp.bindings
+	e.bindingsDirty = true
 	return nil
 }
 
 // restoreFed loads fedUpTo: received channels into chans, the others into retained.
 func (e *Engine) restoreFed(st *State) {
+	n := 0
 	for _, f := range st.fed {
 		if i := e.index(f.Channel); i >= 0 {
 			e.chans[i].fed, e.chans[i].fedKnown = f.FedUpTo, true
-			continue
+			n++
 		}
-		e.retained = append(e.retained, f)
+	}
+	if n == len(st.fed) {
+		return
+	}
+	e.retained = make([]FedPosition, 0, len(st.fed)-n)
+	for _, f := range st.fed {
+		if e.index(f.Channel) < 0 {
+			e.retained = append(e.retained, f)
+		}
 	}
 }
 
@@ -149,13 +193,17 @@ func (e *Engine) joinClamp() {
 
 // applyStartPositions is SPEC §1.5 rule 2: a start position s > 0 raises fedUpTo to s−1.
 func (e *Engine) applyStartPositions(starts []Cause) {
-	seen := make(map[Channel]bool, len(starts))
+	var seenWord [1]uint64 // a bit per received channel, on the stack for up to 64 channels
+	seen := seenWord[:]
+	if len(e.chans) > 64 {
+		seen = make([]uint64, (len(e.chans)+63)/64)
+	}
 	for _, s := range starts {
-		if seen[s.Channel] || s.Position < 0 {
+		i := e.mustIndex(s.Channel)
+		if s.Position < 0 || seen[i/64]&(1<<(i%64)) != 0 {
 			panic(fmt.Sprintf("node: start position %v@%d is negative or listed twice", s.Channel, s.Position))
 		}
-		seen[s.Channel] = true
-		i := e.mustIndex(s.Channel)
+		seen[i/64] |= 1 << (i % 64)
 		c := &e.chans[i]
 		if s.Position > 0 && (!c.fedKnown || c.fed < s.Position-1) {
 			e.setFed(i, s.Position-1)

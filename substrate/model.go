@@ -28,7 +28,9 @@ type Model struct {
 	topics []modelTopic
 	// byID resolves every ID ever issued (alive or not) to its incarnation number.
 	byID map[TopicID]int32
-	// byName resolves a bound name to its live incarnation number.
+	// byName resolves a name to the last incarnation created under it. That incarnation may have
+	// been deleted since (deletion leaves the entry, so it need not copy a shared map): boundTopic
+	// is the name's live binding.
 	byName map[string]int32
 	// lastID/lastIdx cache the most recent byID hit.
 	lastID  TopicID
@@ -38,13 +40,16 @@ type Model struct {
 	txns      []modelTxn
 	txnByName map[string]int32
 
-	groups map[string]*modelGroup
+	// groups holds every consumer group with committed offsets or staged ones committed, sorted
+	// by name (a handful per run: a binary search beats hashing the name).
+	groups []modelGroup
 
 	clockMicros int64
 
-	// mapsShared, txnsShared and groupsShared say byID/byName/txnByName, txns and groups are
-	// shared with a clone: copied before the next change (copy-on-write, model_clone.go).
-	mapsShared, txnsShared, groupsShared bool
+	// topicMapsShared, txnNamesShared, txnsShared and groupsShared say byID/byName, txnByName,
+	// txns and groups are shared with a clone: copied before the next change (copy-on-write,
+	// model_clone.go).
+	topicMapsShared, txnNamesShared, txnsShared, groupsShared bool
 }
 
 // modelTopic is one incarnation of a name.
@@ -71,7 +76,6 @@ func NewModel(ids func() TopicID) *Model {
 		byID:      make(map[TopicID]int32),
 		byName:    make(map[string]int32),
 		txnByName: make(map[string]int32),
-		groups:    make(map[string]*modelGroup),
 		lastIdx:   -1,
 	}
 }
@@ -146,7 +150,7 @@ func (m *Model) CreateTopic(name string, partitions int) (TopicID, error) {
 		return TopicID{}, fmt.Errorf("%w: topic %q with %d partitions (need 1-%d)",
 			ErrInvalidArgument, name, partitions, maxPartitions)
 	}
-	if _, ok := m.byName[name]; ok {
+	if _, ok := m.boundTopic(name); ok {
 		return TopicID{}, fmt.Errorf("%w: %q", ErrTopicExists, name)
 	}
 	return m.createTopic(name, partitions), nil
@@ -156,7 +160,7 @@ func (m *Model) CreateTopic(name string, partitions int) (TopicID, error) {
 const maxPartitions = 1 << 16
 
 func (m *Model) createTopic(name string, partitions int) TopicID {
-	m.ownMaps()
+	m.ownTopicMaps()
 	id := m.newID()
 	idx := int32(len(m.topics))
 	m.topics = append(m.topics, modelTopic{
@@ -169,9 +173,18 @@ func (m *Model) createTopic(name string, partitions int) TopicID {
 	return id
 }
 
+// boundTopic returns the live incarnation name is bound to.
+func (m *Model) boundTopic(name string) (int32, bool) {
+	idx, ok := m.byName[name]
+	if !ok || m.topics[idx].deleted {
+		return 0, false
+	}
+	return idx, true
+}
+
 // DeleteTopic implements Substrate.
 func (m *Model) DeleteTopic(name string) error {
-	idx, ok := m.byName[name]
+	idx, ok := m.boundTopic(name)
 	if !ok {
 		return fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
 	}
@@ -180,16 +193,15 @@ func (m *Model) DeleteTopic(name string) error {
 }
 
 // deleteTopic retires incarnation idx: its log is freed, group offsets on it are dropped (as
-// Kafka's group coordinator does for deleted partitions), open transactions forget it.
+// Kafka's group coordinator does for deleted partitions), open transactions forget it. The name's
+// byName entry stays (boundTopic reads it as unbound), so no shared map is copied.
 func (m *Model) deleteTopic(idx int32) {
-	m.ownMaps()
 	t := &m.topics[idx]
 	t.deleted = true
 	t.partitions, t.partsShared = make([]modelPartition, len(t.partitions)), false
-	delete(m.byName, t.name)
-	for name, g := range m.groups {
-		if g.hasTopic(t.id) {
-			m.ownGroup(name).dropTopic(t.id)
+	for i := range m.groups {
+		if m.groups[i].hasTopic(t.id) {
+			m.ownGroupAt(i).dropTopic(t.id)
 		}
 	}
 	for i := range m.txns {
@@ -201,7 +213,7 @@ func (m *Model) deleteTopic(idx int32) {
 
 // RecreateTopic implements Substrate.
 func (m *Model) RecreateTopic(name string) (TopicID, error) {
-	idx, ok := m.byName[name]
+	idx, ok := m.boundTopic(name)
 	if !ok {
 		return TopicID{}, fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
 	}
@@ -212,7 +224,7 @@ func (m *Model) RecreateTopic(name string) (TopicID, error) {
 
 // LookupTopic implements Substrate.
 func (m *Model) LookupTopic(name string) (TopicID, int, error) {
-	idx, ok := m.byName[name]
+	idx, ok := m.boundTopic(name)
 	if !ok {
 		return TopicID{}, 0, fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
 	}
@@ -232,7 +244,7 @@ func (m *Model) DescribeTopic(id TopicID) (TopicDescription, error) {
 func (m *Model) describe(idx int32) TopicDescription {
 	t := &m.topics[idx]
 	d := TopicDescription{ID: t.id, Name: t.name, Partitions: len(t.partitions)}
-	switch cur, bound := m.byName[t.name]; {
+	switch cur, bound := m.boundTopic(t.name); {
 	case !t.deleted:
 		d.State, d.CurrentID = TopicAlive, t.id
 	case bound:
@@ -247,7 +259,9 @@ func (m *Model) describe(idx int32) TopicDescription {
 func (m *Model) Topics() []TopicDescription {
 	out := make([]TopicDescription, 0, len(m.byName))
 	for _, idx := range m.byName {
-		out = append(out, m.describe(idx))
+		if !m.topics[idx].deleted {
+			out = append(out, m.describe(idx))
+		}
 	}
 	slices.SortFunc(out, func(a, b TopicDescription) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -261,7 +275,7 @@ func (m *Model) liveTopic(id TopicID) (int32, *modelTopic, error) {
 	idx := m.lastIdx
 	if idx < 0 || id != m.lastID {
 		var ok bool
-		if idx, ok = m.byID[id]; !ok {
+		if idx, ok = m.topicIndex(id); !ok {
 			return 0, nil, fmt.Errorf("%w: id %s", ErrUnknownTopic, id)
 		}
 		m.lastID, m.lastIdx = id, idx
@@ -271,6 +285,25 @@ func (m *Model) liveTopic(id TopicID) (int32, *modelTopic, error) {
 		return 0, nil, fmt.Errorf("%w: id %s (%q) was deleted", ErrUnknownTopic, id, t.name)
 	}
 	return idx, t, nil
+}
+
+// topicScanMax is the most incarnations topicIndex scans instead of hashing the ID: comparing a
+// few 16-byte IDs in place is cheaper than one map lookup, and the explorer's scopes and most
+// runs have a handful of topics.
+const topicScanMax = 8
+
+// topicIndex resolves any ID ever issued (alive or not) to its incarnation number.
+func (m *Model) topicIndex(id TopicID) (int32, bool) {
+	if len(m.topics) > topicScanMax {
+		idx, ok := m.byID[id]
+		return idx, ok
+	}
+	for i := range m.topics {
+		if m.topics[i].id == id {
+			return int32(i), true
+		}
+	}
+	return 0, false
 }
 
 // livePartition resolves tp to its log, or ErrUnknownTopic / ErrUnknownPartition.

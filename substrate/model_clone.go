@@ -33,7 +33,7 @@ func (m *Model) Clone() *Model {
 
 // CloneWithIDs is Clone with a different topic ID source for the clone.
 func (m *Model) CloneWithIDs(ids func() TopicID) *Model {
-	m.mapsShared, m.txnsShared, m.groupsShared = true, true, true
+	m.topicMapsShared, m.txnNamesShared, m.txnsShared, m.groupsShared = true, true, true, true
 	for i := range m.topics {
 		m.topics[i].partsShared = true
 	}
@@ -51,7 +51,7 @@ func (m *Model) CloneInto(dst *Model, ids func() TopicID) *Model {
 		return m.CloneWithIDs(ids)
 	}
 	topics := dst.topics[:0]
-	m.mapsShared, m.txnsShared, m.groupsShared = true, true, true
+	m.topicMapsShared, m.txnNamesShared, m.txnsShared, m.groupsShared = true, true, true, true
 	for i := range m.topics {
 		m.topics[i].partsShared = true
 	}
@@ -61,13 +61,24 @@ func (m *Model) CloneInto(dst *Model, ids func() TopicID) *Model {
 	return dst
 }
 
-// ownMaps gives m its own copy of the ID and name maps if they are shared with a clone.
-func (m *Model) ownMaps() {
-	if !m.mapsShared {
+// ownTopicMaps gives m its own copy of the topic ID and name maps if they are shared with a
+// clone (only creating a topic changes them).
+func (m *Model) ownTopicMaps() {
+	if !m.topicMapsShared {
 		return
 	}
-	m.byID, m.byName, m.txnByName = maps.Clone(m.byID), maps.Clone(m.byName), maps.Clone(m.txnByName)
-	m.mapsShared = false
+	m.byID, m.byName = maps.Clone(m.byID), maps.Clone(m.byName)
+	m.topicMapsShared = false
+}
+
+// ownTxnNames gives m its own copy of the transactional ID map if it is shared with a clone (only
+// a new transactional ID changes it).
+func (m *Model) ownTxnNames() {
+	if !m.txnNamesShared {
+		return
+	}
+	m.txnByName = maps.Clone(m.txnByName)
+	m.txnNamesShared = false
 }
 
 // ownPartition returns partition part of incarnation idx for a change, first copying the
@@ -124,31 +135,45 @@ func (m *Model) ownTxn(slot int32) *modelTxn {
 	return t
 }
 
-// ownGroups gives m its own copy of the group map if it is shared with a clone; the groups it
-// points to are marked shared on both sides and copied by ownGroup.
-func (m *Model) ownGroups() {
+// ownGroups gives m its own copy of the group slice if it is shared with a clone; the copies'
+// offset lists stay shared (marked so) until ownGroupAt. spare is room for groups about to be
+// added.
+func (m *Model) ownGroups(spare int) {
 	if !m.groupsShared {
 		return
 	}
-	m.groups = maps.Clone(m.groups)
-	for _, g := range m.groups {
-		g.shared = true
+	groups := make([]modelGroup, len(m.groups), len(m.groups)+spare)
+	for i, g := range m.groups {
+		groups[i] = modelGroup{name: g.name, offsets: g.offsets, shared: true}
 	}
+	m.groups = groups
 	m.groupsShared = false
 }
 
-// ownGroup returns the named group for a change, creating it empty, or copying it first if it is
-// shared with a clone.
+// searchGroup finds the named group by binary search: its index, or the insertion point.
+func (m *Model) searchGroup(name string) (int, bool) {
+	return slices.BinarySearchFunc(m.groups, name, func(g modelGroup, n string) int { return strings.Compare(g.name, n) })
+}
+
+// ownGroup returns the named group for a change, creating it empty, or copying its offsets first
+// if they are shared with a clone.
 func (m *Model) ownGroup(name string) *modelGroup {
-	m.ownGroups()
-	g, ok := m.groups[name]
-	switch {
-	case !ok:
-		g = &modelGroup{}
-		m.groups[name] = g
-	case g.shared:
-		g = &modelGroup{offsets: slices.Clone(g.offsets)}
-		m.groups[name] = g
+	i, ok := m.searchGroup(name)
+	if !ok {
+		m.ownGroups(1)
+		m.groups = slices.Insert(m.groups, i, modelGroup{name: name})
+		return &m.groups[i]
+	}
+	return m.ownGroupAt(i)
+}
+
+// ownGroupAt returns the i-th group for a change, copying its offsets first if they are shared
+// with a clone.
+func (m *Model) ownGroupAt(i int) *modelGroup {
+	m.ownGroups(0)
+	g := &m.groups[i]
+	if g.shared {
+		g.offsets, g.shared = slices.Clone(g.offsets), false
 	}
 	return g
 }
@@ -168,17 +193,19 @@ func (m *Model) AppendCanonical(dst []byte) []byte {
 	for i := range m.txns {
 		dst = m.txns[i].appendCanonical(dst)
 	}
-	var names []string
-	for name, g := range m.groups {
-		if len(g.offsets) > 0 { // a group with no offsets is indistinguishable from no group
-			names = append(names, name)
+	n := 0
+	for i := range m.groups {
+		if len(m.groups[i].offsets) > 0 { // a group with no offsets is indistinguishable from no group
+			n++
 		}
 	}
-	slices.Sort(names)
-	dst = binary.AppendUvarint(dst, uint64(len(names)))
-	for _, name := range names {
-		offsets := m.groups[name].offsets
-		dst = appendString(dst, name)
+	dst = binary.AppendUvarint(dst, uint64(n))
+	for i := range m.groups {
+		offsets := m.groups[i].offsets
+		if len(offsets) == 0 {
+			continue
+		}
+		dst = appendString(dst, m.groups[i].name)
 		type keyed struct {
 			topic int32
 			o     GroupOffset
@@ -294,8 +321,8 @@ func appendBool(dst []byte, b bool) []byte {
 // them, without allocating a result (the explorer's canonical hash reads them for every process
 // a transition changes).
 func (m *Model) AppendCommittedOffsets(dst []GroupOffset, group string) []GroupOffset {
-	if g, ok := m.groups[group]; ok {
-		dst = append(dst, g.offsets...)
+	if i, ok := m.searchGroup(group); ok {
+		dst = append(dst, m.groups[i].offsets...)
 	}
 	return dst
 }

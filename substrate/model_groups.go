@@ -7,8 +7,9 @@ import (
 
 // modelGroup is one consumer group's committed offsets, sorted by TopicPartition.
 type modelGroup struct {
+	name    string
 	offsets []GroupOffset
-	// shared says the group is shared with a clone's group map (copy-on-write: ownGroup).
+	// shared says offsets is shared with a clone (copy-on-write: ownGroupAt).
 	shared bool
 }
 
@@ -67,9 +68,9 @@ func (m *Model) CommitOffsets(group string, offsets []GroupOffset) error {
 
 // CommittedOffsets implements Substrate. Offsets on deleted topics were dropped at deletion.
 func (m *Model) CommittedOffsets(group string) ([]GroupOffset, error) {
-	g, ok := m.groups[group]
-	if !ok || len(g.offsets) == 0 {
+	i, ok := m.searchGroup(group)
+	if !ok || len(m.groups[i].offsets) == 0 {
 		return nil, nil
 	}
-	return slices.Clone(g.offsets), nil
+	return slices.Clone(m.groups[i].offsets), nil
 }

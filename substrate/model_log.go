@@ -161,7 +161,7 @@ func (m *Model) DeleteRecords(tp TopicPartition, before Offset) error {
 
 // SetRetention implements Substrate.
 func (m *Model) SetRetention(name string, policy RetentionPolicy) error {
-	idx, ok := m.byName[name]
+	idx, ok := m.boundTopic(name)
 	if !ok {
 		return fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
 	}

@@ -226,6 +226,60 @@ func TestModelRecreateAndDescribe(t *testing.T) {
 	if _, err := m.DescribeTopic(TopicID{1}); !errors.Is(err, ErrUnknownTopic) {
 		t.Fatalf("describe never-issued ID: %v", err)
 	}
+	// A deleted name is unbound everywhere (the model keeps its stale name entry internally).
+	if _, _, err := m.LookupTopic("t"); !errors.Is(err, ErrUnknownTopic) {
+		t.Fatalf("lookup deleted name: %v", err)
+	}
+	if err := m.DeleteTopic("t"); !errors.Is(err, ErrUnknownTopic) {
+		t.Fatalf("delete deleted name: %v", err)
+	}
+	if err := m.SetRetention("t", RetentionPolicy{MaxOffsets: 1}); !errors.Is(err, ErrUnknownTopic) {
+		t.Fatalf("retention on deleted name: %v", err)
+	}
+	if _, err := m.RecreateTopic("t"); !errors.Is(err, ErrUnknownTopic) {
+		t.Fatalf("recreate deleted name: %v", err)
+	}
+	if ts := m.Topics(); len(ts) != 0 {
+		t.Fatalf("topics after delete: %+v", ts)
+	}
+	again := mustCreate(t, m, "t", 1)
+	if d, _ := m.DescribeTopic(cur); d.State != TopicRecreated || d.CurrentID != again {
+		t.Fatalf("deleted incarnation after the name is created again: %+v", d)
+	}
+	if ts := m.Topics(); len(ts) != 1 || ts[0].ID != again {
+		t.Fatalf("topics after create again: %+v", ts)
+	}
+}
+
+// TestModelManyTopics resolves IDs in a model with more incarnations than topicIndex scans, so
+// the ID map is used, and agrees with the scan on a small one.
+func TestModelManyTopics(t *testing.T) {
+	m := NewSeededModel(1)
+	var ids []TopicID
+	for i := range topicScanMax + 3 {
+		ids = append(ids, mustCreate(t, m, "t"+itoa(i), 1))
+		if _, err := m.Produce(TopicPartition{ids[i], 0}, Record{}, ProducePlain); err != nil {
+			t.Fatalf("produce to topic %d of %d: %v", i, len(ids), err)
+		}
+	}
+	if err := m.DeleteTopic("t2"); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		o, err := m.ListOffsets(TopicPartition{id, 0})
+		if i == 2 {
+			if !errors.Is(err, ErrUnknownTopic) {
+				t.Fatalf("list offsets of deleted topic: %v", err)
+			}
+			continue
+		}
+		if err != nil || o.HighWatermark != 1 {
+			t.Fatalf("topic %d: offsets %+v, %v", i, o, err)
+		}
+		if n, ok := m.Incarnation(id); !ok || n != i {
+			t.Fatalf("incarnation of topic %d: %d %v", i, n, ok)
+		}
+	}
 }
 
 func TestModelGroupOffsetsAtomicWithTransaction(t *testing.T) {

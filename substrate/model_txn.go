@@ -89,10 +89,10 @@ func (m *Model) InitTransactions(transactionalID string) (TxnProducer, error) {
 	if transactionalID == "" {
 		return TxnProducer{}, fmt.Errorf("%w: empty transactional ID", ErrInvalidArgument)
 	}
-	m.ownMaps()
 	m.ownTxns()
 	slot, ok := m.txnByName[transactionalID]
 	if !ok {
+		m.ownTxnNames()
 		slot = int32(len(m.txns))
 		m.txns = append(m.txns, modelTxn{id: transactionalID})
 		m.txnByName[transactionalID] = slot
@@ -259,7 +259,7 @@ func (m *Model) markerTarget(tp txnPartition) (txnPartition, bool) {
 	if !t.deleted {
 		return tp, true
 	}
-	cur, bound := m.byName[t.name]
+	cur, bound := m.boundTopic(t.name)
 	if !bound || int(tp.partition) >= len(m.topics[cur].partitions) {
 		return txnPartition{}, false
 	}
