@@ -23,6 +23,15 @@ const (
 	// RESET_PAST_LOG_START went from 480 to 591 seeds.
 	targetUnread   = 48 // a live receiver has not read the truncated channel to its end
 	targetPastRead = 48 // a truncation offset past a receiver's position
+	// A corrupt header is aimed hard at the running receivers that will read it
+	// (receiverWeight: a quarter for a down one), on its topic and its partition: a corrupt
+	// record on a partition nobody receives, or whose receivers have all stopped, refuses
+	// nothing and exposes nothing. Measured over seeds 1-1000 (go run ./cmd/simrun sweep
+	// --catch-rates --seeds 1-1000 -j 2): with only targetLiveReceiver, the first corrupt record
+	// of 124 seeds landed where no live receiver was (31 of them in its due window on a
+	// partition nobody received); at 48, UNDECODABLE_AS_ABSENT was caught on 733 seeds instead of
+	// 698 (at 12: 727; 1001-2000: 693 instead of 663), every other mode within 10 seeds.
+	targetCorruptReader = 48
 	// targetUndisturbed multiplies the weight of a topic no fail-closed fault has hit yet
 	// (topicDisturbed), so the run's few fail-closed faults spread over the topology instead of
 	// piling onto the receivers an earlier one already stopped.
@@ -67,7 +76,8 @@ func (w *world) topicDisturbed(t int) bool {
 // for a stamped record naming record obs (0 for none), more for receivers of obs's channel, whose
 // copy of obs may still be undelivered, and more again when they have not been fed obs yet (the
 // stamped record arrives first and is held); for a plain record, more for receivers whose head on
-// t is blocked (the plain record queues behind it). A fail-closed fault counts only receivers
+// t is blocked (the plain record queues behind it); for a corrupt record, more for running
+// receivers (targetCorruptReader), which read it soonest. A fail-closed fault counts only receivers
 // that actually receive a partition of t and are not doomed (world_doomed.go); deleting or
 // recreating a topic a doomed process receives weighs the minimum (it would stop a survivor of an
 // earlier fault), and one that spares them all weighs targetSpared more.
@@ -123,6 +133,8 @@ func (w *world) receiverBonus(k ActionKind, p *proc, t int, obs uint64) uint32 {
 		if p.blockedOnTopic(t) {
 			b += targetBlockedHead / 2
 		}
+	case ActProduceCorrupt:
+		b += receiverWeight(p, targetCorruptReader)
 	}
 	return b
 }
@@ -138,7 +150,8 @@ func (w *world) msgOf(uid uint64) *message {
 // partitionWeight is how strongly a produce of kind k (stamped naming record obs, or 0) prefers
 // channel c: more for every live receiver of c; for a stamped record, for each that also receives
 // obs's channel and more again if it has not been fed obs yet; for a plain record, for each whose
-// head on c is blocked (blockedHead).
+// head on c is blocked (blockedHead); for a corrupt record, for each running one
+// (targetCorruptReader).
 func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 	weight := uint32(1)
 	m := w.msgOf(obs)
@@ -150,6 +163,9 @@ func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 			return 1
 		}
 		weight += targetLiveReceiver
+		if k == ActProduceCorrupt {
+			weight += receiverWeight(p, targetCorruptReader)
+		}
 		if m != nil && m.ch != c && p.receivesNow(m.ch) {
 			weight += targetSharedReceiver
 			if p.unfedAt(m.ch, m.pos) {
