@@ -130,17 +130,33 @@ func (s *State) HeldCount() int {
 }
 
 // Clone returns an independent copy (records' byte slices are shared; they are immutable).
+//
+// The frontier and delivered past are carved from one allocation, and so are the held messages
+// of every channel, each channel's region capacity-capped with heldSpare free entries, as
+// Engine.Clone carves them: a host that clones its committed state before applying each step's
+// delta (the simulator's explorer does, for every commit) pays a fixed number of allocations.
 func (s *State) Clone() *State {
 	c := &State{
 		version:  s.version,
 		bindings: slices.Clone(s.bindings),
 		fed:      slices.Clone(s.fed),
-		frontier: s.frontier.Clone(),
-		past:     s.past.Clone(),
-		holds:    make([]channelHolds, len(s.holds)),
+		frontier: s.frontier,
+		past:     s.past,
 	}
+	copyCausesBlock([]*Causes{&c.frontier, &c.past})
+	if len(s.holds) == 0 {
+		return c
+	}
+	c.holds = make([]channelHolds, len(s.holds))
+	n := 0
 	for i := range s.holds {
-		c.holds[i] = channelHolds{ch: s.holds[i].ch, queue: s.holds[i].queue.clone()}
+		n += s.holds[i].queue.len() + heldSpare
+	}
+	block := make([]HeldMessage, n)
+	for i := range s.holds {
+		k := copy(block, s.holds[i].queue.live())
+		c.holds[i] = channelHolds{ch: s.holds[i].ch, queue: fifo[HeldMessage]{items: block[: k : k+heldSpare]}}
+		block = block[k+heldSpare:]
 	}
 	return c
 }

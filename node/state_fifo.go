@@ -83,7 +83,3 @@ func (q *fifo[T]) maybeCompact() {
 	q.head = 0
 }
 
-// clone returns an independent queue with the same live entries (entries are copied shallowly).
-func (q *fifo[T]) clone() fifo[T] {
-	return fifo[T]{items: append([]T(nil), q.live()...)}
-}

@@ -270,23 +270,6 @@ func (m *Model) Topics() []TopicDescription {
 // Close implements Substrate; the model holds no resources.
 func (m *Model) Close() error { return nil }
 
-// liveTopic resolves id to its live incarnation, or ErrUnknownTopic.
-func (m *Model) liveTopic(id TopicID) (int32, *modelTopic, error) {
-	idx := m.lastIdx
-	if idx < 0 || id != m.lastID {
-		var ok bool
-		if idx, ok = m.topicIndex(id); !ok {
-			return 0, nil, fmt.Errorf("%w: id %s", ErrUnknownTopic, id)
-		}
-		m.lastID, m.lastIdx = id, idx
-	}
-	t := &m.topics[idx]
-	if t.deleted {
-		return 0, nil, fmt.Errorf("%w: id %s (%q) was deleted", ErrUnknownTopic, id, t.name)
-	}
-	return idx, t, nil
-}
-
 // topicScanMax is the most incarnations topicIndex scans instead of hashing the ID: comparing a
 // few 16-byte IDs in place is cheaper than one map lookup, and the explorer's scopes and most
 // runs have a handful of topics.
@@ -306,17 +289,38 @@ func (m *Model) topicIndex(id TopicID) (int32, bool) {
 	return 0, false
 }
 
-// livePartition resolves tp to its log, or ErrUnknownTopic / ErrUnknownPartition.
+// livePartition resolves tp to its log, or ErrUnknownTopic / ErrUnknownPartition. It is on every
+// produce, fetch and offset listing (the explorer lists offsets tens of times per state), so the
+// found case is kept short: the one-entry cache of the last ID, else topicIndex; the errors are
+// built apart (partitionError).
 func (m *Model) livePartition(tp TopicPartition) (int32, *modelPartition, error) {
-	idx, t, err := m.liveTopic(tp.Topic)
-	if err != nil {
-		return 0, nil, err
+	idx := m.lastIdx
+	if idx < 0 || tp.Topic != m.lastID {
+		var ok bool
+		if idx, ok = m.topicIndex(tp.Topic); !ok {
+			return 0, nil, m.partitionError(tp)
+		}
+		m.lastID, m.lastIdx = tp.Topic, idx
 	}
-	if tp.Partition < 0 || int(tp.Partition) >= len(t.partitions) {
-		return 0, nil, fmt.Errorf("%w: %s partition %d of %d", ErrUnknownPartition, tp.Topic,
-			tp.Partition, len(t.partitions))
+	t := &m.topics[idx]
+	if t.deleted || uint64(tp.Partition) >= uint64(len(t.partitions)) {
+		return 0, nil, m.partitionError(tp)
 	}
 	return idx, &t.partitions[tp.Partition], nil
+}
+
+// partitionError says why livePartition did not resolve tp: the ID was never issued, its topic
+// was deleted, or it has no such partition.
+func (m *Model) partitionError(tp TopicPartition) error {
+	idx, ok := m.topicIndex(tp.Topic)
+	if !ok {
+		return fmt.Errorf("%w: id %s", ErrUnknownTopic, tp.Topic)
+	}
+	t := &m.topics[idx]
+	if t.deleted {
+		return fmt.Errorf("%w: id %s (%q) was deleted", ErrUnknownTopic, tp.Topic, t.name)
+	}
+	return fmt.Errorf("%w: %s partition %d of %d", ErrUnknownPartition, tp.Topic, tp.Partition, len(t.partitions))
 }
 
 // writablePartition is livePartition for a change: the partition is the model's own

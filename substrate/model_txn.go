@@ -220,7 +220,8 @@ func (m *Model) AbortTransaction(p TxnProducer) error {
 // that partition (a recreated topic receives a stray marker), and nowhere otherwise. Each
 // partition receives one marker however many incarnations of it the transaction touched.
 func (m *Model) endTxn(slot int32, commit bool) {
-	t := m.ownTxn(slot)
+	m.ownTxns()
+	t := &m.txns[slot] // its lists are only read here, then emptied: no need to copy them
 	recKind, markKind := entryAborted, entryAbortMark
 	if commit {
 		recKind, markKind = entryCommitted, entryCommitMark
@@ -231,7 +232,8 @@ func (m *Model) endTxn(slot int32, commit bool) {
 			p.entry(r.offset).kind = recKind
 		}
 	}
-	var marked []txnPartition
+	var markedRoom [4]txnPartition
+	marked := markedRoom[:0]
 	for _, tp := range t.parts {
 		target, ok := m.markerTarget(tp)
 		if !ok || containsPartition(marked, target) {
@@ -248,6 +250,10 @@ func (m *Model) endTxn(slot int32, commit bool) {
 		}
 	}
 	t.open = false
+	if t.shared { // the lists are a clone's too: let go of them instead of truncating them
+		t.parts, t.records, t.staged, t.shared = nil, nil, nil, false
+		return
+	}
 	t.parts = t.parts[:0]
 	t.records = t.records[:0]
 	t.staged = t.staged[:0]
