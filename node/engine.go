@@ -237,3 +237,8 @@ func compareChannels(a, b Channel) int {
 func topicOrder(a, b TopicID) int {
 	return compareChannels(Channel{Topic: a}, Channel{Topic: b})
 }
+
+// HeldCount returns the number of held messages over all received channels. While it is 0 (or
+// after a refusal) Next returns false at once and changes nothing, not even a work counter: a
+// host that shares an engine copy-on-write can skip copying it for that call.
+func (e *Engine) HeldCount() int { return e.heldCount }

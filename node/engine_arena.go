@@ -20,6 +20,13 @@ const causeChunkShareMax = causeChunkPairs / 4
 // decodeCauses strictly decodes a received parsley.causes value (exactly Decode's rules and
 // errors) into storage carved from the engine's current chunk.
 func (e *Engine) decodeCauses(value []byte) (Causes, error) {
+	return decodeCausesChunked(&e.chunk, value)
+}
+
+// decodeCausesChunked strictly decodes a parsley.causes value (exactly Decode's rules and
+// errors) into storage carved from *chunk, starting a new chunk when it lacks room. The engine
+// decodes received headers this way, and DecodeState the causes of every held message.
+func decodeCausesChunked(chunk *[]Cause, value []byte) (Causes, error) {
 	// The decoder reserves pairsMax entries for a value of this length and topic count, and fills
 	// at most that many: with that much room left in the chunk it never allocates. Malformed
 	// values, 128 topics or more, and wide frontiers get storage of their own.
@@ -32,10 +39,10 @@ func (e *Engine) decodeCauses(value []byte) (Causes, error) {
 		c.pairs = c.pairs[:len(c.pairs):len(c.pairs)]
 		return c, err
 	}
-	if cap(e.chunk)-len(e.chunk) < bound {
-		e.chunk = make([]Cause, 0, causeChunkPairs)
+	if cap(*chunk)-len(*chunk) < bound {
+		*chunk = make([]Cause, 0, causeChunkPairs)
 	}
-	c := Causes{pairs: e.chunk[len(e.chunk):]}
+	c := Causes{pairs: (*chunk)[len(*chunk):]}
 	if err := DecodeInto(&c, value); err != nil {
 		return Causes{}, err
 	}
@@ -43,7 +50,7 @@ func (e *Engine) decodeCauses(value []byte) (Causes, error) {
 	if n == 0 {
 		return Causes{}, nil // as Decode: no storage for the empty frontier
 	}
-	e.chunk = e.chunk[:len(e.chunk)+n]
+	*chunk = (*chunk)[:len(*chunk)+n]
 	c.pairs = c.pairs[:n:n]
 	return c, nil
 }

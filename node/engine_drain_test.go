@@ -185,3 +185,21 @@ func TestDrainWorkIndependentOfDepth(t *testing.T) {
 	}
 	etEqual(t, "heads", perDepth[0].HeadsOffered, uint64(1))
 }
+
+// HeldCount follows receipts and deliveries, and while it is 0 Next changes nothing at all (the
+// promise a copy-on-write host relies on to skip copying the engine).
+func TestDrainHeldCount(t *testing.T) {
+	c1, c2 := etCh(1, 0), etCh(2, 0)
+	e := etStart(t, nil, etInit(c1, c2), Options{})
+	before := e.Counters()
+	if _, ok := e.Next(); ok || e.HeldCount() != 0 || e.Counters() != before {
+		t.Fatalf("Next on an empty engine: held %d, counters %+v, want 0 and %+v", e.HeldCount(), e.Counters(), before)
+	}
+	etFeed(t, e, c2, 0, etRec("effect", etCause(c1, 0)))
+	etFeed(t, e, c2, 1, etRec("next"))
+	etEqual(t, "held after two receipts", e.HeldCount(), 2)
+	etFeed(t, e, c1, 0, etRec("cause"))
+	etEqual(t, "held after the cause", e.HeldCount(), 3)
+	etEqual(t, "order", etDrain(e), []string{"t1/0@0", "t2/0@0", "t2/0@1"})
+	etEqual(t, "held after the drain", e.HeldCount(), 0)
+}

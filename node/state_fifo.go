@@ -82,4 +82,3 @@ func (q *fifo[T]) maybeCompact() {
 	q.items = q.items[:n]
 	q.head = 0
 }
-

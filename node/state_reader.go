@@ -12,6 +12,8 @@ type codecReader struct {
 	b   []byte
 	off int
 	err *Refusal
+	// chunk is the storage held messages' causes are decoded into (decodeCausesChunked).
+	chunk []Cause
 }
 
 // fail records the first failure.
@@ -48,17 +50,21 @@ func (r *codecReader) end() {
 }
 
 // uvarint reads a minimal unsigned varint.
-func (r *codecReader) uvarint(what string) uint64 {
+func (r *codecReader) uvarint(what string) uint64 { return r.uvarintOf(what, "") }
+
+// uvarintOf is uvarint for the field named what+suffix. The name is only joined on failure: a
+// joined name would be a string allocated for every length and count of a decode.
+func (r *codecReader) uvarintOf(what, suffix string) uint64 {
 	if r.err != nil {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b[r.off:])
 	if n <= 0 {
-		r.fail("%s: truncated or overlong varint", what)
+		r.fail("%s%s: truncated or overlong varint", what, suffix)
 		return 0
 	}
 	if n > 1 && r.b[r.off+n-1] == 0 {
-		r.fail("%s: non-minimal varint", what)
+		r.fail("%s%s: non-minimal varint", what, suffix)
 		return 0
 	}
 	r.off += n
@@ -68,7 +74,7 @@ func (r *codecReader) uvarint(what string) uint64 {
 // count reads a list length and refuses one the remaining bytes cannot hold at minSize bytes per
 // item, so nothing is allocated beyond what the input justifies.
 func (r *codecReader) count(what string, minSize int) int {
-	v := r.uvarint(what + " count")
+	v := r.uvarintOf(what, " count")
 	if r.err != nil {
 		return 0
 	}
@@ -109,7 +115,7 @@ func (r *codecReader) bytes(what string, n uint64) []byte {
 
 // optBytes reads a nullable byte string.
 func (r *codecReader) optBytes(what string) []byte {
-	n := r.uvarint(what + " length")
+	n := r.uvarintOf(what, " length")
 	if n == 0 || r.err != nil {
 		return nil
 	}
@@ -138,11 +144,24 @@ func (r *codecReader) channel() Channel {
 
 // position reads a position in 0..limit.
 func (r *codecReader) position(what string, limit Offset) Offset {
+	return r.positionOf(what, "", limit)
+}
+
+// positionOf is position for the field named what+suffix, joined only on failure (uvarintOf).
+func (r *codecReader) positionOf(what, suffix string, limit Offset) Offset {
 	start := r.off
-	v := Offset(r.int64(what))
-	if r.err == nil && (v < 0 || v > limit) {
+	if r.err != nil {
+		return 0
+	}
+	if r.remaining() < positionBytes {
+		r.fail("%s%s: truncated (%d of 8 bytes)", what, suffix, r.remaining())
+		return 0
+	}
+	v := Offset(binary.BigEndian.Uint64(r.b[r.off:]))
+	r.off += positionBytes
+	if v < 0 || v > limit {
 		r.off = start
-		r.fail("%s %d out of range 0..%d", what, v, limit)
+		r.fail("%s%s %d out of range 0..%d", what, suffix, v, limit)
 	}
 	return v
 }
@@ -194,7 +213,7 @@ func (r *codecReader) pairs(what string) []Cause {
 	}
 	for i := 0; i < n && r.err == nil; i++ {
 		p := Cause{Channel: r.channel()}
-		p.Position = r.position(what+" position", MaxOffset-1)
+		p.Position = r.positionOf(what, " position", MaxOffset-1)
 		if r.err == nil && i > 0 && compareChannels(out[i-1].Channel, p.Channel) >= 0 {
 			r.fail("%s channel %v out of order", what, p.Channel)
 		}
@@ -240,7 +259,7 @@ func (r *codecReader) hold(ch Channel) HeldMessage {
 	if r.err != nil {
 		return m
 	}
-	causes, err := Decode(raw)
+	causes, err := decodeCausesChunked(&r.chunk, raw)
 	if err != nil {
 		r.off = start
 		r.fail("held causes of %v@%d undecodable: %v", ch, m.Position, err)
