@@ -29,7 +29,8 @@ func (d Delta) IsEmpty() bool {
 }
 
 // Apply applies a step's delta to the committed state. It costs in proportion to the delta (plus
-// a binary search per touched channel). A delta that does not fit s — removing a hold s does not
+// a binary search per touched channel). It never writes into a filled slot of a hold queue
+// (fifo.popShared), so engines started from s, which view its holds in place, are unaffected. A delta that does not fit s — removing a hold s does not
 // have, adding one it already has or one above fedUpTo — is refused with
 // UNKNOWN_ORDERING_STATE_FORMAT and leaves s unchanged.
 func (s *State) Apply(d Delta) error {
@@ -49,7 +50,7 @@ func (s *State) Apply(d Delta) error {
 	applyCauses(&s.past, d.PastRemoved, d.Past)
 	for _, r := range d.RemovedHolds {
 		q := s.holdQueue(r.Channel, false)
-		q.dropAt(findHold(q, r.Position))
+		q.dropAtShared(findHold(q, r.Position))
 	}
 	for _, m := range d.NewHolds {
 		q := s.holdQueue(m.Channel, true)
@@ -57,7 +58,7 @@ func (s *State) Apply(d Delta) error {
 			q.push(m)
 			continue
 		}
-		q.insertAt(findInsert(q, m.Position), m) // a REDELIVER_REFEEDS delta only
+		q.insertAtShared(findInsert(q, m.Position), m) // a REDELIVER_REFEEDS delta only
 	}
 	if len(d.RemovedHolds) > 0 {
 		s.dropEmptyHolds()

@@ -85,7 +85,7 @@ type chanState struct {
 	floorKnown   bool
 	lastFed      Offset // last position fed in this execution
 	lastFedKnown bool
-	held         fifo[heldEntry]
+	held         heldBuffer
 	fedDirty     bool // fed changed since the last Commit
 	holdsDirty   bool // holds were added since the last Commit
 	scanAll      bool // a hold was inserted mid-buffer since the last Commit (sabotage only)
@@ -96,7 +96,7 @@ type chanState struct {
 // settled is SPEC §1.4: the head's position − 1 while anything is held, else fedUpTo.
 func (c *chanState) settled() (Offset, bool) {
 	if c.held.len() > 0 {
-		return c.held.front().msg.Position - 1, true
+		return c.held.front().Position - 1, true
 	}
 	return c.fed, c.fedKnown
 }

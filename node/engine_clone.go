@@ -16,7 +16,7 @@ import "slices"
 // starts a fresh chunk. The refusal is shared: it is never changed after it is made.
 //
 // Cost: four allocations whatever the number of channels and holds (the engine, its channels,
-// one block for every channel's held messages, one block for the four frontiers), plus the
+// one block for every channel's own held entries, one block for the four frontiers), plus the
 // uncommitted change lists when a step is under way. The explorer clones an engine on most
 // transitions, and before the blocks the allocations per channel and per frontier were a large
 // share of a transition's cost.
@@ -40,19 +40,19 @@ func (e *Engine) Clone() *Engine {
 // the next receipt on the channel then holds its message without growing the buffer.
 const heldSpare = 1
 
-// cloneHolds gives every channel of dst (a copy of src) its own copy of src's held messages, all
-// carved from one block: each channel's region is its live entries plus heldSpare free entries,
-// capacity-capped (s[a:b:c]) so that no append, insertion or compaction through one buffer
-// reaches a neighbour's region.
+// cloneHolds gives every channel of dst (a copy of src) its own copy of src's own held entries,
+// all carved from one block: each channel's region is its live entries plus heldSpare free
+// entries, capacity-capped (s[a:b:c]) so that no append, insertion or compaction through one
+// buffer reaches a neighbour's region. The restored holds are a read-only view: it is shared.
 func cloneHolds(dst, src []chanState) {
 	n := 0
 	for i := range src {
-		n += src[i].held.len() + heldSpare
+		n += src[i].held.own.len() + heldSpare
 	}
 	block := make([]heldEntry, n)
 	for i := range dst {
-		k := copy(block, src[i].held.live())
-		dst[i].held = fifo[heldEntry]{items: block[: k : k+heldSpare]}
+		k := copy(block, src[i].held.own.live())
+		dst[i].held.own = fifo[heldEntry]{items: block[: k : k+heldSpare]}
 		block = block[k+heldSpare:]
 	}
 }

@@ -55,10 +55,10 @@ func (e *Engine) Commit() Delta {
 
 // flushHolds appends c's holds taken since the last Commit to out, in position order, and marks
 // them flushed (dropped under SabotageDropHeld, which leaves them out). New holds are a suffix of
-// the buffer, so this walks back from the tail; only a sabotage insertion mid-buffer (scanAll)
-// needs the whole buffer.
+// the buffer's own entries (restored holds are flushed), so this walks back from the tail; only a
+// sabotage insertion mid-buffer (scanAll) needs every own entry.
 func (e *Engine) flushHolds(c *chanState, out []HeldMessage) []HeldMessage {
-	live := c.held.live()
+	live := c.held.own.live()
 	from := len(live)
 	if c.scanAll {
 		from = 0
@@ -106,11 +106,11 @@ func (e *Engine) Snapshot() *State {
 			continue
 		}
 		var q fifo[HeldMessage]
-		for _, h := range c.held.live() {
-			if e.opts.Sabotage == SabotageDropHeld && h.state != holdFlushed {
+		for j := range c.held.len() {
+			if e.opts.Sabotage == SabotageDropHeld && c.held.state(j) != holdFlushed {
 				continue
 			}
-			q.push(h.msg)
+			q.push(*c.held.msg(j))
 		}
 		if q.len() > 0 {
 			s.holds = append(s.holds, channelHolds{ch: c.ch, queue: q})

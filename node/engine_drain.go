@@ -20,13 +20,13 @@ func (e *Engine) Next() (d Delivery, ok bool) {
 		}
 		if e.opts.Sabotage == SabotageNoFIFO {
 			for j := 0; j < c.held.len(); j++ {
-				if e.offer(&c.held.at(j).msg) {
+				if e.offer(c.held.msg(j)) {
 					return e.deliver(i, j)
 				}
 			}
 			continue
 		}
-		if e.offer(&c.held.front().msg) {
+		if e.offer(c.held.front()) {
 			return e.deliver(i, 0)
 		}
 	}
@@ -47,13 +47,12 @@ func (e *Engine) offer(m *HeldMessage) bool {
 // delivered past, and records the removal for Commit.
 func (e *Engine) deliver(i, j int) (Delivery, bool) {
 	c := &e.chans[i]
-	entry := c.held.at(j)
-	m := &entry.msg
+	m := c.held.msg(j)
 	d := Delivery{Channel: m.Channel, Position: m.Position, Record: m.Record, Causes: m.Causes}
-	if entry.state == holdFlushed {
+	if c.held.state(j) == holdFlushed {
 		e.removed = append(e.removed, HoldRef{Channel: m.Channel, Position: m.Position})
 	}
-	c.held.dropAt(j) // entry and m are dead from here: read d
+	c.held.dropAt(j) // m is dead from here: read d
 	e.heldCount--
 	e.counters.HoldsRemoved++
 	e.counters.Deliveries++

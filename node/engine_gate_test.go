@@ -55,7 +55,7 @@ func TestEngineGateMatchesDecide(t *testing.T) {
 				c.fed, c.fedKnown = Offset(rapid.Int64Range(0, 6).Draw(t, fmt.Sprintf("fed[%d]", i))), true
 				if rapid.Bool().Draw(t, fmt.Sprintf("held[%d]", i)) {
 					head := Offset(rapid.Int64Range(0, int64(c.fed)).Draw(t, fmt.Sprintf("head[%d]", i)))
-					c.held.push(heldEntry{msg: HeldMessage{Channel: c.ch, Position: head}})
+					c.held.own.push(heldEntry{msg: HeldMessage{Channel: c.ch, Position: head}})
 				}
 			}
 		}

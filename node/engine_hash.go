@@ -65,8 +65,8 @@ func (e *Engine) AppendCanonical(b []byte, enc CanonicalEncoder) []byte {
 	b = appendCanonicalCauses(b, e.past, enc)
 	for i := range e.chans {
 		c := &e.chans[i]
-		n := 0
-		for _, h := range c.held.live() {
+		n := len(c.held.restored) // flushed: always in the snapshot
+		for _, h := range c.held.own.live() {
 			if e.keepsInSnapshot(h.state) {
 				n++
 			}
@@ -76,10 +76,13 @@ func (e *Engine) AppendCanonical(b []byte, enc CanonicalEncoder) []byte {
 		}
 		b = enc.AppendChannel(b, c.ch)
 		b = binary.AppendUvarint(b, uint64(n))
-		live := c.held.live()
-		for j := range live {
-			if e.keepsInSnapshot(live[j].state) {
-				b = appendCanonicalHeld(b, &live[j].msg, enc)
+		for j := range c.held.restored {
+			b = appendCanonicalHeld(b, &c.held.restored[j], enc)
+		}
+		own := c.held.own.live()
+		for j := range own {
+			if e.keepsInSnapshot(own[j].state) {
+				b = appendCanonicalHeld(b, &own[j].msg, enc)
 			}
 		}
 	}

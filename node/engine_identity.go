@@ -33,7 +33,7 @@ func (e *Engine) Identity(dead, recreated []TopicID) error {
 	for i := range e.chans {
 		c := &e.chans[i]
 		if isDead.has(c.ch.Topic) && c.held.len() > 0 && e.opts.Sabotage != SabotageDeliverPastDeadHolds {
-			return e.fail(refuse(ReasonChannelDeletedWithUndelivered, c.ch, c.held.front().msg.Position,
+			return e.fail(refuse(ReasonChannelDeletedWithUndelivered, c.ch, c.held.front().Position,
 				"received topic deleted while %d message(s) from it are held", c.held.len()))
 		}
 	}

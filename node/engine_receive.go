@@ -130,12 +130,11 @@ func (e *Engine) replay(i int, pos Offset, rec Record, causes Causes) (ReceiveOu
 // (unless that position is already held), so it is delivered again.
 func (e *Engine) holdAgain(i int, m HeldMessage) {
 	c := &e.chans[i]
-	live := c.held.live()
 	j := 0
-	for j < len(live) && live[j].msg.Position < m.Position {
+	for j < c.held.len() && c.held.msg(j).Position < m.Position {
 		j++
 	}
-	if j < len(live) && live[j].msg.Position == m.Position {
+	if j < c.held.len() && c.held.msg(j).Position == m.Position {
 		return
 	}
 	c.held.insertAt(j, heldEntry{msg: m})

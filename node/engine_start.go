@@ -75,15 +75,16 @@ func newEngine(init Init, opts Options) *Engine {
 }
 
 // restoreHolds loads the committed holds of received channels and refuses holds on a channel no
-// longer received (or discards them under SabotageIgnoreRemovedChannels). Every received
-// channel's buffer is carved from one block with heldSpare free entries, as Clone carves them.
+// longer received (or discards them under SabotageIgnoreRemovedChannels). A received channel's
+// committed holds are viewed in place, not copied (heldBuffer): a restart costs nothing per held
+// message. The channels' own buffers, empty, are carved from one block with heldSpare free
+// entries each, as Clone carves them.
 func (e *Engine) restoreHolds(st *State) *Refusal {
-	n := len(e.chans) * heldSpare
 	for _, h := range st.holds {
-		i := e.index(h.ch)
 		live := h.queue.live()
-		if i >= 0 {
-			n += len(live)
+		if i := e.index(h.ch); i >= 0 {
+			e.chans[i].held.restored = live[:len(live):len(live)]
+			e.heldCount += len(live)
 			continue
 		}
 		if e.opts.Sabotage != SabotageIgnoreRemovedChannels {
@@ -94,26 +95,9 @@ func (e *Engine) restoreHolds(st *State) *Refusal {
 			e.removed = append(e.removed, HoldRef{Channel: h.ch, Position: m.Position})
 		}
 	}
-	block := make([]heldEntry, n)
-	k := 0 // next channel of e.chans without its buffer yet
-	for _, h := range st.holds {
-		i := e.index(h.ch)
-		if i < 0 {
-			continue
-		}
-		for ; k < i; k++ { // channels without holds (st.holds is in channel order, as chans)
-			e.chans[k].held.items, block = block[:0:heldSpare], block[heldSpare:]
-		}
-		live := h.queue.live()
-		for j, m := range live {
-			block[j] = heldEntry{msg: m, state: holdFlushed}
-		}
-		e.chans[i].held.items, block = block[:len(live):len(live)+heldSpare], block[len(live)+heldSpare:]
-		e.heldCount += len(live)
-		k = i + 1
-	}
-	for ; k < len(e.chans); k++ {
-		e.chans[k].held.items, block = block[:0:heldSpare], block[heldSpare:]
+	block := make([]heldEntry, len(e.chans)*heldSpare)
+	for i := range e.chans {
+		e.chans[i].held.own.items, block = block[:0:heldSpare], block[heldSpare:]
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -150,4 +151,44 @@ func TestStartFirstCommitWritesVersion(t *testing.T) {
 	if e2.Commit().SetVersion {
 		t.Fatal("restored state rewrites the version")
 	}
+}
+
+// TestStartViewsCommittedHoldsSafely checks the restart that views the committed holds in place
+// (heldBuffer) against a host that keeps applying deltas to the committed state: another
+// execution started from the same state delivers the held messages, commits, and its deltas are
+// applied (popping, compacting and appending the committed queue); the first execution's view,
+// and everything it then does, stays as if it had copied the holds.
+func TestStartViewsCommittedHoldsSafely(t *testing.T) {
+	a, gate := etCh(1, 0), etCh(9, 0)
+	init := etInit(a, gate)
+	const depth = 40 // past fifoCompactMin, so the committed queue compacts
+	e := etStart(t, &State{}, init, Options{})
+	for k := range Offset(depth) {
+		etFeed(t, e, a, k, etRec(fmt.Sprint(k), etCause(gate, 0)))
+	}
+	st := &State{}
+	if err := st.Apply(e.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	viewer := etStart(t, st, init, Options{})
+	fresh := etStart(t, st.Clone(), init, Options{})
+	want := string(fresh.AppendCanonical(nil, rawEncoder{}))
+
+	other := etStart(t, st, init, Options{})
+	etFeed(t, other, gate, 0, etRec("open"))
+	etEqual(t, "delivered", len(etDrain(other)), depth+1)
+	etFeed(t, other, a, depth, etRec("late", etCause(gate, 5)))
+	if err := st.Apply(other.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	if st.HeldCount() != 1 {
+		t.Fatalf("committed state holds %d messages, want 1", st.HeldCount())
+	}
+	if got := string(viewer.AppendCanonical(nil, rawEncoder{})); got != want {
+		t.Fatal("applying another execution's deltas changed an engine started from the state")
+	}
+	etFeed(t, viewer, gate, 0, etRec("open"))
+	etFeed(t, fresh, gate, 0, etRec("open"))
+	etEqual(t, "deliveries of the viewing engine", etDrain(viewer), etDrain(fresh))
+	etEqual(t, "snapshot", viewer.Snapshot().Equal(fresh.Snapshot()), true)
 }

@@ -82,3 +82,49 @@ func (q *fifo[T]) maybeCompact() {
 	q.items = q.items[:n]
 	q.head = 0
 }
+
+// The committed State's queues are persistent: a slot, once filled, is never written again, so an
+// engine started from the state can view its holds in place (heldBuffer) while the host keeps
+// applying deltas. They pop without clearing, compact and reorder into new arrays, and only ever
+// append past their end (which no view reaches: views are capacity-clipped).
+
+// popShared removes the front entry without writing into the queue's array. When the queue
+// empties it lets go of the array; once the dead prefix is at least as long as the live part (and
+// fifoCompactMin long) it moves the live entries to a new array, which keeps pops O(1) amortised
+// and memory proportional to the live entries.
+func (q *fifo[T]) popShared() {
+	q.head++
+	switch {
+	case q.head == len(q.items):
+		q.items, q.head = nil, 0
+	case q.head >= fifoCompactMin && q.head >= q.len():
+		q.items, q.head = append(make([]T, 0, 2*q.len()), q.items[q.head:]...), 0
+	}
+}
+
+// dropAtShared removes the i-th live entry without writing into the queue's array: the front by
+// popShared, anything else (a sabotaged delta only) by copying the others to a new array.
+func (q *fifo[T]) dropAtShared(i int) {
+	if i == 0 {
+		q.popShared()
+		return
+	}
+	live := q.live()
+	items := make([]T, 0, len(live)-1)
+	items = append(items, live[:i]...)
+	q.items, q.head = append(items, live[i+1:]...), 0
+}
+
+// insertAtShared inserts v before the i-th live entry (i == len appends) without writing into a
+// filled slot: anything but an append (a sabotaged delta only) copies to a new array.
+func (q *fifo[T]) insertAtShared(i int, v T) {
+	live := q.live()
+	if i == len(live) {
+		q.push(v)
+		return
+	}
+	items := make([]T, 0, len(live)+1)
+	items = append(items, live[:i]...)
+	items = append(items, v)
+	q.items, q.head = append(items, live[i:]...), 0
+}

@@ -35,7 +35,7 @@ func (e *Engine) Status() Status {
 		if c.held.len() == 0 {
 			continue
 		}
-		head := &c.held.front().msg
+		head := c.held.front()
 		blockers := e.appendBlockers(nil, head.Causes.pairs)
 		s.Held += c.held.len()
 		s.Channels = append(s.Channels, ChannelStatus{Channel: c.ch, Held: c.held.len(), Head: head.Position, Blockers: blockers})
