@@ -55,7 +55,7 @@ func (s *State) Apply(d Delta) error {
 	for _, m := range d.NewHolds {
 		q := s.holdQueue(m.Channel, true)
 		if q.len() == 0 || q.back().Position < m.Position {
-			q.push(m)
+			q.pushShared(m)
 			continue
 		}
 		q.insertAtShared(findInsert(q, m.Position), m) // a REDELIVER_REFEEDS delta only

@@ -89,17 +89,32 @@ func (q *fifo[T]) maybeCompact() {
 // append past their end (which no view reaches: views are capacity-clipped).
 
 // popShared removes the front entry without writing into the queue's array. When the queue
-// empties it lets go of the array; once the dead prefix is at least as long as the live part (and
-// fifoCompactMin long) it moves the live entries to a new array, which keeps pops O(1) amortised
-// and memory proportional to the live entries.
+// empties it keeps only the array's never-filled tail for the next pushes; once the dead prefix is
+// at least as long as the live part (and fifoCompactMin long) it moves the live entries to a new
+// array, which keeps pops O(1) amortised and memory proportional to the live entries.
 func (q *fifo[T]) popShared() {
 	q.head++
 	switch {
 	case q.head == len(q.items):
-		q.items, q.head = nil, 0
+		q.items, q.head = q.items[len(q.items):], 0
 	case q.head >= fifoCompactMin && q.head >= q.len():
 		q.items, q.head = append(make([]T, 0, 2*q.len()), q.items[q.head:]...), 0
 	}
+}
+
+// sharedRoomMin is the least room pushShared gives a new array: a committed queue that keeps
+// emptying and refilling (one hold taken and released per step) then allocates once per
+// sharedRoomMin steps, not on every step.
+const sharedRoomMin = 8
+
+// pushShared appends v past the queue's end; when the array is full it moves the live entries to
+// a new one with room for at least as many more (and sharedRoomMin).
+func (q *fifo[T]) pushShared(v T) {
+	if len(q.items) == cap(q.items) {
+		items := make([]T, 0, max(2*q.len(), sharedRoomMin))
+		q.items, q.head = append(items, q.items[q.head:]...), 0
+	}
+	q.items = append(q.items, v)
 }
 
 // dropAtShared removes the i-th live entry without writing into the queue's array: the front by
@@ -120,7 +135,7 @@ func (q *fifo[T]) dropAtShared(i int) {
 func (q *fifo[T]) insertAtShared(i int, v T) {
 	live := q.live()
 	if i == len(live) {
-		q.push(v)
+		q.pushShared(v)
 		return
 	}
 	items := make([]T, 0, len(live)+1)
