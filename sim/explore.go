@@ -107,6 +107,13 @@ type explorer struct {
 	free       []*world
 	keepWorlds bool
 	masks      []procMask
+	// chooser, queue, arena and slots are eachSuccessor's reused storage (explore_step.go).
+	chooser stepChooser
+	queue   []span
+	arena   []int
+	slots   []*transition
+	// offSettings are the settings of worlds that ran out of a budget (explorer.settingsWithout).
+	offSettings map[settingsOff]*Settings
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
 	maxDepthZero bool
 	// termHasher, when set, also hashes every terminal state into res.termsAlso (for tests).
@@ -283,7 +290,7 @@ func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
 			return true
 		}
 		x.path = append(x.path, t.choices)
-		x.enter(t.next, x.childSleep(sleep|done, t.id))
+		x.enter(&t.next, x.childSleep(sleep|done, t.id))
 		x.path = x.path[:len(x.path)-1]
 		done |= t.bit()
 		return !x.stop
@@ -349,8 +356,11 @@ func (x *explorer) report(v Violation, terminal bool, last []int) {
 	}
 	x.found[k] = true
 	path := slices.Clone(x.path)
+	for i := range path {
+		path[i] = slices.Clone(path[i]) // the path's answers live in reused storage (eachSuccessor)
+	}
 	if last != nil {
-		path = append(path, last)
+		path = append(path, slices.Clone(last))
 	}
 	x.res.Violations = append(x.res.Violations, ExploreViolation{Criterion: v.Criterion, Process: v.Process,
 		Detail: v.Detail, Depth: len(path), Terminal: terminal, Path: path})

@@ -118,8 +118,28 @@ func (x *explorer) charge(t *exState, k ActionKind) {
 	}
 	t.spent[k]++
 	if int(t.spent[k]) >= lim {
-		set := *t.w.set
-		set.Weights[k] = 0
-		t.w.set = &set
+		t.w.set = x.settingsWithout(t.w.set, k)
 	}
+}
+
+// settingsWithout returns a copy of set with kind k off, made once per (set, k) and shared by
+// every world that runs out of k's budget from set (settings are never changed in place).
+func (x *explorer) settingsWithout(set *Settings, k ActionKind) *Settings {
+	key := settingsOff{set, k}
+	if off, ok := x.offSettings[key]; ok {
+		return off
+	}
+	off := *set
+	off.Weights[k] = 0
+	if x.offSettings == nil {
+		x.offSettings = make(map[settingsOff]*Settings)
+	}
+	x.offSettings[key] = &off
+	return &off
+}
+
+// settingsOff keys explorer.offSettings: settings and the kind switched off in them.
+type settingsOff struct {
+	from *Settings
+	kind ActionKind
 }

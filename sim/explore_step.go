@@ -11,8 +11,8 @@ import "slices"
 
 // transition is one step from a state.
 type transition struct {
-	choices []int    // the step's answers (the path element)
-	next    *exState // the state it leads to
+	choices []int   // the step's answers (the path element)
+	next    exState // the state it leads to
 	// id is the transition's identity for the reduction (-1: none, it is never asleep).
 	id               int
 	violationsBefore int
@@ -27,12 +27,21 @@ func (t *transition) bit() uint64 {
 }
 
 // stepChooser answers one step's decisions: a forced prefix, then the first enabled option,
-// collecting the other enabled options as prefixes still to run.
+// collecting the other enabled options as prefixes still to run. The explorer reuses one for
+// every step: reset empties it.
 type stepChooser struct {
 	filter  *porFilter // the persistent set's restriction (explore_persistent.go); nil: none
 	prefix  []int
 	answers []int
-	alts    [][]int
+	// alts holds the prefixes still to run back to back; altEnds[i] is where the i-th ends.
+	alts    []int
+	altEnds []int
+}
+
+// reset prepares c for a step forced through prefix and restricted by filter.
+func (c *stepChooser) reset(prefix []int, filter *porFilter) {
+	c.filter, c.prefix = filter, prefix
+	c.answers, c.alts, c.altEnds = c.answers[:0], c.alts[:0], c.altEnds[:0]
 }
 
 // Choose implements Chooser.
@@ -52,12 +61,16 @@ func (c *stepChooser) Choose(label string, weights []uint32) int {
 		case a < 0:
 			a = j
 		default:
-			c.alts = append(c.alts, append(slices.Clone(c.answers), j))
+			c.alts = append(append(c.alts, c.answers...), j)
+			c.altEnds = append(c.altEnds, len(c.alts))
 		}
 	}
 	c.answers = append(c.answers, a)
 	return a
 }
+
+// span is a prefix or a transition's answers in explorer.arena: arena[from:to].
+type span struct{ from, to int }
 
 // successors returns the transitions of s that are not asleep (sleep) and, on a revisit (only
 // non-zero), those among only.
@@ -66,7 +79,9 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 	x.keepWorlds = true // the caller keeps the successors: none may be recycled
 	defer func() { x.keepWorlds = false }()
 	x.eachSuccessor(s, sleep, only, nil, func(t *transition) bool {
-		out = append(out, *t)
+		c := *t
+		c.choices = slices.Clone(t.choices) // t's answers live in the explorer's arena
+		out = append(out, c)
 		return true
 	})
 	return out
@@ -77,25 +92,56 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 // soon as it is computed, until visit returns false. Computing a transition only when it is
 // visited keeps one successor world per depth alive instead of every sibling's, which the
 // garbage collector would otherwise scan over and over.
+//
+// Nothing here allocates per transition once the explorer's buffers have grown: the prefixes
+// still to run (queue) and the answers of the transitions on the current path live in one
+// stack-like arena that a state's expansion truncates back to where it found it, and each depth
+// has one transition slot (transitionAt). visit must not keep t or t.choices after it returns
+// (report copies the path).
 func (x *explorer) eachSuccessor(s *exState, sleep, only uint64, filter *porFilter, visit func(t *transition) bool) {
-	queue := [][]int{nil}
-	for len(queue) > 0 {
-		prefix := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		c := &stepChooser{prefix: prefix, filter: filter}
-		t := x.step(s, c)
-		queue = append(queue, c.alts...)
+	qbase, abase := len(x.queue), len(x.arena)
+	defer func() { x.queue, x.arena = x.queue[:qbase], x.arena[:abase] }()
+	x.queue = append(x.queue, span{abase, abase}) // the empty prefix
+	t := x.transitionAt(s.depth)
+	c := &x.chooser
+	for len(x.queue) > qbase {
+		sp := x.queue[len(x.queue)-1]
+		x.queue = x.queue[:len(x.queue)-1]
+		c.reset(x.arena[sp.from:sp.to], filter)
+		x.step(s, c, t)
+		from := 0
+		for _, end := range c.altEnds {
+			at := len(x.arena)
+			x.arena = append(x.arena, c.alts[from:end]...)
+			x.queue = append(x.queue, span{at, len(x.arena)})
+			from = end
+		}
+		at := len(x.arena)
+		x.arena = append(x.arena, c.answers...)
+		t.choices = x.arena[at:len(x.arena):len(x.arena)]
+		if at == len(x.arena) {
+			t.choices = nil // as a step that made no decision always was
+		}
 		b := t.bit()
 		if b&sleep != 0 || (only != 0 && b&only == 0) {
-			x.release(t.next)
+			x.release(&t.next)
 			continue
 		}
-		more := visit(&t)
-		x.release(t.next)
+		more := visit(t)
+		x.release(&t.next)
 		if !more {
 			return
 		}
 	}
+}
+
+// transitionAt returns the explorer's transition slot for steps from a state at depth d (one per
+// depth: a state's transitions are visited one at a time, each before the next is computed).
+func (x *explorer) transitionAt(d int) *transition {
+	for len(x.slots) <= d {
+		x.slots = append(x.slots, new(transition))
+	}
+	return x.slots[d]
 }
 
 // release hands the world of state s, which the explorer is done with (its subtree is explored,
@@ -125,12 +171,13 @@ func (x *explorer) takeFree() *world {
 	return w
 }
 
-// step runs one scheduler step on a clone of s's world, answering through c.
-func (x *explorer) step(s *exState, c *stepChooser) transition {
-	ids := *s.ids
-	w := s.w.cloneInto(x.takeFree(), &ids, c)
-	next := &exState{w: w, ids: &ids, spent: s.spent, depth: s.depth + 1}
-	t := transition{next: next, id: -1, violationsBefore: len(w.violations)}
+// step runs one scheduler step on a clone of s's world, answering through c, and makes t that
+// transition (its choices are set by the caller). The clone draws topic IDs from its own copy of
+// s's ID stream (world.idsPCG).
+func (x *explorer) step(s *exState, c *stepChooser, t *transition) {
+	w := s.w.cloneInto(x.takeFree(), s.ids, c)
+	*t = transition{next: exState{w: w, ids: &w.idsPCG, spent: s.spent, depth: s.depth + 1}, id: -1,
+		violationsBefore: len(w.violations)}
 	if cap(x.masks) < len(w.procs) {
 		x.masks = make([]procMask, len(w.procs))
 	}
@@ -141,11 +188,9 @@ func (x *explorer) step(s *exState, c *stepChooser) transition {
 	}
 	w.step++
 	w.do(k, masks)
-	x.charge(next, k)
-	t.choices = c.answers
+	x.charge(&t.next, k)
 	if x.por != nil {
 		t.id = x.por.id(w)
 	}
 	w.script = w.script[:0]
-	return t
 }

@@ -76,7 +76,7 @@ func TestCloneMatchesStraightRun(t *testing.T) {
 			succ := x.successors(s, 0, 0)
 			tr := succ[rng.IntN(len(succ))]
 			path = append(path, tr.choices)
-			s = tr.next
+			s = &tr.next
 		}
 		got := x.hash(s)
 		want := exploreHashAfter(scn, opts, path, x.hasher)

@@ -57,9 +57,13 @@ type proc struct {
 	// is cloned before the next delta is applied (copy-on-write; world_clone.go).
 	committedShared bool
 	eng             *engineRef
-	execution       int
-	txn             substrate.TxnProducer
-	txnOpen         bool
+	// engStore is the storage of eng after own copies it (so the copy costs no allocation). A
+	// cloned shell copies it with the rest but reads the eng it was given, its original's, until
+	// it owns its state.
+	engStore  engineRef
+	execution int
+	txn       substrate.TxnProducer
+	txnOpen   bool
 	// recv are the current execution's received channels, sorted by channel index.
 	recv []*pcState
 	// pcs is every channel the process ever received, lifetime.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -61,6 +62,11 @@ type world struct {
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
 	script                   []ScriptedAction
+	// idsPCG is a cloned world's own copy of the ID stream, drawn through idsRand and idsFn, which
+	// point at it (world.bindIDs); unset in a world that was never cloned into.
+	idsPCG  rand.PCG
+	idsRand *rand.Rand
+	idsFn   func() substrate.TopicID
 }
 
 const recentRing = 16

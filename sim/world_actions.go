@@ -26,12 +26,13 @@ func (w *world) do(k ActionKind, masks []procMask) {
 		w.ownAll() // session actions read and stamp through the processes' engines
 		w.doSession(k)
 	case ActDeleteTopic, ActRecreateTopic:
-		w.ownAll() // the topic's receivers roll back, restart and may be marked (world_faults.go)
 		t := w.chooseExternal(topicLabels[k], k, 0)
 		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
 		if k == ActDeleteTopic {
+			w.ownTopicReaders(t) // its receivers roll back, restart and may be marked (world_faults.go)
 			w.deleteTopic(t)
 		} else {
+			w.ownAll() // as a deletion, and every process that ever resolved the name is marked
 			w.recreateTopic(t)
 		}
 	}

@@ -39,9 +39,9 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	if c.chooser == nil {
 		c.chooser = new(recorder)
 	}
-	*c.chooser = recorder{inner: ch}
-	c.streams.IDs = rand.New(ids)
-	c.sub = w.sub.CloneInto(old.sub, c.streams.topicIDs())
+	*c.chooser = recorder{inner: ch, choices: c.chooser.choices[:0]}
+	c.bindIDs(old, ids)
+	c.sub = w.sub.CloneInto(old.sub, c.idsFn)
 	c.topics = append(old.topics[:0], w.topics...)
 	c.incs = append(old.incs[:0], w.incs...)
 	c.chans = append(old.chans[:0], w.chans...)
@@ -61,7 +61,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	c.stats.Refusals = maps.Clone(w.stats.Refusals)
 	c.stats.Session = maps.Clone(w.stats.Session)
 	c.lat = latencies{}
-	c.weights = nil
+	c.weights = old.weights
 	c.script = old.script[:0] // a released world's buffer (the explorer empties it after each step)
 	c.procs = old.procs
 	if len(c.procs) != len(w.procs) {
@@ -72,6 +72,19 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	}
 	c.sess = w.sess.clone(c)
 	return c
+}
+
+// bindIDs makes c's topic IDs continue from ids: a copy of it in c.idsPCG, drawn through
+// c.idsRand and c.idsFn, which are bound to c's own idsPCG and so are reused when c is a recycled
+// world (old is what it held before the clone overwrote it).
+func (c *world) bindIDs(old world, ids *rand.PCG) {
+	c.idsPCG = *ids
+	c.idsRand, c.idsFn = old.idsRand, old.idsFn
+	if c.idsRand == nil {
+		c.idsRand = rand.New(&c.idsPCG)
+		c.idsFn = Streams{IDs: c.idsRand}.topicIDs()
+	}
+	c.streams.IDs = c.idsRand
 }
 
 // procShare is a process's copy-on-write bookkeeping (world_clone.go) and its cached canonical
@@ -131,8 +144,8 @@ func (p *proc) own() {
 		return
 	}
 	p.share.shared = false
-	p.declared = slices.Clone(p.declared)
-	p.eng = p.eng.clone()
+	// declared is shared for good: redeclare replaces it rather than changing it in place.
+	p.eng = p.eng.cloneInto(&p.engStore)
 	p.stepChans = slices.Clone(p.stepChans)
 	src := p.pcs
 	p.pcs = make(map[int32]*pcState, len(src))

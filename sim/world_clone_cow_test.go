@@ -47,13 +47,13 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 					t.Fatalf("computing the successors of a state at depth %d changed it (path %v)", s.depth, x.path)
 				}
 				for _, tr := range succ {
-					if got, want := x.hash(tr.next), fresh(tr.next); got != want {
+					if got, want := x.hash(&tr.next), fresh(&tr.next); got != want {
 						t.Fatalf("a cached hash differs from a fresh one after %v then %v", x.path, tr.choices)
 					}
 				}
 				for _, tr := range succ {
 					x.path = append(x.path, tr.choices)
-					walk(tr.next)
+					walk(&tr.next)
 					x.path = x.path[:len(x.path)-1]
 				}
 			}

@@ -139,18 +139,25 @@ func (r *engineRef) Counters() node.Counters { return r.view().Counters() }
 // Status is node.Engine.Status.
 func (r *engineRef) Status() node.Status { return r.view().Status() }
 
-// clone returns a reference for a cloned world: it reads r's engine and copies it on its first
-// change, and shares the journal's immutable parts. r's engine must not change afterwards.
-func (r *engineRef) clone() *engineRef {
+// cloneInto returns a reference for a cloned world, in the storage of c (the owning process's
+// engStore, world_clone.go): it reads r's engine and copies it on its first change, and shares
+// the journal's immutable parts. r's engine must not change afterwards. It returns nil when r is
+// nil.
+func (r *engineRef) cloneInto(c *engineRef) *engineRef {
 	if r == nil {
 		return nil
 	}
 	if r.j == nil {
 		panic("sim: cloning a world that is not explored (RunOptions.journal)")
 	}
-	j := *r.j
-	j.calls = j.calls[:len(j.calls):len(j.calls)]
-	return &engineRef{src: r.view(), changes: r.changes, j: &j, hash: r.hash}
+	j := r.j
+	if j.opts.Sabotage == node.SabotageDropHeld { // only then are calls appended (note)
+		cp := *r.j
+		cp.calls = cp.calls[:len(cp.calls):len(cp.calls)]
+		j = &cp
+	}
+	*c = engineRef{src: r.view(), changes: r.changes, j: j, hash: r.hash}
+	return c
 }
 
 // Frontier is node.Engine.Frontier.

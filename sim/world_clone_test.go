@@ -14,10 +14,10 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"world": {"scn", "set", "opts", "chooser", "sub", "streams", "clock", "budget", "topics", "topicByName",
 			"incs", "chans", "chanByNode", "procs", "msgs", "msgsShared", "recent", "recentN", "ext", "step", "action", "liveness",
 			"violations", "stats", "lat", "tracing", "ev", "hooks", "weights", "kindWeights", "externals",
-			"liveExternals", "script",
+			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
-			"committed", "committedShared", "eng", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",
+			"committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",
 			"drainable", "stepChans", "workMark", "fetchBuf", "injected", "refusalWhy", "o",
 			"share"}, // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
 		"pcState": {"ch", "received", "readPos", "lastFed", "startPos", "committedPos", "firstRead", "firstFixed",

@@ -82,6 +82,27 @@ func (w *world) deleteTopic(t int) {
 	w.restart(affected)
 }
 
+// ownTopicReaders is proc.own for every process with a channel state on a channel of topic t,
+// any incarnation: the only processes deleting t can change. Its running receivers roll back and
+// restart, those holding its messages are marked, and the group offsets the substrate drops with
+// it were committed on received channels; a process without such a channel state keeps sharing
+// its state and its cached hash. With sessions every process is owned (their actors read the
+// engines).
+func (w *world) ownTopicReaders(t int) {
+	if w.sess != nil {
+		w.ownAll()
+		return
+	}
+	for _, p := range w.procs {
+		for c := range p.pcs { // order does not matter: own is idempotent
+			if w.chans[c].topic == t {
+				p.own()
+				break
+			}
+		}
+	}
+}
+
 // recreateTopic deletes (if live) and creates external topic t again under a new ID. Every
 // process that ever resolved the name is entitled to refuse CHANNEL_IDENTITY_CHANGED, and its
 // running receivers of any earlier incarnation are re-initialised.
@@ -161,12 +182,13 @@ func (w *world) redeclare(p *proc, t int) {
 				}
 			}
 		}
-		p.declared = slices.Delete(p.declared, i, i+1)
-		p.resolved = maps.Clone(p.resolved) // shared with cloned worlds: replaced, never changed in place
+		// declared and resolved are shared with cloned worlds: replaced, never changed in place.
+		p.declared = slices.Delete(slices.Clone(p.declared), i, i+1)
+		p.resolved = maps.Clone(p.resolved)
 		delete(p.resolved, t)
 		w.emitProc("redeclared", p, "removed "+w.topics[t].spec.Name)
 	} else {
-		p.declared = slices.Insert(p.declared, i, t)
+		p.declared = slices.Insert(slices.Clip(p.declared), i, t) // full: Insert copies it
 		w.emitProc("redeclared", p, "added "+w.topics[t].spec.Name)
 	}
 	w.stats.Redeclares++

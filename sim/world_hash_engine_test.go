@@ -59,7 +59,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 			check(s)
 			if x.anyEnabled(s) {
 				for _, tr := range x.successors(s, 0, 0) {
-					walk(tr.next)
+					walk(&tr.next)
 				}
 			}
 		}
