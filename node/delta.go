@@ -37,6 +37,7 @@ func (s *State) Apply(d Delta) error {
 	if r := s.checkApply(d); r != nil {
 		return r
 	}
+	wasValid := s.checked || s.IsEmpty() // validate accepts the empty state
 	if d.SetVersion {
 		s.version = stateVersion
 	}
@@ -63,7 +64,44 @@ func (s *State) Apply(d Delta) error {
 	if len(d.RemovedHolds) > 0 {
 		s.dropEmptyHolds()
 	}
+	s.checked = wasValid && s.keepsInvariants(d)
 	return nil
+}
+
+// keepsInvariants reports, after s.Apply(d) on a state that passed validate, whether s still
+// passes it, looking only at what d touched: the order of every list is kept by Apply itself
+// (sorted inserts; checkApply refuses a hold the state already has), so it checks the values d
+// brought (as validate would) and that no lowered fedUpTo now sits below a committed hold. It may
+// say false for a valid state (Start then validates it), never true for an invalid one.
+func (s *State) keepsInvariants(d Delta) bool {
+	for _, b := range d.Bindings {
+		if b.Name == "" || b.Topic.IsZero() {
+			return false
+		}
+	}
+	for _, f := range d.Fed {
+		if !f.Channel.valid() || f.FedUpTo < 0 {
+			return false
+		}
+		if q := s.holdQueue(f.Channel, false); q != nil && q.len() > 0 && q.back().Position > f.FedUpTo {
+			return false
+		}
+	}
+	if validateCauses("frontier", Causes{pairs: d.Frontier}) != nil || validateCauses("past", Causes{pairs: d.Past}) != nil {
+		return false
+	}
+	for k, m := range d.NewHolds {
+		if !m.Channel.valid() || m.Position < 0 || m.Position >= MaxOffset || validateCauses("held causes", m.Causes) != nil {
+			return false
+		}
+		if k > 0 {
+			p := d.NewHolds[k-1]
+			if c := compareChannels(p.Channel, m.Channel); c > 0 || (c == 0 && p.Position >= m.Position) {
+				return false // two new holds at one position would break the strict order
+			}
+		}
+	}
+	return true
 }
 
 // checkApply refuses a delta that does not fit s, without changing s.

@@ -22,8 +22,10 @@ func Start(committed *State, init Init, opts Options) (*Engine, error) {
 	if st == nil {
 		st = &State{}
 	}
-	if r := st.validate(); r != nil {
-		return nil, r
+	if !st.checked {
+		if r := st.validate(); r != nil {
+			return nil, r
+		}
 	}
 	e.versionDirty = st.version == 0
 	if r := e.restoreHolds(st); r != nil {

@@ -47,6 +47,7 @@ func TestStartRefusesCorruptState(t *testing.T) {
 				t.Fatalf("uncorrupted state refused: %v", err)
 			}
 			corrupt(st)
+			st.checked = false // the corruption bypassed Apply and DecodeState, which keep checked honest
 			_, err := Start(st, etInit(a, etCh(2, 0)), Options{})
 			etRefusal(t, err, ReasonUnknownOrderingStateFormat)
 		})
@@ -191,4 +192,43 @@ func TestStartViewsCommittedHoldsSafely(t *testing.T) {
 	etFeed(t, fresh, gate, 0, etRec("open"))
 	etEqual(t, "deliveries of the viewing engine", etDrain(viewer), etDrain(fresh))
 	etEqual(t, "snapshot", viewer.Snapshot().Equal(fresh.Snapshot()), true)
+}
+
+// TestStartRevalidatesAfterCorruptingDeltas checks the validity cache (State.checked) from
+// outside the package's internals: a state corrupted through Apply — the only way a host can
+// change one — is not vouched for, and Start refuses it; an honest delta keeps it vouched for.
+func TestStartRevalidatesAfterCorruptingDeltas(t *testing.T) {
+	a, z := etCh(1, 0), etCh(2, 0)
+	for _, tc := range []struct {
+		name  string
+		delta Delta
+	}{
+		{"fedUpTo lowered below a hold", Delta{Fed: []FedPosition{{a, 0}}}},
+		{"frontier at MaxOffset", Delta{Frontier: []Cause{{a, MaxOffset}}}},
+		{"negative delivered past", Delta{Past: []Cause{{a, -1}}}},
+		{"binding to the zero ID", Delta{Bindings: []Binding{{Name: "b"}}}},
+		{"fedUpTo on an invalid channel", Delta{Fed: []FedPosition{{Channel{}, 3}}}},
+		{"new hold with invalid causes", Delta{Fed: []FedPosition{{a, 5}}, NewHolds: []HeldMessage{{Channel: a, Position: 5,
+			Causes: Causes{pairs: []Cause{{z, 2}, {z, 1}}}}}}},
+		{"two new holds at one position", Delta{Fed: []FedPosition{{a, 5}}, NewHolds: []HeldMessage{{Channel: a, Position: 5},
+			{Channel: a, Position: 5}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := etStateWith(t, []Channel{a, z}, func(e *Engine) {
+				etFeed(t, e, a, 0, etRec("x", etCause(z, 0)))
+				etFeed(t, e, a, 1, etRec("y"))
+			})
+			if !st.checked {
+				t.Fatal("a state built by applying an honest engine's deltas is not vouched for")
+			}
+			if err := st.Apply(tc.delta); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			if st.checked {
+				t.Fatal("the corrupting delta left the state vouched for")
+			}
+			_, err := Start(st, etInit(a, z), Options{})
+			etRefusal(t, err, ReasonUnknownOrderingStateFormat)
+		})
+	}
 }

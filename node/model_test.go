@@ -341,6 +341,11 @@ func (w *modelWorld) commit(t *rapid.T) {
 	if err := w.committed.Apply(d); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
+	if err := w.committed.validate(); err != nil || !w.committed.checked {
+		// An honest engine's deltas keep every invariant, and Apply must know it (so that Start
+		// skips revalidating), without ever vouching for a state validate refuses.
+		t.Fatalf("applied state: validate %v, checked %v; want nil and true", err, w.committed.checked)
+	}
 	if !w.committed.Equal(w.e.Snapshot()) {
 		t.Fatalf("committed state differs from the engine's snapshot")
 	}

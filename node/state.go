@@ -70,6 +70,11 @@ type State struct {
 	frontier Causes
 	past     Causes
 	holds    []channelHolds
+	// checked says the invariants are known to hold for exactly this content, so Start need not
+	// validate it again (a walk over every held message, on every restart): DecodeState sets it
+	// after validating, Apply keeps it only when the delta provably keeps every invariant
+	// (keepsInvariants), Clone copies it. Anything else leaves it false, which costs only time.
+	checked bool
 }
 
 // Version returns the format version (0 = no state yet).
@@ -142,6 +147,7 @@ func (s *State) Clone() *State {
 		fed:      slices.Clone(s.fed),
 		frontier: s.frontier,
 		past:     s.past,
+		checked:  s.checked,
 	}
 	copyCausesBlock([]*Causes{&c.frontier, &c.past})
 	if len(s.holds) == 0 {

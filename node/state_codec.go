@@ -94,6 +94,7 @@ func DecodeState(b []byte) (*State, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	s.checked = true
 	return s, nil
 }
 
