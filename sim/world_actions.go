@@ -190,7 +190,7 @@ func (w *world) chooseRewindChannel(p *proc) *pcState {
 	weights := w.weightBuf(len(p.recv))
 	for i, pc := range p.recv {
 		if pc.committedPos > 0 && w.alive(pc.ch) {
-			weights[i] = 1
+			weights[i] = w.rewindChannelWeight(pc)
 		}
 	}
 	return p.recv[w.chooser.Choose("rewind.channel", weights)]

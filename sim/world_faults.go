@@ -195,10 +195,19 @@ func (w *world) redeclare(p *proc, t int) {
 }
 
 // rewindCandidates lists the offsets an operator may rewind p's committed position on c to:
-// 0, the log start, one below it, one below the committed position, and half of it.
+// 0, the log start, one below it, the last record below the committed position (one below it
+// when there is none), and half of it. The last record rather than the offset one below: on a
+// transactional topic that offset is usually the commit marker, and a rewind onto a marker
+// re-feeds nothing (measured over seeds 1-1000 with go run ./cmd/simrun sweep --catch-rates
+// --seeds 1-1000 -j 2: 921 of 4569 rewinds were such; REDELIVER_REFEEDS was caught on 650
+// seeds instead of 632).
 func (w *world) rewindCandidates(pc *pcState) []int64 {
 	lo := int64(w.offsets(pc.ch).LogStart)
-	cands := []int64{0, lo, lo - 1, pc.committedPos - 1, pc.committedPos / 2}
+	back := w.lastRecordBelow(pc.ch, lo, pc.committedPos)
+	if back < 0 {
+		back = pc.committedPos - 1
+	}
+	cands := []int64{0, lo, lo - 1, back, pc.committedPos / 2}
 	out := cands[:0]
 	for _, o := range cands {
 		if o >= 0 && o < pc.committedPos {

@@ -169,7 +169,7 @@ func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 }
 
 // chooseProc picks a process whose mask has kind k; a redeclaration prefers one with holds it can
-// remove (removableHolds).
+// remove (removableHolds), a rewind one that is not doomed (rewindProcWeight).
 func (w *world) chooseProc(label string, k ActionKind, masks []procMask) *proc {
 	weights := w.weightBuf(len(w.procs))
 	for i, p := range w.procs {
@@ -177,6 +177,9 @@ func (w *world) chooseProc(label string, k ActionKind, masks []procMask) *proc {
 			weights[i] = 1
 			if k == ActRedeclare && p.removableHolds() && !p.doomed() && !w.removedWithHolds() {
 				weights[i] += targetHeldOn
+			}
+			if k == ActRewind {
+				weights[i] = rewindProcWeight(p)
 			}
 		}
 	}
