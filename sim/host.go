@@ -66,8 +66,10 @@ type proc struct {
 	txnOpen   bool
 	// recv are the current execution's received channels, sorted by channel index.
 	recv []*pcState
-	// pcs is every channel the process ever received, lifetime.
-	pcs map[int32]*pcState
+	// pcs is every channel the process ever received, lifetime; pcList the same states sorted by
+	// channel index.
+	pcs    map[int32]*pcState
+	pcList []*pcState
 
 	drains     int  // drains begun, lifetime (a pending message that outlives one was held back)
 	stepDirty  bool // the current step has work a commit would persist
@@ -81,6 +83,9 @@ type proc struct {
 	o procOracle
 	// share is the copy-on-write state and cached hash of an explored process (world_clone.go).
 	share procShare
+	// store is storage this process shell allocated when it owned its state in an earlier world,
+	// reused by own (world_clone.go). Never copied into another shell.
+	store procStore
 }
 
 // pcState is one (process, channel) pair: host read state for the current execution and the
@@ -148,6 +153,8 @@ func (p *proc) pc(c int32) *pcState {
 	if !ok {
 		s = &pcState{ch: c, firstRead: -1, clampAtStart: -1, fedHigh: -1, committedPos: -1}
 		p.pcs[c] = s
+		i, _ := slices.BinarySearchFunc(p.pcList, c, func(pc *pcState, c int32) int { return int(pc.ch) - int(c) })
+		p.pcList = slices.Insert(p.pcList, i, s)
 	}
 	return s
 }

@@ -116,7 +116,10 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	if c == nil {
 		c = new(proc)
 	}
+	store := c.store // the shell's own storage (p's is not c's to reuse), free again
+	store.inUse = false
 	*c = *p
+	c.store = store
 	c.w = w
 	p.share.shared, c.share.shared = true, true
 	// resolved and everResolved are shared for good: resolve replaces them rather than changing
@@ -147,25 +150,87 @@ func (p *proc) own() {
 	// declared is shared for good: redeclare replaces it rather than changing it in place.
 	p.eng = p.eng.cloneInto(&p.engStore)
 	p.stepChans = slices.Clone(p.stepChans)
-	src := p.pcs
-	p.pcs = make(map[int32]*pcState, len(src))
-	all := make([]pcState, 0, len(src)) // one allocation for every channel's copy
-	for ch, pc := range src {
-		all = append(all, *pc)
-		cp := &all[len(all)-1]
-		cp.delivered = slices.Clone(pc.delivered) // changed in place by slices.Insert/Delete
-		cp.pending = slices.Clone(pc.pending)
-		p.pcs[ch] = cp
-	}
-	recv := make([]*pcState, len(p.recv))
-	for i, pc := range p.recv {
-		recv[i] = p.pcs[pc.ch]
-	}
-	p.recv = recv
+	p.ownChannelStates()
 	o := &p.o
-	o.undo = slices.Clone(o.undo)
+	o.undo = append(p.store.undo[:0], o.undo...)
+	p.store.undo = o.undo
 	o.staged = slices.Clone(o.staged)
 	o.stepSent = slices.Clone(o.stepSent)
+}
+
+// procStore is the storage a process shell's own copies its state into: allocated the first time
+// and reused whenever the shell is recycled (world.cloneInto) — by then the world it belonged to
+// and every world that shared its storage are released, so nothing reads it any more.
+type procStore struct {
+	pcs       map[int32]*pcState
+	list      []*pcState
+	recv      []*pcState
+	states    []pcState
+	delivered []deliveredPos // every channel's delivered positions, back to back
+	pending   []pendingMsg   // every channel's pending messages, back to back
+	undo      []undoEntry
+	// inUse says the shell's current state lives in it.
+	inUse bool
+}
+
+// pcHeadroom is the spare room each channel's delivered and pending slices get in a process's
+// copy, so the step's deliveries and receipts insert in place.
+const pcHeadroom = 2
+
+// ownChannelStates copies p's channel states (pcs, pcList, recv) into the shell's store.
+func (p *proc) ownChannelStates() {
+	st := &p.store
+	src := p.pcList
+	if st.inUse {
+		*st = procStore{} // p reads its own store (never in an exploration): copy to fresh storage
+	}
+	st.inUse = true
+	nd, np := 0, 0
+	for _, pc := range src {
+		nd += len(pc.delivered) + pcHeadroom
+		np += len(pc.pending) + pcHeadroom
+	}
+	states := reuse(st.states, len(src))
+	delivered, pending := reuse(st.delivered, nd), reuse(st.pending, np)
+	if st.pcs == nil {
+		st.pcs = make(map[int32]*pcState, len(src))
+	} else {
+		clear(st.pcs)
+	}
+	list := st.list[:0]
+	for _, pc := range src {
+		states = append(states, *pc)
+		cp := &states[len(states)-1]
+		cp.delivered, delivered = carve(delivered, pc.delivered)
+		cp.pending, pending = carve(pending, pc.pending)
+		st.pcs[pc.ch] = cp
+		list = append(list, cp)
+	}
+	recv := st.recv[:0]
+	for _, pc := range p.recv {
+		recv = append(recv, st.pcs[pc.ch])
+	}
+	st.states, st.list, st.recv = states, list, recv
+	st.delivered, st.pending = delivered[:0], pending[:0]
+	p.pcs, p.pcList, p.recv = st.pcs, list, recv
+}
+
+// reuse returns s emptied, or a new empty slice when s cannot hold n elements.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
+}
+
+// carve copies src to the end of arena, whose capacity was sized for it, and returns the copy,
+// with pcHeadroom spare capacity, and the arena.
+// The copy's capacity ends where the next one begins, so an insertion past it copies.
+func carve[T any](arena, src []T) ([]T, []T) {
+	at := len(arena)
+	arena = append(arena, src...)
+	arena = arena[:len(arena)+pcHeadroom]
+	return arena[at : at+len(src) : at+len(src)+pcHeadroom], arena
 }
 
 // ownAll is own for every process (an action that may change any of them).

@@ -101,11 +101,9 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	for _, pc := range p.recv {
 		b = binary.AppendUvarint(b, uint64(pc.ch))
 	}
-	for c := range w.chans {
-		if pc, ok := p.pcs[int32(c)]; ok {
-			b = binary.AppendUvarint(b, uint64(c)+1)
-			b = appendPC(b, pc, free)
-		}
+	for _, pc := range p.pcList { // sorted by channel
+		b = binary.AppendUvarint(b, uint64(pc.ch)+1)
+		b = appendPC(b, pc, free)
 	}
 	b = append(b, 0)
 	steps := append(h.caches.steps[:0], p.stepChans...)
