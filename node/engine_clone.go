@@ -15,14 +15,15 @@ import "slices"
 // carried over (its spare room would be written by both engines), so the clone's next receipt
 // starts a fresh chunk. The refusal is shared: it is never changed after it is made.
 //
-// Cost: four allocations whatever the number of channels and holds (the engine, its channels,
-// one block for every channel's own held entries, one block for the four frontiers), plus the
-// uncommitted change lists when a step is under way. The explorer clones an engine on most
-// transitions, and before the blocks the allocations per channel and per frontier were a large
-// share of a transition's cost.
+// Cost: at most four allocations whatever the number of channels and holds (the engine, its
+// channels, one block for every channel's own held entries, one block for the four frontiers;
+// the blocks only when not empty), plus the uncommitted change lists when a step is under way.
+// The explorer clones an engine on most transitions, and before the blocks the allocations per
+// channel and per frontier were a large share of a transition's cost.
 func (e *Engine) Clone() *Engine {
 	c := *e
-	c.chans = slices.Clone(e.chans)
+	c.chans = make([]chanState, len(e.chans))
+	copy(c.chans, e.chans)
 	cloneHolds(c.chans, e.chans)
 	c.keys = slices.Clip(e.keys)
 	c.retained = slices.Clip(e.retained)
@@ -44,12 +45,20 @@ const heldSpare = 1
 // all carved from one block: each channel's region is its live entries plus heldSpare free
 // entries, capacity-capped (s[a:b:c]) so that no append, insertion or compaction through one
 // buffer reaches a neighbour's region. The restored holds are a read-only view: it is shared.
+// When no channel has own entries (the usual case right after a restart, or once the step's holds
+// are delivered) nothing is allocated: a later receipt grows its own buffer.
 func cloneHolds(dst, src []chanState) {
 	n := 0
 	for i := range src {
-		n += src[i].held.own.len() + heldSpare
+		n += src[i].held.own.len()
 	}
-	block := make([]heldEntry, n)
+	if n == 0 {
+		for i := range dst {
+			dst[i].held.own = fifo[heldEntry]{}
+		}
+		return
+	}
+	block := make([]heldEntry, n+len(src)*heldSpare)
 	for i := range dst {
 		k := copy(block, src[i].held.own.live())
 		dst[i].held.own = fifo[heldEntry]{items: block[: k : k+heldSpare]}
