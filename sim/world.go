@@ -132,6 +132,9 @@ type message struct {
 	// key and value are the record's payload bytes (shared, immutable): part of the explorer's
 	// canonical state, since application logic forwards them.
 	key, value []byte
+	// digest caches the hash of the canonical encoding of past, expressed, key and value (0: not
+	// computed yet; world_hash.go).
+	digest uint64
 }
 
 type msgKind uint8
@@ -304,6 +307,7 @@ func (w *world) firstRecordIn(c int32, from, to int64) int64 {
 // newMessage registers a produced record and returns its uid.
 func (w *world) newMessage(m message) uint64 {
 	m.producedMicros = w.clock.nowMicros
+	m.digest = 0
 	if len(w.msgs) == cap(w.msgs) {
 		w.msgsShared = false // the append copies the table into an array of w's own
 	}

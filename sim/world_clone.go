@@ -263,5 +263,5 @@ func (w *world) setMsgState(uid uint64, st msgState) {
 func (w *world) setMsgPayload(uid uint64, key, value []byte) {
 	w.ownMsgs()
 	m := &w.msgs[uid-1]
-	m.key, m.value = key, value
+	m.key, m.value, m.digest = key, value, 0
 }

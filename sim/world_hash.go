@@ -114,13 +114,34 @@ func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
 		m := &w.msgs[uid-1]
 		b = append(b, byte(m.kind), byte(m.state))
 		b = binary.AppendVarint(b, int64(m.sender))
-		b = appendBytes(b, m.key)
-		b = appendBytes(b, m.value)
-		b = appendCauses(b, w, m.past)
-		b = appendCauses(b, w, m.expressed)
+		b = binary.LittleEndian.AppendUint64(b, h.msgDigest(w, m))
 	}
 	return b
 }
+
+// msgDigest returns the digest of message m's immutable content — payload, true past, expressed
+// causes — computed at its first use and cached in the message: every state that holds the
+// message would otherwise re-encode its causes. The cache is written into a message table that
+// clones may share; it is a function of what no world changes in place (a payload set after
+// creation clears it), so every sharer agrees. The digest does not depend on the hasher's seeds;
+// two contents with one digest (probability 2⁻⁶⁴ a pair, among a scope's few distinct records)
+// would merge states, as a collision of the state hash itself would.
+func (h *stateHasher) msgDigest(w *world, m *message) uint64 {
+	if m.digest != 0 {
+		return m.digest
+	}
+	b := h.caches.msg[:0]
+	b = appendBytes(b, m.key)
+	b = appendBytes(b, m.value)
+	b = appendCauses(b, w, m.past)
+	b = appendCauses(b, w, m.expressed)
+	h.caches.msg = b
+	m.digest = max(maphash.Bytes(msgDigestSeed, b), 1)
+	return m.digest
+}
+
+// msgDigestSeed seeds message digests (stateHasher.msgDigest).
+var msgDigestSeed = maphash.MakeSeed()
 
 // appendRecent appends the stamped producers' candidates: a set while the ring has not wrapped
 // (the order only renumbers the choice), the ring in order once it has.

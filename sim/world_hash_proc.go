@@ -42,6 +42,7 @@ type engineHash struct {
 type procHashCaches struct {
 	undo    stepUndoScratch         // scratch for appendStepUndo
 	sub     []byte                  // scratch encoding for a cached part
+	msg     []byte                  // scratch encoding of a message's content (msgDigest)
 	proc    []byte                  // scratch encoding of a process
 	steps   []int32                 // scratch: a process's step channels, sorted
 	group   []groupEntry            // scratch: a process's committed offsets by channel index
