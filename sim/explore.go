@@ -112,6 +112,9 @@ type explorer struct {
 	queue   []span
 	arena   []int
 	slots   []*transition
+	// filters are the persistent-set filters per depth, counts persistentFilter's scratch.
+	filters []*porFilter
+	counts  []int
 	// offSettings are the settings of worlds that ran out of a budget (explorer.settingsWithout).
 	offSettings map[settingsOff]*Settings
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).

@@ -241,7 +241,8 @@ func (x *explorer) persistentFilter(s *exState) *porFilter {
 			return nil
 		}
 	}
-	counts, ok := ps.enabledCounts(w)
+	counts, ok := ps.enabledCounts(w, x.counts[:0])
+	x.counts = counts
 	if !ok {
 		return nil
 	}
@@ -276,14 +277,23 @@ func (x *explorer) persistentFilter(s *exState) *porFilter {
 	if best == 0 {
 		return nil
 	}
-	return ps.filter(w, best&enabled)
+	return ps.filter(w, best&enabled, x.filterAt(s.depth))
+}
+
+// filterAt returns the explorer's persistent-set filter for a state at depth d: one per depth, as
+// a state's filter is used until its transitions are explored (and its weight buffer is reused).
+func (x *explorer) filterAt(d int) *porFilter {
+	for len(x.filters) <= d {
+		x.filters = append(x.filters, new(porFilter))
+	}
+	return x.filters[d]
 }
 
 // enabledCounts returns, per actor, how many enabled transitions it has (a truncation counts as
 // one), and false when truncation is left but no channel can be truncated (the step truncates
-// nothing: a transition of no actor).
-func (ps *persistentSets) enabledCounts(w *world) ([]int, bool) {
-	counts := make([]int, ps.nActors)
+// nothing: a transition of no actor). The counts are written into counts' storage.
+func (ps *persistentSets) enabledCounts(w *world, counts []int) ([]int, bool) {
+	counts = append(counts[:0], make([]int, ps.nActors)...)
 	kinds := ps.leftMask(w)
 	for i, p := range w.procs {
 		m := w.maskOf(p) & kinds
@@ -427,8 +437,8 @@ func (ps *persistentSets) hasKey(w *world, set, enabled uint64) bool {
 }
 
 // filter builds the filter of the enabled actors in set.
-func (ps *persistentSets) filter(w *world, set uint64) *porFilter {
-	f := &porFilter{procs: set & (1<<ps.nProcs - 1)}
+func (ps *persistentSets) filter(w *world, set uint64, f *porFilter) *porFilter {
+	*f = porFilter{procs: set & (1<<ps.nProcs - 1), buf: f.buf}
 	kinds := ps.leftMask(w)
 	for i, p := range w.procs {
 		if f.procs&(1<<i) == 0 {
@@ -463,24 +473,28 @@ func (ps *persistentSets) filter(w *world, set uint64) *porFilter {
 // apply returns weights with the options the filter excludes zeroed (in a buffer of the
 // filter's; weights itself is left alone).
 func (f *porFilter) apply(label string, weights []uint32) []uint32 {
-	var allowed func(i int) bool
+	var allowed uint64 // the options allowed, by index (options 64 and up never are)
 	switch {
 	case label == "action":
-		allowed = func(i int) bool { return f.kinds[i] }
+		for k, ok := range f.kinds {
+			if ok {
+				allowed |= 1 << k
+			}
+		}
 	case label == "produce.topic":
-		allowed = func(i int) bool { return f.produce&(1<<i) != 0 }
+		allowed = f.produce
 	case label == "truncate.channel":
-		allowed = func(i int) bool { return i < 64 && f.truncate&(1<<i) != 0 }
+		allowed = f.truncate
 	case label == topicLabels[ActDeleteTopic]:
-		allowed = func(i int) bool { return f.delTopics&(1<<i) != 0 }
+		allowed = f.delTopics
 	case isProcessLabel(label):
-		allowed = func(i int) bool { return f.procs&(1<<i) != 0 }
+		allowed = f.procs
 	default:
 		return weights
 	}
 	f.buf = append(f.buf[:0], weights...)
 	for i := range f.buf {
-		if !allowed(i) {
+		if i >= 64 || allowed&(1<<i) == 0 {
 			f.buf[i] = 0
 		}
 	}

@@ -58,6 +58,8 @@ type world struct {
 	ev          Event
 	hooks       *testHooks
 	weights     []uint32               // reused weight buffer for target choices
+	offsetBuf   []int64                // reused buffer of truncationCandidates
+	procBuf     []*proc                // reused buffer of rollbackReceivers
 	kindWeights [numActionKinds]uint32 // reused weight buffer for the action choice
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int

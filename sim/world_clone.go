@@ -61,7 +61,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	c.stats.Refusals = maps.Clone(w.stats.Refusals)
 	c.stats.Session = maps.Clone(w.stats.Session)
 	c.lat = latencies{}
-	c.weights = old.weights
+	c.weights, c.offsetBuf, c.procBuf = old.weights, old.offsetBuf, old.procBuf
 	c.script = old.script[:0] // a released world's buffer (the explorer empties it after each step)
 	c.procs = old.procs
 	if len(c.procs) != len(w.procs) {

@@ -12,11 +12,12 @@ import (
 // truncationCandidates lists the interesting "delete records before" offsets of live channel c,
 // biased as SPEC §6.2 asks: every receiver's committed read position and one past it, one past a
 // running receiver's working read position, every held head and one past it, the LSO, the high
-// watermark, one past the log start. Sorted, unique, all within (log start, high watermark].
+// watermark, one past the log start. Sorted, unique, all within (log start, high watermark]; in a
+// buffer of the world's, valid until the next call.
 func (w *world) truncationCandidates(c int32) []int64 {
 	offs := w.offsets(c)
 	lo, hi := int64(offs.LogStart), int64(offs.HighWatermark)
-	cands := []int64{int64(offs.LastStable), hi, lo + 1}
+	cands := append(w.offsetBuf[:0], int64(offs.LastStable), hi, lo+1)
 	for _, p := range w.procs {
 		pc, ok := p.pcs[c]
 		if !ok {
@@ -32,6 +33,7 @@ func (w *world) truncationCandidates(c int32) []int64 {
 			cands = append(cands, pc.readPos+1) // the receiver's next fetch falls below the log start
 		}
 	}
+	w.offsetBuf = cands
 	out := cands[:0]
 	for _, o := range cands {
 		if o > lo && o <= hi {
@@ -145,9 +147,11 @@ func (w *world) noteHeldOn(inc int32, mark func(p *proc)) {
 
 // rollbackReceivers rolls back the step of every running process that receives a channel of
 // topic t that is dead or about to die (incarnation dying; -1 for none) and returns them: Kafka
-// Streams re-creates the task when its source topic goes or comes back.
+// Streams re-creates the task when its source topic goes or comes back. The list is in a buffer
+// of the world's, valid until the next call.
 func (w *world) rollbackReceivers(t int, dying int32) []*proc {
-	var out []*proc
+	out := w.procBuf[:0]
+	defer func() { w.procBuf = out[:0] }()
 	for _, p := range w.procs {
 		if p.status != procRunning {
 			continue
