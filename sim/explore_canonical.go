@@ -24,7 +24,8 @@ import (
 // rollback or a truncation reads them, and none can happen any more. The commit points of such a
 // process then no longer multiply the states (reference msgs=4: 12,481 -> 2,553 states). The
 // staged criteria, the step's emissions and its corrupt record stay: a commit reads them. The
-// abstraction depends on the world (budgets, logs), so such a process's hash is not cached.
+// abstraction is decided on the world (budgets, logs) at every hash; the encoding it chooses
+// depends on the process alone and is cached like the full one (stateHasher.appendProc).
 
 // stepUndoScratch is reused scratch for appendStepUndo.
 type stepUndoScratch struct {

@@ -100,6 +100,10 @@ type procShare struct {
 	// owns the process).
 	hashedBy *stateHasher
 	hash     hashKey
+	// freeBy and freeHash are hashedBy and hash for p's rollback-free encoding
+	// (explore_canonical.go).
+	freeBy   *stateHasher
+	freeHash hashKey
 	// committed caches the committed state's hash (world_hash_proc.go); it stays valid across
 	// own, since it names the state it is the hash of.
 	committed stateHash
@@ -142,7 +146,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 // another world's process, copies it. Every action calls it on each process it may change before
 // changing it (world.do, livenessPhase).
 func (p *proc) own() {
-	p.share.hashedBy = nil
+	p.share.hashedBy, p.share.freeBy = nil, nil
 	if !p.share.shared {
 		return
 	}

@@ -52,14 +52,18 @@ type procHashCaches struct {
 // groupEntry is one committed group offset by world channel index.
 type groupEntry struct{ c, off int64 }
 
-// appendProc appends the hash of p's canonical encoding, cached in p until it changes.
+// appendProc appends the hash of p's canonical encoding, cached in p until it changes. Whether p
+// is encoded rollback-free depends on the world (explore_canonical.go), so it is decided every
+// time, but either encoding depends on p alone: each has its cache.
 func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
-	if !h.exact && rollbackFree(p) { // the abstraction depends on the world: not cached (explore_canonical.go)
-		c := h.caches
-		c.proc = h.encodeProc(c.proc[:0], p, true)
-		k := h.sum(c.proc)
-		b = binary.LittleEndian.AppendUint64(b, k[0])
-		return binary.LittleEndian.AppendUint64(b, k[1])
+	if !h.exact && rollbackFree(p) {
+		if p.share.freeBy != h {
+			c := h.caches
+			c.proc = h.encodeProc(c.proc[:0], p, true)
+			p.share.freeHash, p.share.freeBy = h.sum(c.proc), h
+		}
+		b = binary.LittleEndian.AppendUint64(b, p.share.freeHash[0])
+		return binary.LittleEndian.AppendUint64(b, p.share.freeHash[1])
 	}
 	if p.share.hashedBy != h {
 		c := h.caches
