@@ -150,8 +150,20 @@ func (m *Model) ownGroups(spare int) {
 	m.groupsShared = false
 }
 
-// searchGroup finds the named group by binary search: its index, or the insertion point.
+// groupScanMax is the most groups searchGroup compares one by one for equality before it falls
+// back to a binary search: a few length-and-bytes comparisons beat ordering comparisons through a
+// callback, and a scope has a group per process.
+const groupScanMax = 8
+
+// searchGroup finds the named group: its index, or the insertion point.
 func (m *Model) searchGroup(name string) (int, bool) {
+	if len(m.groups) <= groupScanMax {
+		for i := range m.groups {
+			if m.groups[i].name == name {
+				return i, true
+			}
+		}
+	}
 	return slices.BinarySearchFunc(m.groups, name, func(g modelGroup, n string) int { return strings.Compare(g.name, n) })
 }
 

@@ -363,3 +363,25 @@ func TestModelCloneAndCanonical(t *testing.T) {
 		t.Fatal("canonical encoding depends on topic ID values")
 	}
 }
+
+// TestModelManyGroups commits offsets for more groups than searchGroup scans, in an order that
+// inserts at the front, middle and back, and reads every group back.
+func TestModelManyGroups(t *testing.T) {
+	m := NewSeededModel(1)
+	id := mustCreate(t, m, "t", 1)
+	order := []int{5, 0, 11, 3, 8, 1, 10, 2, 9, 4, 7, 6}
+	for _, g := range order {
+		if err := m.CommitOffsets("g"+itoa(g), []GroupOffset{{TopicPartition{id, 0}, Offset(g)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for g := range order {
+		offs, err := m.CommittedOffsets("g" + itoa(g))
+		if err != nil || len(offs) != 1 || offs[0].Offset != Offset(g) {
+			t.Fatalf("group g%d: %+v, %v", g, offs, err)
+		}
+	}
+	if offs, _ := m.CommittedOffsets("g12"); offs != nil {
+		t.Fatalf("unknown group has offsets %+v", offs)
+	}
+}
