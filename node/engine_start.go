@@ -79,8 +79,7 @@ func newEngine(init Init, opts Options) *Engine {
 // restoreHolds loads the committed holds of received channels and refuses holds on a channel no
 // longer received (or discards them under SabotageIgnoreRemovedChannels). A received channel's
 // committed holds are viewed in place, not copied (heldBuffer): a restart costs nothing per held
-// message. The channels' own buffers, empty, are carved from one block with heldSpare free
-// entries each, as Clone carves them.
+// message. The channels' own buffers start empty and unallocated.
 func (e *Engine) restoreHolds(st *State) *Refusal {
 	for _, h := range st.holds {
 		live := h.queue.live()
@@ -96,10 +95,6 @@ func (e *Engine) restoreHolds(st *State) *Refusal {
 		for _, m := range live {
 			e.removed = append(e.removed, HoldRef{Channel: h.ch, Position: m.Position})
 		}
-	}
-	block := make([]heldEntry, len(e.chans)*heldSpare)
-	for i := range e.chans {
-		e.chans[i].held.own.items, block = block[:0:heldSpare], block[heldSpare:]
 	}
 	return nil
 }
