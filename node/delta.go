@@ -44,8 +44,9 @@ func (s *State) Apply(d Delta) error {
 	for _, b := range d.Bindings {
 		s.setBinding(b)
 	}
+	lowered := false // a fedUpTo went down: a committed hold may now sit above it
 	for _, f := range d.Fed {
-		s.setFed(f.Channel, f.FedUpTo)
+		lowered = s.setFed(f.Channel, f.FedUpTo) || lowered
 	}
 	applyCauses(&s.frontier, d.FrontierRemoved, d.Frontier)
 	applyCauses(&s.past, d.PastRemoved, d.Past)
@@ -64,41 +65,57 @@ func (s *State) Apply(d Delta) error {
 	if len(d.RemovedHolds) > 0 {
 		s.dropEmptyHolds()
 	}
-	s.checked = wasValid && s.keepsInvariants(d)
+	s.checked = wasValid && s.keepsInvariants(d, lowered)
 	return nil
 }
 
 // keepsInvariants reports, after s.Apply(d) on a state that passed validate, whether s still
 // passes it, looking only at what d touched: the order of every list is kept by Apply itself
-// (sorted inserts; checkApply refuses a hold the state already has), so it checks the values d
-// brought (as validate would) and that no lowered fedUpTo now sits below a committed hold. It may
-// say false for a valid state (Start then validates it), never true for an invalid one.
-func (s *State) keepsInvariants(d Delta) bool {
+// (sorted inserts, whatever the order in d; checkApply refuses a hold the state already has), so
+// it checks the values d brought (as validate would) and, when a fedUpTo was lowered, that no
+// committed hold sits above it. It may say false for a valid state (Start then validates it),
+// never true for an invalid one.
+func (s *State) keepsInvariants(d Delta, lowered bool) bool {
 	for _, b := range d.Bindings {
 		if b.Name == "" || b.Topic.IsZero() {
 			return false
 		}
 	}
-	for _, f := range d.Fed {
+	for i := range d.Fed {
+		f := &d.Fed[i]
 		if !f.Channel.valid() || f.FedUpTo < 0 {
 			return false
+		}
+		if !lowered {
+			continue
 		}
 		if q := s.holdQueue(f.Channel, false); q != nil && q.len() > 0 && q.back().Position > f.FedUpTo {
 			return false
 		}
 	}
-	if validateCauses("frontier", Causes{pairs: d.Frontier}) != nil || validateCauses("past", Causes{pairs: d.Past}) != nil {
+	if !validPairs(d.Frontier) || !validPairs(d.Past) {
 		return false
 	}
-	for k, m := range d.NewHolds {
+	for k := range d.NewHolds {
+		m := &d.NewHolds[k]
 		if !m.Channel.valid() || m.Position < 0 || m.Position >= MaxOffset || validateCauses("held causes", m.Causes) != nil {
 			return false
 		}
 		if k > 0 {
-			p := d.NewHolds[k-1]
+			p := &d.NewHolds[k-1]
 			if c := compareChannels(p.Channel, m.Channel); c > 0 || (c == 0 && p.Position >= m.Position) {
 				return false // two new holds at one position would break the strict order
 			}
+		}
+	}
+	return true
+}
+
+// validPairs reports whether every pair names a valid channel and a position in 0..MaxOffset−1.
+func validPairs(pairs []Cause) bool {
+	for i := range pairs {
+		if p := &pairs[i]; !p.Channel.valid() || uint64(p.Position) >= uint64(MaxOffset) { // negative too
+			return false
 		}
 	}
 	return true

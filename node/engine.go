@@ -118,8 +118,8 @@ type Engine struct {
 	frontierBytes int // EncodedLen(frontier); changes only when channels are added or pruned
 	past          Causes
 
-	chunk     []Cause // storage the next received causes are decoded into (engine_arena.go)
-	heldCount int     // held messages over all channels: Next returns at once when it is 0
+	causes    causeArena // storage received causes are decoded into (engine_arena.go)
+	heldCount int        // held messages over all channels: Next returns at once when it is 0
 
 	refusal      *Refusal
 	identityDone bool

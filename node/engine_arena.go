@@ -17,16 +17,19 @@ const causeChunkPairs = 64
 // larger one gets storage of its own, so one wide frontier cannot waste most of a chunk.
 const causeChunkShareMax = causeChunkPairs / 4
 
-// decodeCauses strictly decodes a received parsley.causes value (exactly Decode's rules and
-// errors) into storage carved from the engine's current chunk.
-func (e *Engine) decodeCauses(value []byte) (Causes, error) {
-	return decodeCausesChunked(&e.chunk, value)
+// causeArena is the chunk the engine decodes received causes into (and DecodeState the causes of
+// held messages).
+type causeArena struct {
+	chunk []Cause
 }
 
-// decodeCausesChunked strictly decodes a parsley.causes value (exactly Decode's rules and
-// errors) into storage carved from *chunk, starting a new chunk when it lacks room. The engine
-// decodes received headers this way, and DecodeState the causes of every held message.
-func decodeCausesChunked(chunk *[]Cause, value []byte) (Causes, error) {
+// decodeCauses strictly decodes a received parsley.causes value (exactly Decode's rules and
+// errors) into storage carved from the engine's current chunk.
+func (e *Engine) decodeCauses(value []byte) (Causes, error) { return e.causes.decode(value) }
+
+// decode strictly decodes a parsley.causes value (exactly Decode's rules and errors) into storage
+// carved from the current chunk, starting a new chunk when it lacks room.
+func (a *causeArena) decode(value []byte) (Causes, error) {
 	// The decoder reserves pairsMax entries for a value of this length and topic count, and fills
 	// at most that many: with that much room left in the chunk it never allocates. Malformed
 	// values, 128 topics or more, and wide frontiers get storage of their own.
@@ -39,10 +42,10 @@ func decodeCausesChunked(chunk *[]Cause, value []byte) (Causes, error) {
 		c.pairs = c.pairs[:len(c.pairs):len(c.pairs)]
 		return c, err
 	}
-	if cap(*chunk)-len(*chunk) < bound {
-		*chunk = make([]Cause, 0, causeChunkPairs)
+	if cap(a.chunk)-len(a.chunk) < bound {
+		a.chunk = make([]Cause, 0, causeChunkPairs)
 	}
-	c := Causes{pairs: (*chunk)[len(*chunk):]}
+	c := Causes{pairs: a.chunk[len(a.chunk):]}
 	if err := DecodeInto(&c, value); err != nil {
 		return Causes{}, err
 	}
@@ -50,7 +53,7 @@ func decodeCausesChunked(chunk *[]Cause, value []byte) (Causes, error) {
 	if n == 0 {
 		return Causes{}, nil // as Decode: no storage for the empty frontier
 	}
-	*chunk = (*chunk)[:len(*chunk)+n]
+	a.chunk = a.chunk[:len(a.chunk)+n]
 	c.pairs = c.pairs[:n:n]
 	return c, nil
 }

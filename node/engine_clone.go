@@ -31,7 +31,7 @@ func (e *Engine) Clone() *Engine {
 	c.bindings = slices.Clip(e.bindings)
 	causes := [4]*Causes{&c.frontier, &c.past, &c.commitFrontier, &c.commitPast}
 	copyCausesBlock(causes[:])
-	c.chunk = nil
+	c.causes = causeArena{}
 	c.dirty = slices.Clone(e.dirty)
 	c.removed = slices.Clone(e.removed)
 	return &c

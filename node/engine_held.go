@@ -44,8 +44,17 @@ func (b *heldBuffer) front() *HeldMessage { return b.msg(0) }
 // dropAt removes the j-th held message: the head in O(1) (a restored head is skipped over, never
 // cleared: the slot is the committed state's), anything else after materialize.
 func (b *heldBuffer) dropAt(j int) {
+	if len(b.restored) == 0 {
+		b.own.dropAt(j)
+		return
+	}
+	b.dropRestoredAt(j)
+}
+
+// dropRestoredAt is dropAt while restored holds remain.
+func (b *heldBuffer) dropRestoredAt(j int) {
 	switch {
-	case j == 0 && len(b.restored) > 0:
+	case j == 0:
 		b.restored = b.restored[1:]
 	case j < len(b.restored):
 		b.materialize()

@@ -236,14 +236,16 @@ func (s *State) searchBinding(name string) (int, bool) {
 	return slices.BinarySearchFunc(s.bindings, name, func(b Binding, n string) int { return cmp.Compare(b.Name, n) })
 }
 
-// setFed sets fedUpTo of ch, inserting the channel when new.
-func (s *State) setFed(ch Channel, pos Offset) {
+// setFed sets fedUpTo of ch, inserting the channel when new, and reports whether that lowered it.
+func (s *State) setFed(ch Channel, pos Offset) bool {
 	i, ok := s.searchFed(ch)
 	if ok {
+		lowered := pos < s.fed[i].FedUpTo
 		s.fed[i].FedUpTo = pos
-		return
+		return lowered
 	}
 	s.fed = slices.Insert(s.fed, i, FedPosition{Channel: ch, FedUpTo: pos})
+	return false
 }
 
 // setBinding binds name to id, inserting the name when new.

@@ -12,8 +12,8 @@ type codecReader struct {
 	b   []byte
 	off int
 	err *Refusal
-	// chunk is the storage held messages' causes are decoded into (decodeCausesChunked).
-	chunk []Cause
+	// causes is the storage held messages' causes are decoded into.
+	causes causeArena
 }
 
 // fail records the first failure.
@@ -259,7 +259,7 @@ func (r *codecReader) hold(ch Channel) HeldMessage {
 	if r.err != nil {
 		return m
 	}
-	causes, err := decodeCausesChunked(&r.chunk, raw)
+	causes, err := r.causes.decode(raw)
 	if err != nil {
 		r.off = start
 		r.fail("held causes of %v@%d undecodable: %v", ch, m.Position, err)
