@@ -4,6 +4,8 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // Cloning a world for the explorer. A clone is an independent world that continues exactly as
@@ -27,10 +29,12 @@ func (w *world) clone(ids *rand.PCG, ch Chooser) *world { return w.cloneInto(nil
 // overwritten. Reusing them spares the allocator and the collector most of a transition's
 // garbage.
 func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
-	var old world
+	var old worldStorage
 	c := into
 	if c != nil {
-		old = *c
+		old = worldStorage{chooser: c.chooser, sub: c.sub, topics: c.topics, incs: c.incs, chans: c.chans,
+			weights: c.weights, offsetBuf: c.offsetBuf, procBuf: c.procBuf, script: c.script, procs: c.procs,
+			idsRand: c.idsRand, idsFn: c.idsFn}
 	} else {
 		c = new(world)
 	}
@@ -40,7 +44,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 		c.chooser = new(recorder)
 	}
 	*c.chooser = recorder{inner: ch, choices: c.chooser.choices[:0]}
-	c.bindIDs(old, ids)
+	c.bindIDs(&old, ids)
 	c.sub = w.sub.CloneInto(old.sub, c.idsFn)
 	c.topics = append(old.topics[:0], w.topics...)
 	c.incs = append(old.incs[:0], w.incs...)
@@ -74,10 +78,27 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	return c
 }
 
+// worldStorage is what cloneInto reuses of a recycled world: the storage it held before the clone
+// overwrote it.
+type worldStorage struct {
+	chooser   *recorder
+	sub       *substrate.Model
+	topics    []topicState
+	incs      []incarnation
+	chans     []channel
+	weights   []uint32
+	offsetBuf []int64
+	procBuf   []*proc
+	script    []ScriptedAction
+	procs     []*proc
+	idsRand   *rand.Rand
+	idsFn     func() substrate.TopicID
+}
+
 // bindIDs makes c's topic IDs continue from ids: a copy of it in c.idsPCG, drawn through
 // c.idsRand and c.idsFn, which are bound to c's own idsPCG and so are reused when c is a recycled
 // world (old is what it held before the clone overwrote it).
-func (c *world) bindIDs(old world, ids *rand.PCG) {
+func (c *world) bindIDs(old *worldStorage, ids *rand.PCG) {
 	c.idsPCG = *ids
 	c.idsRand, c.idsFn = old.idsRand, old.idsFn
 	if c.idsRand == nil {
@@ -122,6 +143,8 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	}
 	store := c.store // the shell's own storage (p's is not c's to reuse), free again
 	store.inUse = false
+	// The shell's own buffers, which its earlier worlds filled: a clone starts with none (below).
+	lat, fetched := c.o.stepLat[:0], c.fetchBuf[:0]
 	*c = *p
 	c.store = store
 	c.w = w
@@ -137,8 +160,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	for _, f := range c.o.frontiers() {
 		f.shared = true
 	}
-	c.fetchBuf = nil
-	c.o.stepLat = nil
+	c.fetchBuf, c.o.stepLat = fetched, lat
 	return c
 }
 
