@@ -17,9 +17,9 @@ import (
 // decides which detail is reported first). Everything else a rollback restores (frontiers) is
 // encoded from the saved snapshot by the caller.
 //
-// Second, a rollback-free process (rollbackFree: no fault is left that could roll it back,
-// restart it or read its positions as truncation candidates, and none of its feeds or drains
-// can refuse) is encoded without its committed data — group offsets, committed ordering state,
+// Second, a rollback-free process (worldRollbackFree and procRollbackFree: no fault is left that
+// could roll it back, restart it or read its positions as truncation candidates, and none of its
+// feeds or drains can refuse) is encoded without its committed data — group offsets, committed ordering state,
 // committed positions, firstFixed — and without its step's rollback target: only a restart, a
 // rollback or a truncation reads them, and none can happen any more. The commit points of such a
 // process then no longer multiply the states (reference msgs=4: 12,481 -> 2,553 states). The
@@ -35,7 +35,7 @@ type stepUndoScratch struct {
 	crits     []string
 }
 
-// appendStepUndo appends the rollback target of p's open step (unless free: rollbackFree) and
+// appendStepUndo appends the rollback target of p's open step (unless free: rollback-free) and
 // its staged criteria.
 func appendStepUndo(b []byte, p *proc, sc *stepUndoScratch, free bool) []byte {
 	o := &p.o
@@ -136,22 +136,37 @@ func stepChanged(p *proc) bool {
 	return false
 }
 
-// rollbackFree reports whether p's step can never be rolled back and p never restarted: p is
-// running, no fault that rolls back, restarts or truncates is left, and no feed or drain of p can
-// refuse (no unread corrupt record, no read position below the log start, no custom handler, no
-// frontier can reach the metadata budget, no sabotage). Then what p has committed so far (group
-// offsets, committed ordering state, committed positions) and what a rollback would restore are
-// dead: only a restart, a rollback or a truncation's candidates would read them.
-func rollbackFree(p *proc) bool {
-	w := p.w
-	if p.status != procRunning || p.spec.Handler != nil || w.opts.Sabotage != node.SabotageNone ||
-		w.opts.HostSabotage != HostHonest || w.sess != nil || w.ext.open {
+// A process p is rollback-free (its step can never be rolled back and p never restarted) when
+// worldRollbackFree(p.w) && procRollbackFree(p): p is running, no fault that rolls back, restarts
+// or truncates is left, and no feed or drain of p can refuse (no unread corrupt record, no read
+// position below the log start, no custom handler, no frontier can reach the metadata budget, no
+// sabotage). Then what p has committed so far (group offsets, committed ordering state, committed
+// positions) and what a rollback would restore are dead: only a restart, a rollback or a
+// truncation's candidates would read them.
+
+// worldRollbackFree is the part of being rollback-free that reads only the world, the same for
+// every process of a state (the hash decides it once per state): no sabotage, sessions or open
+// external transaction, no kind left that could roll back, restart or refuse, no frontier can
+// reach the metadata budget.
+func worldRollbackFree(w *world) bool {
+	if w.opts.Sabotage != node.SabotageNone || w.opts.HostSabotage != HostHonest || w.sess != nil || w.ext.open {
 		return false
 	}
 	for k := range numActionKinds {
 		if left(w, ActionKind(k)) && !rollbackFreeKinds[k] {
 			return false
 		}
+	}
+	return frontierFitsBudget(w.scn, w.set)
+}
+
+// procRollbackFree is the part of being rollback-free that reads process p: running, no custom
+// handler, no received channel read below its log start or with an unread corrupt or forged
+// record.
+func procRollbackFree(p *proc) bool {
+	w := p.w
+	if p.status != procRunning || p.spec.Handler != nil {
+		return false
 	}
 	for _, pc := range p.recv {
 		c := pc.ch
@@ -168,7 +183,7 @@ func rollbackFree(p *proc) bool {
 			}
 		}
 	}
-	return frontierFitsBudget(w.scn, w.set)
+	return true
 }
 
 // rollbackFreeKinds are the kinds that never roll back, restart or refuse a process by

@@ -90,8 +90,9 @@ func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
 	if h.withRecent {
 		b = h.appendRecent(b, w)
 	}
+	free := !h.exact && worldRollbackFree(w)
 	for _, p := range w.procs {
-		b = h.appendProc(b, p)
+		b = h.appendProc(b, p, free)
 	}
 	return appendSession(b, w.sess)
 }

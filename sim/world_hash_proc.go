@@ -54,9 +54,10 @@ type groupEntry struct{ c, off int64 }
 
 // appendProc appends the hash of p's canonical encoding, cached in p until it changes. Whether p
 // is encoded rollback-free depends on the world (explore_canonical.go), so it is decided every
-// time, but either encoding depends on p alone: each has its cache.
-func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
-	if !h.exact && rollbackFree(p) {
+// time, but either encoding depends on p alone: each has its cache. worldFree is
+// worldRollbackFree (false for an exact hasher).
+func (h *stateHasher) appendProc(b []byte, p *proc, worldFree bool) []byte {
+	if worldFree && procRollbackFree(p) {
 		if p.share.freeBy != h {
 			c := h.caches
 			c.proc = h.encodeProc(c.proc[:0], p, true)
@@ -74,7 +75,7 @@ func (h *stateHasher) appendProc(b []byte, p *proc) []byte {
 	return binary.LittleEndian.AppendUint64(b, p.share.hash[1])
 }
 
-// encodeProc appends the canonical encoding of p; free (rollbackFree) leaves out what only a
+// encodeProc appends the canonical encoding of p; free (rollback-free, explore_canonical.go) leaves out what only a
 // rollback or a restart would read.
 func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	w := p.w
