@@ -232,3 +232,50 @@ func TestStartRevalidatesAfterCorruptingDeltas(t *testing.T) {
 		})
 	}
 }
+
+// TestStateCloneSharesHoldsSafely checks State.Clone, which shares the hold queues: deltas applied
+// to either copy (popping every hold, compacting, appending new ones) leave the other's encoding
+// as it was, and the copies then evolve independently.
+func TestStateCloneSharesHoldsSafely(t *testing.T) {
+	a, gate := etCh(1, 0), etCh(9, 0)
+	init := etInit(a, gate)
+	const depth = 40 // past fifoCompactMin, so a queue compacts
+	e := etStart(t, &State{}, init, Options{})
+	for k := range Offset(depth) {
+		etFeed(t, e, a, k, etRec(fmt.Sprint(k), etCause(gate, 0)))
+	}
+	st := &State{}
+	if err := st.Apply(e.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	c := st.Clone()
+	before := string(st.Encode())
+
+	// The clone delivers everything and holds one more; the original must not see it.
+	ec := etStart(t, c, init, Options{})
+	etFeed(t, ec, gate, 0, etRec("open"))
+	etEqual(t, "delivered by the clone", len(etDrain(ec)), depth+1)
+	etFeed(t, ec, a, depth, etRec("late", etCause(gate, 5)))
+	if err := c.Apply(ec.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	if string(st.Encode()) != before {
+		t.Fatal("applying deltas to the clone changed the original")
+	}
+	etEqual(t, "holds of the clone", c.HeldCount(), 1)
+
+	// The original holds one more behind its 40; the clone must not see it.
+	afterClone := string(c.Encode())
+	eo := etStart(t, st, init, Options{})
+	etFeed(t, eo, a, depth, etRec("other", etCause(gate, 7)))
+	if err := st.Apply(eo.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	if string(c.Encode()) != afterClone {
+		t.Fatal("applying deltas to the original changed the clone")
+	}
+	etEqual(t, "holds of the original", st.HeldCount(), depth+1)
+	if got := st.Held(a)[depth]; string(got.Record.Value) != "other" {
+		t.Fatalf("the original's new hold reads %q", got.Record.Value)
+	}
+}

@@ -136,10 +136,11 @@ func (s *State) HeldCount() int {
 
 // Clone returns an independent copy (records' byte slices are shared; they are immutable).
 //
-// The frontier and delivered past are carved from one allocation, and so are the held messages
-// of every channel, each channel's region capacity-capped with heldSpare free entries, as
-// Engine.Clone carves them: a host that clones its committed state before applying each step's
-// delta (the simulator's explorer does, for every commit) pays a fixed number of allocations.
+// The hold queues are shared, capacity-clipped: a committed queue never writes into a slot it has
+// filled (fifo.popShared and its siblings), so neither copy can change what the other holds, and
+// cloning costs nothing per held message. The frontier and delivered past are carved from one
+// allocation. A host that clones its committed state before applying each step's delta (the
+// simulator's explorer does, for every commit) pays a fixed number of allocations.
 func (s *State) Clone() *State {
 	c := &State{
 		version:  s.version,
@@ -154,15 +155,9 @@ func (s *State) Clone() *State {
 		return c
 	}
 	c.holds = make([]channelHolds, len(s.holds))
-	n := 0
 	for i := range s.holds {
-		n += s.holds[i].queue.len() + heldSpare
-	}
-	block := make([]HeldMessage, n)
-	for i := range s.holds {
-		k := copy(block, s.holds[i].queue.live())
-		c.holds[i] = channelHolds{ch: s.holds[i].ch, queue: fifo[HeldMessage]{items: block[: k : k+heldSpare]}}
-		block = block[k+heldSpare:]
+		live := s.holds[i].queue.live()
+		c.holds[i] = channelHolds{ch: s.holds[i].ch, queue: fifo[HeldMessage]{items: live[:len(live):len(live)]}}
 	}
 	return c
 }
