@@ -142,15 +142,13 @@ func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset) no
 	return init
 }
 
-// committedOffsets reads the process's committed group offsets from the substrate. A group
-// holds one offset per received channel, so a linear lookup (committedOffset) beats building a
-// map at every start.
+// committedOffsets reads the process's committed group offsets from the substrate, into a buffer
+// of the world's (valid until the next start). A group holds one offset per received channel, so
+// a linear lookup (committedOffset) beats building a map at every start.
 func (p *proc) committedOffsets() []substrate.GroupOffset {
-	offs, err := p.w.sub.CommittedOffsets(p.group)
-	if err != nil {
-		panic(fmt.Sprintf("sim: committed offsets of %s: %v", p.group, err))
-	}
-	return offs
+	w := p.w
+	w.groupBuf = w.sub.AppendCommittedOffsets(w.groupBuf[:0], p.group)
+	return w.groupBuf
 }
 
 // committedOffset finds tp's committed offset in offs; the last entry wins, as it would in a map

@@ -57,10 +57,11 @@ type world struct {
 	tracing     bool
 	ev          Event
 	hooks       *testHooks
-	weights     []uint32               // reused weight buffer for target choices
-	offsetBuf   []int64                // reused buffer of truncationCandidates
-	procBuf     []*proc                // reused buffer of rollbackReceivers
-	kindWeights [numActionKinds]uint32 // reused weight buffer for the action choice
+	weights     []uint32                // reused weight buffer for target choices
+	offsetBuf   []int64                 // reused buffer of truncationCandidates
+	procBuf     []*proc                 // reused buffer of rollbackReceivers
+	groupBuf    []substrate.GroupOffset // reused buffer of proc.committedOffsets
+	kindWeights [numActionKinds]uint32  // reused weight buffer for the action choice
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
 	script                   []ScriptedAction

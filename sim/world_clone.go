@@ -33,7 +33,8 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	c := into
 	if c != nil {
 		old = worldStorage{chooser: c.chooser, sub: c.sub, topics: c.topics, incs: c.incs, chans: c.chans,
-			weights: c.weights, offsetBuf: c.offsetBuf, procBuf: c.procBuf, script: c.script, procs: c.procs,
+			weights: c.weights, offsetBuf: c.offsetBuf, procBuf: c.procBuf, groupBuf: c.groupBuf, script: c.script,
+			procs:   c.procs,
 			idsRand: c.idsRand, idsFn: c.idsFn}
 	} else {
 		c = new(world)
@@ -65,7 +66,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	c.stats.Refusals = maps.Clone(w.stats.Refusals)
 	c.stats.Session = maps.Clone(w.stats.Session)
 	c.lat = latencies{}
-	c.weights, c.offsetBuf, c.procBuf = old.weights, old.offsetBuf, old.procBuf
+	c.weights, c.offsetBuf, c.procBuf, c.groupBuf = old.weights, old.offsetBuf, old.procBuf, old.groupBuf
 	c.script = old.script[:0] // a released world's buffer (the explorer empties it after each step)
 	c.procs = old.procs
 	if len(c.procs) != len(w.procs) {
@@ -89,6 +90,7 @@ type worldStorage struct {
 	weights   []uint32
 	offsetBuf []int64
 	procBuf   []*proc
+	groupBuf  []substrate.GroupOffset
 	script    []ScriptedAction
 	procs     []*proc
 	idsRand   *rand.Rand
