@@ -243,13 +243,17 @@ func (w *world) weightBuf(n int) []uint32 {
 // (Settings.FaultAtStep) has come — or, for a kind that only running receivers meet
 // (dueEarlyKinds), from dueEarlyPct of the safety phase on, once at most one process is left to
 // aim it at (aimableReceivers): the run is losing its receivers to earlier faults, and at its
-// step the fault would find none.
+// step the fault would find none. A deletion is due early the same way once it has a target
+// (deletionDueEarly).
 func (w *world) faultDue(k ActionKind) bool {
 	at := w.set.FaultAtStep[k]
 	if at == 0 || w.stats.Actions[k] > 0 {
 		return false
 	}
 	if w.step+1 >= at {
+		return true
+	}
+	if k == ActDeleteTopic && w.deletionDueEarly() {
 		return true
 	}
 	from := len(w.procs) + w.set.SafetySteps*dueEarlyPct/100
