@@ -100,23 +100,52 @@ func (w *world) aimableReceivers() int {
 // due early (deletionDueEarly).
 const deleteEarlyPct = 30
 
+// deleteHoldAgeSteps is how many world steps a blocked head must have been held before an early
+// deletion strands it (deletionDueEarly): long enough for what queues behind it to be fed and
+// drained first (a FIFO hold is the other fault that head exposes; the deletion stops its
+// receiver in an honest run).
+const deleteHoldAgeSteps = 30
+
 // deletionDueEarly reports whether a topic deletion should come due before its step
 // (Settings.FaultAtStep, 55-90% of the safety phase): from deleteEarlyPct of the safety phase on,
-// once at most one process is left to aim a fault at (aimableReceivers) and a receiver holds a
-// blocked head that a deletion can strand (faultHasTarget). The run is losing its receivers, and
-// by its step the deletion would most often find no hold to delete past: measured over seeds
-// 1-1000, 484 seeds had such a hold at some point of the safety phase, but only 162 when their
-// deletion came due, with 2.7 of 5.2 processes failed closed by then on average. It reads the
-// world's state only, never the sabotage mode. Measured (go run ./cmd/simrun sweep --catch-rates
-// --seeds 1-1000 -j 2): DELIVER_PAST_DEAD_HOLDS caught on 129 seeds instead of 96 (1001-2000:
-// 132 instead of 114), NO_FIFO 501 instead of 504 (1001-2000: 496 instead of 503),
-// IGNORE_RECREATION 606 instead of 619, the others within 5 seeds. Due early from 40%: 119
-// (1001-2000: 129); with two processes left instead of one: 166, but NO_FIFO 481 and
+// once at most one process is left to aim a fault at (aimableReceivers) and a receiver has held a
+// blocked head that a deletion can strand for deleteHoldAgeSteps (agedDeletionTarget). The run is
+// losing its receivers, and by its step the deletion would most often find no hold to delete
+// past: measured over seeds 1-1000, 484 seeds had such a hold at some point of the safety phase,
+// but only 162 when their deletion came due, with 2.7 of 5.2 processes failed closed by then on
+// average. It reads the world's state only, never the sabotage mode. Measured (go run
+// ./cmd/simrun sweep --catch-rates --seeds 1-1000 -j 2): DELIVER_PAST_DEAD_HOLDS caught on 121
+// seeds instead of 96 (1001-2000: 128 instead of 114), the others within 10 seeds (NO_FIFO 503
+// and 500 instead of 504 and 503, IGNORE_RECREATION 609 and 641 instead of 619 and 648).
+// Without the hold age: 129 (132), but NO_FIFO 501 (496, below its goal); due early from 40%:
+// 119 (129); with two processes left instead of one: 166, but NO_FIFO 481 and
 // UNDECODABLE_AS_ABSENT 708, below their goals; due early at any blocked head from 30% of the
 // safety phase, whatever the receivers left: 282, but NO_FIFO 408 and UNDECODABLE_AS_ABSENT 606.
 func (w *world) deletionDueEarly() bool {
 	if w.step+1 < len(w.procs)+w.set.SafetySteps*deleteEarlyPct/100 {
 		return false
 	}
-	return w.aimableReceivers() <= 1 && w.faultHasTarget(ActDeleteTopic)
+	return w.aimableReceivers() <= 1 && w.agedDeletionTarget(w.step-deleteHoldAgeSteps)
+}
+
+// agedDeletionTarget reports whether a deletion has a target (faultHasTarget) whose blocked head
+// was fed at step since or earlier.
+func (w *world) agedDeletionTarget(since int) bool {
+	aged := func(p *proc) func(*pcState) bool {
+		return func(pc *pcState) bool { return p.committedBlockedHead(pc) && pc.pending[0].fedStep <= since }
+	}
+	for t := range w.topics {
+		if !w.topics[t].spec.External || w.topics[t].inc < 0 || !w.sparesDoomed(t) {
+			continue
+		}
+		for _, p := range w.procs {
+			if p.status == procFailed || !p.declares(t) || !p.receivesTopic(t) || p.doomed() {
+				continue
+			}
+			if p.anyOnTopic(t, aged(p)) {
+				return true
+			}
+		}
+	}
+	return false
 }
