@@ -147,8 +147,14 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	store.inUse = false
 	// The shell's own buffers, which its earlier worlds filled: a clone starts with none (below).
 	lat, fetched := c.o.stepLat[:0], c.fetchBuf[:0]
+	// The engine the shell's engStore copied into, or its unused spare: free again as well.
+	spare := c.engStore.eng
+	if spare == nil {
+		spare = c.engStore.spare
+	}
 	*c = *p
 	c.store = store
+	c.engStore = engineRef{spare: spare} // not p's: c reads p.eng until it owns its state
 	c.w = w
 	p.share.shared, c.share.shared = true, true
 	// resolved and everResolved are shared for good: resolve replaces them rather than changing

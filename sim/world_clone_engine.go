@@ -27,6 +27,9 @@ type engineRef struct {
 	j       *engineJournal // nil when the world does not journal
 	// hash is the canonical hash of the engine's state, cached (world_hash_proc.go).
 	hash engineHash
+	// spare, in a process's engStore, is an engine no world reads any more, whose storage the
+	// copy on the first change reuses (node.Engine.CloneInto); nil once used (it is then eng).
+	spare *node.Engine
 }
 
 // engineJournal is node.Start's arguments and, under SABOTAGE_DROP_HELD, every call since. calls
@@ -74,7 +77,11 @@ func (p *proc) startEngine(init node.Init, opts node.Options) (*engineRef, error
 // engine returns the live engine for a call that may change it, copying the source in a clone.
 func (r *engineRef) engine() *node.Engine {
 	if r.eng == nil {
-		r.eng, r.src = r.src.Clone(), nil
+		if r.spare != nil {
+			r.eng, r.src, r.spare = r.src.CloneInto(r.spare), nil, nil
+		} else {
+			r.eng, r.src = r.src.Clone(), nil
+		}
 	}
 	return r.eng
 }
@@ -150,8 +157,8 @@ func (r *engineRef) Counters() node.Counters { return r.view().Counters() }
 func (r *engineRef) Status() node.Status { return r.view().Status() }
 
 // cloneInto returns a reference for a cloned world, in the storage of c (the owning process's
-// engStore, world_clone.go): it reads r's engine and copies it on its first change, and shares
-// the journal's immutable parts. r's engine must not change afterwards. It returns nil when r is
+// engStore, world_clone.go): it reads r's engine and copies it on its first change (into c's
+// spare engine, when it has one), and shares the journal's immutable parts. r's engine must not change afterwards. It returns nil when r is
 // nil.
 func (r *engineRef) cloneInto(c *engineRef) *engineRef {
 	if r == nil {
@@ -166,7 +173,7 @@ func (r *engineRef) cloneInto(c *engineRef) *engineRef {
 		cp.calls = cp.calls[:len(cp.calls):len(cp.calls)]
 		j = &cp
 	}
-	*c = engineRef{src: r.view(), changes: r.changes, j: j, hash: r.hash}
+	*c = engineRef{src: r.view(), changes: r.changes, j: j, hash: r.hash, spare: c.spare}
 	return c
 }
 
