@@ -202,14 +202,7 @@ func (p *proc) commit() error {
 			return err
 		}
 	}
-	if p.committed == nil {
-		p.committed = &node.State{}
-	} else if p.committedShared {
-		p.committed, p.committedShared = p.committed.Clone(), false
-	}
-	if err := p.committed.Apply(delta); err != nil {
-		panic(fmt.Sprintf("sim: %s: applying the engine's delta: %v", p.spec.Name, err))
-	}
+	p.applyDelta(delta)
 	for _, pc := range p.recv {
 		if w.alive(pc.ch) {
 			pc.committedPos = pc.readPos
@@ -223,6 +216,24 @@ func (p *proc) commit() error {
 		w.emitProc("committed", p, "")
 	}
 	return nil
+}
+
+// applyDelta applies the engine's step delta to p's committed state. An empty delta on an
+// existing state changes nothing that any reader sees, so it is skipped: a shared (copy-on-write)
+// state is then not cloned, and its cached hash stays valid. (Apply of an empty delta would only
+// mark an empty state as validated, which spares Start a validation of an empty state.)
+func (p *proc) applyDelta(delta node.Delta) {
+	switch {
+	case p.committed == nil:
+		p.committed = &node.State{}
+	case delta.IsEmpty():
+		return
+	case p.committedShared:
+		p.committed, p.committedShared = p.committed.Clone(), false
+	}
+	if err := p.committed.Apply(delta); err != nil {
+		panic(fmt.Sprintf("sim: %s: applying the engine's delta: %v", p.spec.Name, err))
+	}
 }
 
 // commitTxn sends the read positions into the step's transaction and commits it.
