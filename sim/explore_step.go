@@ -147,8 +147,9 @@ func (x *explorer) transitionAt(d int) *transition {
 // release hands the world of state s, which the explorer is done with (its subtree is explored,
 // or it was never entered), to the next step to clone into (world.cloneInto). Nothing refers to
 // it afterwards: its successors were released before it, the visited set and the results hold
-// hashes and copies, and the hash caches hold engines and committed states, which a clone
-// shares and never recycles.
+// hashes and copies, and the hash caches hold engines and committed states of live worlds
+// (a clone shares them; it recycles only the engines, substrate slices and process storage its
+// released world made, which no live world reads).
 func (x *explorer) release(s *exState) {
 	if !x.keepWorlds && len(x.free) < freeWorldsMax {
 		x.free = append(x.free, s.w)

@@ -50,6 +50,10 @@ type Model struct {
 	// txns and groups are shared with a clone: copied before the next change (copy-on-write,
 	// model_clone.go).
 	topicMapsShared, txnNamesShared, txnsShared, groupsShared bool
+
+	// pool is the storage the copy-on-write copies reuse (model_pool.go): set by CloneInto, nil
+	// otherwise; never shared between models.
+	pool *modelPool
 }
 
 // modelTopic is one incarnation of a name.

@@ -38,25 +38,32 @@ func (m *Model) CloneWithIDs(ids func() TopicID) *Model {
 		m.topics[i].partsShared = true
 	}
 	c := *m
-	c.ids, c.seeded = ids, nil
+	c.ids, c.seeded, c.pool = ids, nil, nil
 	c.topics = slices.Clone(m.topics)
 	return &c
 }
 
 // CloneInto is CloneWithIDs reusing the storage of dst, when not nil: a model its owner is done
 // with, made by Clone, CloneWithIDs or CloneInto (so its struct and incarnation slice are its
-// own). dst must not be used afterwards except as the clone returned.
+// own). dst must not be used afterwards except as the clone returned. The clone's copy-on-write
+// copies reuse the slices dst's own copies allocated (model_pool.go), so every model cloned from
+// dst, directly or not, must be done with as well (the explorer recycles a world only after its
+// successors).
 func (m *Model) CloneInto(dst *Model, ids func() TopicID) *Model {
 	if dst == nil {
 		return m.CloneWithIDs(ids)
 	}
-	topics := dst.topics[:0]
+	topics, pool := dst.topics[:0], dst.pool
+	if pool == nil {
+		pool = new(modelPool)
+	}
+	pool.recycle() // dst and every model that shared its copies are done with
 	m.topicMapsShared, m.txnNamesShared, m.txnsShared, m.groupsShared = true, true, true, true
 	for i := range m.topics {
 		m.topics[i].partsShared = true
 	}
 	*dst = *m
-	dst.ids, dst.seeded = ids, nil
+	dst.ids, dst.seeded, dst.pool = ids, nil, pool
 	dst.topics = append(topics, m.topics...)
 	return dst
 }
@@ -87,7 +94,7 @@ func (m *Model) ownTxnNames() {
 func (m *Model) ownPartition(idx int32, part Partition) *modelPartition {
 	t := &m.topics[idx]
 	if t.partsShared {
-		t.partitions = slices.Clone(t.partitions)
+		t.partitions = m.pool.partRecycler().clone(t.partitions, 0)
 		for i := range t.partitions {
 			t.partitions[i].shared = true
 		}
@@ -96,9 +103,9 @@ func (m *Model) ownPartition(idx int32, part Partition) *modelPartition {
 	p := &t.partitions[part]
 	if p.shared {
 		live := p.entries[p.logStart-p.base:]
-		p.entries = append(make([]logEntry, 0, len(live)+logHeadroom), live...)
+		p.entries = m.pool.logRecycler().clone(live, logHeadroom)
 		p.base = p.logStart
-		p.open = slices.Clone(p.open)
+		p.open = m.pool.openRecycler().clone(p.open, 0)
 		p.shared = false
 	}
 	return p
@@ -114,7 +121,7 @@ func (m *Model) ownTxns() {
 	if !m.txnsShared {
 		return
 	}
-	m.txns = slices.Clone(m.txns)
+	m.txns = m.pool.txnRecycler().clone(m.txns, 0)
 	for i := range m.txns {
 		m.txns[i].shared = true
 	}
@@ -142,9 +149,9 @@ func (m *Model) ownGroups(spare int) {
 	if !m.groupsShared {
 		return
 	}
-	groups := make([]modelGroup, len(m.groups), len(m.groups)+spare)
-	for i, g := range m.groups {
-		groups[i] = modelGroup{name: g.name, offsets: g.offsets, shared: true}
+	groups := m.pool.groupRecycler().alloc(len(m.groups) + spare)
+	for _, g := range m.groups {
+		groups = append(groups, modelGroup{name: g.name, offsets: g.offsets, shared: true})
 	}
 	m.groups = groups
 	m.groupsShared = false
@@ -185,7 +192,7 @@ func (m *Model) ownGroupAt(i int) *modelGroup {
 	m.ownGroups(0)
 	g := &m.groups[i]
 	if g.shared {
-		g.offsets, g.shared = slices.Clone(g.offsets), false
+		g.offsets, g.shared = m.pool.offsetRecycler().clone(g.offsets, 0), false
 	}
 	return g
 }
