@@ -141,25 +141,32 @@ func (s *State) HeldCount() int {
 // cloning costs nothing per held message. The frontier and delivered past are carved from one
 // allocation. A host that clones its committed state before applying each step's delta (the
 // simulator's explorer does, for every commit) pays a fixed number of allocations.
-func (s *State) Clone() *State {
-	c := &State{
+func (s *State) Clone() *State { return s.CloneInto(new(State)) }
+
+// CloneInto is Clone into the storage of dst, a state nothing reads or changes any more (the
+// simulator's explorer recycles the committed states of worlds it is done with): dst's binding,
+// fedUpTo and hold-queue lists are reused (the queues' contents stay shared with s, as Clone
+// shares them); the frontier block is made afresh. It returns dst. dst must not be s.
+func (s *State) CloneInto(dst *State) *State {
+	if dst == s {
+		panic("node: CloneInto a state's own storage")
+	}
+	bindings, fed, holds := dst.bindings[:0], dst.fed[:0], dst.holds[:0]
+	*dst = State{
 		version:  s.version,
-		bindings: slices.Clone(s.bindings),
-		fed:      slices.Clone(s.fed),
+		bindings: append(bindings, s.bindings...),
+		fed:      append(fed, s.fed...),
 		frontier: s.frontier,
 		past:     s.past,
 		checked:  s.checked,
 	}
-	copyCausesBlock([]*Causes{&c.frontier, &c.past})
-	if len(s.holds) == 0 {
-		return c
-	}
-	c.holds = make([]channelHolds, len(s.holds))
+	copyCausesBlock([]*Causes{&dst.frontier, &dst.past})
 	for i := range s.holds {
 		live := s.holds[i].queue.live()
-		c.holds[i] = channelHolds{ch: s.holds[i].ch, queue: fifo[HeldMessage]{items: live[:len(live):len(live)]}}
+		holds = append(holds, channelHolds{ch: s.holds[i].ch, queue: fifo[HeldMessage]{items: live[:len(live):len(live)]}})
 	}
-	return c
+	dst.holds = holds
+	return dst
 }
 
 // Equal reports whether two states hold the same ordering state (record contents included).

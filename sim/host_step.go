@@ -229,7 +229,7 @@ func (p *proc) applyDelta(delta node.Delta) {
 	case delta.IsEmpty():
 		return
 	case p.committedShared:
-		p.committed, p.committedShared = p.committed.Clone(), false
+		p.committed, p.committedShared = p.committed.CloneInto(p.store.committedStorage()), false
 	}
 	if err := p.committed.Apply(delta); err != nil {
 		panic(fmt.Sprintf("sim: %s: applying the engine's delta: %v", p.spec.Name, err))

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -145,6 +146,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	}
 	store := c.store // the shell's own storage (p's is not c's to reuse), free again
 	store.inUse = false
+	store.recycleCommitted()
 	// The shell's own buffers, which its earlier worlds filled: a clone starts with none (below).
 	lat, fetched := c.o.stepLat[:0], c.fetchBuf[:0]
 	// The engine the shell's engStore copied into, or its unused spare: free again as well.
@@ -205,6 +207,42 @@ type procStore struct {
 	undo      []undoEntry
 	// inUse says the shell's current state lives in it.
 	inUse bool
+	// committedMade are the committed states the shell's commits cloned into (applyDelta) since
+	// it was last recycled; committedFree those of earlier lives, which no world reads any more.
+	committedMade, committedFree []*node.State
+}
+
+// committedStorage returns a dead committed state to clone into (node.State.CloneInto), or a new
+// one; either way recorded as made by the shell (up to committedMadeMax a life: a shell that is
+// never recycled, outside the explorer, keeps no list).
+func (st *procStore) committedStorage() *node.State {
+	if len(st.committedMade) >= committedMadeMax {
+		return new(node.State)
+	}
+	var s *node.State
+	if n := len(st.committedFree); n > 0 {
+		s = st.committedFree[n-1]
+		st.committedFree[n-1] = nil
+		st.committedFree = st.committedFree[:n-1]
+	} else {
+		s = new(node.State)
+	}
+	st.committedMade = append(st.committedMade, s)
+	return s
+}
+
+// committedMadeMax bounds the committed states a shell records in one life (the explorer's
+// worlds live for one transition, which commits a process at most a few times).
+const committedMadeMax = 8
+
+// recycleCommitted frees the committed states the shell made: called when the shell is recycled,
+// when the world it belonged to and every world that shared its states are released.
+func (st *procStore) recycleCommitted() {
+	for i, s := range st.committedMade {
+		st.committedFree = append(st.committedFree, s)
+		st.committedMade[i] = nil
+	}
+	st.committedMade = st.committedMade[:0]
 }
 
 // pcHeadroom is the spare room each channel's delivered and pending slices get in a process's
