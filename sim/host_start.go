@@ -22,9 +22,10 @@ func (p *proc) start(full bool) bool {
 	p.execution++
 	recv := p.receivedChannels()
 	committedOffs := p.committedOffsets()
-	init := p.buildInit(recv, committedOffs)
+	se := new(startedEngine)
+	init := p.buildInit(recv, committedOffs, &se.init)
 	opts := node.Options{MetadataBudgetBytes: w.budget, Sabotage: w.opts.Sabotage}
-	eng, err := p.startEngine(init, opts)
+	eng, err := p.startEngine(se, init, opts)
 	if err == nil {
 		dead, recreated := w.identityReport()
 		err = eng.Identity(dead, recreated)
@@ -102,14 +103,14 @@ func (p *proc) receivedChannels() []int32 {
 // buildInit assembles the engine's Init: received channels, the declared bindings as resolved,
 // the sent topics, and start positions (H2): the committed group offset; without one, coverage+1
 // from the ordering state; without that, the log start (EARLIEST) — 0 for a dead channel.
-// init.StartPositions[i] is recv[i]'s start position.
-func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset) node.Init {
+// init.StartPositions[i] is recv[i]'s start position. The lists live in room, when they fit.
+func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset, room *initRoom) node.Init {
 	w := p.w
 	init := node.Init{
-		Received:       make([]node.Channel, len(recv)),
-		StartPositions: make([]node.Cause, len(recv)),
-		Bindings:       make([]node.Binding, 0, len(p.declared)),
-		SendTopics:     make([]node.TopicID, 0, len(p.sends)),
+		Received:       inlineOrMake(room.received[:], len(recv), len(recv)),
+		StartPositions: inlineOrMake(room.starts[:], len(recv), len(recv)),
+		Bindings:       inlineOrMake(room.bindings[:], 0, len(p.declared)),
+		SendTopics:     inlineOrMake(room.sends[:], 0, len(p.sends)),
 	}
 	for _, t := range p.declared {
 		if inc, ok := p.resolved[t]; ok {
@@ -219,4 +220,26 @@ func (p *proc) recvString() string {
 		s += fmt.Sprintf("%s@%d", p.w.chanName(pc.ch), pc.startPos)
 	}
 	return s + "]"
+}
+
+// initRoom is room for the lists of a start's node.Init, allocated with the execution's engine
+// reference (startedEngine): the explorer restarts a process on about one transition in six, and
+// the lists live as long as the execution (the journal keeps the Init).
+type initRoom struct {
+	received [initRoomLen]node.Channel
+	starts   [initRoomLen]node.Cause
+	bindings [initRoomLen]node.Binding
+	sends    [initRoomLen]node.TopicID
+}
+
+// initRoomLen is the most entries per list initRoom holds (a scope's process receives, declares
+// and sends a few topics).
+const initRoomLen = 4
+
+// inlineOrMake returns make([]T, n, c), carved from room (capacity-capped) when c fits in it.
+func inlineOrMake[T any](room []T, n, c int) []T {
+	if c <= len(room) {
+		return room[:n:c]
+	}
+	return make([]T, n, c)
 }

@@ -59,27 +59,29 @@ type engineCall struct {
 	pos  node.Offset
 }
 
-// startEngine is node.Start for p's next execution; with journaling on it keeps the start state
-// (shared copy-on-write with p.committed) and the arguments.
-func (p *proc) startEngine(init node.Init, opts node.Options) (*engineRef, error) {
+// startEngine is node.Start for p's next execution, its reference in se; with journaling on it
+// keeps the start state (shared copy-on-write with p.committed) and the arguments.
+func (p *proc) startEngine(se *startedEngine, init node.Init, opts node.Options) (*engineRef, error) {
 	eng, err := node.Start(p.committed, init, opts)
 	if err != nil {
 		return nil, err
 	}
-	if !p.w.opts.journal {
-		return &engineRef{eng: eng}, nil
+	se.ref = engineRef{eng: eng}
+	if p.w.opts.journal {
+		p.committedShared = true
+		se.j = engineJournal{start: p.committed, init: init, opts: opts}
+		se.ref.j = &se.j
 	}
-	p.committedShared = true
-	se := &startedEngine{j: engineJournal{start: p.committed, init: init, opts: opts}}
-	se.ref = engineRef{eng: eng, j: &se.j}
 	return &se.ref, nil
 }
 
-// startedEngine is a started engine's reference and journal in one allocation: the explorer
-// restarts a process on about one transition in six, and both live as long as the execution.
+// startedEngine is a started engine's reference, journal and Init lists in one allocation: the
+// explorer restarts a process on about one transition in six, and all of them live as long as
+// the execution.
 type startedEngine struct {
-	ref engineRef
-	j   engineJournal
+	ref  engineRef
+	j    engineJournal
+	init initRoom
 }
 
 // engine returns the live engine for a call that may change it, copying the source in a clone.
