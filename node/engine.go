@@ -124,6 +124,9 @@ type Engine struct {
 	refusal      *Refusal
 	identityDone bool
 	counters     Counters
+	// holdBlock is the block Clone or CloneInto carved the channels' own held entries from (nil
+	// after Start): CloneInto reuses a dead engine's (engine_clone.go).
+	holdBlock []heldEntry
 
 	// Change since the last Commit.
 	dirty          []int // indexes into chans with fedDirty or holdsDirty

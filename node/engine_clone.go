@@ -24,18 +24,18 @@ func (e *Engine) Clone() *Engine { return e.CloneInto(new(Engine)) }
 
 // CloneInto is Clone into the storage of dst, an engine nothing reads or changes any more (the
 // simulator's explorer recycles the engines of worlds it is done with): dst's channel array and
-// step change lists are reused, so a clone costs two allocations fewer; the holds and frontier
-// blocks are made afresh, as Clone makes them. It returns dst, in exactly e's state. dst must
+// step change lists and its holds block are reused, so a clone costs up to three allocations
+// fewer; the frontier block is made afresh, as Clone makes it (Frontier hands it out). It returns dst, in exactly e's state. dst must
 // not be e.
 func (e *Engine) CloneInto(dst *Engine) *Engine {
 	if dst == e {
 		panic("node: CloneInto an engine's own storage")
 	}
-	chans, dirty, removed := dst.chans[:0], dst.dirty[:0], dst.removed[:0]
+	chans, dirty, removed, holdBlock := dst.chans[:0], dst.dirty[:0], dst.removed[:0], dst.holdBlock
 	c := dst
 	*c = *e
 	c.chans = append(chans, e.chans...)
-	cloneHolds(c.chans, e.chans)
+	c.holdBlock = cloneHolds(c.chans, e.chans, holdBlock)
 	c.keys = slices.Clip(e.keys)
 	c.retained = slices.Clip(e.retained)
 	c.sendTopics = slices.Clip(e.sendTopics)
@@ -57,8 +57,10 @@ const heldSpare = 1
 // entries, capacity-capped (s[a:b:c]) so that no append, insertion or compaction through one
 // buffer reaches a neighbour's region. The restored holds are a read-only view: it is shared.
 // When no channel has own entries (the usual case right after a restart, or once the step's holds
-// are delivered) nothing is allocated: a later receipt grows its own buffer.
-func cloneHolds(dst, src []chanState) {
+// are delivered) nothing is allocated: a later receipt grows its own buffer. The block is carved
+// from spare (a dead engine's block, CloneInto) when it is large enough; cloneHolds returns the
+// block dst's engine now owns (spare itself when nothing was carved).
+func cloneHolds(dst, src []chanState, spare []heldEntry) []heldEntry {
 	n := 0
 	for i := range src {
 		n += src[i].held.own.len()
@@ -67,14 +69,20 @@ func cloneHolds(dst, src []chanState) {
 		for i := range dst {
 			dst[i].held.own = fifo[heldEntry]{}
 		}
-		return
+		return spare
 	}
-	block := make([]heldEntry, n+len(src)*heldSpare)
+	size := n + len(src)*heldSpare
+	owned := spare[:cap(spare)]
+	if cap(spare) < size {
+		owned = make([]heldEntry, size)
+	}
+	block := owned
 	for i := range dst {
 		k := copy(block, src[i].held.own.live())
 		dst[i].held.own = fifo[heldEntry]{items: block[: k : k+heldSpare]}
 		block = block[k+heldSpare:]
 	}
+	return owned
 }
 
 // copyCausesBlock replaces each frontier with a copy of it carved from one shared allocation,
