@@ -1,0 +1,34 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// TestHeldOnDeadSparesSurvivor stages a held message on a topic that is then deleted: the honest
+// engine refuses at the restart, the sabotaged one keeps its receiver running with the hold, and
+// that survivor is no target of a crash, stop, migration or zombie (maskOf) while the hold lasts.
+func TestHeldOnDeadSparesSurvivor(t *testing.T) {
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+		act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: ActDeleteTopic, Topic: "x"},
+	}
+	for _, tc := range []struct {
+		name     string
+		sabotage node.Sabotage
+		survives bool
+	}{{"honest", node.SabotageNone, false}, {"DELIVER_PAST_DEAD_HOLDS", node.SabotageDeliverPastDeadHolds, true}} {
+		var w *world
+		runWithWorld(twoInputs(script...), RunOptions{Sabotage: tc.sabotage}, &w)
+		p := w.procs[0]
+		if got := p.heldOnDead(); got != tc.survives {
+			t.Fatalf("%s: heldOnDead = %v (status %v), want %v", tc.name, got, p.status, tc.survives)
+		}
+		const faults = procMask(1<<ActCrash | 1<<ActStop | 1<<ActMigrate | 1<<ActZombie)
+		if m := w.maskOf(p); tc.survives && m&faults != 0 {
+			t.Fatalf("%s: the survivor is a target of %b", tc.name, m&faults)
+		}
+	}
+}
