@@ -127,6 +127,9 @@ type Engine struct {
 	// holdBlock is the block Clone or CloneInto carved the channels' own held entries from (nil
 	// after Start): CloneInto reuses a dead engine's (engine_clone.go).
 	holdBlock []heldEntry
+	// causeBlock is the block Clone or CloneInto carved the four frontiers from (nil after
+	// Start): CloneInto reuses a dead engine's.
+	causeBlock []Cause
 
 	// Change since the last Commit.
 	dirty          []int // indexes into chans with fedDirty or holdsDirty
