@@ -122,24 +122,5 @@ func copyCausesBlockInto(cs []*Causes, spare []Cause) []Cause {
 // Positions change in place, within each frontier's own region. An empty frontier becomes the
 // zero Causes, as Causes.Clone makes it.
 func copyCausesBlock(cs []*Causes) {
-	n := 0
-	for _, c := range cs {
-		n += len(c.pairs)
-	}
-	if n == 0 {
-		for _, c := range cs {
-			*c = Causes{}
-		}
-		return
-	}
-	block := make([]Cause, n)
-	for _, c := range cs {
-		k := copy(block, c.pairs)
-		if k == 0 {
-			*c = Causes{}
-			continue
-		}
-		c.pairs = block[:k:k]
-		block = block[k:]
-	}
+	copyCausesBlockInto(cs, nil)
 }
