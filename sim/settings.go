@@ -45,6 +45,13 @@ type Settings struct {
 	// head waits on last. 0 feeds without regard to holds (explorations and scripted runs).
 	HoldPauseSteps int
 
+	// SpareDeadHoldSurvivors keeps a running process that holds messages on a dead channel out of
+	// the crash, stop, migration and zombie targets (proc.heldOnDead), so it lives to show whether
+	// it delivers past its dead hold. Only an engine that ignored the deletion or recreation gets
+	// there. Swarm runs switch it on; explorations and scripted runs leave it off, so an
+	// exploration still enumerates every fault the run could take.
+	SpareDeadHoldSurvivors bool
+
 	// Fault shaping.
 	CorruptProbabilityPct int   // share of external produces that carry a corrupt header, when enabled
 	RetentionMicros       int64 // time retention of external topics (0 = infinite)

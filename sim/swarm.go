@@ -119,6 +119,7 @@ func ExpandSettings(seed uint64) Settings {
 	}
 	drawFaultSchedule(rand.New(rand.NewPCG(seed, faultScheduleStream)), &set)
 	set.HoldPauseSteps = holdPauseSteps
+	set.SpareDeadHoldSurvivors = true
 	return set
 }
 

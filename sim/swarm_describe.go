@@ -20,6 +20,7 @@ func (s Settings) Describe() string {
 	fmt.Fprintf(&b, "retention_records        %s\n", offIfZero(int64(s.RetentionRecords), ""))
 	fmt.Fprintf(&b, "feed_lag_factor          %s\n", offIfZero(int64(s.FeedLagFactor), ""))
 	fmt.Fprintf(&b, "hold_pause_steps         %s\n", offIfZero(int64(s.HoldPauseSteps), ""))
+	fmt.Fprintf(&b, "spare_survivors          %s\n", onOff(s.SpareDeadHoldSurvivors))
 	on := 0
 	for k := range numActionKinds {
 		if s.Weights[k] > 0 {
@@ -116,4 +117,12 @@ func (s Settings) Eligible(mode string) bool {
 		}
 	}
 	return false
+}
+
+// onOff names a switch's state.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

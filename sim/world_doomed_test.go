@@ -8,7 +8,9 @@ import (
 
 // TestHeldOnDeadSparesSurvivor stages a held message on a topic that is then deleted: the honest
 // engine refuses at the restart, the sabotaged one keeps its receiver running with the hold, and
-// that survivor is no target of a crash, stop, migration or zombie (maskOf) while the hold lasts.
+// that survivor is no target of a crash, stop, migration or zombie (maskOf) while the hold lasts
+// when Settings.SpareDeadHoldSurvivors is on (swarm runs), and still one when it is off
+// (explorations enumerate every fault).
 func TestHeldOnDeadSparesSurvivor(t *testing.T) {
 	script := []ScriptedAction{
 		{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
@@ -27,6 +29,10 @@ func TestHeldOnDeadSparesSurvivor(t *testing.T) {
 			t.Fatalf("%s: heldOnDead = %v (status %v), want %v", tc.name, got, p.status, tc.survives)
 		}
 		const faults = procMask(1<<ActCrash | 1<<ActStop | 1<<ActMigrate | 1<<ActZombie)
+		if m := w.maskOf(p); tc.survives && m&faults != faults {
+			t.Fatalf("%s: without SpareDeadHoldSurvivors (explorations) the survivor is no target of %b", tc.name, faults&^m)
+		}
+		w.set.SpareDeadHoldSurvivors = true // as in swarm runs
 		if m := w.maskOf(p); tc.survives && m&faults != 0 {
 			t.Fatalf("%s: the survivor is a target of %b", tc.name, m&faults)
 		}

@@ -19,7 +19,7 @@ func (w *world) maskOf(p *proc) procMask {
 	var m procMask
 	switch p.status {
 	case procRunning:
-		if !p.heldOnDead() { // a survivor is left to show what it does next (world_doomed.go)
+		if !w.set.SpareDeadHoldSurvivors || !p.heldOnDead() { // a survivor is left to show what it does next (world_doomed.go)
 			m |= 1<<ActCrash | 1<<ActStop | 1<<ActMigrate | 1<<ActZombie
 		}
 		if p.feedableAt(w.step + 1) { // the step the chosen action runs at
