@@ -57,26 +57,22 @@ type groupEntry struct{ c, off int64 }
 // time, but either encoding depends on p alone: each has its cache. worldFree is
 // worldRollbackFree (false for an exact hasher).
 func (h *stateHasher) appendProc(b []byte, p *proc, worldFree bool) []byte {
-	if worldFree && procRollbackFree(p) {
-		if p.share.freeBy != h {
-			c := h.caches
-			c.proc = h.encodeProc(c.proc[:0], p, true)
-			p.share.freeHash, p.share.freeBy = h.sum(c.proc), h
-		}
-		b = binary.LittleEndian.AppendUint64(b, p.share.freeHash[0])
-		return binary.LittleEndian.AppendUint64(b, p.share.freeHash[1])
+	free := worldFree && procRollbackFree(p)
+	hash, by := &p.share.hash, &p.share.hashedBy
+	if free {
+		hash, by = &p.share.freeHash, &p.share.freeBy
 	}
-	if p.share.hashedBy != h {
+	if *by != h {
 		c := h.caches
-		c.proc = h.encodeProc(c.proc[:0], p, false)
-		p.share.hash, p.share.hashedBy = h.sum(c.proc), h
+		c.proc = h.encodeProc(c.proc[:0], p, free)
+		*hash, *by = h.sum(c.proc), h
 	}
-	b = binary.LittleEndian.AppendUint64(b, p.share.hash[0])
-	return binary.LittleEndian.AppendUint64(b, p.share.hash[1])
+	b = binary.LittleEndian.AppendUint64(b, hash[0])
+	return binary.LittleEndian.AppendUint64(b, hash[1])
 }
 
-// encodeProc appends the canonical encoding of p; free (rollback-free, explore_canonical.go) leaves out what only a
-// rollback or a restart would read.
+// encodeProc appends the canonical encoding of p; free (rollback-free, explore_canonical.go)
+// leaves out what only a rollback or a restart would read.
 func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	w := p.w
 	if !h.exact && p.status == procFailed && w.sess == nil {
