@@ -162,23 +162,15 @@ func TestStartFirstCommitWritesVersion(t *testing.T) {
 func TestStartViewsCommittedHoldsSafely(t *testing.T) {
 	a, gate := etCh(1, 0), etCh(9, 0)
 	init := etInit(a, gate)
-	const depth = 40 // past fifoCompactMin, so the committed queue compacts
-	e := etStart(t, &State{}, init, Options{})
-	for k := range Offset(depth) {
-		etFeed(t, e, a, k, etRec(fmt.Sprint(k), etCause(gate, 0)))
-	}
-	st := &State{}
-	if err := st.Apply(e.Commit()); err != nil {
-		t.Fatal(err)
-	}
+	st := etCommittedHolds(t, init, a, gate)
 	viewer := etStart(t, st, init, Options{})
 	fresh := etStart(t, st.Clone(), init, Options{})
 	want := string(fresh.AppendCanonical(nil, rawEncoder{}))
 
 	other := etStart(t, st, init, Options{})
 	etFeed(t, other, gate, 0, etRec("open"))
-	etEqual(t, "delivered", len(etDrain(other)), depth+1)
-	etFeed(t, other, a, depth, etRec("late", etCause(gate, 5)))
+	etEqual(t, "delivered", len(etDrain(other)), etHoldDepth+1)
+	etFeed(t, other, a, etHoldDepth, etRec("late", etCause(gate, 5)))
 	if err := st.Apply(other.Commit()); err != nil {
 		t.Fatal(err)
 	}
@@ -239,23 +231,15 @@ func TestStartRevalidatesAfterCorruptingDeltas(t *testing.T) {
 func TestStateCloneSharesHoldsSafely(t *testing.T) {
 	a, gate := etCh(1, 0), etCh(9, 0)
 	init := etInit(a, gate)
-	const depth = 40 // past fifoCompactMin, so a queue compacts
-	e := etStart(t, &State{}, init, Options{})
-	for k := range Offset(depth) {
-		etFeed(t, e, a, k, etRec(fmt.Sprint(k), etCause(gate, 0)))
-	}
-	st := &State{}
-	if err := st.Apply(e.Commit()); err != nil {
-		t.Fatal(err)
-	}
+	st := etCommittedHolds(t, init, a, gate)
 	c := st.Clone()
 	before := string(st.Encode())
 
 	// The clone delivers everything and holds one more; the original must not see it.
 	ec := etStart(t, c, init, Options{})
 	etFeed(t, ec, gate, 0, etRec("open"))
-	etEqual(t, "delivered by the clone", len(etDrain(ec)), depth+1)
-	etFeed(t, ec, a, depth, etRec("late", etCause(gate, 5)))
+	etEqual(t, "delivered by the clone", len(etDrain(ec)), etHoldDepth+1)
+	etFeed(t, ec, a, etHoldDepth, etRec("late", etCause(gate, 5)))
 	if err := c.Apply(ec.Commit()); err != nil {
 		t.Fatal(err)
 	}
@@ -267,15 +251,34 @@ func TestStateCloneSharesHoldsSafely(t *testing.T) {
 	// The original holds one more behind its 40; the clone must not see it.
 	afterClone := string(c.Encode())
 	eo := etStart(t, st, init, Options{})
-	etFeed(t, eo, a, depth, etRec("other", etCause(gate, 7)))
+	etFeed(t, eo, a, etHoldDepth, etRec("other", etCause(gate, 7)))
 	if err := st.Apply(eo.Commit()); err != nil {
 		t.Fatal(err)
 	}
 	if string(c.Encode()) != afterClone {
 		t.Fatal("applying deltas to the original changed the clone")
 	}
-	etEqual(t, "holds of the original", st.HeldCount(), depth+1)
-	if got := st.Held(a)[depth]; string(got.Record.Value) != "other" {
+	etEqual(t, "holds of the original", st.HeldCount(), etHoldDepth+1)
+	if got := st.Held(a)[etHoldDepth]; string(got.Record.Value) != "other" {
 		t.Fatalf("the original's new hold reads %q", got.Record.Value)
 	}
+}
+
+// etHoldDepth is the number of holds etCommittedHolds commits: past fifoCompactMin, so a queue that
+// delivers them compacts.
+const etHoldDepth = 40
+
+// etCommittedHolds returns the committed state of an execution fed etHoldDepth records on channel
+// a, each held on position 0 of channel gate, which it was never fed.
+func etCommittedHolds(t *testing.T, init Init, a, gate Channel) *State {
+	t.Helper()
+	e := etStart(t, &State{}, init, Options{})
+	for k := range Offset(etHoldDepth) {
+		etFeed(t, e, a, k, etRec(fmt.Sprint(k), etCause(gate, 0)))
+	}
+	st := &State{}
+	if err := st.Apply(e.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
