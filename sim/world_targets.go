@@ -101,7 +101,8 @@ func (w *world) topicDisturbed(t int) bool {
 // earlier fault), and one that spares them all weighs targetSpared more; one with an unread
 // corrupt record (unreadCorrupt) weighs a targetUnreadCorrupt-th.
 func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
-	if (k == ActDeleteTopic || k == ActRecreateTopic) && !w.sparesDoomed(t) {
+	endsIncarnation := k == ActDeleteTopic || k == ActRecreateTopic
+	if endsIncarnation && !w.sparesDoomed(t) {
 		return 1
 	}
 	sum := uint32(0)
@@ -115,13 +116,13 @@ func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
 		sum += w.receiverBonus(k, p, t, obs)
 	}
 	weight := 1 + sum
-	if k == ActDeleteTopic || k == ActRecreateTopic {
+	if endsIncarnation {
 		weight += targetSpared
 	}
 	if failClosedTarget(k) && !w.topicDisturbed(t) {
 		weight *= targetUndisturbed
 	}
-	if (k == ActDeleteTopic || k == ActRecreateTopic) && w.unreadCorrupt(t) {
+	if endsIncarnation && w.unreadCorrupt(t) {
 		weight = max(1, weight/targetUnreadCorrupt)
 	}
 	return weight
