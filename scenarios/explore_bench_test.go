@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"flag"
+	"fmt"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
@@ -15,6 +17,9 @@ import (
 // one core.
 //
 //	go test -run '^$' -bench ExploreScope -benchtime 1x ./scenarios
+//
+// -explore-states N changes the reference scope's cap (for runs under valgrind --tool=cachegrind,
+// where 200,000 states take minutes).
 func BenchmarkExploreScope(b *testing.B) {
 	for _, c := range []struct {
 		scope     string
@@ -23,7 +28,7 @@ func BenchmarkExploreScope(b *testing.B) {
 	}{
 		{"stamped_fanin", 0, "scope=stamped_fanin"},
 		{"session_held", 0, "scope=session_held"},
-		{"reference", 200_000, "scope=reference/states=200000"},
+		{"reference", *exploreStates, fmt.Sprintf("scope=reference/states=%d", *exploreStates)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			sc, err := LookupScope(c.scope)
@@ -48,3 +53,6 @@ func BenchmarkExploreScope(b *testing.B) {
 		})
 	}
 }
+
+// exploreStates is BenchmarkExploreScope's cap on the reference scope.
+var exploreStates = flag.Int("explore-states", 200_000, "BenchmarkExploreScope: states to explore of the reference scope")

@@ -94,7 +94,7 @@ type explorer struct {
 	opts    ExploreOptions
 	set     Settings
 	hasher  *stateHasher
-	visited map[hashKey]visit
+	visited *visitedSet // made by run, when the depth bound is known (explore_visited.go)
 	res     ExploreResult
 	found   map[violationKey]bool
 	path    [][]int
@@ -147,6 +147,7 @@ func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
 func (x *explorer) run() ExploreResult {
 	opts := x.opts
 	x.res.Complete = true
+	x.visited = newVisitedSet(x.bounded())
 	x.enter(x.root(), 0)
 	x.res.TerminalStates = len(x.res.terminals)
 	x.res.Verdict = "pass"
@@ -173,7 +174,7 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 		opts.ProgressEvery = 1 << 16
 	}
 	x := &explorer{scn: scn, opts: opts, set: ExploreSettings(opts),
-		visited: make(map[hashKey]visit), found: make(map[violationKey]bool)}
+		found: make(map[violationKey]bool)}
 	x.res.terminals, x.res.termsAlso = make(map[hashKey]struct{}), make(map[hashKey]struct{})
 	x.hasher = newStateHasher(&x.set)
 	if opts.Reduce {
@@ -242,17 +243,17 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 		return
 	}
 	key := x.hash(s)
-	v, seen := x.visited[key]
+	v, seen := x.visited.get(key)
 	var only uint64 // on a revisit: the transitions to explore now (asleep before, awake now)
 	switch {
 	case !seen:
-		x.visited[key] = visit{sleep: sleep, depth: int32(s.depth)}
+		x.visited.put(key, visit{sleep: sleep, depth: int32(s.depth)})
 		x.countState(s)
 	case x.bounded() && int32(s.depth) < v.depth:
-		x.visited[key] = visit{sleep: sleep & v.sleep, depth: int32(s.depth)} // reached shallower: expand again
+		x.visited.put(key, visit{sleep: sleep & v.sleep, depth: int32(s.depth)}) // reached shallower: expand again
 	case x.por != nil && v.sleep&^sleep != 0:
 		only = v.sleep &^ sleep
-		x.visited[key] = visit{sleep: sleep & v.sleep, depth: v.depth}
+		x.visited.put(key, visit{sleep: sleep & v.sleep, depth: v.depth})
 	default:
 		return
 	}

@@ -82,7 +82,7 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 	} {
 		// Capped: depth-first order is deterministic, so both stop at the same state.
 		opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true, MaxStates: 1200}
-		var visited [2]map[hashKey]visit
+		var visited [2]*visitedSet
 		var results [2]ExploreResult
 		for i, keep := range []bool{false, true} {
 			x := newExplorer(c.scn, opts)
@@ -94,11 +94,14 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 		if results[0].States < 1000 || results[0].String() != results[1].String() {
 			t.Fatalf("%s %s: recycled %v, not recycled %v", c.scn.Name, c.budget, results[0], results[1])
 		}
-		for k, v := range visited[1] {
-			if w, ok := visited[0][k]; !ok || w != v {
+		if visited[0].Len() != visited[1].Len() {
+			t.Fatalf("%s %s: %d states visited with recycling, %d without", c.scn.Name, c.budget, visited[0].Len(), visited[1].Len())
+		}
+		visited[1].each(func(k hashKey, v visit) {
+			if w, ok := visited[0].get(k); !ok || w != v {
 				t.Fatalf("%s %s: a state visited without recycling is missing or differs with it", c.scn.Name, c.budget)
 			}
-		}
+		})
 		t.Logf("%s %s: %v", c.scn.Name, c.budget, results[0])
 	}
 }
