@@ -183,7 +183,7 @@ func (x *explorer) step(s *exState, c *stepChooser, t *transition) {
 		x.masks = make([]procMask, len(w.procs))
 	}
 	masks := x.masks[:len(w.procs)]
-	k, ok := w.chooseAction(masks)
+	k, ok := w.chooseActionExplore(masks)
 	if !ok {
 		panic("sim: explore: a step with nothing enabled")
 	}

@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// TestExploreActionChoiceMatchesRun walks the states of a few scopes (every fault kind the
+// explorer budgets, sabotage that makes processes fail) and checks in each that
+// chooseActionExplore offers exactly the kinds and process masks chooseAction offers, and picks
+// the same kind when a chooser takes the first option. It fails when the explorer's choice drops
+// or adds a kind (for instance if it ignored the budget's weights or a kind's enabledness).
+func TestExploreActionChoiceMatchesRun(t *testing.T) {
+	for _, c := range []struct {
+		scn    *Scenario
+		budget string
+		sab    node.Sabotage
+	}{
+		{referenceScope(), "msgs=2,crash=1,delete=1,truncate=1", node.SabotageNone},
+		{chainScope(), "msgs=1,stop=1,redeclare=1,recreate=1,rewind=1", node.SabotageNone},
+		{chainScope(), "msgs=2,stamped=1,corrupt=1,migrate=1,zombie=1", node.SabotageDropHeld},
+	} {
+		x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
+		seen := make(map[hashKey]bool)
+		stack := []*exState{x.root()}
+		checked, offered := 0, 0
+		for len(stack) > 0 && checked < 3000 {
+			s := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if k := x.hash(s); seen[k] {
+				continue
+			} else {
+				seen[k] = true
+			}
+			run := actionOptions(s.w, s.w.chooseAction)
+			exp := actionOptions(s.w, s.w.chooseActionExplore)
+			if run.kind != exp.kind || run.ok != exp.ok || !slices.Equal(run.opts, exp.opts) ||
+				!slices.Equal(run.masks, exp.masks) {
+				t.Fatalf("%s %s: state %d: chooseAction offers %+v, chooseActionExplore %+v", c.scn.Name, c.budget, checked, run, exp)
+			}
+			checked++
+			offered += len(run.opts)
+			if !run.ok {
+				continue // a terminal state
+			}
+			for _, tr := range x.successors(s, 0, 0) {
+				stack = append(stack, &tr.next)
+			}
+		}
+		if checked < 300 || offered < checked {
+			t.Fatalf("%s %s: only %d states checked, %d kinds offered", c.scn.Name, c.budget, checked, offered)
+		}
+	}
+}
+
+// actionChoice is what an action choice offered and picked.
+type actionChoice struct {
+	kind  ActionKind
+	ok    bool
+	opts  []int // the kinds offered, when more than one (the recorder asks only then)
+	masks []procMask
+}
+
+// actionOptions runs choose (chooseAction or chooseActionExplore of w) with a chooser that takes
+// the first option and records the options offered.
+func actionOptions(w *world, choose func([]procMask) (ActionKind, bool)) actionChoice {
+	saved := w.chooser
+	first := &firstOption{}
+	w.chooser = &recorder{inner: first}
+	defer func() { w.chooser = saved }()
+	masks := make([]procMask, len(w.procs))
+	k, ok := choose(masks)
+	return actionChoice{kind: k, ok: ok, opts: first.opts, masks: masks}
+}
+
+// firstOption is a Chooser that answers the first non-zero option and remembers the options.
+type firstOption struct{ opts []int }
+
+func (c *firstOption) Choose(label string, weights []uint32) int {
+	c.opts = c.opts[:0]
+	for i, wt := range weights {
+		if wt != 0 {
+			c.opts = append(c.opts, i)
+		}
+	}
+	return c.opts[0]
+}
