@@ -107,11 +107,13 @@ type explorer struct {
 	free       []*world
 	keepWorlds bool
 	masks      []procMask
-	// chooser, queue, arena and slots are eachSuccessor's reused storage (explore_step.go).
+	// chooser, queue, arena and slots are eachSuccessor's reused storage (explore_step.go);
+	// actions the states' actions per depth (explore_choose.go).
 	chooser stepChooser
 	queue   []span
 	arena   []int
 	slots   []*transition
+	actions []*stateActions
 	// filters are the persistent-set filters per depth, counts persistentFilter's scratch.
 	filters []*porFilter
 	counts  []int
@@ -287,8 +289,9 @@ func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
 		}
 		return
 	}
-	var done uint64 // local transitions explored from s before the current one
-	x.eachSuccessor(s, sleep, only, x.persistentFilter(s), func(t *transition) bool {
+	var done uint64              // local transitions explored from s before the current one
+	acts := x.actionsAt(s.depth) // filled by anyEnabled
+	x.eachSuccessor(s, acts, sleep, only, x.persistentFilter(s, acts), func(t *transition) bool {
 		x.res.Transitions++
 		if x.noteViolations(s, t) {
 			return true
@@ -299,22 +302,6 @@ func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
 		done |= t.bit()
 		return !x.stop
 	})
-}
-
-// anyEnabled reports whether some action kind the remaining budget allows is enabled.
-func (x *explorer) anyEnabled(s *exState) bool {
-	w := s.w
-	var any procMask
-	for _, p := range w.procs {
-		any |= w.maskOf(p)
-	}
-	liveExt := w.liveExternals > 0
-	for k := range numActionKinds {
-		if w.set.Weights[k] > 0 && w.kindEnabled(ActionKind(k), any, liveExt) {
-			return true
-		}
-	}
-	return false
 }
 
 // terminal runs the end-of-run checks on terminal state s (consuming its world) and counts it.

@@ -4,28 +4,51 @@ package sim
 // weights, raised by boostDueFaults); an exploration enumerates every enabled kind whatever its
 // weight (stepChooser and the recorder read only which weights are non-zero), so it skips the
 // weighing: the boosts only raise weights of kinds already enabled, never enable or disable one.
-// TestExploreActionChoiceMatchesRun checks that both offer the same kinds in every state of a
-// few scopes.
+// And every transition of a state is a step from the same world, offered the same kinds and
+// process masks, so they are worked out once per state (stateActions) rather than once per
+// transition. TestExploreActionChoiceMatchesRun checks that a state's actions are chooseAction's
+// options in every state of a few scopes.
 
-// chooseActionExplore is chooseAction with every enabled kind weighing 1: the same choice among
-// the same options, without the swarm's boosts.
-func (w *world) chooseActionExplore(masks []procMask) (ActionKind, bool) {
+// stateActions are what every step from one state offers: each process's mask (the kinds it is
+// an eligible target of) and the enabled action kinds.
+type stateActions struct {
+	masks   []procMask
+	weights [numActionKinds]uint32 // 1 for an enabled kind, 0 for the others
+	enabled bool                   // some kind is enabled
+}
+
+// of fills a with w's actions (chooseAction's options, with every enabled kind weighing 1) and
+// returns a.
+func (a *stateActions) of(w *world) *stateActions {
+	if cap(a.masks) < len(w.procs) {
+		a.masks = make([]procMask, len(w.procs))
+	}
+	a.masks = a.masks[:len(w.procs)]
 	var any procMask
 	for i, p := range w.procs {
-		masks[i] = w.maskOf(p)
-		any |= masks[i]
+		a.masks[i] = w.maskOf(p)
+		any |= a.masks[i]
 	}
-	weights := w.kindWeights[:]
-	enabled := false
+	a.enabled = false
 	liveExt := w.liveExternals > 0
 	for k := range numActionKinds {
-		weights[k] = 0
+		a.weights[k] = 0
 		if w.set.Weights[k] != 0 && w.kindEnabled(ActionKind(k), any, liveExt) {
-			weights[k], enabled = 1, true
+			a.weights[k], a.enabled = 1, true
 		}
 	}
-	if !enabled {
-		return 0, false
-	}
-	return ActionKind(w.chooser.Choose("action", weights)), true
+	return a
 }
+
+// actionsAt returns the explorer's stateActions slot for a state at depth d (one per depth: a
+// state's actions are read until its transitions are explored).
+func (x *explorer) actionsAt(d int) *stateActions {
+	for len(x.actions) <= d {
+		x.actions = append(x.actions, new(stateActions))
+	}
+	return x.actions[d]
+}
+
+// anyEnabled reports whether some action kind the remaining budget allows is enabled in s, and
+// leaves s's actions in its depth's slot (actionsAt) for expand.
+func (x *explorer) anyEnabled(s *exState) bool { return x.actionsAt(s.depth).of(s.w).enabled }

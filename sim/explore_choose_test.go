@@ -8,10 +8,11 @@ import (
 )
 
 // TestExploreActionChoiceMatchesRun walks the states of a few scopes (every fault kind the
-// explorer budgets, sabotage that makes processes fail) and checks in each that
-// chooseActionExplore offers exactly the kinds and process masks chooseAction offers, and picks
-// the same kind when a chooser takes the first option. It fails when the explorer's choice drops
-// or adds a kind (for instance if it ignored the budget's weights or a kind's enabledness).
+// explorer budgets, sabotage that makes processes fail) and checks in each that the state's
+// actions (stateActions, what the explorer's steps choose from) offer exactly the kinds and
+// process masks chooseAction offers, and lead to the same kind when a chooser takes the first
+// option. It fails when the explorer's choice drops or adds a kind (for instance if it ignored
+// the budget's weights or a kind's enabledness).
 func TestExploreActionChoiceMatchesRun(t *testing.T) {
 	for _, c := range []struct {
 		scn    *Scenario
@@ -35,7 +36,14 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 				seen[k] = true
 			}
 			run := actionOptions(s.w, s.w.chooseAction)
-			exp := actionOptions(s.w, s.w.chooseActionExplore)
+			exp := actionOptions(s.w, func(masks []procMask) (ActionKind, bool) {
+				acts := new(stateActions).of(s.w)
+				copy(masks, acts.masks)
+				if !acts.enabled {
+					return 0, false
+				}
+				return ActionKind(s.w.chooser.Choose("action", acts.weights[:])), true
+			})
 			if run.kind != exp.kind || run.ok != exp.ok || !slices.Equal(run.opts, exp.opts) ||
 				!slices.Equal(run.masks, exp.masks) {
 				t.Fatalf("%s %s: state %d: chooseAction offers %+v, chooseActionExplore %+v", c.scn.Name, c.budget, checked, run, exp)
@@ -63,7 +71,7 @@ type actionChoice struct {
 	masks []procMask
 }
 
-// actionOptions runs choose (chooseAction or chooseActionExplore of w) with a chooser that takes
+// actionOptions runs choose (w's chooseAction, or the explorer's choice) with a chooser that takes
 // the first option and records the options offered.
 func actionOptions(w *world, choose func([]procMask) (ActionKind, bool)) actionChoice {
 	saved := w.chooser

@@ -229,9 +229,9 @@ const (
 	keyKindsMask  = procMask(1<<ActFeed | 1<<ActDrain | 1<<ActCommit | 1<<ActStart)
 )
 
-// persistentFilter returns the filter that restricts state s to a persistent set, or nil to
-// expand every enabled transition.
-func (x *explorer) persistentFilter(s *exState) *porFilter {
+// persistentFilter returns the filter that restricts state s (whose actions are acts) to a
+// persistent set, or nil to expand every enabled transition.
+func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
 	ps, w := x.pers, s.w
 	if ps == nil || w.ext.open || len(w.chans) > 64 {
 		return nil
@@ -241,7 +241,7 @@ func (x *explorer) persistentFilter(s *exState) *porFilter {
 			return nil
 		}
 	}
-	counts, ok := ps.enabledCounts(w, x.counts[:0])
+	counts, ok := ps.enabledCounts(w, acts.masks, x.counts[:0])
 	x.counts = counts
 	if !ok {
 		return nil
@@ -260,9 +260,9 @@ func (x *explorer) persistentFilter(s *exState) *porFilter {
 			continue
 		}
 		set := ps.closure(w, a)
-		if !ps.hasKey(w, set, enabled) {
+		if !ps.hasKey(w, acts.masks, set, enabled) {
 			set = ps.closure2(w, set|ps.budgetGroups(w, set, enabled))
-			if !ps.hasKey(w, set, enabled) {
+			if !ps.hasKey(w, acts.masks, set, enabled) {
 				continue
 			}
 		}
@@ -291,12 +291,13 @@ func (x *explorer) filterAt(d int) *porFilter {
 
 // enabledCounts returns, per actor, how many enabled transitions it has (a truncation counts as
 // one), and false when truncation is left but no channel can be truncated (the step truncates
-// nothing: a transition of no actor). The counts are written into counts' storage.
-func (ps *persistentSets) enabledCounts(w *world, counts []int) ([]int, bool) {
+// nothing: a transition of no actor). masks are w's process masks (stateActions); the counts are
+// written into counts' storage.
+func (ps *persistentSets) enabledCounts(w *world, masks []procMask, counts []int) ([]int, bool) {
 	counts = append(counts[:0], make([]int, ps.nActors)...)
 	kinds := ps.leftMask(w)
 	for i, p := range w.procs {
-		m := w.maskOf(p) & kinds
+		m := masks[i] & kinds
 		counts[i] = bits.OnesCount32(uint32(m &^ (1 << ActFeed)))
 		if m&(1<<ActFeed) != 0 {
 			for _, pc := range p.recv {
@@ -408,10 +409,10 @@ func (ps *persistentSets) budgetGroups(w *world, set, enabled uint64) uint64 {
 // in the set is one (only the process itself and the deletion of a topic it receives, which is
 // in the set, can disable them); a produce is one when every producer and the deletion of its
 // topic are in the set (they share the budget); a deletion when every deletion is.
-func (ps *persistentSets) hasKey(w *world, set, enabled uint64) bool {
+func (ps *persistentSets) hasKey(w *world, masks []procMask, set, enabled uint64) bool {
 	kinds := ps.leftMask(w) & keyKindsMask
-	for i, p := range w.procs {
-		if set&(1<<i) != 0 && w.maskOf(p)&kinds != 0 {
+	for i := range w.procs {
+		if set&(1<<i) != 0 && masks[i]&kinds != 0 {
 			return true
 		}
 	}

@@ -78,7 +78,7 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 	var out []transition
 	x.keepWorlds = true // the caller keeps the successors: none may be recycled
 	defer func() { x.keepWorlds = false }()
-	x.eachSuccessor(s, sleep, only, nil, func(t *transition) bool {
+	x.eachSuccessor(s, new(stateActions).of(s.w), sleep, only, nil, func(t *transition) bool {
 		c := *t
 		c.choices = slices.Clone(t.choices) // t's answers live in the explorer's arena
 		out = append(out, c)
@@ -87,7 +87,8 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 	return out
 }
 
-// eachSuccessor calls visit with each transition successors would return (restricted by filter,
+// eachSuccessor calls visit with each transition successors would return (acts are s's actions;
+// restricted by filter,
 // when not nil, to a persistent set), in the same order, as
 // soon as it is computed, until visit returns false. Computing a transition only when it is
 // visited keeps one successor world per depth alive instead of every sibling's, which the
@@ -98,7 +99,7 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 // stack-like arena that a state's expansion truncates back to where it found it, and each depth
 // has one transition slot (transitionAt). visit must not keep t or t.choices after it returns
 // (report copies the path).
-func (x *explorer) eachSuccessor(s *exState, sleep, only uint64, filter *porFilter, visit func(t *transition) bool) {
+func (x *explorer) eachSuccessor(s *exState, acts *stateActions, sleep, only uint64, filter *porFilter, visit func(t *transition) bool) {
 	qbase, abase := len(x.queue), len(x.arena)
 	defer func() { x.queue, x.arena = x.queue[:qbase], x.arena[:abase] }()
 	x.queue = append(x.queue, span{abase, abase}) // the empty prefix
@@ -108,7 +109,7 @@ func (x *explorer) eachSuccessor(s *exState, sleep, only uint64, filter *porFilt
 		sp := x.queue[len(x.queue)-1]
 		x.queue = x.queue[:len(x.queue)-1]
 		c.reset(x.arena[sp.from:sp.to], filter)
-		x.step(s, c, t)
+		x.step(s, acts, c, t)
 		from := 0
 		for _, end := range c.altEnds {
 			at := len(x.arena)
@@ -172,10 +173,11 @@ func (x *explorer) takeFree() *world {
 	return w
 }
 
-// step runs one scheduler step on a clone of s's world, answering through c, and makes t that
+// step runs one scheduler step on a clone of s's world (whose actions are acts), answering
+// through c, and makes t that
 // transition (its choices are set by the caller). The clone draws topic IDs from its own copy of
 // s's ID stream (world.idsPCG).
-func (x *explorer) step(s *exState, c *stepChooser, t *transition) {
+func (x *explorer) step(s *exState, acts *stateActions, c *stepChooser, t *transition) {
 	w := s.w.cloneInto(x.takeFree(), s.ids, c)
 	*t = transition{next: exState{w: w, ids: &w.idsPCG, spent: s.spent, depth: s.depth + 1}, id: -1,
 		violationsBefore: len(w.violations)}
@@ -183,10 +185,11 @@ func (x *explorer) step(s *exState, c *stepChooser, t *transition) {
 		x.masks = make([]procMask, len(w.procs))
 	}
 	masks := x.masks[:len(w.procs)]
-	k, ok := w.chooseActionExplore(masks)
-	if !ok {
+	copy(masks, acts.masks) // a copy: the state's masks are read by each of its transitions
+	if !acts.enabled {
 		panic("sim: explore: a step with nothing enabled")
 	}
+	k := ActionKind(w.chooser.Choose("action", acts.weights[:]))
 	w.step++
 	w.do(k, masks)
 	x.charge(&t.next, k)
