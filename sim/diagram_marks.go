@@ -94,7 +94,8 @@ func (d *DiagramSink) feedTitle(f *diagFeed) string {
 }
 
 // drawDots draws sends and produces (small dots at the arrow tails; hollow when the send was
-// rolled back, so the record was aborted) and deliveries (green dots; hollow when the delivering
+// rolled back, so the record was aborted; ringed and labelled when a violation names the
+// message, which it may name although no process ever received it) and deliveries (green dots; hollow when the delivering
 // step was rolled back, ringed red when a violation points at them).
 func (d *DiagramSink) drawDots(s *svgBuf, l *diagLayout, hl *diagHighlight) {
 	for i := range d.msgs {
@@ -111,6 +112,10 @@ func (d *DiagramSink) drawDots(s *svgBuf, l *diagLayout, hl *diagHighlight) {
 		note := ""
 		if m.aborted {
 			fill, note = "#ffffff", " (aborted: the sending step was rolled back)"
+		}
+		if hl.msgs[i] { // named by the violation: labelled at its send too (it may never have been received)
+			fmt.Fprintf(&s.b, `<circle cx="%d" cy="%d" r="5.5" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", x, l.laneY[m.from], colViolation)
+			s.text(x, l.laneY[m.from]+14, `text-anchor="middle" fill="`+colViolation+`" font-size="9"`, fmt.Sprintf("m%d", m.uid))
 		}
 		fmt.Fprintf(&s.b, `<circle cx="%d" cy="%d" r="2.5" fill="%s" stroke="%s">`, x, l.laneY[m.from], fill, kindColour(m.kind))
 		s.title(fmt.Sprintf("m%d %s (%s) %s at %s%s", m.uid, m.channel, m.kind, what, d.when(m.at, m.timeMicros), note))
