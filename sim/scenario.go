@@ -34,6 +34,13 @@ type TopicSpec struct {
 	Name       string
 	Partitions int
 	External   bool
+	// DeletionOnly marks an external topic whose only fail-closed fault is its deletion: no
+	// corrupt record, truncation (delete-records or retention), recreation or redeclaration is
+	// aimed at it or its receivers' declarations (world_deletion_only.go). A scenario adds such a
+	// topic so that a deletion finds receivers still holding messages from it (the other faults
+	// would have stopped them first) without taking receivers from the other faults; the random
+	// scenario's deletion quarry is one.
+	DeletionOnly bool
 }
 
 // ProcessSpec declares one process: a single Kafka-Streams-like task with its own consumer
@@ -128,8 +135,9 @@ type CauseRef struct {
 }
 
 // Validate reports the first structural error of the scenario, naming the bad input: duplicate
-// or empty names, partitions < 1, a process receiving or sending an unknown topic, an external
-// topic some process sends to, scripted actions naming unknown processes or topics.
+// or empty names, partitions < 1, a deletion-only topic that is not external, a process receiving
+// or sending an unknown topic, an external topic some process sends to, scripted actions naming
+// unknown processes or topics.
 func (s *Scenario) Validate() error {
 	if len(s.Topics) == 0 || len(s.Processes) == 0 {
 		return fmt.Errorf("scenario %q: needs at least one topic and one process", s.Name)
@@ -141,6 +149,9 @@ func (s *Scenario) Validate() error {
 		}
 		if _, dup := topics[t.Name]; dup {
 			return fmt.Errorf("scenario %q: topic %q declared twice", s.Name, t.Name)
+		}
+		if t.DeletionOnly && !t.External {
+			return fmt.Errorf("scenario %q: topic %q is deletion-only but not external (only external topics are deleted)", s.Name, t.Name)
 		}
 		topics[t.Name] = i
 	}

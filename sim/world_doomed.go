@@ -118,7 +118,7 @@ func (w *world) removedWithHolds() bool {
 func (w *world) aimableReceivers() int {
 	n := 0
 	for _, p := range w.procs {
-		if p.status == procFailed || p.doomed() {
+		if p.status == procFailed || p.doomed() || p.readsDeletionOnly() {
 			continue
 		}
 		for _, pc := range p.recv {
@@ -142,7 +142,9 @@ const deleteEarlyPct = 30
 const deleteHoldAgeSteps = 30
 
 // deletionDueEarly reports whether a topic deletion should come due before its step
-// (Settings.FaultAtStep, 55-90% of the safety phase): from deleteEarlyPct of the safety phase on,
+// (Settings.FaultAtStep, 55-90% of the safety phase): from quarryDeletePct of the safety phase on,
+// once a deletion-only topic has a blocked head to strand (world_deletion_only.go); from
+// deleteEarlyPct of the safety phase on,
 // once at most one process is left to aim a fault at (aimableReceivers) and a receiver has held a
 // blocked head that a deletion can strand for deleteHoldAgeSteps (agedDeletionTarget). The run is
 // losing its receivers, and by its step the deletion would most often find no hold to delete
@@ -172,6 +174,9 @@ const deleteHoldAgeSteps = 30
 // UNDECODABLE_AS_ABSENT 700 (45-80%: 167, 488, 715). Seeds whose deletion came due at 50-59% were
 // caught on 31% of them, at 60-89% on 12-17%.
 func (w *world) deletionDueEarly() bool {
+	if w.step+1 >= len(w.procs)+w.set.SafetySteps*quarryDeletePct/100 && w.deletionOnlyHeld() {
+		return true
+	}
 	if w.step+1 < len(w.procs)+w.set.SafetySteps*deleteEarlyPct/100 {
 		return false
 	}

@@ -32,7 +32,10 @@ func (w *world) maskOf(p *proc) procMask {
 			m |= 1 << ActCommit
 		}
 	case procDown:
-		m |= 1<<ActStart | 1<<ActRedeclare
+		m |= 1 << ActStart
+		if !p.readsDeletionOnly() {
+			m |= 1 << ActRedeclare
+		}
 		if w.rewindable(p) {
 			m |= 1 << ActRewind
 		}
@@ -150,8 +153,10 @@ func (w *world) anyRemovableHolds() bool {
 // liveExt: some external topic is live).
 func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 	switch k {
-	case ActProducePlain, ActProduceCorrupt, ActTxnAbort, ActDeleteTopic:
+	case ActProducePlain, ActTxnAbort, ActDeleteTopic:
 		return liveExt
+	case ActProduceCorrupt:
+		return liveExt && w.anyFaultable(true)
 	case ActProduceStamped:
 		return w.recentN > 0 && liveExt
 	case ActTxnOpen:
@@ -163,7 +168,7 @@ func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 	case ActRetention:
 		return w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0
 	case ActRecreateTopic:
-		return w.externals > 0
+		return w.externals > 0 && w.anyFaultable(false)
 	case ActSessionWrite, ActSessionRead, ActTokenDamage:
 		return w.sessionEnabled(k)
 	}

@@ -101,6 +101,9 @@ func (w *world) topicDisturbed(t int) bool {
 // earlier fault), and one that spares them all weighs targetSpared more; one with an unread
 // corrupt record (unreadCorrupt) weighs a targetUnreadCorrupt-th.
 func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
+	if w.topics[t].spec.DeletionOnly && failClosedTarget(k) && k != ActDeleteTopic {
+		return 0
+	}
 	endsIncarnation := k == ActDeleteTopic || k == ActRecreateTopic
 	if endsIncarnation && !w.sparesDoomed(t) {
 		return 1
@@ -124,6 +127,9 @@ func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
 	}
 	if endsIncarnation && w.unreadCorrupt(t) {
 		weight = max(1, weight/targetUnreadCorrupt)
+	}
+	if k == ActDeleteTopic && w.topics[t].spec.DeletionOnly && w.topicBlocked(t) {
+		weight *= targetDeletionOnlyHeld
 	}
 	return weight
 }
@@ -206,6 +212,9 @@ func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 // receiver that has not read it to its end (a truncation can discard records it has not read),
 // most for a running one, whose next fetch falls below the new log start at once.
 func (w *world) truncationWeight(c int32) uint32 {
+	if w.topics[w.chans[c].topic].spec.DeletionOnly {
+		return 0
+	}
 	weight := uint32(1)
 	hw := int64(w.offsets(c).HighWatermark)
 	for _, p := range w.procs {
@@ -262,6 +271,9 @@ func receiverWeight(p *proc, bonus uint32) uint32 {
 // redeclareWeight is how strongly a redeclaration of down process p prefers topic t: removing a
 // channel p holds messages on is the interesting change.
 func (w *world) redeclareWeight(p *proc, t int) uint32 {
+	if w.topics[t].spec.DeletionOnly {
+		return 0
+	}
 	if p.declares(t) && p.holdsOnTopic(t) {
 		if w.removedWithHolds() {
 			return 1
@@ -309,6 +321,9 @@ func (p *proc) holdsOnTopic(t int) bool {
 func (w *world) faultHasTarget(k ActionKind) bool {
 	for t := range w.topics {
 		if !w.topics[t].spec.External && k != ActDeleteRecords || w.topics[t].inc < 0 {
+			continue
+		}
+		if w.topics[t].spec.DeletionOnly && k != ActDeleteTopic {
 			continue
 		}
 		for _, p := range w.procs {

@@ -1,0 +1,92 @@
+package sim
+
+import "testing"
+
+// deletionOnlyScenario: p reads the deletion-only topic d and the external topic in; q reads in
+// and sends to out, which p reads too.
+func deletionOnlyScenario() *Scenario {
+	return &Scenario{
+		Name: "deletion-only",
+		Topics: []TopicSpec{
+			{Name: "in", Partitions: 1, External: true},
+			{Name: "d", Partitions: 1, External: true, DeletionOnly: true},
+			{Name: "out", Partitions: 1},
+		},
+		Processes: []ProcessSpec{
+			{Name: "p", Receives: []string{"d", "in", "out"}},
+			{Name: "q", Receives: []string{"in"}, Sends: []string{"out"}},
+		},
+	}
+}
+
+// TestDeletionOnlyTopicSpared runs swarm settings with every fail-closed fault on over many seeds:
+// no corrupt record, truncation, recreation or redeclaration is ever aimed at the deletion-only
+// topic or its reader, retention never truncates it, while each of those faults does hit the
+// ordinary external topic (so the check is exercised) and the deletion-only topic is deleted.
+func TestDeletionOnlyTopicSpared(t *testing.T) {
+	hitIn := map[ActionKind]int{}
+	deleted := 0
+	for seed := uint64(1); seed <= 60; seed++ {
+		set := ExpandSettings(seed)
+		for _, k := range []ActionKind{ActProduceCorrupt, ActDeleteRecords, ActRecreateTopic, ActDeleteTopic, ActRedeclare, ActStop, ActProduceStamped, ActRetention} {
+			set.Weights[k] = max(set.Weights[k], 200)
+		}
+		set.RetentionRecords = 3
+		w := newWorld(deletionOnlyScenario(), &set, NewRandomChooser(seed), &RunOptions{RecordScript: true})
+		res := w.run()
+		for i, a := range res.Script {
+			switch a.Kind {
+			case ActProduceCorrupt, ActDeleteRecords, ActRecreateTopic:
+				if a.Topic == "d" {
+					t.Fatalf("seed %d: action %d %s aimed at the deletion-only topic", seed, i, a.Kind)
+				}
+				if a.Topic == "in" {
+					hitIn[a.Kind]++
+				}
+			case ActRedeclare:
+				if a.Process == "p" || a.Topic == "d" {
+					t.Fatalf("seed %d: action %d redeclares %s's %s", seed, i, a.Process, a.Topic)
+				}
+				hitIn[a.Kind]++
+			case ActDeleteTopic:
+				if a.Topic == "d" {
+					deleted++
+				}
+			}
+		}
+		d := w.topics[1]
+		if d.inc >= 0 {
+			if start := w.offsets(w.incs[d.inc].firstChan).LogStart; start != 0 {
+				t.Fatalf("seed %d: the deletion-only topic's log starts at %d (retention or truncation)", seed, start)
+			}
+		}
+	}
+	for _, k := range []ActionKind{ActProduceCorrupt, ActDeleteRecords, ActRecreateTopic, ActRedeclare} {
+		if hitIn[k] == 0 {
+			t.Errorf("no %s ever hit the ordinary topic: the check is vacuous", k)
+		}
+	}
+	if deleted == 0 {
+		t.Errorf("the deletion-only topic was never deleted")
+	}
+}
+
+// TestDeletionOnlyTopicHasNoRetention: a retention sweep truncates the ordinary external topic but
+// not the deletion-only one.
+func TestDeletionOnlyTopicHasNoRetention(t *testing.T) {
+	scn := deletionOnlyScenario()
+	for range 6 {
+		scn.Script = append(scn.Script, ScriptedAction{Kind: ActProducePlain, Topic: "in"}, ScriptedAction{Kind: ActProducePlain, Topic: "d"})
+	}
+	scn.Script = append(scn.Script, ScriptedAction{Kind: ActRetention})
+	set := Settings{Seed: 1, RetentionRecords: 3}
+	w := newWorld(scn, &set, NewRandomChooser(1), &RunOptions{})
+	w.run()
+	start := func(topic int) uint64 { return uint64(w.offsets(w.incs[w.topics[topic].inc].firstChan).LogStart) }
+	if start(0) == 0 {
+		t.Fatalf("retention did not truncate the ordinary topic: the check is vacuous")
+	}
+	if s := start(1); s != 0 {
+		t.Fatalf("retention truncated the deletion-only topic to %d", s)
+	}
+}
