@@ -33,6 +33,9 @@ func Format(scn *sim.Scenario, fs FileSettings, comments ...string) []byte {
 		if t.External {
 			b.WriteString(" external")
 		}
+		if t.DeletionOnly {
+			b.WriteString(" deletion-only")
+		}
 		b.WriteString("\n")
 	}
 	for _, p := range scn.Processes {

@@ -156,10 +156,10 @@ func (p *parser) finish() (*File, error) {
 	return p.f, nil
 }
 
-// parseTopic parses "topic NAME [partitions=N] [external]".
+// parseTopic parses "topic NAME [partitions=N] [external [deletion-only]]".
 func (p *parser) parseTopic(words []string) error {
 	if len(words) == 0 || strings.Contains(words[0], "=") {
-		return p.errorf("expected: topic NAME [partitions=N] [external]")
+		return p.errorf("expected: topic NAME [partitions=N] [external [deletion-only]]")
 	}
 	name := words[0]
 	if err := p.checkName("topic", name); err != nil {
@@ -174,15 +174,22 @@ func (p *parser) parseTopic(words []string) error {
 			t.External = true
 			continue
 		}
+		if w == "deletion-only" {
+			t.DeletionOnly = true
+			continue
+		}
 		k, v, ok := strings.Cut(w, "=")
 		if !ok || k != "partitions" {
-			return p.errorf("unexpected %q in topic %s: expected partitions=N or external", w, name)
+			return p.errorf("unexpected %q in topic %s: expected partitions=N, external or deletion-only", w, name)
 		}
 		n, err := p.atoi(k, v, 1)
 		if err != nil {
 			return err
 		}
 		t.Partitions = n
+	}
+	if t.DeletionOnly && !t.External {
+		return p.errorf("topic %s is deletion-only but not external: only external topics are deleted", name)
 	}
 	p.topics[name] = true
 	p.f.Scenario.Topics = append(p.f.Scenario.Topics, t)

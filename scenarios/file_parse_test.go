@@ -22,7 +22,8 @@ func TestParseFileErrors(t *testing.T) {
 		{"unknown process", header + "drain q\n", "x.txt:5: drain q: expected a declared process (declared: p)"},
 		{"missing process", header + "drain\n", "x.txt:5: drain: expected a process name after the verb"},
 		{"bad partitions", "topic e partitions=0\n", "x.txt:1: partitions=0: expected an integer >= 1"},
-		{"bad topic word", "topic e big\n", "x.txt:1: unexpected \"big\" in topic e: expected partitions=N or external"},
+		{"bad topic word", "topic e big\n", "x.txt:1: unexpected \"big\" in topic e: expected partitions=N, external or deletion-only"},
+		{"deletion-only internal", "topic e deletion-only\n", "x.txt:1: topic e is deletion-only but not external: only external topics are deleted"},
 		{"duplicate topic", "topic e\ntopic e\n", "x.txt:2: topic \"e\" declared twice"},
 		{"unknown process key", "topic e\nprocess p receives=e colour=red\n", "x.txt:2: unexpected \"colour=red\" in process"},
 		{"rewind needs offset", header + "rewind p topic=e\n", "x.txt:5: rewind: expected offset=..."},
@@ -136,6 +137,24 @@ func TestFormatRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(f.Scenario, g.Scenario) || f.Settings.Sim() != g.Settings.Sim() {
 			t.Fatalf("%s: round trip changed the scenario\n%s", name, text)
 		}
+	}
+}
+
+// TestDeletionOnlyTopicLine: "deletion-only" marks an external topic (sim.TopicSpec.DeletionOnly)
+// and Format writes it back.
+func TestDeletionOnlyTopicLine(t *testing.T) {
+	text := "topic e external\ntopic d partitions=2 external deletion-only\nprocess p receives=d,e\ndrain p\n"
+	f, err := ParseFile("d.txt", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sim.TopicSpec{{Name: "e", Partitions: 1, External: true}, {Name: "d", Partitions: 2, External: true, DeletionOnly: true}}
+	if !reflect.DeepEqual(f.Scenario.Topics, want) {
+		t.Fatalf("topics %+v\nwant %+v", f.Scenario.Topics, want)
+	}
+	out := Format(f.Scenario, f.Settings)
+	if !strings.Contains(string(out), "topic d partitions=2 external deletion-only\n") {
+		t.Fatalf("written file lost the deletion-only mark:\n%s", out)
 	}
 }
 

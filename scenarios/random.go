@@ -28,7 +28,7 @@ func Random(seed uint64, opts RandomOptions) *sim.Scenario {
 func (t *Topology) Scenario(name string, fanoutOne bool) *sim.Scenario {
 	scn := &sim.Scenario{Name: name}
 	for _, tp := range t.Topics {
-		scn.Topics = append(scn.Topics, sim.TopicSpec{Name: tp.Name, Partitions: tp.Partitions, External: tp.External})
+		scn.Topics = append(scn.Topics, sim.TopicSpec{Name: tp.Name, Partitions: tp.Partitions, External: tp.External, DeletionOnly: tp.DeletionOnly})
 	}
 	for _, p := range t.Processes {
 		scn.Processes = append(scn.Processes, sim.ProcessSpec{

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim"
 )
 
 func TestRandomTopologyDeterministic(t *testing.T) {
@@ -33,12 +35,16 @@ func TestRandomTopologyShape(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if n := len(topo.Processes); n < 2 || n > 7 {
-			t.Fatalf("seed %d: %d processes, want 2..7", seed, n)
+		quarry := 0
+		if _, ok := topo.Topic(quarryHeldTopic); ok {
+			quarry = 1 // the deletion quarry's process (TestRandomDeletionQuarry)
+		}
+		if n := len(topo.Processes) - quarry; n < 2 || n > 7 {
+			t.Fatalf("seed %d: %d processes besides the quarry, want 2..7", seed, n)
 		}
 		ext := 0
 		for _, tp := range topo.Topics {
-			if tp.External {
+			if tp.External && !tp.DeletionOnly {
 				ext++
 			}
 		}
@@ -160,5 +166,54 @@ func TestLargeTopology(t *testing.T) {
 	}
 	if _, err := RandomTopology(3, RandomOptions{Processes: 1}); err == nil || !strings.Contains(err.Error(), "at least 2") {
 		t.Fatalf("--processes 1 gave %v, want an error", err)
+	}
+}
+
+// TestRandomDeletionQuarry: a small random topology has the deletion quarry (a silent process
+// reading the two deletion-only topics) exactly when its seed's settings delete topics, and
+// stamped records are produced there (stampWhereDeleted); large topologies never have it.
+func TestRandomDeletionQuarry(t *testing.T) {
+	with, without := 0, 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		topo, err := RandomTopology(seed, RandomOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := sim.ExpandSettings(seed)
+		held, okH := topo.Topic(quarryHeldTopic)
+		cause, okC := topo.Topic(quarryCauseTopic)
+		if okH != set.Enabled(sim.ActDeleteTopic) || okC != okH {
+			t.Fatalf("seed %d: quarry topics %v/%v, deletion on %v", seed, okH, okC, set.Enabled(sim.ActDeleteTopic))
+		}
+		if !okH {
+			without++
+			continue
+		}
+		with++
+		if !held.External || !held.DeletionOnly || !cause.External || !cause.DeletionOnly {
+			t.Fatalf("seed %d: quarry topics %+v %+v", seed, held, cause)
+		}
+		readers := 0
+		for _, p := range topo.Processes {
+			if slices.Contains(p.Receives, quarryHeldTopic) {
+				readers++
+				if !slices.Equal(p.Receives, []string{quarryCauseTopic, quarryHeldTopic}) || len(p.Sends) != 0 {
+					t.Fatalf("seed %d: quarry process %+v", seed, p)
+				}
+			}
+		}
+		if readers != 1 || !set.Enabled(sim.ActProduceStamped) {
+			t.Fatalf("seed %d: %d readers of the held topic, stamped produce on %v", seed, readers, set.Enabled(sim.ActProduceStamped))
+		}
+	}
+	if with == 0 || without == 0 {
+		t.Fatalf("quarry in %d seeds, none in %d: both kinds must occur", with, without)
+	}
+	large, err := RandomTopology(1, RandomOptions{Processes: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := large.Topic(quarryHeldTopic); ok {
+		t.Fatalf("a large topology has the quarry")
 	}
 }

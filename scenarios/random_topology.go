@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim"
 )
 
 // topologyStream is the PCG stream constant of the topology generator ("topology" in ASCII). The
@@ -69,7 +71,9 @@ type topoGen struct {
 // RandomTopology generates the topology of the random scenario for a seed: 2–7 processes over
 // 2–3 external topics (some with two partitions), each read by some process, each process with
 // an output topic unless it is silent, wired by a random spine and a per-seed subset of the
-// features. The same seed and options always give the same topology.
+// features; and, when the seed's settings delete topics, the deletion quarry (one more process
+// and two deletion-only topics, addDeletionQuarry). The same seed and options always give the
+// same topology.
 func RandomTopology(seed uint64, opts RandomOptions) (*Topology, error) {
 	if opts.Processes == 1 || opts.Processes < 0 {
 		return nil, fmt.Errorf("random scenario: --processes must be at least 2, got %d", opts.Processes)
@@ -106,6 +110,9 @@ func RandomTopology(seed uint64, opts RandomOptions) (*Topology, error) {
 		g.readEveryExternalPartition()
 	}
 	g.finish()
+	if set := sim.ExpandSettings(seed); opts.Processes == 0 && set.Enabled(sim.ActDeleteTopic) {
+		addDeletionQuarry(g.t) // a fixed --processes N gets exactly N processes
+	}
 	if err := g.t.Validate(); err != nil {
 		return nil, fmt.Errorf("random scenario seed %d: generator bug: %w", seed, err)
 	}

@@ -11,6 +11,9 @@ type Topic struct {
 	Name       string
 	Partitions int  // ≥ 1
 	External   bool // written by external producers (no process sends to it)
+	// DeletionOnly marks an external topic no fail-closed fault but its deletion touches
+	// (sim.TopicSpec.DeletionOnly; addDeletionQuarry).
+	DeletionOnly bool
 }
 
 // Process is one process (one Kafka-Streams-like task) of a generated topology.
@@ -81,6 +84,9 @@ func (t *Topology) Validate() error {
 		if tp.External {
 			external++
 		}
+		if tp.DeletionOnly && !tp.External {
+			return fmt.Errorf("topology: topic %s is deletion-only but not external", tp.Name)
+		}
 		topics[tp.Name] = tp
 	}
 	if external == 0 {
@@ -122,6 +128,9 @@ func (t *Topology) String() string {
 		kind := "internal"
 		if tp.External {
 			kind = "external"
+		}
+		if tp.DeletionOnly {
+			kind += " deletion-only"
 		}
 		fmt.Fprintf(&b, "topic %s partitions=%d %s\n", tp.Name, tp.Partitions, kind)
 	}
