@@ -41,7 +41,7 @@ func (t *Topology) Scenario(name string, fanoutOne bool) *sim.Scenario {
 func init() {
 	Register(Builder{
 		Name:    RandomName,
-		Summary: "swarm: 2-7 processes over 2-3 external topics, per-seed features and faults (--processes N: a large generated topology)",
+		Summary: "swarm: 2-7 processes over 2-3 external topics, per-seed features and faults, a deletion quarry where topics are deleted (--processes N: a large generated topology)",
 		Build: func(seed uint64, opts Options) (*sim.Scenario, error) {
 			topo, err := RandomTopology(seed, RandomOptions{Processes: opts.Processes})
 			if err != nil {
