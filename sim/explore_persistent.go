@@ -113,6 +113,12 @@ type persistentSets struct {
 	// unsoundForTest leaves out the dependency of a skip on an LSO move (the test that shows the
 	// soundness comparison can fail).
 	unsoundForTest bool
+	// memo holds each actor's deps in the state persistentFilter is working on (memoKnown says
+	// which are there): the closures from every enabled actor meet the same actors, and the world
+	// does not change while they are built. noMemo switches it off, for the test comparing both.
+	memo      []uint64
+	memoKnown uint64
+	noMemo    bool
 }
 
 // porFilter restricts one state's transitions to a persistent set: kinds with an allowed enabled
@@ -255,6 +261,8 @@ func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
 		}
 	}
 	best, bestN := uint64(0), total
+	ps.memoKnown = 0 // a new state
+	defer func() { ps.memoKnown = 0 }()
 	for a := range ps.nActors {
 		if enabled&(1<<a) == 0 {
 			continue
@@ -365,8 +373,25 @@ func (ps *persistentSets) closure2(w *world, set uint64) uint64 {
 	return set
 }
 
-// deps returns the actors that must join a persistent set containing actor a.
+// deps returns the actors that must join a persistent set containing actor a, from the memo
+// when persistentFilter has worked them out for this state already.
 func (ps *persistentSets) deps(w *world, a int) uint64 {
+	if ps.memoKnown&(1<<a) != 0 && !ps.noMemo {
+		return ps.memo[a]
+	}
+	d := ps.depsOf(w, a)
+	if !ps.noMemo {
+		if len(ps.memo) < ps.nActors {
+			ps.memo = make([]uint64, ps.nActors)
+		}
+		ps.memo[a] = d
+		ps.memoKnown |= 1 << a
+	}
+	return d
+}
+
+// depsOf works out deps.
+func (ps *persistentSets) depsOf(w *world, a int) uint64 {
 	if a < ps.nProcs {
 		return ps.procDeps(w, a)
 	}
