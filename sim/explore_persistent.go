@@ -261,6 +261,7 @@ func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
 		}
 	}
 	best, bestN := uint64(0), total
+	keys := ps.keysOf(w, acts.masks, enabled)
 	ps.memoKnown = 0 // a new state
 	defer func() { ps.memoKnown = 0 }()
 	for a := range ps.nActors {
@@ -268,9 +269,9 @@ func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
 			continue
 		}
 		set := ps.closure(w, a)
-		if !ps.hasKey(w, acts.masks, set, enabled) {
-			set = ps.closure2(w, set|ps.budgetGroups(w, set, enabled))
-			if !ps.hasKey(w, acts.masks, set, enabled) {
+		if !ps.hasKey(&keys, set) {
+			set = ps.closure2(w, set|ps.budgetGroups(&keys, set))
+			if !ps.hasKey(&keys, set) {
 				continue
 			}
 		}
@@ -405,26 +406,45 @@ func (ps *persistentSets) depsOf(w *world, a int) uint64 {
 	return ps.delDeps(w, t)
 }
 
+// stateKeys is what budgetGroups and hasKey read of one state, worked out once per state
+// (persistentFilter tries a set per enabled actor): the enabled actors, the processes with a key
+// kind enabled, the enabled producers and deletions, and whether deletions have budget left.
+type stateKeys struct {
+	enabled, keyProcs, envs, dels uint64
+	delLeft                       bool
+}
+
+// keysOf returns w's stateKeys (masks are its process masks, enabled its enabled actors).
+func (ps *persistentSets) keysOf(w *world, masks []procMask, enabled uint64) stateKeys {
+	k := stateKeys{enabled: enabled, delLeft: left(w, ActDeleteTopic)}
+	kinds := ps.leftMask(w) & keyKindsMask
+	for i := range w.procs {
+		if masks[i]&kinds != 0 {
+			k.keyProcs |= 1 << i
+		}
+	}
+	for t := range w.topics {
+		if ps.env[t] >= 0 {
+			k.envs |= enabled & (1 << ps.env[t])
+			k.dels |= enabled & (1 << ps.del[t])
+		}
+	}
+	return k
+}
+
 // budgetGroups returns, for a set without a key transition, the actors that share a budget with
 // an enabled actor in it: every enabled producer when it has one (and their deletions while the
 // budget lasts), every enabled deletion when it has one.
-func (ps *persistentSets) budgetGroups(w *world, set, enabled uint64) uint64 {
-	var envs, dels uint64
-	for t := range w.topics {
-		if ps.env[t] >= 0 {
-			envs |= enabled & (1 << ps.env[t])
-			dels |= enabled & (1 << ps.del[t])
-		}
-	}
+func (ps *persistentSets) budgetGroups(k *stateKeys, set uint64) uint64 {
 	var out uint64
-	if set&envs != 0 {
-		out |= envs
-		if left(w, ActDeleteTopic) {
-			out |= dels
+	if set&k.envs != 0 {
+		out |= k.envs
+		if k.delLeft {
+			out |= k.dels
 		}
 	}
-	if set&dels != 0 {
-		out |= dels
+	if set&k.dels != 0 {
+		out |= k.dels
 	}
 	return out
 }
@@ -434,28 +454,18 @@ func (ps *persistentSets) budgetGroups(w *world, set, enabled uint64) uint64 {
 // in the set is one (only the process itself and the deletion of a topic it receives, which is
 // in the set, can disable them); a produce is one when every producer and the deletion of its
 // topic are in the set (they share the budget); a deletion when every deletion is.
-func (ps *persistentSets) hasKey(w *world, masks []procMask, set, enabled uint64) bool {
-	kinds := ps.leftMask(w) & keyKindsMask
-	for i := range w.procs {
-		if set&(1<<i) != 0 && masks[i]&kinds != 0 {
-			return true
-		}
+func (ps *persistentSets) hasKey(k *stateKeys, set uint64) bool {
+	if set&k.keyProcs != 0 {
+		return true
 	}
-	var envs, dels uint64
-	for t := range w.topics {
-		if ps.env[t] >= 0 {
-			envs |= enabled & (1 << ps.env[t])
-			dels |= enabled & (1 << ps.del[t])
-		}
-	}
-	for t := range w.topics {
-		if ps.env[t] < 0 {
+	for t, env := range ps.env {
+		if env < 0 {
 			continue
 		}
-		if set&(1<<ps.env[t])&enabled != 0 && envs&^set == 0 && (!left(w, ActDeleteTopic) || set&(1<<ps.del[t]) != 0) {
+		if set&(1<<env)&k.enabled != 0 && k.envs&^set == 0 && (!k.delLeft || set&(1<<ps.del[t]) != 0) {
 			return true
 		}
-		if set&(1<<ps.del[t])&enabled != 0 && dels&^set == 0 {
+		if set&(1<<ps.del[t])&k.enabled != 0 && k.dels&^set == 0 {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package substrate
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -32,9 +33,9 @@ type Model struct {
 	// been deleted since (deletion leaves the entry, so it need not copy a shared map): boundTopic
 	// is the name's live binding.
 	byName map[string]int32
-	// lastID/lastIdx cache the most recent byID hit.
-	lastID  TopicID
-	lastIdx int32
+	// idCache caches topicIndex hits (idCacheSlot): an ID's incarnation never changes, so an
+	// entry stays true in the model and every clone of it.
+	idCache [idCacheSize]idCacheEntry
 
 	// txns holds one slot per transactional ID, in order of first InitTransactions.
 	txns      []modelTxn
@@ -80,7 +81,6 @@ func NewModel(ids func() TopicID) *Model {
 		byID:      make(map[TopicID]int32),
 		byName:    make(map[string]int32),
 		txnByName: make(map[string]int32),
-		lastIdx:   -1,
 	}
 }
 
@@ -293,18 +293,38 @@ func (m *Model) topicIndex(id TopicID) (int32, bool) {
 	return 0, false
 }
 
+// idCacheBits sets the number of entries of Model.idCache, idCacheSize.
+const (
+	idCacheBits = 2
+	idCacheSize = 1 << idCacheBits
+)
+
+// idCacheEntry is one cached topicIndex hit: ID id is incarnation idx-1 (idx 0: empty).
+type idCacheEntry struct {
+	id  TopicID
+	idx int32
+}
+
+// idCacheSlot returns the idCache entry for ID id: a direct-mapped cache indexed by the top bits
+// of the ID's first half times a Fibonacci-hashing constant, so the handful of topics a world
+// lists the offsets of in turn, tens of times per explored state, mostly keep their own entry.
+func idCacheSlot(id TopicID) int {
+	return int(binary.LittleEndian.Uint64(id[:8]) * 0x9e3779b97f4a7c15 >> (64 - idCacheBits))
+}
+
 // livePartition resolves tp to its log, or ErrUnknownTopic / ErrUnknownPartition. It is on every
 // produce, fetch and offset listing (the explorer lists offsets tens of times per state), so the
-// found case is kept short: the one-entry cache of the last ID, else topicIndex; the errors are
-// built apart (partitionError).
+// found case is kept short: the ID cache, else topicIndex; the errors are built apart
+// (partitionError).
 func (m *Model) livePartition(tp TopicPartition) (int32, *modelPartition, error) {
-	idx := m.lastIdx
-	if idx < 0 || tp.Topic != m.lastID {
+	e := &m.idCache[idCacheSlot(tp.Topic)]
+	idx := e.idx - 1
+	if idx < 0 || tp.Topic != e.id {
 		var ok bool
 		if idx, ok = m.topicIndex(tp.Topic); !ok {
 			return 0, nil, m.partitionError(tp)
 		}
-		m.lastID, m.lastIdx = tp.Topic, idx
+		*e = idCacheEntry{id: tp.Topic, idx: idx + 1}
 	}
 	t := &m.topics[idx]
 	if t.deleted || uint64(tp.Partition) >= uint64(len(t.partitions)) {
