@@ -143,12 +143,11 @@ const deleteHoldAgeSteps = 30
 
 // deletionDueEarly reports whether a topic deletion should come due before its step
 // (Settings.FaultAtStep, 55-90% of the safety phase): from quarryDeletePct of the safety phase on,
-// once a deletion-only topic has a blocked head to strand (world_deletion_only.go); from
-// deleteEarlyPct of the safety phase on,
-// once at most one process is left to aim a fault at (aimableReceivers) and a receiver has held a
-// blocked head that a deletion can strand for deleteHoldAgeSteps (agedDeletionTarget). The run is
-// losing its receivers, and by its step the deletion would most often find no hold to delete
-// past: measured over seeds 1-1000, 484 seeds had such a hold at some point of the safety phase,
+// once a deletion-only topic has a blocked head to strand (world_deletion_only.go); and from
+// deleteEarlyPct of the safety phase on, once at most one process is left to aim a fault at
+// (aimableReceivers) and a receiver has held a blocked head that a deletion can strand for
+// deleteHoldAgeSteps (agedDeletionTarget). The run is losing its receivers, and by its step the
+// deletion would most often find no hold to delete past: measured over seeds 1-1000, 484 seeds had such a hold at some point of the safety phase,
 // but only 162 when their deletion came due, with 2.7 of 5.2 processes failed closed by then on
 // average. It reads the world's state only, never the sabotage mode. Measured (go run
 // ./cmd/simrun sweep --catch-rates --seeds 1-1000 -j 2): DELIVER_PAST_DEAD_HOLDS caught on 121

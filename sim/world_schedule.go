@@ -150,7 +150,8 @@ func (w *world) anyRemovableHolds() bool {
 }
 
 // kindEnabled reports whether kind k has an eligible target (any: the union of process masks;
-// liveExt: some external topic is live).
+// liveExt: some external topic is live). A corrupt record and a recreation also need an external
+// topic that is not deletion-only (anyFaultable).
 func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 	switch k {
 	case ActProducePlain, ActTxnAbort, ActDeleteTopic:

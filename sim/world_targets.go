@@ -6,7 +6,9 @@ package sim
 // These weights bias the target choices toward the shapes that expose faults (SPEC §6.2: "holds
 // on channels about to be deleted, truncation near held heads"), from the world's state alone —
 // never from which sabotage mode is on. Every candidate keeps a weight of at least 1, so the set
-// of possible choices is the same as without the bias.
+// of possible choices is the same as without the bias; the one exception is a property of the
+// scenario, not a bias: a deletion-only topic is no candidate of the other fail-closed faults
+// (world_deletion_only.go).
 
 // Bias weights added per receiver that makes a target interesting.
 const (
@@ -99,7 +101,9 @@ func (w *world) topicDisturbed(t int) bool {
 // that actually receive a partition of t and are not doomed (world_doomed.go); deleting or
 // recreating a topic a doomed process receives weighs the minimum (it would stop a survivor of an
 // earlier fault), and one that spares them all weighs targetSpared more; one with an unread
-// corrupt record (unreadCorrupt) weighs a targetUnreadCorrupt-th.
+// corrupt record (unreadCorrupt) weighs a targetUnreadCorrupt-th. A deletion-only topic weighs 0
+// for every fail-closed fault but its deletion, which weighs targetDeletionOnlyHeld times more
+// while it has a blocked head.
 func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
 	if w.topics[t].spec.DeletionOnly && failClosedTarget(k) && k != ActDeleteTopic {
 		return 0
