@@ -147,9 +147,9 @@ const deleteHoldAgeSteps = 30
 // deleteEarlyPct of the safety phase on, once at most one process is left to aim a fault at
 // (aimableReceivers) and a receiver has held a blocked head that a deletion can strand for
 // deleteHoldAgeSteps (agedDeletionTarget). The run is losing its receivers, and by its step the
-// deletion would most often find no hold to delete past: measured over seeds 1-1000, 484 seeds had such a hold at some point of the safety phase,
-// but only 162 when their deletion came due, with 2.7 of 5.2 processes failed closed by then on
-// average. It reads the world's state only, never the sabotage mode. Measured (go run
+// deletion would most often find no hold to delete past: measured over seeds 1-1000, 484 seeds
+// had such a hold at some point of the safety phase, but only 162 when their deletion came due,
+// with 2.7 of 5.2 processes failed closed by then on average. It reads the world's state only, never the sabotage mode. Measured (go run
 // ./cmd/simrun sweep --catch-rates --seeds 1-1000 -j 2): DELIVER_PAST_DEAD_HOLDS caught on 121
 // seeds instead of 96 (1001-2000: 128 instead of 114), the others within 10 seeds (NO_FIFO 503
 // and 500 instead of 504 and 503, IGNORE_RECREATION 609 and 641 instead of 619 and 648).
