@@ -129,12 +129,29 @@ func (m *Model) FetchInto(dst []FetchedRecord, tp TopicPartition, from Offset, m
 		return dst, from, err
 	}
 	if from < p.logStart || from > p.highWatermark() {
-		return dst, from, fmt.Errorf("%w: fetch %s/%d from %d outside [%d, %d]", ErrOffsetOutOfRange,
-			tp.Topic, tp.Partition, from, p.logStart, p.highWatermark())
+		return dst, from, &fetchRangeError{tp: tp, from: from, logStart: p.logStart, highWatermark: p.highWatermark()}
 	}
 	dst, next := p.fetchInto(dst, from, maxRecords)
 	return dst, next, nil
 }
+
+// fetchRangeError is FetchInto's ErrOffsetOutOfRange: a fetch of tp from outside [logStart,
+// highWatermark]. It is formatted only when its message is read: a host fetching below a
+// truncated log start tests it with errors.Is and moves on, which an exploration does on many
+// transitions.
+type fetchRangeError struct {
+	tp                            TopicPartition
+	from, logStart, highWatermark Offset
+}
+
+// Error reads as fmt.Errorf("%w: fetch ...") would.
+func (e *fetchRangeError) Error() string {
+	return fmt.Sprintf("%v: fetch %s/%d from %d outside [%d, %d]", ErrOffsetOutOfRange,
+		e.tp.Topic, e.tp.Partition, e.from, e.logStart, e.highWatermark)
+}
+
+// Unwrap returns ErrOffsetOutOfRange.
+func (e *fetchRangeError) Unwrap() error { return ErrOffsetOutOfRange }
 
 // ListOffsets implements Substrate.
 func (m *Model) ListOffsets(tp TopicPartition) (Offsets, error) {
