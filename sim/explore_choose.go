@@ -15,6 +15,7 @@ type stateActions struct {
 	masks   []procMask
 	weights [numActionKinds]uint32 // 1 for an enabled kind, 0 for the others
 	enabled bool                   // some kind is enabled
+	left    procMask               // the kinds with budget left (settings weight not 0), by bit
 }
 
 // of fills a with w's actions (chooseAction's options, with every enabled kind weighing 1) and
@@ -29,11 +30,15 @@ func (a *stateActions) of(w *world) *stateActions {
 		a.masks[i] = w.maskOf(p)
 		any |= a.masks[i]
 	}
-	a.enabled = false
+	a.enabled, a.left = false, 0
 	liveExt := w.liveExternals > 0
 	for k := range numActionKinds {
 		a.weights[k] = 0
-		if w.set.Weights[k] != 0 && w.kindEnabled(ActionKind(k), any, liveExt) {
+		if w.set.Weights[k] == 0 {
+			continue
+		}
+		a.left |= 1 << k
+		if w.kindEnabled(ActionKind(k), any, liveExt) {
 			a.weights[k], a.enabled = 1, true
 		}
 	}

@@ -223,14 +223,13 @@ func frontierFitsBudget(scn *Scenario, set *Settings) bool {
 // left reports whether kind k may still run (budget left; free kinds always).
 func left(w *world, k ActionKind) bool { return w.set.Weights[k] > 0 }
 
-// localKinds are the kinds a persistent set may leave out; any other kind with budget left
-// makes a state fully expanded.
-var localKinds = [numActionKinds]bool{ActFeed: true, ActDrain: true, ActCommit: true, ActStart: true,
-	ActCrash: true, ActProducePlain: true, ActDeleteRecords: true, ActDeleteTopic: true, ActTxnClose: true}
-
-// procKindsMask are the process kinds that belong to a process actor; keyKindsMask those no
-// other actor's transition can disable (but a deletion of a received topic, which joins the set).
+// localKindsMask are the kinds a persistent set may leave out; any other kind with budget left
+// makes a state fully expanded. procKindsMask are the process kinds that belong to a process
+// actor; keyKindsMask those no other actor's transition can disable (but a deletion of a
+// received topic, which joins the set).
 const (
+	localKindsMask = procMask(1<<ActFeed | 1<<ActDrain | 1<<ActCommit | 1<<ActStart | 1<<ActCrash |
+		1<<ActProducePlain | 1<<ActDeleteRecords | 1<<ActDeleteTopic | 1<<ActTxnClose)
 	procKindsMask = procMask(1<<ActFeed | 1<<ActDrain | 1<<ActCommit | 1<<ActStart | 1<<ActCrash)
 	keyKindsMask  = procMask(1<<ActFeed | 1<<ActDrain | 1<<ActCommit | 1<<ActStart)
 )
@@ -242,12 +241,10 @@ func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
 	if ps == nil || w.ext.open || len(w.chans) > 64 {
 		return nil
 	}
-	for k := range numActionKinds {
-		if left(w, ActionKind(k)) && !localKinds[k] {
-			return nil
-		}
+	if acts.left&^localKindsMask != 0 {
+		return nil
 	}
-	counts, ok := ps.enabledCounts(w, acts.masks, x.counts[:0])
+	counts, ok := ps.enabledCounts(w, acts, x.counts[:0])
 	x.counts = counts
 	if !ok {
 		return nil
@@ -261,7 +258,7 @@ func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
 		}
 	}
 	best, bestN := uint64(0), total
-	keys := ps.keysOf(w, acts.masks, enabled)
+	keys := ps.keysOf(w, acts, enabled)
 	ps.memoKnown = 0 // a new state
 	defer func() { ps.memoKnown = 0 }()
 	for a := range ps.nActors {
@@ -300,13 +297,13 @@ func (x *explorer) filterAt(d int) *porFilter {
 
 // enabledCounts returns, per actor, how many enabled transitions it has (a truncation counts as
 // one), and false when truncation is left but no channel can be truncated (the step truncates
-// nothing: a transition of no actor). masks are w's process masks (stateActions); the counts are
-// written into counts' storage.
-func (ps *persistentSets) enabledCounts(w *world, masks []procMask, counts []int) ([]int, bool) {
+// nothing: a transition of no actor). acts are w's actions; the counts are written into counts'
+// storage.
+func (ps *persistentSets) enabledCounts(w *world, acts *stateActions, counts []int) ([]int, bool) {
 	counts = append(counts[:0], make([]int, ps.nActors)...)
-	kinds := ps.leftMask(w)
+	kinds := acts.left & procKindsMask
 	for i, p := range w.procs {
-		m := masks[i] & kinds
+		m := acts.masks[i] & kinds
 		counts[i] = bits.OnesCount32(uint32(m &^ (1 << ActFeed)))
 		if m&(1<<ActFeed) != 0 {
 			for _, pc := range p.recv {
@@ -414,12 +411,12 @@ type stateKeys struct {
 	delLeft                       bool
 }
 
-// keysOf returns w's stateKeys (masks are its process masks, enabled its enabled actors).
-func (ps *persistentSets) keysOf(w *world, masks []procMask, enabled uint64) stateKeys {
-	k := stateKeys{enabled: enabled, delLeft: left(w, ActDeleteTopic)}
-	kinds := ps.leftMask(w) & keyKindsMask
+// keysOf returns w's stateKeys (acts are its actions, enabled its enabled actors).
+func (ps *persistentSets) keysOf(w *world, acts *stateActions, enabled uint64) stateKeys {
+	k := stateKeys{enabled: enabled, delLeft: acts.left&(1<<ActDeleteTopic) != 0}
+	kinds := acts.left & keyKindsMask
 	for i := range w.procs {
-		if masks[i]&kinds != 0 {
+		if acts.masks[i]&kinds != 0 {
 			k.keyProcs |= 1 << i
 		}
 	}
