@@ -84,8 +84,9 @@ type proc struct {
 	// share is the copy-on-write state and cached hash of an explored process (world_clone.go).
 	share procShare
 	// store is storage this process shell allocated when it owned its state in an earlier world,
-	// reused by own (world_clone.go). Never copied into another shell.
-	store procStore
+	// reused by own (world_clone.go); nil until first needed. Never shared with another shell (a
+	// pointer, so cloning a shell does not copy it).
+	store *procStore
 }
 
 // pcState is one (process, channel) pair: host read state for the current execution and the

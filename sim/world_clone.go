@@ -144,7 +144,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	if c == nil {
 		c = new(proc)
 	}
-	store := c.store // the shell's own storage (p's is not c's to reuse), free again
+	store := c.storage() // the shell's own storage (p's is not c's to reuse), free again
 	store.inUse = false
 	store.recycleCommitted()
 	// The shell's own buffers, which its earlier worlds filled: a clone starts with none (below).
@@ -188,10 +188,19 @@ func (p *proc) own() {
 	p.stepChans = slices.Clone(p.stepChans)
 	p.ownChannelStates()
 	o := &p.o
-	o.undo = append(p.store.undo[:0], o.undo...)
-	p.store.undo = o.undo
+	st := p.storage()
+	o.undo = append(st.undo[:0], o.undo...)
+	st.undo = o.undo
 	o.staged = slices.Clone(o.staged)
 	o.stepSent = slices.Clone(o.stepSent)
+}
+
+// storage returns p's shell storage, allocating it on first use.
+func (p *proc) storage() *procStore {
+	if p.store == nil {
+		p.store = new(procStore)
+	}
+	return p.store
 }
 
 // procStore is the storage a process shell's own copies its state into: allocated the first time
@@ -214,9 +223,9 @@ type procStore struct {
 
 // committedStorage returns a dead committed state to clone into (node.State.CloneInto), or a new
 // one; either way recorded as made by the shell (up to committedMadeMax a life: a shell that is
-// never recycled, outside the explorer, keeps no list).
+// never recycled, outside the explorer, keeps no list; nor does one with no storage yet).
 func (st *procStore) committedStorage() *node.State {
-	if len(st.committedMade) >= committedMadeMax {
+	if st == nil || len(st.committedMade) >= committedMadeMax {
 		return new(node.State)
 	}
 	var s *node.State
@@ -251,7 +260,7 @@ const pcHeadroom = 2
 
 // ownChannelStates copies p's channel states (pcs, pcList, recv) into the shell's store.
 func (p *proc) ownChannelStates() {
-	st := &p.store
+	st := p.storage()
 	src := p.pcList
 	if st.inUse {
 		*st = procStore{} // p reads its own store (never in an exploration): copy to fresh storage
