@@ -275,8 +275,6 @@ func (p *proc) ownChannelStates() {
 	delivered, pending := reuse(st.delivered, nd), reuse(st.pending, np)
 	if st.pcs == nil {
 		st.pcs = make(map[int32]*pcState, len(src))
-	} else {
-		clear(st.pcs)
 	}
 	list := st.list[:0]
 	for _, pc := range src {
@@ -284,8 +282,14 @@ func (p *proc) ownChannelStates() {
 		cp := &states[len(states)-1]
 		cp.delivered, delivered = carve(delivered, pc.delivered)
 		cp.pending, pending = carve(pending, pc.pending)
-		st.pcs[pc.ch] = cp
+		st.pcs[pc.ch] = cp // mostly overwrites the entry of an earlier life: the same channels
 		list = append(list, cp)
+	}
+	if len(st.pcs) != len(src) { // an earlier life had other channels: drop them
+		clear(st.pcs)
+		for _, cp := range list {
+			st.pcs[cp.ch] = cp
+		}
 	}
 	recv := st.recv[:0]
 	for _, pc := range p.recv {

@@ -105,3 +105,27 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 		t.Logf("%s %s: %v", c.scn.Name, c.budget, results[0])
 	}
 }
+
+// TestOwnChannelStatesDropsStaleChannels gives a process shell storage whose channel map holds
+// the channels of an earlier life — more of them, other ones, the same ones — and checks that
+// after ownChannelStates the process's map holds exactly its own channel states, each its own
+// copy. It fails if a channel of the earlier life survives the reuse of the map.
+func TestOwnChannelStatesDropsStaleChannels(t *testing.T) {
+	for _, stale := range [][]int32{{}, {1, 2}, {1, 2, 3, 7}, {5}, {1, 9}} {
+		src := []*pcState{{ch: 1, received: true}, {ch: 2}}
+		p := &proc{pcList: src, pcs: map[int32]*pcState{1: src[0], 2: src[1]}, recv: src[:1]}
+		p.store = &procStore{pcs: make(map[int32]*pcState)}
+		for _, c := range stale {
+			p.store.pcs[c] = &pcState{ch: c}
+		}
+		p.ownChannelStates()
+		if len(p.pcs) != len(src) || len(p.recv) != 1 || p.recv[0] != p.pcs[1] {
+			t.Fatalf("stale %v: map %v, recv %v", stale, p.pcs, p.recv)
+		}
+		for _, pc := range src {
+			if cp := p.pcs[pc.ch]; cp == nil || cp == pc || cp.ch != pc.ch || cp.received != pc.received {
+				t.Fatalf("stale %v: channel %d maps to %+v", stale, pc.ch, cp)
+			}
+		}
+	}
+}
