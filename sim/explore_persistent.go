@@ -353,20 +353,15 @@ func (ps *persistentSets) closure(w *world, seed int) uint64 {
 	return ps.closure2(w, 1<<seed)
 }
 
-// closure2 returns the actors reachable from the actors in set through deps.
+// closure2 returns the actors reachable from the actors in set through deps (a worklist of
+// actors as a bitmask: those added whose deps are not in yet).
 func (ps *persistentSets) closure2(w *world, set uint64) uint64 {
-	var work []int
-	for b := set; b != 0; b &= b - 1 {
-		work = append(work, bits.TrailingZeros64(b))
-	}
-	for len(work) > 0 {
-		a := work[len(work)-1]
-		work = work[:len(work)-1]
-		for d := ps.deps(w, a) &^ set; d != 0; d &= d - 1 {
-			b := bits.TrailingZeros64(d)
-			set |= 1 << b
-			work = append(work, b)
-		}
+	for work := set; work != 0; {
+		a := bits.TrailingZeros64(work)
+		work &^= 1 << a
+		d := ps.deps(w, a) &^ set
+		set |= d
+		work |= d
 	}
 	return set
 }
