@@ -202,7 +202,14 @@ func (m *Model) DeleteTopic(name string) error {
 func (m *Model) deleteTopic(idx int32) {
 	t := &m.topics[idx]
 	t.deleted = true
-	t.partitions, t.partsShared = make([]modelPartition, len(t.partitions)), false
+	if m.pool == nil {
+		t.partitions = make([]modelPartition, len(t.partitions))
+	} else {
+		n := len(t.partitions)
+		t.partitions = m.pool.partRecycler().alloc(n)[:n]
+		clear(t.partitions)
+	}
+	t.partsShared = false
 	for i := range m.groups {
 		if m.groups[i].hasTopic(t.id) {
 			m.ownGroupAt(i).dropTopic(t.id)

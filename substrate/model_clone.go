@@ -134,13 +134,22 @@ func (m *Model) ownTxn(slot int32) *modelTxn {
 	m.ownTxns()
 	t := &m.txns[slot]
 	if t.shared {
-		t.parts = slices.Clone(t.parts)
-		t.records = slices.Clone(t.records)
-		t.staged = slices.Clone(t.staged)
+		if m.pool == nil {
+			t.parts = slices.Clone(t.parts)
+			t.records = slices.Clone(t.records)
+			t.staged = slices.Clone(t.staged)
+		} else { // with room for the change to come, so it appends in place
+			t.parts = m.pool.txnPartRecycler().clone(t.parts, txnHeadroom)
+			t.records = m.pool.txnRecordRecycler().clone(t.records, txnHeadroom)
+			t.staged = m.pool.stagedRecycler().clone(t.staged, txnHeadroom)
+		}
 		t.shared = false
 	}
 	return t
 }
+
+// txnHeadroom is the spare room a pooled copy of a transaction's lists gets.
+const txnHeadroom = 2
 
 // ownGroups gives m its own copy of the group slice if it is shared with a clone; the copies'
 // offset lists stay shared (marked so) until ownGroupAt. spare is room for groups about to be

@@ -16,6 +16,10 @@ type modelPool struct {
 	txns    recycler[modelTxn]
 	groups  recycler[modelGroup]
 	offsets recycler[GroupOffset]
+	// A transaction's lists.
+	txnParts   recycler[txnPartition]
+	txnRecords recycler[txnRecord]
+	staged     recycler[stagedOffset]
 }
 
 // recycle makes every slice the pool's model allocated free for reuse.
@@ -26,6 +30,9 @@ func (p *modelPool) recycle() {
 	p.txns.recycle()
 	p.groups.recycle()
 	p.offsets.recycle()
+	p.txnParts.recycle()
+	p.txnRecords.recycle()
+	p.staged.recycle()
 }
 
 // recycler hands out slices of T: made are those handed out since the last recycle (still in
@@ -116,4 +123,25 @@ func (p *modelPool) offsetRecycler() *recycler[GroupOffset] {
 		return nil
 	}
 	return &p.offsets
+}
+
+func (p *modelPool) txnPartRecycler() *recycler[txnPartition] {
+	if p == nil {
+		return nil
+	}
+	return &p.txnParts
+}
+
+func (p *modelPool) txnRecordRecycler() *recycler[txnRecord] {
+	if p == nil {
+		return nil
+	}
+	return &p.txnRecords
+}
+
+func (p *modelPool) stagedRecycler() *recycler[stagedOffset] {
+	if p == nil {
+		return nil
+	}
+	return &p.staged
 }

@@ -252,6 +252,11 @@ func (m *Model) endTxn(slot int32, commit bool) {
 	t.open = false
 	if t.shared { // the lists are a clone's too: let go of them instead of truncating them
 		t.parts, t.records, t.staged, t.shared = nil, nil, nil, false
+		if m.pool != nil { // room from the pool for the next transaction's lists
+			t.parts = m.pool.txnPartRecycler().alloc(txnHeadroom)
+			t.records = m.pool.txnRecordRecycler().alloc(txnHeadroom)
+			t.staged = m.pool.stagedRecycler().alloc(txnHeadroom)
+		}
 		return
 	}
 	t.parts = t.parts[:0]
