@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -34,8 +35,10 @@ type Stats struct {
 	Zombies      int                 `json:"zombies_fenced"`
 	AbortedTxns  int                 `json:"aborted_txns"`
 	OpenTxns     int                 `json:"open_txns"`
-	// Refusals counts refusals by reason name.
-	Refusals map[string]int `json:"refusals"`
+	// Refusals counts refusals by reason name; shared copy-on-write with a clone's stats while
+	// refusalsShared (world_clone.go).
+	Refusals       map[string]int `json:"refusals"`
+	refusalsShared bool
 	// Session counts the session actors' work by name (writes, writes_aborted, reads,
 	// reads_served, reads_redirected, reads_retry, token_refused, sessions_abandoned,
 	// tokens_damaged, damaged_sent); nil without sessions.
@@ -52,6 +55,9 @@ type Stats struct {
 
 // countRefusal counts one refusal.
 func (s *Stats) countRefusal(r node.Reason) {
+	if s.refusalsShared {
+		s.Refusals, s.refusalsShared = maps.Clone(s.Refusals), false
+	}
 	if s.Refusals == nil {
 		s.Refusals = make(map[string]int)
 	}

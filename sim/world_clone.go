@@ -64,7 +64,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	c.ext.openUIDs = slices.Clone(w.ext.openUIDs)
 	c.ext.openChans = slices.Clone(w.ext.openChans)
 	c.violations = slices.Clip(w.violations)
-	c.stats.Refusals = maps.Clone(w.stats.Refusals)
+	w.stats.shareRefusals(&c.stats)
 	c.stats.Session = maps.Clone(w.stats.Session)
 	c.lat = latencies{}
 	c.weights, c.offsetBuf, c.procBuf, c.groupBuf = old.weights, old.offsetBuf, old.procBuf, old.groupBuf
@@ -78,6 +78,15 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	}
 	c.sess = w.sess.clone(c)
 	return c
+}
+
+// shareRefusals makes c's refusal counts (a copy of s, world.cloneInto) share s's map copy-on-write:
+// a transition rarely refuses, so most clones never copy it.
+func (s *Stats) shareRefusals(c *Stats) {
+	c.Refusals = s.Refusals
+	if s.Refusals != nil {
+		s.refusalsShared, c.refusalsShared = true, true
+	}
 }
 
 // worldStorage is what cloneInto reuses of a recycled world: the storage it held before the clone

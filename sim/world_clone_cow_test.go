@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -126,6 +127,33 @@ func TestOwnChannelStatesDropsStaleChannels(t *testing.T) {
 			if cp := p.pcs[pc.ch]; cp == nil || cp == pc || cp.ch != pc.ch || cp.received != pc.received {
 				t.Fatalf("stale %v: channel %d maps to %+v", stale, pc.ch, cp)
 			}
+		}
+	}
+}
+
+// TestRefusalCountsAreCopyOnWrite shares one world's refusal counts with two clones, counts a
+// refusal in each clone and in the original, and checks each sees only its own: it fails if a
+// clone's count reaches the map another world reads.
+func TestRefusalCountsAreCopyOnWrite(t *testing.T) {
+	var orig Stats
+	orig.countRefusal("R1")
+	var a, b Stats
+	orig.shareRefusals(&a)
+	orig.shareRefusals(&b)
+	a.countRefusal("R1")
+	b.countRefusal("R2")
+	b.countRefusal("R2")
+	orig.countRefusal("R3")
+	for _, c := range []struct {
+		s    *Stats
+		want map[string]int
+	}{
+		{&orig, map[string]int{"R1": 1, "R3": 1}},
+		{&a, map[string]int{"R1": 2}},
+		{&b, map[string]int{"R1": 1, "R2": 2}},
+	} {
+		if !maps.Equal(c.s.Refusals, c.want) {
+			t.Fatalf("refusals %v, want %v", c.s.Refusals, c.want)
 		}
 	}
 }
