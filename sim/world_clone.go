@@ -156,12 +156,17 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	store := c.storage() // the shell's own storage (p's is not c's to reuse), free again
 	store.inUse = false
 	store.recycleCommitted()
+	store.recycleEngines()
 	// The shell's own buffers, which its earlier worlds filled: a clone starts with none (below).
 	lat, fetched := c.o.stepLat[:0], c.fetchBuf[:0]
-	// The engine the shell's engStore copied into, or its unused spare: free again as well.
+	// The engine the shell's engStore copied into, or its unused spare, or one its starts built:
+	// free again as well.
 	spare := c.engStore.eng
 	if spare == nil {
 		spare = c.engStore.spare
+	}
+	if spare == nil {
+		spare = store.freeEngine()
 	}
 	*c = *p
 	c.store = store
@@ -228,6 +233,59 @@ type procStore struct {
 	// committedMade are the committed states the shell's commits cloned into (applyDelta) since
 	// it was last recycled; committedFree those of earlier lives, which no world reads any more.
 	committedMade, committedFree []*node.State
+	// enginesMade and enginesFree are the same for the engines the shell's starts built
+	// (startEngine).
+	enginesMade, enginesFree []*node.Engine
+}
+
+// deadEngine returns an engine no world reads any more for p's start to build in
+// (node.StartInto), or nil: one an earlier life of the shell started, else the shell's spare
+// if its own copy has not used it. A shell with no storage (outside the explorer) has none.
+func (p *proc) deadEngine() *node.Engine {
+	if p.store == nil {
+		return nil
+	}
+	if e := p.store.freeEngine(); e != nil {
+		return e
+	}
+	e := p.engStore.spare
+	p.engStore.spare = nil
+	return e
+}
+
+// freeEngine takes an engine of an earlier life off st's free list, or returns nil.
+func (st *procStore) freeEngine() *node.Engine {
+	n := len(st.enginesFree)
+	if n == 0 {
+		return nil
+	}
+	e := st.enginesFree[n-1]
+	st.enginesFree[n-1] = nil
+	st.enginesFree = st.enginesFree[:n-1]
+	return e
+}
+
+// noteStarted records an engine a start of the shell built (up to enginesMadeMax a life; none
+// for a shell with no storage), to be reused once the shell is recycled.
+func (st *procStore) noteStarted(e *node.Engine) {
+	if st != nil && len(st.enginesMade) < enginesMadeMax {
+		st.enginesMade = append(st.enginesMade, e)
+	}
+}
+
+// enginesMadeMax bounds the started engines a shell records in one life (an explored transition
+// restarts a process at most once or twice).
+const enginesMadeMax = 4
+
+// recycleEngines frees the engines the shell's starts built: called when the shell is recycled.
+func (st *procStore) recycleEngines() {
+	for i, e := range st.enginesMade {
+		if len(st.enginesFree) < enginesMadeMax {
+			st.enginesFree = append(st.enginesFree, e)
+		}
+		st.enginesMade[i] = nil
+	}
+	st.enginesMade = st.enginesMade[:0]
 }
 
 // committedStorage returns a dead committed state to clone into (node.State.CloneInto), or a new

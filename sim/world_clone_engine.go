@@ -62,10 +62,11 @@ type engineCall struct {
 // startEngine is node.Start for p's next execution, its reference in se; with journaling on it
 // keeps the start state (shared copy-on-write with p.committed) and the arguments.
 func (p *proc) startEngine(se *startedEngine, init node.Init, opts node.Options) (*engineRef, error) {
-	eng, err := node.Start(p.committed, init, opts)
+	eng, err := node.StartInto(p.deadEngine(), p.committed, init, opts)
 	if err != nil {
 		return nil, err
 	}
+	p.store.noteStarted(eng)
 	se.ref = engineRef{eng: eng}
 	if p.w.opts.journal {
 		p.committedShared = true
