@@ -208,11 +208,19 @@ func ExploreSettings(opts ExploreOptions) Settings {
 // exploreStepMicros is every action's virtual duration in an exploration.
 const exploreStepMicros = 100
 
-// constSource is the payload stream of an exploration: every draw is zero, so every external
-// record carries the same bytes and a transaction writes one record, whatever the order.
+// constSource is the payload and durations stream of an exploration: every bounded draw is zero,
+// so every external record carries the same bytes and a transaction writes one record, whatever
+// the order. Its word is constWord, not 0: math/rand/v2 draws a bound n that is not a power of
+// two by Lemire's method, which rejects a word w whose low product w*n mod 2^64 falls below
+// 2^64 mod n and draws again, so an all-zero source made IntN(3) (an aborted transaction's record
+// count) loop forever. constWord*n < 2^64 for every n below 2^24, so the draw is 0 and never
+// rejected, and its low 40 bits (the bytes world.payload takes) are zero, as 0's were.
 type constSource struct{}
 
-func (constSource) Uint64() uint64 { return 0 }
+// constWord is every word constSource returns (see there).
+const constWord = 1 << 40
+
+func (constSource) Uint64() uint64 { return constWord }
 
 // exploreStreams returns the durations, IDs and payload streams of an exploration, and the ID
 // stream's PCG (cloned with every world).

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -399,5 +400,38 @@ func TestAbstractionsAreSound(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConstSourceDrawsZero: every bounded draw of an exploration's constant stream is 0, never
+// rejected (an all-zero word made IntN(3) loop forever), and the payload bytes are zero.
+func TestConstSourceDrawsZero(t *testing.T) {
+	r := rand.New(constSource{})
+	for n := 1; n <= 5000; n++ {
+		if got := r.IntN(n); got != 0 {
+			t.Fatalf("IntN(%d) = %d, want 0", n, got)
+		}
+		if got := r.Int64N(int64(n)); got != 0 {
+			t.Fatalf("Int64N(%d) = %d, want 0", n, got)
+		}
+	}
+	var w world
+	w.streams.Payloads = r
+	key, value := w.payload()
+	if !bytes.Equal(key, []byte{0}) || !bytes.Equal(value, make([]byte, 5)) {
+		t.Fatalf("payload %x %x, want zero bytes", key, value)
+	}
+}
+
+// TestExploreAbortBudgetEnds: a scope with an aborted transaction in its budget is explored to
+// the end (it used to hang drawing the transaction's record count).
+func TestExploreAbortBudgetEnds(t *testing.T) {
+	budget, err := ParseBudget("msgs=1,abort=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Explore(twoInputs(), ExploreOptions{Budget: budget})
+	if !res.Complete || res.States == 0 || res.Verdict != "pass" {
+		t.Fatalf("exploration %+v", res)
 	}
 }
