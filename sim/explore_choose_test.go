@@ -24,17 +24,8 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 		{chainScope(), "msgs=2,stamped=1,corrupt=1,migrate=1,zombie=1", node.SabotageDropHeld},
 	} {
 		x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
-		seen := make(map[hashKey]bool)
-		stack := []*exState{x.root()}
 		checked, offered := 0, 0
-		for len(stack) > 0 && checked < 3000 {
-			s := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if k := x.hash(s); seen[k] {
-				continue
-			} else {
-				seen[k] = true
-			}
+		walkStates(x, 3000, func(s *exState) (bool, bool) {
 			run := actionOptions(s.w, s.w.chooseAction)
 			exp := actionOptions(s.w, func(masks []procMask) (ActionKind, bool) {
 				acts := new(stateActions).of(s.w)
@@ -50,15 +41,36 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 			}
 			checked++
 			offered += len(run.opts)
-			if !run.ok {
-				continue // a terminal state
-			}
+			return true, run.ok // a terminal state (!run.ok) has no successors
+		})
+		if checked < 300 || offered < checked {
+			t.Fatalf("%s %s: only %d states checked, %d kinds offered", c.scn.Name, c.budget, checked, offered)
+		}
+	}
+}
+
+// walkStates visits distinct states of x's exploration depth first from its root, following
+// every successor unreduced, until limit visits were counted or no state is left. visit says
+// whether the visit counts and whether to follow s's successors.
+func walkStates(x *explorer, limit int, visit func(s *exState) (counted, expand bool)) {
+	seen := make(map[hashKey]bool)
+	stack := []*exState{x.root()}
+	for n := 0; len(stack) > 0 && n < limit; {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if k := x.hash(s); seen[k] {
+			continue
+		} else {
+			seen[k] = true
+		}
+		counted, expand := visit(s)
+		if counted {
+			n++
+		}
+		if expand {
 			for _, tr := range x.successors(s, 0, 0) {
 				stack = append(stack, &tr.next)
 			}
-		}
-		if checked < 300 || offered < checked {
-			t.Fatalf("%s %s: only %d states checked, %d kinds offered", c.scn.Name, c.budget, checked, offered)
 		}
 	}
 }

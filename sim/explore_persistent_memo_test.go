@@ -10,20 +10,11 @@ func TestPersistentMemoMatchesPlain(t *testing.T) {
 	for _, budget := range []string{"msgs=2,crash=1,delete=1,truncate=1", "msgs=3,crash=1"} {
 		x := newExplorer(referenceScope(), ExploreOptions{Budget: mustBudget(t, budget), Reduce: true})
 		ps := x.pers
-		seen := make(map[hashKey]bool)
-		stack := []*exState{x.root()}
 		checked, reduced := 0, 0
-		for len(stack) > 0 && checked < 2000 {
-			s := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if k := x.hash(s); seen[k] {
-				continue
-			} else {
-				seen[k] = true
-			}
+		walkStates(x, 2000, func(s *exState) (bool, bool) {
 			acts := new(stateActions).of(s.w)
 			if !acts.enabled {
-				continue
+				return false, false
 			}
 			ps.noMemo = false
 			memo := filterValue(x.persistentFilter(s, acts))
@@ -36,10 +27,8 @@ func TestPersistentMemoMatchesPlain(t *testing.T) {
 			if memo.set {
 				reduced++
 			}
-			for _, tr := range x.successors(s, 0, 0) {
-				stack = append(stack, &tr.next)
-			}
-		}
+			return true, true
+		})
 		if checked < 500 || reduced < 50 {
 			t.Fatalf("%s: %d states checked, %d with a persistent set", budget, checked, reduced)
 		}
