@@ -162,16 +162,7 @@ func (x *explorer) release(s *exState) {
 const freeWorldsMax = 64
 
 // takeFree returns a released world to clone into, or nil.
-func (x *explorer) takeFree() *world {
-	n := len(x.free)
-	if n == 0 {
-		return nil
-	}
-	w := x.free[n-1]
-	x.free[n-1] = nil
-	x.free = x.free[:n-1]
-	return w
-}
+func (x *explorer) takeFree() *world { return popFree(&x.free) }
 
 // step runs one scheduler step on a clone of s's world (whose actions are acts), answering
 // through c, and makes t that

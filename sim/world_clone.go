@@ -254,15 +254,19 @@ func (p *proc) deadEngine() *node.Engine {
 }
 
 // freeEngine takes an engine of an earlier life off st's free list, or returns nil.
-func (st *procStore) freeEngine() *node.Engine {
-	n := len(st.enginesFree)
+func (st *procStore) freeEngine() *node.Engine { return popFree(&st.enginesFree) }
+
+// popFree takes the last entry off free list l, clearing its slot so the list keeps no reference
+// to what it hands out, or returns nil when l is empty.
+func popFree[T any](l *[]*T) *T {
+	n := len(*l)
 	if n == 0 {
 		return nil
 	}
-	e := st.enginesFree[n-1]
-	st.enginesFree[n-1] = nil
-	st.enginesFree = st.enginesFree[:n-1]
-	return e
+	v := (*l)[n-1]
+	(*l)[n-1] = nil
+	*l = (*l)[:n-1]
+	return v
 }
 
 // noteStarted records an engine a start of the shell built (up to enginesMadeMax a life; none
@@ -295,12 +299,8 @@ func (st *procStore) committedStorage() *node.State {
 	if st == nil || len(st.committedMade) >= committedMadeMax {
 		return new(node.State)
 	}
-	var s *node.State
-	if n := len(st.committedFree); n > 0 {
-		s = st.committedFree[n-1]
-		st.committedFree[n-1] = nil
-		st.committedFree = st.committedFree[:n-1]
-	} else {
+	s := popFree(&st.committedFree)
+	if s == nil {
 		s = new(node.State)
 	}
 	st.committedMade = append(st.committedMade, s)
