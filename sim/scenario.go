@@ -43,6 +43,10 @@ type TopicSpec struct {
 	DeletionOnly bool
 }
 
+// spares reports whether fault kind k is never aimed at the topic: every kind but its deletion,
+// for a deletion-only topic (world_deletion_only.go).
+func (s *TopicSpec) spares(k ActionKind) bool { return s.DeletionOnly && k != ActDeleteTopic }
+
 // ProcessSpec declares one process: a single Kafka-Streams-like task with its own consumer
 // group, transactional producer and ordering state.
 //

@@ -228,7 +228,7 @@ func (w *world) createIncarnation(t int) int32 {
 		w.liveExternals++
 	}
 	w.topics[t].inc = inc
-	if spec.External && !spec.DeletionOnly && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {
+	if spec.External && !spec.spares(ActRetention) && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {
 		pol := substrate.RetentionPolicy{TimeMicros: w.set.RetentionMicros, MaxOffsets: int64(w.set.RetentionRecords)}
 		if err := w.sub.SetRetention(spec.Name, pol); err != nil {
 			panic(fmt.Sprintf("sim: retention on %q: %v", spec.Name, err))

@@ -1,7 +1,7 @@
 package sim
 
 // Deletion-only topics (TopicSpec.DeletionOnly). A scenario reserves such a topic for the deletion
-// fault: no corrupt record (externalWeight), truncation (truncationWeight; no retention policy,
+// fault (TopicSpec.spares names the rule once): no corrupt record (externalWeight), truncation (truncationWeight; no retention policy,
 // world.go), recreation (externalWeight) or redeclaration (maskOf, redeclareWeight) is aimed at it
 // or at its receivers, so they are still running, holding its messages, when a deletion comes
 // due. Every other rule treats it as any external topic: it is produced to, fed, crashed around.
@@ -28,7 +28,7 @@ package sim
 // receiver a fault of another kind can be aimed at (aimableReceivers).
 func (p *proc) readsDeletionOnly() bool {
 	for _, t := range p.declared {
-		if p.w.topics[t].spec.DeletionOnly {
+		if p.w.topics[t].spec.spares(ActRedeclare) {
 			return true
 		}
 	}
@@ -65,13 +65,14 @@ func (w *world) topicBlocked(t int) bool {
 	return false
 }
 
-// anyFaultable reports whether some external topic that is not deletion-only (and, when live is
-// set, is live) exists: a corrupt record needs a live one, a recreation any one. Without it
-// those kinds are disabled (kindEnabled) rather than aimed at a deletion-only topic.
-func (w *world) anyFaultable(live bool) bool {
+// anyFaultable reports whether fault kind k may be aimed at some external topic (one that does
+// not spare it, TopicSpec.spares; and, when live is set, is live): a corrupt record needs a live
+// one, a recreation any one. Without it those kinds are disabled (kindEnabled) rather than aimed
+// at a topic that spares them.
+func (w *world) anyFaultable(k ActionKind, live bool) bool {
 	for t := range w.topics {
 		spec := w.topics[t].spec
-		if spec.External && !spec.DeletionOnly && (!live || w.topics[t].inc >= 0) {
+		if spec.External && !spec.spares(k) && (!live || w.topics[t].inc >= 0) {
 			return true
 		}
 	}

@@ -157,7 +157,7 @@ func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 	case ActProducePlain, ActTxnAbort, ActDeleteTopic:
 		return liveExt
 	case ActProduceCorrupt:
-		return liveExt && w.anyFaultable(true)
+		return liveExt && w.anyFaultable(k, true)
 	case ActProduceStamped:
 		return w.recentN > 0 && liveExt
 	case ActTxnOpen:
@@ -169,7 +169,7 @@ func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 	case ActRetention:
 		return w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0
 	case ActRecreateTopic:
-		return w.externals > 0 && w.anyFaultable(false)
+		return w.externals > 0 && w.anyFaultable(k, false)
 	case ActSessionWrite, ActSessionRead, ActTokenDamage:
 		return w.sessionEnabled(k)
 	}

@@ -112,7 +112,7 @@ func (w *world) topicDisturbed(t int) bool {
 // for every fail-closed fault but its deletion, which weighs targetDeletionOnlyHeld times more
 // while it has a blocked head.
 func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
-	if w.topics[t].spec.DeletionOnly && failClosedTarget(k) && k != ActDeleteTopic {
+	if failClosedTarget(k) && w.topics[t].spec.spares(k) {
 		return 0
 	}
 	if w.explored() {
@@ -229,7 +229,7 @@ func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 // receiver that has not read it to its end (a truncation can discard records it has not read),
 // most for a running one, whose next fetch falls below the new log start at once.
 func (w *world) truncationWeight(c int32) uint32 {
-	if w.topics[w.chans[c].topic].spec.DeletionOnly {
+	if w.topics[w.chans[c].topic].spec.spares(ActDeleteRecords) {
 		return 0
 	}
 	if w.explored() {
@@ -294,7 +294,7 @@ func receiverWeight(p *proc, bonus uint32) uint32 {
 // redeclareWeight is how strongly a redeclaration of down process p prefers topic t: removing a
 // channel p holds messages on is the interesting change.
 func (w *world) redeclareWeight(p *proc, t int) uint32 {
-	if w.topics[t].spec.DeletionOnly {
+	if w.topics[t].spec.spares(ActRedeclare) {
 		return 0
 	}
 	if p.declares(t) && p.holdsOnTopic(t) {
@@ -346,7 +346,7 @@ func (w *world) faultHasTarget(k ActionKind) bool {
 		if !w.topics[t].spec.External && k != ActDeleteRecords || w.topics[t].inc < 0 {
 			continue
 		}
-		if w.topics[t].spec.DeletionOnly && k != ActDeleteTopic {
+		if w.topics[t].spec.spares(k) {
 			continue
 		}
 		for _, p := range w.procs {
