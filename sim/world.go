@@ -115,6 +115,10 @@ type channel struct {
 	// lso mirrors the substrate's last stable offset, refreshed after every operation that can
 	// move it; feeding is enabled below it.
 	lso int64
+	// digest caches the hash of the shadow log's canonical encoding (slots and their messages'
+	// kind, state, sender and content); 0: stale. Whatever changes a slot or a message's state
+	// or payload clears it (world_hash_chan.go).
+	digest uint64
 }
 
 // message is the oracle's record of one produced record.
@@ -278,6 +282,7 @@ func (w *world) setSlot(c int32, pos int64, uid uint64) {
 		ch.slots = append(ch.slots, 0)
 	}
 	ch.slots[pos] = uid
+	ch.digest = 0
 }
 
 // recordAt returns the uid of the committed record at offset pos of channel c, or 0 when no

@@ -408,6 +408,7 @@ func (w *world) setMsgState(uid uint64, st msgState) {
 	if w.msgs[uid-1].state != st {
 		w.ownMsgs()
 		w.msgs[uid-1].state = st
+		w.chans[w.msgs[uid-1].ch].digest = 0
 	}
 }
 
@@ -416,4 +417,5 @@ func (w *world) setMsgPayload(uid uint64, key, value []byte) {
 	w.ownMsgs()
 	m := &w.msgs[uid-1]
 	m.key, m.value, m.digest = key, value, 0
+	w.chans[m.ch].digest = 0
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"slices"
 
@@ -46,12 +47,15 @@ type stateHasher struct {
 	caches                *procHashCaches
 	// exact switches the explorer's abstractions off (explore_canonical.go), for tests.
 	exact bool
+	// verify makes every cached digest be recomputed and compared, panicking on a stale one
+	// (VerifyHashCaches), for tests.
+	verify bool
 }
 
 func newStateHasher(set *Settings) *stateHasher {
 	return &stateHasher{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		withRecent: set.Weights[ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
-		caches: &procHashCaches{}}
+		caches: &procHashCaches{}, verify: verifyHashCaches.Load()}
 }
 
 // sum hashes b.
@@ -97,7 +101,8 @@ func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
 	return appendSession(b, w.sess)
 }
 
-// appendChannel appends channel c: its substrate offsets (when live), then its shadow log.
+// appendChannel appends channel c: its last stable offset, its substrate offsets (when live),
+// then the digest of its shadow log (world_hash_chan.go).
 func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
 	ch := &w.chans[c]
 	b = binary.AppendVarint(b, ch.lso)
@@ -106,18 +111,7 @@ func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
 		b = binary.AppendVarint(b, int64(offs.LogStart))
 		b = binary.AppendVarint(b, int64(offs.HighWatermark))
 	}
-	b = binary.AppendUvarint(b, uint64(len(ch.slots)))
-	for _, uid := range ch.slots {
-		if uid == 0 {
-			b = append(b, 0)
-			continue
-		}
-		m := &w.msgs[uid-1]
-		b = append(b, byte(m.kind), byte(m.state))
-		b = binary.AppendVarint(b, int64(m.sender))
-		b = binary.LittleEndian.AppendUint64(b, h.msgDigest(w, m))
-	}
-	return b
+	return binary.LittleEndian.AppendUint64(b, h.chanDigest(w, c))
 }
 
 // msgDigest returns the digest of message m's immutable content — payload, true past, expressed
@@ -128,7 +122,7 @@ func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
 // two contents with one digest (probability 2⁻⁶⁴ a pair, among a scope's few distinct records)
 // would merge states, as a collision of the state hash itself would.
 func (h *stateHasher) msgDigest(w *world, m *message) uint64 {
-	if m.digest != 0 {
+	if m.digest != 0 && !h.verify {
 		return m.digest
 	}
 	b := h.caches.msg[:0]
@@ -137,8 +131,12 @@ func (h *stateHasher) msgDigest(w *world, m *message) uint64 {
 	b = appendCauses(b, w, m.past)
 	b = appendCauses(b, w, m.expressed)
 	h.caches.msg = b
-	m.digest = max(maphash.Bytes(msgDigestSeed, b), 1)
-	return m.digest
+	d := max(maphash.Bytes(msgDigestSeed, b), 1)
+	if m.digest != 0 && m.digest != d {
+		panic(fmt.Sprintf("sim: the cached content digest of the message at %s:%d is stale", w.chanName(m.ch), m.pos))
+	}
+	m.digest = d
+	return d
 }
 
 // msgDigestSeed seeds message digests (stateHasher.msgDigest).

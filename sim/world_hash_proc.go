@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -43,6 +44,7 @@ type procHashCaches struct {
 	undo    stepUndoScratch         // scratch for appendStepUndo
 	sub     []byte                  // scratch encoding for a cached part
 	msg     []byte                  // scratch encoding of a message's content (msgDigest)
+	chanLog []byte                  // scratch encoding of a channel's shadow log (chanDigest)
 	proc    []byte                  // scratch encoding of a process
 	steps   []int32                 // scratch: a process's step channels, sorted
 	group   []groupEntry            // scratch: a process's committed offsets by channel index
@@ -62,10 +64,12 @@ func (h *stateHasher) appendProc(b []byte, p *proc, worldFree bool) []byte {
 	if free {
 		hash, by = &p.share.freeHash, &p.share.freeBy
 	}
-	if *by != h {
+	if *by != h || h.verify {
 		c := h.caches
 		c.proc = h.encodeProc(c.proc[:0], p, free)
-		*hash, *by = h.sum(c.proc), h
+		key := h.sum(c.proc)
+		h.checkCached(*by == h && *hash != key, "process", p)
+		*hash, *by = key, h
 	}
 	b = binary.LittleEndian.AppendUint64(b, hash[0])
 	return binary.LittleEndian.AppendUint64(b, hash[1])
@@ -203,10 +207,12 @@ func (h *stateHasher) appendCommitted(b []byte, p *proc) []byte {
 	}
 	p.committedShared = true // from now on a commit clones it, so the cached hash stays valid
 	sh := &p.share.committed
-	if sh.by != h || sh.st != p.committed {
+	if sh.by != h || sh.st != p.committed || h.verify {
 		c := h.caches
 		c.sub = p.committed.AppendCanonical(c.sub[:0], worldEncoder{p.w})
-		*sh = stateHash{by: h, st: p.committed, key: h.sum(c.sub)}
+		key := h.sum(c.sub)
+		h.checkCached(sh.by == h && sh.st == p.committed && sh.key != key, "committed state", p)
+		*sh = stateHash{by: h, st: p.committed, key: key}
 	}
 	b = append(b, 1)
 	b = binary.LittleEndian.AppendUint64(b, sh.key[0])
@@ -221,10 +227,12 @@ func (h *stateHasher) appendEngine(b []byte, p *proc) []byte {
 		return append(b, 0)
 	}
 	eh := &r.hash
-	if eh.by != h || eh.eng != r.view() || eh.changes != r.changes {
+	if eh.by != h || eh.eng != r.view() || eh.changes != r.changes || h.verify {
 		c := h.caches
 		c.sub = appendEngineState(c.sub[:0], p)
-		*eh = engineHash{by: h, eng: r.view(), changes: r.changes, key: h.sum(c.sub)}
+		key := h.sum(c.sub)
+		h.checkCached(eh.by == h && eh.eng == r.view() && eh.changes == r.changes && eh.key != key, "engine", p)
+		*eh = engineHash{by: h, eng: r.view(), changes: r.changes, key: key}
 	}
 	b = append(b, 1)
 	b = binary.LittleEndian.AppendUint64(b, eh.key[0])
@@ -266,3 +274,11 @@ func (e worldEncoder) AppendChannel(b []byte, nc node.Channel) []byte {
 
 // AppendTopic implements node.CanonicalEncoder.
 func (e worldEncoder) AppendTopic(b []byte, id node.TopicID) []byte { return appendTopicID(b, e.w, id) }
+
+// checkCached panics when stale says a cached hash of p's part differs from the one just
+// recomputed (only a verifying hasher recomputes a cached hash: VerifyHashCaches).
+func (h *stateHasher) checkCached(stale bool, part string, p *proc) {
+	if stale {
+		panic(fmt.Sprintf("sim: the cached hash of the %s of process %s is stale: a change to it did not clear it", part, p.spec.Name))
+	}
+}

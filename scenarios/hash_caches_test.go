@@ -1,0 +1,103 @@
+package scenarios
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// TestHashCachesStayFresh explores the whole catalogue — every scope honest (the reference scope
+// capped), every scope under every sabotage mode it claims, and random budgets with random
+// sabotage over the catalogue's topologies — with the state hasher verifying its caches
+// (sim.VerifyHashCaches): every cached digest (channel shadow logs, message contents, process,
+// engine and committed-state hashes) is recomputed at every hash and a stale one panics. A
+// change the explorer makes without clearing the cache of what it changed would otherwise merge
+// distinct states silently. Each exploration is also run without verification and must find the
+// same result.
+func TestHashCachesStayFresh(t *testing.T) {
+	for _, sc := range Scopes() {
+		opts, err := sc.Options()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Reference {
+			opts.MaxStates = 20_000
+		}
+		checkVerifiedExplore(t, sc.Name+" honest", sc.Build, opts)
+		for _, m := range sc.Catches {
+			o := opts
+			o.Sabotage, o.HostSabotage, err = sim.ParseSabotage(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.MaxStates = 3_000
+			checkVerifiedExplore(t, sc.Name+" "+m, sc.Build, o)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range 24 {
+		sc := Scopes()[rng.IntN(len(Scopes()))]
+		budget := randomBudget(rng)
+		mode := randomSabotage(rng)
+		b, err := sim.ParseBudget(budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := sim.ExploreOptions{Budget: b, Reduce: rng.IntN(2) == 0, MaxStates: 2_000, Seed: uint64(i + 1)}
+		if opts.Sabotage, opts.HostSabotage, err = sim.ParseSabotage(mode); err != nil {
+			t.Fatal(err)
+		}
+		checkVerifiedExplore(t, fmt.Sprintf("%s budget %s sabotage %s", sc.Name, budget, mode), sc.Build, opts)
+	}
+}
+
+// checkVerifiedExplore explores build's scenario with opts, with cache verification and without,
+// and fails unless both find the same result (a stale cache panics in the verifying run).
+func checkVerifiedExplore(t *testing.T, name string, build func() *sim.Scenario, opts sim.ExploreOptions) {
+	t.Helper()
+	plain := sim.Explore(build(), opts)
+	var verified sim.ExploreResult
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("%s: %v", name, r)
+			}
+		}()
+		sim.VerifyHashCaches(true)
+		defer sim.VerifyHashCaches(false)
+		verified = sim.Explore(build(), opts)
+	}()
+	if verified.String() != plain.String() {
+		t.Errorf("%s: verifying the caches changed the exploration: %v, without %v", name, verified, plain)
+	}
+	t.Logf("%-70s %v", name, verified)
+}
+
+// randomBudget draws a budget: one or two plain messages and a few other kinds at 1 or 2.
+func randomBudget(rng *rand.Rand) string {
+	parts := []string{fmt.Sprintf("msgs=%d", 1+rng.IntN(2))}
+	keys := []string{"stamped", "corrupt", "crash", "stop", "rewind", "truncate", "retention", "delete",
+		"recreate", "redeclare", "abort", "open", "migrate", "zombie", "swrite", "sread", "damage"}
+	for range 1 + rng.IntN(3) {
+		parts = append(parts, fmt.Sprintf("%s=%d", keys[rng.IntN(len(keys))], 1+rng.IntN(2)))
+	}
+	return strings.Join(parts, ",")
+}
+
+// randomSabotage draws a sabotage mode name, or "" (none) one time in four.
+func randomSabotage(rng *rand.Rand) string {
+	modes := []string{""}
+	for _, m := range node.SabotageModes() {
+		modes = append(modes, m.String())
+	}
+	modes = append(modes, sim.HostResetPastLogStart.String())
+	modes = append(modes, sim.SessionSabotageNames()...)
+	if rng.IntN(4) == 0 {
+		return ""
+	}
+	return modes[rng.IntN(len(modes))]
+}

@@ -1,0 +1,72 @@
+package sim
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"sync/atomic"
+)
+
+// A channel's shadow log — per slot the message's kind, state, sender and content digest — is
+// encoded in the world's canonical encoding as one 64-bit digest, cached in the channel: a
+// transition changes the shadow log of one or two channels, and every state re-encoded every
+// channel's slots. The cache lives in the world's channel struct, which a clone copies by value
+// (world.cloneInto), so a clone inherits the digest of the log it copied and a change in one
+// world never reaches another. It is cleared (set to 0, "stale") wherever the shadow log changes:
+//
+//   - world.setSlot (every new message, newMessage, goes through it): a slot changes;
+//   - world.setMsgState: a message's state changes (its channel's digest);
+//   - world.setMsgPayload: a message's payload, and so its content digest, changes.
+//
+// A message's kind, sender, channel and position never change after newMessage. The rest of the
+// channel's encoding (last stable offset, substrate offsets) is read afresh at every hash.
+//
+// A missing invalidation would silently merge distinct states, so a hasher can verify instead
+// (VerifyHashCaches): it then recomputes every cached digest and panics on a mismatch.
+
+// chanDigest returns the digest of channel c's shadow log, computed on first use after a change
+// and cached in the channel. Like a message digest it does not depend on the hasher's seeds.
+func (h *stateHasher) chanDigest(w *world, c int32) uint64 {
+	ch := &w.chans[c]
+	if ch.digest != 0 && !h.verify {
+		return ch.digest
+	}
+	b := h.caches.chanLog[:0]
+	b = h.appendShadowLog(b, w, ch.slots)
+	h.caches.chanLog = b
+	d := max(maphash.Bytes(chanDigestSeed, b), 1)
+	if ch.digest != 0 && ch.digest != d {
+		panic(fmt.Sprintf("sim: the cached shadow log digest of channel %s is stale: a change to it did not clear it", w.chanName(c)))
+	}
+	ch.digest = d
+	return d
+}
+
+// chanDigestSeed seeds channel digests (stateHasher.chanDigest).
+var chanDigestSeed = maphash.MakeSeed()
+
+// appendShadowLog appends the canonical encoding of a channel's slots.
+func (h *stateHasher) appendShadowLog(b []byte, w *world, slots []uint64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(slots)))
+	for _, uid := range slots {
+		if uid == 0 {
+			b = append(b, 0)
+			continue
+		}
+		m := &w.msgs[uid-1]
+		b = append(b, byte(m.kind), byte(m.state))
+		b = binary.AppendVarint(b, int64(m.sender))
+		b = binary.LittleEndian.AppendUint64(b, h.msgDigest(w, m))
+	}
+	return b
+}
+
+// verifyHashCaches is VerifyHashCaches's switch, read by every new hasher.
+var verifyHashCaches atomic.Bool
+
+// VerifyHashCaches switches the explorer's cache verification on or off for every exploration
+// started afterwards (for tests: it makes hashing several times slower). With it on, the state
+// hasher recomputes every digest it would take from a cache — channel shadow logs, message
+// contents, process encodings — and panics when a cached one differs: a change that did not clear
+// a cache, which would otherwise merge distinct states silently.
+func VerifyHashCaches(on bool) { verifyHashCaches.Store(on) }
