@@ -259,7 +259,7 @@ func (w *world) refreshLSO(c int32) {
 	if !w.incs[ch.inc].alive {
 		return
 	}
-	offs, err := w.sub.ListOffsets(ch.tp)
+	offs, err := w.sub.ListOffsetsAt(ch.inc, ch.tp)
 	if err != nil {
 		panic(fmt.Sprintf("sim: list offsets of live channel %s: %v", w.chanName(c), err))
 	}
@@ -268,7 +268,8 @@ func (w *world) refreshLSO(c int32) {
 
 // offsets returns the substrate's offsets of a live channel.
 func (w *world) offsets(c int32) substrate.Offsets {
-	offs, err := w.sub.ListOffsets(w.chans[c].tp)
+	ch := &w.chans[c]
+	offs, err := w.sub.ListOffsetsAt(ch.inc, ch.tp)
 	if err != nil {
 		panic(fmt.Sprintf("sim: list offsets of %s: %v", w.chanName(c), err))
 	}

@@ -162,6 +162,21 @@ func (m *Model) ListOffsets(tp TopicPartition) (Offsets, error) {
 	return p.offsets(), nil
 }
 
+// ListOffsetsAt is ListOffsets for a caller that also knows tp's incarnation number inc (see
+// Incarnation): when inc is that number it skips resolving the topic ID, which is most of
+// ListOffsets' work (the simulator's state hash lists the offsets of every live channel on every
+// explored state). Any other inc is merely slower: it falls back to ListOffsets, so the answer,
+// errors included, is always ListOffsets(tp)'s.
+func (m *Model) ListOffsetsAt(inc int32, tp TopicPartition) (Offsets, error) {
+	if uint(inc) < uint(len(m.topics)) {
+		t := &m.topics[inc]
+		if t.id == tp.Topic && !t.deleted && uint(tp.Partition) < uint(len(t.partitions)) {
+			return t.partitions[tp.Partition].offsets(), nil
+		}
+	}
+	return m.ListOffsets(tp)
+}
+
 // DeleteRecords implements Substrate.
 func (m *Model) DeleteRecords(tp TopicPartition, before Offset) error {
 	_, p, err := m.writablePartition(tp)
