@@ -35,30 +35,32 @@ func (p *modelPool) recycle() {
 	p.staged.recycle()
 }
 
-// recycler hands out slices of T: made are those handed out since the last recycle (still in
-// use), free those no one reads any more.
+// recycler hands out slices of T. slices holds every slice it made, in the order of the allocs
+// that first got them: slices[:used] were handed out since the last recycle (still in use),
+// slices[used:] are free, left from earlier lives of the model. Recycling is then one store,
+// however many slices a life made (the explorer recycles a model per transition).
 type recycler[T any] struct {
-	made, free [][]T
+	slices [][]T
+	used   int
 }
 
-// alloc returns an empty slice with room for n elements: the last free one when its room suffices,
-// else a new one (the free one is then dropped, so the free list never grows past what one
-// model's life made). Either way it is recorded as made. A nil recycler (a model without a pool)
-// just allocates.
+// alloc returns an empty slice with room for n elements: the next free one when its room
+// suffices, else a new one in its place (the free one is dropped, so the recycler never holds
+// more slices than one model's life used). A nil recycler (a model without a pool) just
+// allocates.
 func (r *recycler[T]) alloc(n int) []T {
 	if r == nil {
 		return make([]T, 0, n)
 	}
-	var s []T
-	if k := len(r.free); k > 0 { // the last free slice, or a new one in its place if it is too small
-		s = r.free[k-1][:0]
-		r.free[k-1] = nil
-		r.free = r.free[:k-1]
+	if r.used == len(r.slices) {
+		r.slices = append(r.slices, nil)
 	}
+	s := r.slices[r.used][:0]
 	if cap(s) < n {
 		s = make([]T, 0, n)
+		r.slices[r.used] = s
 	}
-	r.made = append(r.made, s)
+	r.used++
 	return s
 }
 
@@ -71,14 +73,8 @@ func (r *recycler[T]) clone(s []T, extra int) []T {
 	return append(r.alloc(len(s)+extra), s...)
 }
 
-// recycle moves every made slice to the free list.
-func (r *recycler[T]) recycle() {
-	for i, s := range r.made {
-		r.free = append(r.free, s)
-		r.made[i] = nil
-	}
-	r.made = r.made[:0]
-}
+// recycle makes every slice handed out free.
+func (r *recycler[T]) recycle() { r.used = 0 }
 
 // The pool's recyclers, nil for a model without a pool (one from NewModel, Clone or CloneWithIDs:
 // only CloneInto gives a model a pool, since only a recycled model's slices are known to be free).
