@@ -215,6 +215,13 @@ func applyCauses(c *Causes, removed []Channel, set []Cause) {
 // that old lacks or names differently. The usual step changes a few positions of the same
 // channels: that case is counted in a first walk, so the result is allocated once at its size.
 func diffCauses(old, cur Causes) (removed []Channel, set []Cause) {
+	return diffCausesInto(old, cur, nil, nil)
+}
+
+// diffCausesInto is diffCauses appending to removed[:0] and set[:0] (storage a caller reuses): an
+// empty result is nil either way, as diffCauses returns it.
+func diffCausesInto(old, cur Causes, removed []Channel, set []Cause) ([]Channel, []Cause) {
+	removed, set = removed[:0], set[:0]
 	a, b := old.pairs, cur.pairs
 	if len(a) == len(b) {
 		changed := 0
@@ -228,12 +235,15 @@ func diffCauses(old, cur Causes) (removed []Channel, set []Cause) {
 			}
 		}
 		if changed >= 0 {
-			if changed > 0 {
+			if changed == 0 {
+				return nil, nil
+			}
+			if cap(set) < changed {
 				set = make([]Cause, 0, changed)
-				for i := range b {
-					if a[i].Position != b[i].Position {
-						set = append(set, b[i])
-					}
+			}
+			for i := range b {
+				if a[i].Position != b[i].Position {
+					set = append(set, b[i])
 				}
 			}
 			return nil, set
@@ -254,5 +264,14 @@ func diffCauses(old, cur Causes) (removed []Channel, set []Cause) {
 			a, b = a[1:], b[1:]
 		}
 	}
-	return removed, set
+	return nilIfEmpty(removed), nilIfEmpty(set)
+}
+
+// nilIfEmpty returns s, or nil when it is empty: a Delta's empty lists are nil whatever storage
+// they were built in.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }

@@ -138,6 +138,8 @@ type Engine struct {
 	versionDirty   bool
 	commitFrontier Causes
 	commitPast     Causes
+	// deltaRoom is where CommitReused builds its Deltas (engine_commit.go); never shared.
+	deltaRoom deltaRoom
 }
 
 // Frontier returns the current frontier: what every emission expresses. Read-only.

@@ -24,7 +24,8 @@ func (e *Engine) Clone() *Engine { return e.CloneInto(new(Engine)) }
 
 // CloneInto is Clone into the storage of dst, an engine nothing reads or changes any more (the
 // simulator's explorer recycles the engines of worlds it is done with): dst's channel array and
-// step change lists, holds block and frontier block are reused, so a clone costs up to four
+// step change lists, holds block, frontier block and CommitReused's room are reused (e's room
+// is not copied), so a clone costs up to four
 // allocations fewer. (Frontier and DeliveredPast hand out views of the frontier block: they must
 // not be read once the engine is dead.) It returns dst, in exactly e's state. dst must
 // not be e.
@@ -33,8 +34,10 @@ func (e *Engine) CloneInto(dst *Engine) *Engine {
 		panic("node: CloneInto an engine's own storage")
 	}
 	chans, dirty, removed, holdBlock, causeBlock := dst.chans[:0], dst.dirty[:0], dst.removed[:0], dst.holdBlock, dst.causeBlock
+	room := dst.deltaRoom // e's is e's own: CommitReused on both would write into one array
 	c := dst
 	*c = *e
+	c.deltaRoom = room
 	c.chans = append(chans, e.chans...)
 	c.holdBlock = cloneHolds(c.chans, e.chans, holdBlock)
 	c.keys = slices.Clip(e.keys)

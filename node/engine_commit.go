@@ -11,46 +11,95 @@ import (
 // (the version entry of a fresh process, new bindings, join clamp, start positions, discarded
 // holds). A hold taken and delivered in the same step never appears. Cost: proportional to the
 // channels and holds the step touched plus the frontier's width, never to buffer depth. After a
-// refusal Commit returns an empty Delta: nothing of a refused step may commit.
-func (e *Engine) Commit() Delta {
+// refusal Commit returns an empty Delta: nothing of a refused step may commit. The Delta's lists
+// are the caller's to keep.
+func (e *Engine) Commit() Delta { return e.commit(nil) }
+
+// CommitReused is Commit building the Delta's lists in storage the engine owns and reuses: they
+// are valid only until the engine's next CommitReused (or until StartInto or CloneInto reuses the
+// engine's storage), so the host must apply the Delta at once and keep none of its lists. The
+// Delta is otherwise exactly the one Commit would return (empty lists are nil). A host that
+// applies every delta straight away (the simulator's explorer commits on most transitions) saves
+// the Delta's allocations, up to six a commit.
+func (e *Engine) CommitReused() Delta { return e.commit(&e.deltaRoom) }
+
+// deltaRoom is the storage CommitReused builds Deltas in (each list at its largest capacity so
+// far). An engine's deltaRoom is never shared with another live engine: CloneInto keeps dst's.
+type deltaRoom struct {
+	fed             []FedPosition
+	newHolds        []HeldMessage
+	removedHolds    []HoldRef
+	frontierRemoved []Channel
+	frontier        []Cause
+	pastRemoved     []Channel
+	past            []Cause
+}
+
+// commit is Commit building the lists in room's storage when room is not nil (CommitReused),
+// else in new storage.
+func (e *Engine) commit(room *deltaRoom) Delta {
 	if e.refusal != nil {
 		return Delta{}
+	}
+	if room == nil {
+		room = &deltaRoom{}
 	}
 	d := Delta{SetVersion: e.versionDirty}
 	if e.bindingsDirty {
 		d.Bindings = slices.Clone(e.bindings)
 	}
 	slices.Sort(e.dirty)
-	if len(e.dirty) > 0 {
-		d.Fed = make([]FedPosition, 0, len(e.dirty)) // at most one row per dirty channel
+	fed, newHolds := room.fed[:0], room.newHolds[:0]
+	if len(e.dirty) > 0 && cap(fed) < len(e.dirty) {
+		fed = make([]FedPosition, 0, len(e.dirty)) // at most one row per dirty channel
 	}
 	for _, i := range e.dirty {
 		c := &e.chans[i]
 		if c.fedDirty {
-			d.Fed = append(d.Fed, FedPosition{Channel: c.ch, FedUpTo: c.fed})
+			fed = append(fed, FedPosition{Channel: c.ch, FedUpTo: c.fed})
 		}
 		if c.holdsDirty {
-			d.NewHolds = e.flushHolds(c, d.NewHolds)
+			newHolds = e.flushHolds(c, newHolds)
 		}
 		c.fedDirty, c.holdsDirty, c.scanAll, c.listed = false, false, false, false
 	}
-	if len(e.removed) > 0 {
-		d.RemovedHolds = slices.Clone(e.removed)
-		slices.SortFunc(d.RemovedHolds, func(a, b HoldRef) int {
-			if r := compareChannels(a.Channel, b.Channel); r != 0 {
-				return r
-			}
-			return cmpOffset(a.Position, b.Position)
-		})
+	room.fed, room.newHolds = fed, newHolds
+	d.Fed, d.NewHolds = nilIfEmpty(fed), nilIfEmpty(newHolds)
+	if len(e.dirty) > 0 && d.Fed == nil {
+		d.Fed = fed[:0:0] // as before: a dirty step's Fed is non-nil even when no fedUpTo moved
 	}
-	d.FrontierRemoved, d.Frontier = diffCauses(e.commitFrontier, e.frontier)
-	d.PastRemoved, d.Past = diffCauses(e.commitPast, e.past)
+	if len(e.removed) > 0 {
+		room.removedHolds = append(room.removedHolds[:0], e.removed...)
+		d.RemovedHolds = room.removedHolds
+		slices.SortFunc(d.RemovedHolds, compareHoldRefs)
+	}
+	d.FrontierRemoved, d.Frontier = diffCausesInto(e.commitFrontier, e.frontier, room.frontierRemoved, room.frontier)
+	d.PastRemoved, d.Past = diffCausesInto(e.commitPast, e.past, room.pastRemoved, room.past)
+	room.frontierRemoved, room.frontier = keepRoom(room.frontierRemoved, d.FrontierRemoved), keepRoom(room.frontier, d.Frontier)
+	room.pastRemoved, room.past = keepRoom(room.pastRemoved, d.PastRemoved), keepRoom(room.past, d.Past)
 	e.commitFrontier.pairs = append(e.commitFrontier.pairs[:0], e.frontier.pairs...)
 	e.commitPast.pairs = append(e.commitPast.pairs[:0], e.past.pairs...)
 	e.dirty = e.dirty[:0]
 	e.removed = e.removed[:0]
 	e.versionDirty, e.bindingsDirty = false, false
 	return d
+}
+
+// keepRoom returns the storage a deltaRoom keeps for a list: used when it is not nil (it was
+// built in old or grew out of it), else old.
+func keepRoom[T any](old, used []T) []T {
+	if used == nil {
+		return old
+	}
+	return used
+}
+
+// compareHoldRefs orders hold references by channel, then position.
+func compareHoldRefs(a, b HoldRef) int {
+	if r := compareChannels(a.Channel, b.Channel); r != 0 {
+		return r
+	}
+	return cmpOffset(a.Position, b.Position)
 }
 
 // flushHolds appends c's holds taken since the last Commit to out, in position order, and marks

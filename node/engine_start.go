@@ -22,8 +22,8 @@ func Start(committed *State, init Init, opts Options) (*Engine, error) {
 
 // StartInto is Start building the engine in the storage of dst, when not nil: an engine nothing
 // reads or changes any more (the simulator's explorer recycles the engines of worlds it is done
-// with, and restarts a process on many transitions). dst's struct, channel array, frontier block
-// and step change lists are reused, so a start costs up to three allocations fewer; the slices a
+// with, and restarts a process on many transitions). dst's struct, channel array, frontier block,
+// step change lists and CommitReused's room are reused, so a start costs up to three allocations fewer; the slices a
 // clone of dst may share (channel keys, send topics, retained positions, bindings) are not. It
 // returns dst (or a new engine when dst is nil) in exactly the state Start returns, or nil and
 // the refusal; either way dst must not be used again except as the engine returned.
@@ -82,7 +82,7 @@ func newEngineInto(dst *Engine, init Init, opts Options) *Engine {
 		e = &Engine{}
 	} else {
 		chans = dst.chans[:cap(dst.chans)]
-		*e = Engine{dirty: dst.dirty[:0], removed: dst.removed[:0]}
+		*e = Engine{dirty: dst.dirty[:0], removed: dst.removed[:0], deltaRoom: dst.deltaRoom}
 	}
 	e.opts, e.budgetBytes = opts, opts.MetadataBudgetBytes
 	if e.budgetBytes == 0 {

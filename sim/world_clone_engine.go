@@ -151,9 +151,10 @@ func (r *engineRef) Emit(ch node.Channel, rec node.Record) (node.Record, error) 
 	return out, err
 }
 
-// Commit is node.Engine.Commit, journalled.
+// Commit is node.Engine.Commit, journalled. The delta's lists live in the engine's reused room
+// (node.Engine.CommitReused): the caller (proc.commit) applies it at once and keeps none of them.
 func (r *engineRef) Commit() node.Delta {
-	d := r.engine().Commit()
+	d := r.engine().CommitReused()
 	r.note(callCommit, node.Channel{}, 0)
 	return d
 }
