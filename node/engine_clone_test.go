@@ -233,3 +233,29 @@ func TestStartIntoARecycledEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestStateCloneIntoReusesTheFrontierBlock checks that State.CloneInto carves the frontier and
+// delivered past from the dead state's block, and that applying a delta to the clone (which
+// changes positions in place) leaves the source unchanged.
+func TestStateCloneIntoReusesTheFrontierBlock(t *testing.T) {
+	a, b := etCh(1, 0), etCh(2, 0)
+	e := etStart(t, &State{}, etInit(a, b), Options{})
+	cloneScript(t, e, a, b, 0)
+	src := e.Snapshot()
+	if src.Frontier().Len() == 0 || src.DeliveredPast().Len() == 0 {
+		t.Fatalf("fixture: frontier %v, past %v should not be empty", src.Frontier(), src.DeliveredPast())
+	}
+	dead := src.Clone() // its frontier and past are carved from one block
+	block := &dead.causeBlock[0]
+	orig := src.Clone()
+	c := src.CloneInto(dead)
+	if !c.Equal(src) || &c.frontier.pairs[0] != block {
+		t.Fatalf("CloneInto: equal %v, frontier reuses the dead block %v", c.Equal(src), &c.frontier.pairs[0] == block)
+	}
+	if err := c.Apply(Delta{Frontier: []Cause{{a, 40}, {b, 40}}, Past: []Cause{{a, 40}, {b, 40}}}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := c.Frontier().Lookup(b); p != 40 || !src.Equal(orig) {
+		t.Fatalf("clone's frontier b@%d (want 40); source unchanged: %v", p, src.Equal(orig))
+	}
+}

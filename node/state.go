@@ -75,6 +75,9 @@ type State struct {
 	// after validating, Apply keeps it only when the delta provably keeps every invariant
 	// (keepsInvariants), Clone copies it. Anything else leaves it false, which costs only time.
 	checked bool
+	// causeBlock is the block CloneInto carved the frontier and delivered past from (nil
+	// otherwise; they may have outgrown it since): a CloneInto into this state's storage reuses it.
+	causeBlock []Cause
 }
 
 // Version returns the format version (0 = no state yet).
@@ -145,13 +148,13 @@ func (s *State) Clone() *State { return s.CloneInto(new(State)) }
 
 // CloneInto is Clone into the storage of dst, a state nothing reads or changes any more (the
 // simulator's explorer recycles the committed states of worlds it is done with): dst's binding,
-// fedUpTo and hold-queue lists are reused (the queues' contents stay shared with s, as Clone
-// shares them); the frontier block is made afresh. It returns dst. dst must not be s.
+// fedUpTo and hold-queue lists and its frontier block are reused (the queues' contents stay
+// shared with s, as Clone shares them). It returns dst. dst must not be s.
 func (s *State) CloneInto(dst *State) *State {
 	if dst == s {
 		panic("node: CloneInto a state's own storage")
 	}
-	bindings, fed, holds := dst.bindings[:0], dst.fed[:0], dst.holds[:0]
+	bindings, fed, holds, block := dst.bindings[:0], dst.fed[:0], dst.holds[:0], dst.causeBlock
 	*dst = State{
 		version:  s.version,
 		bindings: append(bindings, s.bindings...),
@@ -160,7 +163,7 @@ func (s *State) CloneInto(dst *State) *State {
 		past:     s.past,
 		checked:  s.checked,
 	}
-	copyCausesBlock([]*Causes{&dst.frontier, &dst.past})
+	dst.causeBlock = copyCausesBlockInto([]*Causes{&dst.frontier, &dst.past}, block)
 	for i := range s.holds {
 		live := s.holds[i].queue.live()
 		holds = append(holds, channelHolds{ch: s.holds[i].ch, queue: fifo[HeldMessage]{items: live[:len(live):len(live)]}})
