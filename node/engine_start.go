@@ -23,14 +23,18 @@ func Start(committed *State, init Init, opts Options) (*Engine, error) {
 // StartInto is Start building the engine in the storage of dst, when not nil: an engine nothing
 // reads or changes any more (the simulator's explorer recycles the engines of worlds it is done
 // with, and restarts a process on many transitions). dst's struct, channel array, frontier block,
-// step change lists and CommitReused's room are reused, so a start costs up to three allocations fewer; the slices a
-// clone of dst may share (channel keys, send topics, retained positions, bindings) are not. It
+// step change lists and CommitReused's room are reused, so a start costs up to three allocations
+// fewer. The slices a clone of dst may share (channel keys, send topics, retained positions,
+// bindings) are never written; the keys, send topics and bindings are kept, as they are, when the
+// new engine's are equal to them (a process restarted with the same declaration), else made
+// afresh. It
 // returns dst (or a new engine when dst is nil) in exactly the state Start returns, or nil and
 // the refusal; either way dst must not be used again except as the engine returned.
 func StartInto(dst *Engine, committed *State, init Init, opts Options) (*Engine, error) {
-	var spare []Cause // dst's frontier block, for the frontiers' copies
+	var spare []Cause          // dst's frontier block, for the frontiers' copies
+	var prevBindings []Binding // dst's bindings: kept when the new ones are equal (read-only)
 	if dst != nil {
-		spare = dst.causeBlock
+		spare, prevBindings = dst.causeBlock, dst.bindings
 	}
 	e := newEngineInto(dst, init, opts)
 	st := committed
@@ -46,7 +50,7 @@ func StartInto(dst *Engine, committed *State, init Init, opts Options) (*Engine,
 	if r := e.restoreHolds(st); r != nil {
 		return nil, r
 	}
-	if r := e.restoreBindings(st, init.Bindings); r != nil {
+	if r := e.restoreBindings(st, init.Bindings, prevBindings); r != nil {
 		return nil, r
 	}
 	e.restoreFed(st)
@@ -78,10 +82,12 @@ func newEngineInto(dst *Engine, init Init, opts Options) *Engine {
 	}
 	e := dst
 	var chans []chanState
+	var prevKeys []channelKey
+	var prevSend []TopicID
 	if e == nil {
 		e = &Engine{}
 	} else {
-		chans = dst.chans[:cap(dst.chans)]
+		chans, prevKeys, prevSend = dst.chans[:cap(dst.chans)], dst.keys, dst.sendTopics
 		*e = Engine{dirty: dst.dirty[:0], removed: dst.removed[:0], deltaRoom: dst.deltaRoom}
 	}
 	e.opts, e.budgetBytes = opts, opts.MetadataBudgetBytes
@@ -98,18 +104,61 @@ func newEngineInto(dst *Engine, init Init, opts Options) *Engine {
 		e.chans[i].ch = ch
 	}
 	slices.SortFunc(e.chans, func(a, b chanState) int { return compareChannels(a.ch, b.ch) })
-	e.keys = make([]channelKey, len(e.chans))
 	for i := range e.chans {
 		ch := &e.chans[i].ch
 		if !ch.valid() || (i > 0 && e.chans[i-1].ch == *ch) {
 			panic(fmt.Sprintf("node: received channel %v is invalid or listed twice", *ch))
 		}
-		e.keys[i] = keyOf(ch)
 	}
-	e.sendTopics = slices.Clone(init.SendTopics)
-	slices.SortFunc(e.sendTopics, topicOrder)
-	e.sendTopics = slices.Compact(e.sendTopics)
+	e.keys = channelKeys(e.chans, prevKeys)
+	e.sendTopics = sendTopicSet(init.SendTopics, prevSend)
 	return e
+}
+
+// channelKeys returns the keys of chans: prev itself when it holds exactly those keys (it is
+// read-only, possibly shared with clones, and stays unchanged), else a new slice.
+func channelKeys(chans []chanState, prev []channelKey) []channelKey {
+	same := len(prev) == len(chans) && len(prev) > 0
+	for i := 0; same && i < len(chans); i++ {
+		same = prev[i] == keyOf(&chans[i].ch)
+	}
+	if same {
+		return prev
+	}
+	keys := make([]channelKey, len(chans))
+	for i := range chans {
+		keys[i] = keyOf(&chans[i].ch)
+	}
+	return keys
+}
+
+// sendTopicSet returns the set of topics, sorted by topicOrder: prev itself when it is that set
+// (prev is a dead engine's, read-only, possibly shared with clones, and stays unchanged), else a
+// sorted copy.
+func sendTopicSet(topics, prev []TopicID) []TopicID {
+	if sameTopicSet(topics, prev) {
+		return prev
+	}
+	sorted := slices.Clone(topics)
+	slices.SortFunc(sorted, topicOrder)
+	return slices.Compact(sorted)
+}
+
+// sameTopicSet reports whether topics (any order, duplicates allowed) names exactly the topics of
+// set (sorted, unique, at most 64: a larger set is reported as different).
+func sameTopicSet(topics, set []TopicID) bool {
+	if len(set) == 0 || len(set) > 64 || len(topics) < len(set) {
+		return false
+	}
+	var seen uint64 // bit i: set[i] is named
+	for _, t := range topics {
+		i, ok := slices.BinarySearchFunc(set, t, topicOrder)
+		if !ok {
+			return false
+		}
+		seen |= 1 << i
+	}
+	return seen == 1<<len(set)-1 // all ones when len(set) is 64: the shift gives 0
 }
 
 // restoreHolds loads the committed holds of received channels and refuses holds on a channel no
@@ -136,8 +185,9 @@ func (e *Engine) restoreHolds(st *State) *Refusal {
 }
 
 // restoreBindings refuses a declared name bound to another topic ID than recorded, and records
-// new bindings.
-func (e *Engine) restoreBindings(st *State, declared []Binding) *Refusal {
+// new bindings. When no binding is new and prev (a dead engine's bindings, read-only) equals
+// the recorded ones, the engine keeps prev instead of a copy.
+func (e *Engine) restoreBindings(st *State, declared, prev []Binding) *Refusal {
 	byName := func(a, b Binding) int { return compareStrings(a.Name, b.Name) }
 	decl := declared // read-only; sorted in a copy when the host did not sort it
 	if !slices.IsSortedFunc(decl, byName) {
@@ -159,6 +209,10 @@ func (e *Engine) restoreBindings(st *State, declared []Binding) *Refusal {
 		}
 	}
 	if len(st.bindings)+added == 0 {
+		return nil
+	}
+	if added == 0 && slices.Equal(st.bindings, prev) {
+		e.bindings = prev
 		return nil
 	}
 	e.bindings = make([]Binding, len(st.bindings), len(st.bindings)+added)
