@@ -138,8 +138,10 @@ type Engine struct {
 	versionDirty   bool
 	commitFrontier Causes
 	commitPast     Causes
-	// deltaRoom is where CommitReused builds its Deltas (engine_commit.go); never shared.
-	deltaRoom deltaRoom
+	// deltaRoom is where CommitReused builds its Deltas (engine_commit.go), made on its first
+	// call; never shared with another engine. A pointer, so that copying and resetting the
+	// engine struct (CloneInto, StartInto) stays cheap.
+	deltaRoom *deltaRoom
 }
 
 // Frontier returns the current frontier: what every emission expresses. Read-only.

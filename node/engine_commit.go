@@ -21,7 +21,12 @@ func (e *Engine) Commit() Delta { return e.commit(nil) }
 // Delta is otherwise exactly the one Commit would return (empty lists are nil). A host that
 // applies every delta straight away (the simulator's explorer commits on most transitions) saves
 // the Delta's allocations, up to six a commit.
-func (e *Engine) CommitReused() Delta { return e.commit(&e.deltaRoom) }
+func (e *Engine) CommitReused() Delta {
+	if e.deltaRoom == nil {
+		e.deltaRoom = new(deltaRoom)
+	}
+	return e.commit(e.deltaRoom)
+}
 
 // deltaRoom is the storage CommitReused builds Deltas in (each list at its largest capacity so
 // far). An engine's deltaRoom is never shared with another live engine: CloneInto keeps dst's.

@@ -1,9 +1,6 @@
 package node
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Emit validates an emission and stamps it (SPEC §3): the topic must be a declared send topic
 // (EMISSION_TO_UNDECLARED_CHANNEL) and the application must not attach reserved parsley.* headers
@@ -17,7 +14,7 @@ func (e *Engine) Emit(ch Channel, rec Record) (Record, error) {
 	if e.refusal != nil {
 		return Record{}, e.refusal
 	}
-	if _, ok := slices.BinarySearchFunc(e.sendTopics, ch.Topic, topicOrder); !ok {
+	if !topicSet(e.sendTopics).has(ch.Topic) {
 		return Record{}, e.fail(refuse(ReasonEmissionToUndeclaredChannel, ch, noPosition,
 			"topic %s is not a declared send topic", ch.Topic))
 	}

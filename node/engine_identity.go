@@ -73,11 +73,23 @@ func newTopicSet(ids []TopicID) topicSet {
 	return sorted
 }
 
-// has reports whether id is in s.
+// has reports whether id is in s. A small set (the usual report names zero to a few topics) is
+// scanned for an equal ID, cheaper than ordering comparisons; a larger one binary-searched.
 func (s topicSet) has(id TopicID) bool {
+	if len(s) <= topicScanMax {
+		for i := range s {
+			if s[i] == id {
+				return true
+			}
+		}
+		return false
+	}
 	_, ok := slices.BinarySearchFunc(s, id, topicOrder)
 	return ok
 }
+
+// topicScanMax is the largest topic set has scans linearly.
+const topicScanMax = 8
 
 // pruneCauses removes every entry whose channel's topic is in dead or recreated.
 func pruneCauses(c *Causes, dead, recreated topicSet) {

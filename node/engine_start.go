@@ -152,8 +152,8 @@ func sameTopicSet(topics, set []TopicID) bool {
 	}
 	var seen uint64 // bit i: set[i] is named
 	for _, t := range topics {
-		i, ok := slices.BinarySearchFunc(set, t, topicOrder)
-		if !ok {
+		i := slices.Index(set, t)
+		if i < 0 {
 			return false
 		}
 		seen |= 1 << i
