@@ -15,14 +15,20 @@ type modelGroup struct {
 
 // set commits o, replacing the group's previous offset for the same partition.
 func (g *modelGroup) set(o GroupOffset) {
-	i, found := slices.BinarySearchFunc(g.offsets, o.TopicPartition, func(e GroupOffset, tp TopicPartition) int {
-		return e.TopicPartition.Compare(tp)
-	})
-	if found {
-		g.offsets[i] = o
+	lo, hi := 0, len(g.offsets) // binary search for the first offset not below o's partition
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if g.offsets[mid].TopicPartition.Compare(o.TopicPartition) < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(g.offsets) && g.offsets[lo].TopicPartition == o.TopicPartition {
+		g.offsets[lo] = o
 		return
 	}
-	g.offsets = slices.Insert(g.offsets, i, o)
+	g.offsets = slices.Insert(g.offsets, lo, o)
 }
 
 // hasTopic reports whether the group has an offset on topic id.

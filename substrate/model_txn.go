@@ -169,12 +169,14 @@ func (m *Model) SendOffsetsToTransaction(p TxnProducer, group string, offsets []
 	if group == "" {
 		return fmt.Errorf("%w: empty group", ErrInvalidArgument)
 	}
-	idxs := make([]int32, len(offsets))
-	for i, o := range offsets {
-		var err error
-		if idxs[i], err = m.validGroupOffset(o); err != nil {
+	var idxRoom [8]int32 // a step sends a few offsets: no allocation for their incarnations
+	idxs := idxRoom[:0]
+	for _, o := range offsets {
+		idx, err := m.validGroupOffset(o)
+		if err != nil {
 			return err
 		}
+		idxs = append(idxs, idx)
 	}
 	t := m.ownTxn(p.slot)
 	for i, o := range offsets {

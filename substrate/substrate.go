@@ -34,6 +34,8 @@
 package substrate
 
 import (
+	"cmp"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 )
@@ -88,15 +90,11 @@ func (id TopicID) String() string {
 
 // Compare orders topic IDs bytewise: -1 if id < other, 0 if equal, +1 if id > other.
 func (id TopicID) Compare(other TopicID) int {
-	for i := range id {
-		if id[i] != other[i] {
-			if id[i] < other[i] {
-				return -1
-			}
-			return 1
-		}
+	// Big-endian words order as their bytes do, so two word comparisons do the bytewise one.
+	if a, b := binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(other[:8]); a != b {
+		return cmp.Compare(a, b)
 	}
-	return 0
+	return cmp.Compare(binary.BigEndian.Uint64(id[8:]), binary.BigEndian.Uint64(other[8:]))
 }
 
 // Partition is a partition number within a topic, in [0, partitions).
