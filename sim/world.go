@@ -259,7 +259,7 @@ func (w *world) refreshLSO(c int32) {
 	if !w.incs[ch.inc].alive {
 		return
 	}
-	offs, err := w.sub.ListOffsetsAt(ch.inc, ch.tp)
+	offs, err := w.sub.IncarnationOffsets(ch.inc, ch.tp.Partition)
 	if err != nil {
 		panic(fmt.Sprintf("sim: list offsets of live channel %s: %v", w.chanName(c), err))
 	}
@@ -269,7 +269,7 @@ func (w *world) refreshLSO(c int32) {
 // offsets returns the substrate's offsets of a live channel.
 func (w *world) offsets(c int32) substrate.Offsets {
 	ch := &w.chans[c]
-	offs, err := w.sub.ListOffsetsAt(ch.inc, ch.tp)
+	offs, err := w.sub.IncarnationOffsets(ch.inc, ch.tp.Partition)
 	if err != nil {
 		panic(fmt.Sprintf("sim: list offsets of %s: %v", w.chanName(c), err))
 	}

@@ -162,19 +162,28 @@ func (m *Model) ListOffsets(tp TopicPartition) (Offsets, error) {
 	return p.offsets(), nil
 }
 
-// ListOffsetsAt is ListOffsets for a caller that also knows tp's incarnation number inc (see
-// Incarnation): when inc is that number it skips resolving the topic ID, which is most of
-// ListOffsets' work (the simulator's state hash lists the offsets of every live channel on every
-// explored state). Any other inc is merely slower: it falls back to ListOffsets, so the answer,
-// errors included, is always ListOffsets(tp)'s.
-func (m *Model) ListOffsetsAt(inc int32, tp TopicPartition) (Offsets, error) {
+// IncarnationOffsets is ListOffsets for partition part of incarnation inc (the incarnation
+// number, see Incarnation), for a caller that keeps incarnation numbers: it skips resolving a
+// topic ID, which is most of ListOffsets' work (the simulator's state hash lists the offsets of
+// every live channel on every explored state). Its errors are ListOffsets' for that incarnation's
+// ID, and ErrUnknownTopic for a number no incarnation has.
+func (m *Model) IncarnationOffsets(inc int32, part Partition) (Offsets, error) {
 	if uint(inc) < uint(len(m.topics)) {
 		t := &m.topics[inc]
-		if t.id == tp.Topic && !t.deleted && uint(tp.Partition) < uint(len(t.partitions)) {
-			return t.partitions[tp.Partition].offsets(), nil
+		if !t.deleted && uint(part) < uint(len(t.partitions)) {
+			return t.partitions[part].offsets(), nil
 		}
 	}
-	return m.ListOffsets(tp)
+	return Offsets{}, m.incarnationError(inc, part)
+}
+
+// incarnationError says why IncarnationOffsets did not resolve partition part of incarnation
+// inc.
+func (m *Model) incarnationError(inc int32, part Partition) error {
+	if uint(inc) >= uint(len(m.topics)) {
+		return fmt.Errorf("%w: incarnation %d of %d", ErrUnknownTopic, inc, len(m.topics))
+	}
+	return m.partitionError(TopicPartition{Topic: m.topics[inc].id, Partition: part})
 }
 
 // DeleteRecords implements Substrate.

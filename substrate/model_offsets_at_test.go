@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestListOffsetsAtMatchesListOffsets holds ListOffsetsAt to ListOffsets for every partition ID
-// (live, deleted, recreated, out-of-range partition, never issued) under every incarnation
-// number, right or wrong, including negative and past-the-end ones.
-func TestListOffsetsAtMatchesListOffsets(t *testing.T) {
+// TestIncarnationOffsetsMatchesListOffsets holds IncarnationOffsets to ListOffsets of the
+// incarnation's ID for every partition number (in range or not) of every incarnation (live,
+// deleted, recreated), and checks it refuses numbers no incarnation has.
+func TestIncarnationOffsetsMatchesListOffsets(t *testing.T) {
 	m := NewModel(SeededTopicIDs(7))
 	a := mustCreate(t, m, "a", 2)
 	b := mustCreate(t, m, "b", 1)
@@ -29,30 +29,37 @@ func TestListOffsetsAtMatchesListOffsets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := []TopicID{a, b, b2, {1}}
+	if _, err := m.ProduceTx(p, TopicPartition{Topic: b2}, Record{Value: []byte("z")}); err != nil {
+		t.Fatal(err)
+	}
 	checked := 0
-	for _, id := range ids {
+	for _, id := range []TopicID{a, b, b2} {
+		inc, ok := m.Incarnation(id)
+		if !ok {
+			t.Fatalf("no incarnation for %s", id)
+		}
 		for part := Partition(-1); part <= 2; part++ {
-			tp := TopicPartition{Topic: id, Partition: part}
-			want, wantErr := m.ListOffsets(tp)
-			for inc := int32(-1); inc <= int32(len(m.topics)); inc++ {
-				got, gotErr := m.ListOffsetsAt(inc, tp)
-				if got != want || (gotErr == nil) != (wantErr == nil) ||
-					(gotErr != nil && gotErr.Error() != wantErr.Error()) {
-					t.Fatalf("ListOffsetsAt(%d, %v) = %+v, %v; ListOffsets says %+v, %v", inc, tp, got, gotErr, want, wantErr)
-				}
-				checked++
+			want, wantErr := m.ListOffsets(TopicPartition{Topic: id, Partition: part})
+			got, gotErr := m.IncarnationOffsets(int32(inc), part)
+			if got != want || (gotErr == nil) != (wantErr == nil) ||
+				(gotErr != nil && gotErr.Error() != wantErr.Error()) {
+				t.Fatalf("IncarnationOffsets(%d, %d) = %+v, %v; ListOffsets says %+v, %v", inc, part, got, gotErr, want, wantErr)
 			}
+			checked++
 		}
 	}
-	inc, _ := m.Incarnation(a)
-	if offs, err := m.ListOffsetsAt(int32(inc), TopicPartition{Topic: a, Partition: 1}); err != nil || offs.HighWatermark != 1 {
-		t.Fatalf("ListOffsetsAt of a/1 = %+v, %v; want high watermark 1", offs, err)
+	if offs, err := m.IncarnationOffsets(2, 0); err != nil || offs != (Offsets{LogStart: 0, LastStable: 0, HighWatermark: 1}) {
+		t.Fatalf("IncarnationOffsets of b2/0 = %+v, %v; want the open transaction's record holding the LSO at 0", offs, err)
 	}
-	if _, err := m.ListOffsetsAt(1, TopicPartition{Topic: b}); !errors.Is(err, ErrUnknownTopic) {
-		t.Fatalf("ListOffsetsAt of deleted b = %v, want ErrUnknownTopic", err)
+	if _, err := m.IncarnationOffsets(1, 0); !errors.Is(err, ErrUnknownTopic) {
+		t.Fatalf("IncarnationOffsets of deleted b = %v, want ErrUnknownTopic", err)
 	}
-	if checked == 0 {
-		t.Fatal("nothing checked")
+	for _, inc := range []int32{-1, 3, 1 << 30} {
+		if _, err := m.IncarnationOffsets(inc, 0); !errors.Is(err, ErrUnknownTopic) {
+			t.Fatalf("IncarnationOffsets(%d, 0) = %v, want ErrUnknownTopic", inc, err)
+		}
+	}
+	if checked != 12 {
+		t.Fatalf("checked %d partitions, want 12", checked)
 	}
 }
