@@ -146,18 +146,73 @@ func stepChanged(p *proc) bool {
 
 // worldRollbackFree is the part of being rollback-free that reads only the world, the same for
 // every process of a state (the hash decides it once per state): no sabotage, sessions or open
-// external transaction, no kind left that could roll back, restart or refuse, no frontier can
-// reach the metadata budget.
+// external transaction, and settingsRollbackFree.
 func worldRollbackFree(w *world) bool {
-	if w.opts.Sabotage != node.SabotageNone || w.opts.HostSabotage != HostHonest || w.sess != nil || w.ext.open {
-		return false
-	}
+	return worldActorsRollbackFree(w) && settingsRollbackFree(w.scn, w.set)
+}
+
+// worldActorsRollbackFree is the part of worldRollbackFree that reads the world's options and
+// actors: no sabotage, no sessions, no open external transaction.
+func worldActorsRollbackFree(w *world) bool {
+	return w.opts.Sabotage == node.SabotageNone && w.opts.HostSabotage == HostHonest && w.sess == nil && !w.ext.open
+}
+
+// settingsRollbackFree is the part of worldRollbackFree that reads only the scenario and the
+// settings: no kind left that could roll back, restart or refuse, no frontier can reach the
+// metadata budget.
+func settingsRollbackFree(scn *Scenario, set *Settings) bool {
 	for k := range numActionKinds {
-		if left(w, ActionKind(k)) && !rollbackFreeKinds[k] {
+		if set.Weights[k] > 0 && !rollbackFreeKinds[k] { // left(w, k)
 			return false
 		}
 	}
-	return frontierFitsBudget(w.scn, w.set)
+	return frontierFitsBudget(scn, set)
+}
+
+// rollbackFreeMemo memoizes settingsRollbackFree for a hasher, which asks at every hash. A world's
+// settings are never changed in place (explorer.settingsWithout makes a new one when a budget runs
+// out), so the answer is a function of the pointers; the memo holds them, so their addresses are
+// not reused. last is the pair asked last: a state's successors mostly share their settings.
+type rollbackFreeMemo struct {
+	last rollbackFreeEntry
+	seen map[rollbackFreeKey]bool
+}
+
+// rollbackFreeKey is a (scenario, settings) pair of rollbackFreeMemo.
+type rollbackFreeKey struct {
+	scn *Scenario
+	set *Settings
+}
+
+// rollbackFreeEntry is a pair and its answer.
+type rollbackFreeEntry struct {
+	rollbackFreeKey
+	free bool
+}
+
+// worldRollbackFree is worldRollbackFree(w), its settings part memoized.
+func (h *stateHasher) worldRollbackFree(w *world) bool {
+	if !worldActorsRollbackFree(w) {
+		return false
+	}
+	m, key := &h.caches.free, rollbackFreeKey{w.scn, w.set}
+	if m.last.rollbackFreeKey == key && !h.verify {
+		return m.last.free
+	}
+	free, ok := m.seen[key]
+	if !ok || h.verify {
+		fresh := settingsRollbackFree(w.scn, w.set)
+		if ok && fresh != free {
+			panic("sim: the memoized rollback-free answer of a world's settings is stale: settings changed in place")
+		}
+		free = fresh
+		if m.seen == nil {
+			m.seen = make(map[rollbackFreeKey]bool)
+		}
+		m.seen[key] = free
+	}
+	m.last = rollbackFreeEntry{key, free}
+	return free
 }
 
 // procRollbackFree is the part of being rollback-free that reads process p: running, no custom

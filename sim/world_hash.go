@@ -94,7 +94,7 @@ func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
 	if h.withRecent {
 		b = h.appendRecent(b, w)
 	}
-	free := !h.exact && worldRollbackFree(w)
+	free := !h.exact && h.worldRollbackFree(w)
 	for _, p := range w.procs {
 		b = h.appendProc(b, p, free)
 	}

@@ -45,6 +45,7 @@ type procHashCaches struct {
 	sub     []byte                  // scratch encoding for a cached part
 	msg     []byte                  // scratch encoding of a message's content (msgDigest)
 	chanLog []byte                  // scratch encoding of a channel's shadow log (chanDigest)
+	free    rollbackFreeMemo        // settingsRollbackFree's answers
 	proc    []byte                  // scratch encoding of a process
 	steps   []int32                 // scratch: a process's step channels, sorted
 	group   []groupEntry            // scratch: a process's committed offsets by channel index
