@@ -25,6 +25,9 @@ import (
 type cow struct {
 	c      node.Causes
 	shared bool
+	// digest caches the hash of c's canonical encoding (world_hash_frontier.go); 0: stale. own,
+	// the one way to change c in place, clears it.
+	digest uint64
 }
 
 // own returns the frontier for changing, cloning it first if it is shared.
@@ -33,6 +36,7 @@ func (f *cow) own() *node.Causes {
 		f.c = f.c.Clone()
 		f.shared = false
 	}
+	f.digest = 0
 	return &f.c
 }
 
@@ -278,7 +282,7 @@ func (o *procOracle) rollback(p *proc) bool {
 	}
 	if o.stepOpen {
 		for i, f := range o.frontiers() {
-			f.c, f.shared = o.saved[i], true
+			f.c, f.shared, f.digest = o.saved[i], true, 0
 		}
 	}
 	for _, uid := range o.stepSent {

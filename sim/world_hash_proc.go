@@ -41,15 +41,16 @@ type engineHash struct {
 
 // procHashCaches are the stateHasher's caches.
 type procHashCaches struct {
-	undo    stepUndoScratch         // scratch for appendStepUndo
-	sub     []byte                  // scratch encoding for a cached part
-	msg     []byte                  // scratch encoding of a message's content (msgDigest)
-	chanLog []byte                  // scratch encoding of a channel's shadow log (chanDigest)
-	free    rollbackFreeMemo        // settingsRollbackFree's answers
-	proc    []byte                  // scratch encoding of a process
-	steps   []int32                 // scratch: a process's step channels, sorted
-	group   []groupEntry            // scratch: a process's committed offsets by channel index
-	offsets []substrate.GroupOffset // scratch: a process's committed offsets
+	undo     stepUndoScratch         // scratch for appendStepUndo
+	sub      []byte                  // scratch encoding for a cached part
+	msg      []byte                  // scratch encoding of a message's content (msgDigest)
+	chanLog  []byte                  // scratch encoding of a channel's shadow log (chanDigest)
+	frontier []byte                  // scratch encoding of a frontier (frontierDigest)
+	free     rollbackFreeMemo        // settingsRollbackFree's answers
+	proc     []byte                  // scratch encoding of a process
+	steps    []int32                 // scratch: a process's step channels, sorted
+	group    []groupEntry            // scratch: a process's committed offsets by channel index
+	offsets  []substrate.GroupOffset // scratch: a process's committed offsets
 }
 
 // groupEntry is one committed group offset by world channel index.
@@ -151,12 +152,12 @@ func appendPC(b []byte, pc *pcState, free bool) []byte {
 	return b
 }
 
-// appendOracle appends p's oracle: frontiers, the open step's staging and its undo log (what a
-// rollback would restore).
+// appendOracle appends p's oracle: frontiers (each as its cached digest, world_hash_frontier.go),
+// the open step's staging and its undo log (what a rollback would restore).
 func (h *stateHasher) appendOracle(b []byte, p *proc, free bool) []byte {
 	w, o := p.w, &p.o
 	for _, f := range o.frontiers() {
-		b = appendCauses(b, w, f.c)
+		b = h.appendFrontier(b, p, f)
 	}
 	b = binary.AppendVarint(b, o.deliveries)
 	open := stepChanged(p) || (h.exact && o.stepOpen) // an open step that changed nothing is encoded as none (explore_canonical.go)
