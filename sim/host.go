@@ -50,6 +50,9 @@ type proc struct {
 	// everResolved marks every topic the process ever resolved (the refusal ledger's view of
 	// which recreations may change an identity it recorded).
 	everResolved map[int]bool
+	// resolvedDigest caches the hash of resolved and everResolved's canonical encoding
+	// (world_hash_resolved.go); 0: stale. Whatever replaces the maps clears it.
+	resolvedDigest uint64
 
 	status    procStatus
 	committed *node.State

@@ -62,6 +62,7 @@ func (p *proc) resolve() {
 		return // nothing would change: keep sharing the maps
 	}
 	p.resolved, p.everResolved = maps.Clone(p.resolved), maps.Clone(p.everResolved)
+	p.resolvedDigest = 0
 	for _, t := range p.declared {
 		if inc := p.w.topics[t].inc; inc >= 0 {
 			p.resolved[t] = inc

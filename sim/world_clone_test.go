@@ -17,7 +17,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
-			"committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",
+			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",
 			"drainable", "stepChans", "workMark", "fetchBuf", "injected", "refusalWhy", "o", "pcList", "store",
 			"share"}, // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
 		"pcState": {"ch", "received", "readPos", "lastFed", "startPos", "committedPos", "firstRead", "firstFixed",

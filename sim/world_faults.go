@@ -190,6 +190,7 @@ func (w *world) redeclare(p *proc, t int) {
 		p.declared = slices.Delete(slices.Clone(p.declared), i, i+1)
 		p.resolved = maps.Clone(p.resolved)
 		delete(p.resolved, t)
+		p.resolvedDigest = 0
 		w.emitProc("redeclared", p, "removed "+w.topics[t].spec.Name)
 	} else {
 		p.declared = slices.Insert(slices.Clip(p.declared), i, t) // full: Insert copies it

@@ -45,7 +45,8 @@ type procHashCaches struct {
 	sub      []byte                  // scratch encoding for a cached part
 	msg      []byte                  // scratch encoding of a message's content (msgDigest)
 	chanLog  []byte                  // scratch encoding of a channel's shadow log (chanDigest)
-	frontier []byte                  // scratch encoding of a frontier (frontierDigest)
+	frontier []byte                  // scratch encoding of a frontier (appendFrontier)
+	resolved []byte                  // scratch encoding of a process's resolved topics (appendResolved)
 	free     rollbackFreeMemo        // settingsRollbackFree's answers
 	proc     []byte                  // scratch encoding of a process
 	steps    []int32                 // scratch: a process's step channels, sorted
@@ -97,14 +98,7 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	for _, t := range p.declared {
 		b = binary.AppendUvarint(b, uint64(t))
 	}
-	for t := range w.topics {
-		inc, ok := p.resolved[t]
-		if !ok {
-			inc = -1
-		}
-		b = binary.AppendVarint(b, int64(inc))
-		b = appendBool(b, p.everResolved[t])
-	}
+	b = h.appendResolved(b, p)
 	b = binary.AppendUvarint(b, uint64(len(p.recv)))
 	for _, pc := range p.recv {
 		b = binary.AppendUvarint(b, uint64(pc.ch))
