@@ -146,6 +146,9 @@ func (m *Model) ProduceTx(p TxnProducer, tp TopicPartition, rec Record) (Offset,
 	o := part.append(logEntry{rec: rec, kind: entryOpen, txn: p.slot})
 	if !containsPartition(t.parts, key) {
 		t.parts = append(t.parts, key)
+		if len(part.open) == cap(part.open) { // grow into the pool's room, not a fresh array
+			part.open = m.pool.openRecycler().clone(part.open, 1)
+		}
 		part.open = append(part.open, openTxn{txn: p.slot, first: o})
 	}
 	t.records = append(t.records, txnRecord{txnPartition: key, offset: o})
