@@ -47,10 +47,10 @@ type Model struct {
 
 	clockMicros int64
 
-	// topicMapsShared, txnNamesShared, txnsShared and groupsShared say byID/byName, txnByName,
-	// txns and groups are shared with a clone: copied before the next change (copy-on-write,
-	// model_clone.go).
-	topicMapsShared, txnNamesShared, txnsShared, groupsShared bool
+	// topicsShared, topicMapsShared, txnNamesShared, txnsShared and groupsShared say topics,
+	// byID/byName, txnByName, txns and groups are shared with a clone: copied before the next
+	// change (copy-on-write, model_clone.go).
+	topicsShared, topicMapsShared, txnNamesShared, txnsShared, groupsShared bool
 
 	// pool is the storage the copy-on-write copies reuse (model_pool.go): set by CloneInto, nil
 	// otherwise; never shared between models.
@@ -165,6 +165,7 @@ const maxPartitions = 1 << 16
 
 func (m *Model) createTopic(name string, partitions int) TopicID {
 	m.ownTopicMaps()
+	m.ownTopics()
 	id := m.newID()
 	idx := int32(len(m.topics))
 	m.topics = append(m.topics, modelTopic{
@@ -200,6 +201,7 @@ func (m *Model) DeleteTopic(name string) error {
 // Kafka's group coordinator does for deleted partitions), open transactions forget it. The name's
 // byName entry stays (boundTopic reads it as unbound), so no shared map is copied.
 func (m *Model) deleteTopic(idx int32) {
+	m.ownTopics()
 	t := &m.topics[idx]
 	t.deleted = true
 	if m.pool == nil {

@@ -13,10 +13,10 @@ import (
 // ownership rule in the package comment). TxnProducer handles issued by m are valid on the clone.
 //
 // The copy is copy-on-write (the exhaustive explorer clones a model per transition, and a
-// transition touches one or two partitions): the clone and m share the ID maps, the partition
-// logs, the transactions and the group offsets, each marked shared on both sides, and whichever
-// side changes a shared part first copies it (ownMaps, ownPartition, ownTxns, ownGroups). Only the
-// model struct and the slice of incarnations are copied at once.
+// transition touches one or two partitions): the clone and m share the incarnations, the ID maps,
+// the partition logs, the transactions and the group offsets, each marked shared on both sides,
+// and whichever side changes a shared part first copies it (ownTopics, ownTopicMaps,
+// ownPartition, ownTxns, ownGroups). Only the model struct is copied at once.
 //
 // A model from NewSeededModel clones its ID stream, so the clone issues the IDs m would have
 // issued; a model from NewModel(ids) shares ids with its clone (use CloneWithIDs to give the clone
@@ -33,19 +33,19 @@ func (m *Model) Clone() *Model {
 
 // CloneWithIDs is Clone with a different topic ID source for the clone.
 func (m *Model) CloneWithIDs(ids func() TopicID) *Model {
-	m.topicMapsShared, m.txnNamesShared, m.txnsShared, m.groupsShared = true, true, true, true
-	for i := range m.topics {
-		m.topics[i].partsShared = true
-	}
+	m.markShared()
 	c := *m
 	c.ids, c.seeded, c.pool = ids, nil, nil
-	c.topics = slices.Clone(m.topics)
 	return &c
 }
 
+// markShared marks every copy-on-write part of m shared, before a clone is made of it.
+func (m *Model) markShared() {
+	m.topicsShared, m.topicMapsShared, m.txnNamesShared, m.txnsShared, m.groupsShared = true, true, true, true, true
+}
+
 // CloneInto is CloneWithIDs reusing the storage of dst, when not nil: a model its owner is done
-// with, made by Clone, CloneWithIDs or CloneInto (so its struct and incarnation slice are its
-// own). dst must not be used afterwards except as the clone returned. The clone's copy-on-write
+// with, made by Clone, CloneWithIDs or CloneInto (so its struct is its own). dst must not be used afterwards except as the clone returned. The clone's copy-on-write
 // copies reuse the slices dst's own copies allocated (model_pool.go), so every model cloned from
 // dst, directly or not, must be done with as well (the explorer recycles a world only after its
 // successors).
@@ -53,19 +53,29 @@ func (m *Model) CloneInto(dst *Model, ids func() TopicID) *Model {
 	if dst == nil {
 		return m.CloneWithIDs(ids)
 	}
-	topics, pool := dst.topics[:0], dst.pool
+	pool := dst.pool
 	if pool == nil {
 		pool = new(modelPool)
 	}
 	pool.recycle() // dst and every model that shared its copies are done with
-	m.topicMapsShared, m.txnNamesShared, m.txnsShared, m.groupsShared = true, true, true, true
+	m.markShared()
+	*dst = *m
+	dst.ids, dst.seeded, dst.pool = ids, nil, pool
+	return dst
+}
+
+// ownTopics gives m its own copy of the incarnation slice if it is shared with a clone (every
+// change of an incarnation or its partitions starts here). The copies' partition slices are still
+// the clone's too, so they are marked shared (ownPartition).
+func (m *Model) ownTopics() {
+	if !m.topicsShared {
+		return
+	}
+	m.topics = m.pool.topicRecycler().clone(m.topics, 1) // room for a recreation
 	for i := range m.topics {
 		m.topics[i].partsShared = true
 	}
-	*dst = *m
-	dst.ids, dst.seeded, dst.pool = ids, nil, pool
-	dst.topics = append(topics, m.topics...)
-	return dst
+	m.topicsShared = false
 }
 
 // ownTopicMaps gives m its own copy of the topic ID and name maps if they are shared with a
@@ -92,6 +102,7 @@ func (m *Model) ownTxnNames() {
 // incarnation's partition slice and then the partition's log if they are shared with a clone.
 // The copied log keeps only the reachable suffix [logStart, HW).
 func (m *Model) ownPartition(idx int32, part Partition) *modelPartition {
+	m.ownTopics()
 	t := &m.topics[idx]
 	if t.partsShared {
 		t.partitions = m.pool.partRecycler().clone(t.partitions, 0)

@@ -209,6 +209,7 @@ func (m *Model) SetRetention(name string, policy RetentionPolicy) error {
 	if policy.TimeMicros < 0 || policy.MaxOffsets < 0 {
 		return fmt.Errorf("%w: retention %+v for %q", ErrInvalidArgument, policy, name)
 	}
+	m.ownTopics()
 	m.topics[idx].retention = policy
 	return nil
 }
@@ -225,6 +226,7 @@ func (m *Model) AdvanceClock(nowMicros int64) error {
 		for j := range t.partitions {
 			if to := retentionStart(&t.partitions[j], t.retention, m.clockMicros); to > t.partitions[j].logStart {
 				m.ownPartition(int32(i), Partition(j)).raiseLogStart(to)
+				t = &m.topics[i] // ownPartition may have copied the incarnations
 			}
 		}
 	}

@@ -10,6 +10,7 @@ package substrate
 
 // modelPool is a recycled model's slices: one recycler per element type.
 type modelPool struct {
+	topics  recycler[modelTopic]
 	logs    recycler[logEntry]
 	parts   recycler[modelPartition]
 	open    recycler[openTxn]
@@ -24,6 +25,7 @@ type modelPool struct {
 
 // recycle makes every slice the pool's model allocated free for reuse.
 func (p *modelPool) recycle() {
+	p.topics.recycle()
 	p.logs.recycle()
 	p.parts.recycle()
 	p.open.recycle()
@@ -78,6 +80,13 @@ func (r *recycler[T]) recycle() { r.used = 0 }
 
 // The pool's recyclers, nil for a model without a pool (one from NewModel, Clone or CloneWithIDs:
 // only CloneInto gives a model a pool, since only a recycled model's slices are known to be free).
+
+func (p *modelPool) topicRecycler() *recycler[modelTopic] {
+	if p == nil {
+		return nil
+	}
+	return &p.topics
+}
 
 func (p *modelPool) logRecycler() *recycler[logEntry] {
 	if p == nil {
