@@ -56,7 +56,8 @@ func TestRecycledClonesMatchPlainClones(t *testing.T) {
 }
 
 // poolOps are the changes TestRecycledClonesMatchPlainClones applies: every kind of copy-on-write
-// copy (logs, partition slices, transactions and their lists, groups and their offsets).
+// copy (incarnations, logs, partition slices, transactions and their lists, groups and their
+// offsets), retention included.
 var poolOps = []func(m *Model, p *TxnProducer) string{
 	func(m *Model, _ *TxnProducer) string {
 		return poolErr(m.Produce(poolTP(m, "a", 0), Record{Value: []byte("v")}, ProducePlain))
@@ -87,6 +88,12 @@ var poolOps = []func(m *Model, p *TxnProducer) string{
 		return poolErr(0, m.CommitOffsets("h", []GroupOffset{{poolTP(m, "b", 1), 1}}))
 	},
 	func(m *Model, _ *TxnProducer) string { return poolErr(0, m.DeleteRecords(poolTP(m, "a", 0), 1)) },
+	func(m *Model, _ *TxnProducer) string {
+		if err := m.SetRetention("b", RetentionPolicy{MaxOffsets: 1}); err != nil {
+			return poolErr(0, err)
+		}
+		return poolErr(0, m.AdvanceClock(m.ClockMicros()+1))
+	},
 	func(m *Model, _ *TxnProducer) string { return poolErr(0, m.DeleteTopic("b")) },
 	func(m *Model, _ *TxnProducer) string { _, err := m.RecreateTopic("a"); return poolErr(0, err) },
 }
