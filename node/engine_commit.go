@@ -13,7 +13,10 @@ import (
 // channels and holds the step touched plus the frontier's width, never to buffer depth. After a
 // refusal Commit returns an empty Delta: nothing of a refused step may commit. The Delta's lists
 // are the caller's to keep.
-func (e *Engine) Commit() Delta { return e.commit(nil) }
+func (e *Engine) Commit() (d Delta) {
+	e.commitInto(&d, nil)
+	return d
+}
 
 // CommitReused is Commit building the Delta's lists in storage the engine owns and reuses: they
 // are valid only until the engine's next CommitReused (or until StartInto or CloneInto reuses the
@@ -25,7 +28,9 @@ func (e *Engine) CommitReused() Delta {
 	if e.deltaRoom == nil {
 		e.deltaRoom = new(deltaRoom)
 	}
-	return e.commit(e.deltaRoom)
+	var d Delta
+	e.commitInto(&d, e.deltaRoom)
+	return d
 }
 
 // deltaRoom is the storage CommitReused builds Deltas in (each list at its largest capacity so
@@ -40,16 +45,16 @@ type deltaRoom struct {
 	past            []Cause
 }
 
-// commit is Commit building the lists in room's storage when room is not nil (CommitReused),
-// else in new storage.
-func (e *Engine) commit(room *deltaRoom) Delta {
+// commitInto is Commit into d (the zero Delta), building the lists in room's storage when room
+// is not nil (CommitReused), else in new storage.
+func (e *Engine) commitInto(d *Delta, room *deltaRoom) {
 	if e.refusal != nil {
-		return Delta{}
+		return
 	}
 	if room == nil {
 		room = &deltaRoom{}
 	}
-	d := Delta{SetVersion: e.versionDirty}
+	d.SetVersion = e.versionDirty
 	if e.bindingsDirty {
 		d.Bindings = slices.Clone(e.bindings)
 	}
@@ -87,7 +92,6 @@ func (e *Engine) commit(room *deltaRoom) Delta {
 	e.dirty = e.dirty[:0]
 	e.removed = e.removed[:0]
 	e.versionDirty, e.bindingsDirty = false, false
-	return d
 }
 
 // keepRoom returns the storage a deltaRoom keeps for a list: used when it is not nil (it was
