@@ -60,22 +60,24 @@ const heldSpare = 1
 // all carved from one block: each channel's region is its live entries plus heldSpare free
 // entries, capacity-capped (s[a:b:c]) so that no append, insertion or compaction through one
 // buffer reaches a neighbour's region. The restored holds are a read-only view: it is shared.
-// When no channel has own entries (the usual case right after a restart, or once the step's holds
-// are delivered) nothing is allocated: a later receipt grows its own buffer. The block is carved
-// from spare (a dead engine's block, CloneInto) when it is large enough; cloneHolds returns the
-// block dst's engine now owns (spare itself when nothing was carved).
+// The block is carved from spare (a dead engine's block, CloneInto) when it is large enough, so
+// that even a clone with no own entries (the usual case right after a restart, or once the step's
+// holds are delivered) gets room for its next receipt on every channel without allocating; when
+// spare is too small, a clone with no own entries allocates nothing (a later receipt grows its own
+// buffer) and one with own entries allocates a block of the size it needs. cloneHolds returns the
+// block dst's engine now owns (spare itself when nothing was allocated).
 func cloneHolds(dst, src []chanState, spare []heldEntry) []heldEntry {
 	n := 0
 	for i := range src {
 		n += src[i].held.own.len()
 	}
-	if n == 0 {
+	size := n + len(src)*heldSpare
+	if n == 0 && cap(spare) < size {
 		for i := range dst {
 			dst[i].held.own = fifo[heldEntry]{}
 		}
 		return spare
 	}
-	size := n + len(src)*heldSpare
 	owned := spare[:cap(spare)]
 	if cap(spare) < size {
 		owned = make([]heldEntry, size)

@@ -259,3 +259,36 @@ func TestStateCloneIntoReusesTheFrontierBlock(t *testing.T) {
 		t.Fatalf("clone's frontier b@%d (want 40); source unchanged: %v", p, src.Equal(orig))
 	}
 }
+
+// TestCloneIntoCarvesRoomWithoutHolds checks that a clone of an engine holding nothing of its own,
+// into a dead engine with a large holds block, gets heldSpare room per channel from that block,
+// and that filling each channel past it keeps the channels apart and behaves as a fresh clone.
+func TestCloneIntoCarvesRoomWithoutHolds(t *testing.T) {
+	a, b, gate := etCh(1, 0), etCh(2, 0), etCh(9, 0)
+	dead := etStart(t, &State{}, etInit(a, b, gate), Options{})
+	blockScript(t, dead, gate, []Channel{a, b}, 0, 6)
+	dead = dead.Clone() // its holds block is now CloneInto's to reuse
+	e := etStart(t, &State{}, etInit(a, b, gate), Options{})
+	fresh, recycled := e.Clone(), e.CloneInto(dead)
+	for i := range recycled.chans {
+		if got := cap(recycled.chans[i].held.own.items); got != heldSpare {
+			t.Fatalf("channel %d: own room %d, want %d carved from the dead block", i, got, heldSpare)
+		}
+	}
+	var out [2][]string
+	for k, c := range []*Engine{fresh, recycled} {
+		for pos := range Offset(3) {
+			etFeed(t, c, a, pos, etRec("a", etCause(gate, pos)))
+			etFeed(t, c, b, pos, etRec("b", etCause(gate, pos)))
+		}
+		etFeed(t, c, gate, 0, etRec("g"))
+		out[k] = etDrain(c)
+		out[k] = append(out[k], fmt.Sprint(c.Commit().NewHolds))
+	}
+	if len(out[0]) < 3 || !slices.Equal(out[0], out[1]) {
+		t.Fatalf("recycled clone diverged from a fresh clone:\n got %q\nwant %q", out[1], out[0])
+	}
+	if e.HeldCount() != 0 {
+		t.Fatal("running the clones changed the original")
+	}
+}
