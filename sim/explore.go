@@ -142,7 +142,10 @@ func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
-	return newExplorer(scn, opts).run()
+	x := newExplorer(scn, opts)
+	res := x.run()
+	x.visited.free() // it may be a large mapping outside the Go heap (explore_visited_mem_linux.go)
+	return res
 }
 
 // run explores from the root and finishes the result.

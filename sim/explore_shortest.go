@@ -20,6 +20,7 @@ func ShortestViolation(scn *Scenario, opts ExploreOptions, v ExploreViolation) E
 		x := newExplorer(scn, o)
 		x.maxDepthZero = d == 0
 		res := x.run()
+		x.visited.free()
 		for _, f := range res.Violations {
 			if f.Criterion == v.Criterion && f.Process == v.Process {
 				return f

@@ -9,14 +9,17 @@ package sim
 // for, so a miss stops early and a lookup touches one or two cache lines even at a load of 7/8).
 // Depths live in a parallel slice made only for a bounded exploration. A Go map of the same
 // entries costs about 50 bytes an entry and two to three cache misses a lookup; this table
-// costs 24/load bytes (27-55) and one miss.
+// costs 24/load bytes (27-55) and one miss. On Linux a large table lives outside the Go heap in
+// huge pages (explore_visited_mem_linux.go), so that miss is not also a TLB miss; the explorer
+// frees it when the exploration ends.
 
 // visitedSet maps state hashes to visits. The zero value is not usable: newVisitedSet.
 type visitedSet struct {
-	slots  []visitSlot // len is a power of two; an empty slot has the zero key
-	depths []int32     // depths[i] is slots[i]'s visit depth; nil when depths are not kept
-	mask   uint64      // len(slots)-1
-	n      int         // entries in slots (the zero key's entry is in zero)
+	slots  []visitSlot // len is a power of two; an empty slot has the zero key; in mem
+	mem    slotMemory
+	depths []int32 // depths[i] is slots[i]'s visit depth; nil when depths are not kept
+	mask   uint64  // len(slots)-1
+	n      int     // entries in slots (the zero key's entry is in zero)
 	// zero is the entry of the all-zero key, which marks empty slots (a hash that is zero in both
 	// halves is possible in principle, so it is kept aside rather than ruled out).
 	zero    visit
@@ -127,8 +130,9 @@ func (s *visitedSet) insert(e visitSlot, depth int32) {
 
 // resize moves every entry into a table of n slots (a power of two).
 func (s *visitedSet) resize(n int, withDepths bool) {
-	old, oldDepths := s.slots, s.depths
-	s.slots, s.mask = make([]visitSlot, n), uint64(n-1)
+	old, oldDepths, oldMem := s.slots, s.depths, s.mem
+	s.mem = newSlotMemory(n)
+	s.slots, s.mask = s.mem.slots, uint64(n-1)
 	s.depths = nil
 	if withDepths {
 		s.depths = make([]int32, n)
@@ -143,6 +147,13 @@ func (s *visitedSet) resize(n int, withDepths bool) {
 		}
 		s.insert(old[i], depth)
 	}
+	oldMem.free()
+}
+
+// free gives the table's storage back: the set must not be used afterwards.
+func (s *visitedSet) free() {
+	s.mem.free()
+	*s = visitedSet{}
 }
 
 // each calls f with every entry, in no particular order (for tests).
