@@ -62,7 +62,7 @@ func (w *world) exemptions(p *proc) map[int32]int64 {
 // stuckForever reports whether message uid at p names a never-occupied position on a received
 // channel, or waits for an exempt message.
 func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	for _, cause := range m.expressed.Pairs() {
 		c := w.nodeChan(cause.Channel)
 		if c < 0 {

@@ -9,7 +9,7 @@ import "fmt"
 
 // checkOverexpression stages an OVEREXPRESSION violation for emission uid.
 func (w *world) checkOverexpression(p *proc, uid uint64) {
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	bound, cur := p.o.bound.c.Pairs(), 0
 	for _, cause := range m.expressed.Pairs() {
 		if b, ok := lookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {

@@ -17,7 +17,7 @@ import (
 
 // checkCausalOrderAtDelivery is the delivery-time half of S1 (staged with the step).
 func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
-	m := &w.msgs[b-1]
+	m := w.msgs[b-1]
 	for _, cause := range m.past.Pairs() {
 		c := w.nodeChan(cause.Channel)
 		if c < 0 {
@@ -61,7 +61,7 @@ func (w *world) checkCausalOrderLifetime() {
 
 // inversionBefore looks for a true cause of delivery d that p delivered after d.
 func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
-	m := &w.msgs[d.uid-1]
+	m := w.msgs[d.uid-1]
 	for _, cause := range m.past.Pairs() {
 		c := w.nodeChan(cause.Channel)
 		pc, ok := p.pcs[c]

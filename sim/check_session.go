@@ -69,7 +69,7 @@ func (s *sessionWorld) checkCoverage(c, op int, m *readModel, served []int, pres
 // checkRYW: every served partition's true past reflects each committed write of the session.
 func (s *sessionWorld) checkRYW(c, op int, m *readModel, served []int) {
 	for _, wr := range s.clients[c].writes {
-		msg := &s.w.msgs[wr.uid-1]
+		msg := s.w.msgs[wr.uid-1]
 		nc := s.w.chans[msg.ch].nc
 		for _, p := range served {
 			if got, ok := s.projections[p].truth.Lookup(nc); !ok || int64(got) < msg.pos {
@@ -98,7 +98,7 @@ func (s *sessionWorld) checkMR(c, op int, m *readModel, served []int) {
 
 // checkWFR: committed write uid carries every row its session read before.
 func (s *sessionWorld) checkWFR(c, op int, uid uint64) {
-	msg := &s.w.msgs[uid-1]
+	msg := s.w.msgs[uid-1]
 	for _, r := range s.clients[c].reads {
 		if ch, pos, ok := firstUncovered(msg.expressed, r.rows); ok {
 			s.violate(CritSessionWFR, c, fmt.Sprintf("write op %d (%s) carries %s only up to %s, but the earlier read op %d of %s served the row at %d",

@@ -8,7 +8,7 @@ import "fmt"
 
 // checkAssigned stages a STRUCT12 violation for emission uid.
 func (w *world) checkAssigned(p *proc, uid uint64) {
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	seen, cur := p.o.seen.c.Pairs(), 0
 	for _, cause := range m.expressed.Pairs() {
 		q := int64(cause.Position)

@@ -9,7 +9,7 @@ import "fmt"
 
 // checkExpressed stages a STRUCT15 violation for emission uid.
 func (w *world) checkExpressed(p *proc, uid uint64) {
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	expressed, cur := m.expressed.Pairs(), 0
 	for _, cause := range m.past.Pairs() {
 		if q, ok := lookupFrom(expressed, &cur, cause.Channel); ok && q >= cause.Position {

@@ -160,7 +160,7 @@ func (o *procOracle) onStart(p *proc) {
 // header joins seen and bound, and the record becomes pending (owed) unless it was delivered
 // already, is at or below the execution's true delivered past, or is pending already.
 func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
-	m := &p.w.msgs[uid-1]
+	m := p.w.msgs[uid-1]
 	o.past.mergeFrom(m.past)
 	o.seen.mergeFrom(m.expressed)
 	o.bound.mergeFrom(m.expressed)
@@ -186,7 +186,7 @@ func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
 // coordinate joins the bound, and the record leaves the pending set.
 func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	w := p.w
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	w.sess.onDeliver(p, uid) // a projector's row (session_projection.go)
 	if w.checkDuplicate(p, pc, uid) {
 		return

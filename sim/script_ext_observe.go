@@ -157,7 +157,7 @@ func (ob *Observed) snapshot(w *world, action int) {
 	}
 	for i := range ob.Messages {
 		mv := &ob.Messages[i]
-		m := &w.msgs[i]
+		m := w.msgs[i]
 		mv.State = m.state.String()
 		if !mv.PayloadKnown && m.state == msgCommitted {
 			w.readPayload(mv, m)
@@ -196,7 +196,7 @@ func (w *world) viewProcess(p *proc) ProcessView {
 
 // viewMessage renders record uid (without its payload).
 func (w *world) viewMessage(uid uint64) MessageView {
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	ch := &w.chans[m.ch]
 	v := MessageView{UID: uid, Channel: w.shortChan(ch.nc), Topic: w.topics[ch.topic].spec.Name,
 		Incarnation: w.incarnationNumber(ch.inc), Partition: ch.part, Position: m.pos, Kind: m.kind.String(), State: m.state.String()}

@@ -33,9 +33,12 @@ type world struct {
 	chanByNode  map[node.Channel]int32
 
 	procs []*proc
-	msgs  []message
-	// msgsShared says msgs's array is shared with a cloned world: ownMsgs copies it before a
-	// message changes in place (world_clone.go).
+	// msgs is the message table. A message never changes once in it: clones share the messages,
+	// and a change replaces the message with a changed copy (setMsgState, setMsgPayload), so a
+	// clone copies and a new record appends one pointer rather than every message.
+	msgs []*message
+	// msgsShared says msgs's array is shared with a cloned world: ownMsgs copies it before an
+	// entry is replaced (world_clone.go).
 	msgsShared bool
 
 	// recent holds the uids of the latest committed records (a ring), the candidates a stamped
@@ -179,7 +182,7 @@ func newWorld(scn *Scenario, set *Settings, ch Chooser, opts *RunOptions) *world
 		topicByName: make(map[string]int, len(scn.Topics)),
 		chanByNode:  make(map[node.Channel]int32),
 		tracing:     len(opts.Sinks) > 0,
-		msgs:        make([]message, 0, 1024),
+		msgs:        make([]*message, 0, 1024),
 	}
 	w.topics = make([]topicState, len(scn.Topics))
 	for i := range scn.Topics {
@@ -320,7 +323,7 @@ func (w *world) newMessage(m message) uint64 {
 	if len(w.msgs) == cap(w.msgs) {
 		w.msgsShared = false // the append copies the table into an array of w's own
 	}
-	w.msgs = append(w.msgs, m)
+	w.msgs = append(w.msgs, &m)
 	uid := uint64(len(w.msgs))
 	w.setSlot(m.ch, m.pos, uid)
 	if m.state == msgCommitted {
@@ -346,7 +349,7 @@ func (w *world) msgName(uid uint64) string {
 	if uid == 0 {
 		return "none"
 	}
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	return fmt.Sprintf("m%d(%s:%d)", uid, w.chanName(m.ch), m.pos)
 }
 

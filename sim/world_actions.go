@@ -68,7 +68,7 @@ func (w *world) doProduce(k ActionKind) {
 		w.record(a)
 		w.produceCorrupt(c)
 	case ActProduceStamped:
-		m := &w.msgs[r-1]
+		m := w.msgs[r-1]
 		a.Observe = CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}
 		if inc := w.chans[m.ch].inc; inc != w.topics[w.chans[m.ch].topic].inc {
 			a.ObserveIncarnation = w.incarnationOrdinal(inc)

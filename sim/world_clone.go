@@ -395,7 +395,7 @@ func (w *world) ownAll() {
 // ownMsgs gives w its own copy of the message table if it is shared with a clone.
 func (w *world) ownMsgs() {
 	if w.msgsShared {
-		w.msgs = append(make([]message, 0, len(w.msgs)+msgsHeadroom), w.msgs...)
+		w.msgs = append(make([]*message, 0, len(w.msgs)+msgsHeadroom), w.msgs...)
 		w.msgsShared = false
 	}
 }
@@ -403,19 +403,27 @@ func (w *world) ownMsgs() {
 // msgsHeadroom is the spare capacity a copied message table gets for the step's emissions.
 const msgsHeadroom = 4
 
-// setMsgState changes message uid's state.
+// setMsgState changes message uid's state (replacing the message: clones share it).
 func (w *world) setMsgState(uid uint64, st msgState) {
 	if w.msgs[uid-1].state != st {
-		w.ownMsgs()
-		w.msgs[uid-1].state = st
-		w.chans[w.msgs[uid-1].ch].digest = 0
+		m := w.changeMsg(uid)
+		m.state = st
+		w.chans[m.ch].digest = 0
 	}
 }
 
-// setMsgPayload sets message uid's key and value.
+// setMsgPayload sets message uid's key and value (replacing the message: clones share it).
 func (w *world) setMsgPayload(uid uint64, key, value []byte) {
-	w.ownMsgs()
-	m := &w.msgs[uid-1]
+	m := w.changeMsg(uid)
 	m.key, m.value, m.digest = key, value, 0
 	w.chans[m.ch].digest = 0
+}
+
+// changeMsg replaces message uid by a copy of w's own in w's own table and returns the copy to
+// change: the message itself is shared with clones and never changes.
+func (w *world) changeMsg(uid uint64) *message {
+	w.ownMsgs()
+	m := *w.msgs[uid-1]
+	w.msgs[uid-1] = &m
+	return &m
 }

@@ -148,7 +148,7 @@ func (h *stateHasher) appendRecent(b []byte, w *world) []byte {
 	n := min(w.recentN, recentRing)
 	refs := make([]int64, 0, n)
 	for i := range n {
-		m := &w.msgs[w.recent[i]-1]
+		m := w.msgs[w.recent[i]-1]
 		refs = append(refs, int64(m.ch)<<40|m.pos)
 	}
 	if w.recentN <= recentRing {
@@ -168,7 +168,7 @@ func appendMsgRef(b []byte, w *world, uid uint64) []byte {
 	if uid == 0 {
 		return append(b, 0)
 	}
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	b = binary.AppendUvarint(b, uint64(m.ch)+1)
 	return binary.AppendVarint(b, m.pos)
 }

@@ -53,7 +53,7 @@ func (h *stateHasher) appendShadowLog(b []byte, w *world, slots []uint64) []byte
 			b = append(b, 0)
 			continue
 		}
-		m := &w.msgs[uid-1]
+		m := w.msgs[uid-1]
 		b = append(b, byte(m.kind), byte(m.state))
 		b = binary.AppendVarint(b, int64(m.sender))
 		b = binary.LittleEndian.AppendUint64(b, h.msgDigest(w, m))

@@ -80,7 +80,7 @@ func (w *world) produceCorrupt(c int32) uint64 {
 // produceStamped writes a record stamped by an observer of committed record r: its header is
 // r's expressed causes plus r's coordinate, its true past r's true past plus r.
 func (w *world) produceStamped(c int32, r uint64) uint64 {
-	obs := &w.msgs[r-1]
+	obs := w.msgs[r-1]
 	nc := w.chans[obs.ch].nc
 	expressed := obs.expressed.Clone()
 	expressed.Merge(nc, node.Offset(obs.pos))

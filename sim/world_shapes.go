@@ -37,7 +37,7 @@ func (p *proc) blockedHead(pc *pcState) bool {
 	if len(pc.pending) == 0 {
 		return false
 	}
-	return p.causeUnfed(&p.w.msgs[pc.pending[0].uid-1], pc.ch)
+	return p.causeUnfed(p.w.msgs[pc.pending[0].uid-1], pc.ch)
 }
 
 // committedBlockedHead reports whether p has a blocked head on pc that a rollback keeps: nothing
@@ -78,7 +78,7 @@ func (p *proc) anyOnTopic(t int, cond func(*pcState) bool) bool {
 // been fed it yet, and receive some other channel too: a record stamped with uid's coordinate
 // and produced on that other channel can reach them first and be held.
 func (w *world) unfedReceivers(uid uint64) int {
-	m := &w.msgs[uid-1]
+	m := w.msgs[uid-1]
 	n := 0
 	for _, p := range w.procs {
 		if p.status != procFailed && len(p.recv) > 1 && p.unfedAt(m.ch, m.pos) {
@@ -142,7 +142,7 @@ func (p *proc) nextRecordWaits(pc *pcState) bool {
 	if o < 0 {
 		return false
 	}
-	return p.causeUnfed(&p.w.msgs[p.w.recordAt(pc.ch, o)-1], pc.ch)
+	return p.causeUnfed(p.w.msgs[p.w.recordAt(pc.ch, o)-1], pc.ch)
 }
 
 // headWaitsOn reports whether the head of another of p's received channels, fed at step since or
@@ -152,7 +152,7 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 		if o == pc || len(o.pending) == 0 || o.pending[0].fedStep < since {
 			continue
 		}
-		m := &p.w.msgs[o.pending[0].uid-1]
+		m := p.w.msgs[o.pending[0].uid-1]
 		for i := range m.expressed.Len() {
 			cause := m.expressed.At(i)
 			if p.w.nodeChan(cause.Channel) == pc.ch && pc.fedHigh < int64(cause.Position) {

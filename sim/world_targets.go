@@ -187,7 +187,7 @@ func (w *world) msgOf(uid uint64) *message {
 	if uid == 0 {
 		return nil
 	}
-	return &w.msgs[uid-1]
+	return w.msgs[uid-1]
 }
 
 // partitionWeight is how strongly a produce of kind k (stamped naming record obs, or 0) prefers
