@@ -108,10 +108,13 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 		b = appendPC(b, pc, free)
 	}
 	b = append(b, 0)
-	steps := append(h.caches.steps[:0], p.stepChans...)
-	slices.Sort(steps)
-	steps = slices.Compact(steps)
-	h.caches.steps = steps
+	steps := p.stepChans
+	if len(steps) > 1 { // a step mostly sends to one channel or none
+		steps = append(h.caches.steps[:0], steps...)
+		slices.Sort(steps)
+		steps = slices.Compact(steps)
+		h.caches.steps = steps
+	}
 	b = binary.AppendUvarint(b, uint64(len(steps)))
 	for _, c := range steps {
 		b = binary.AppendUvarint(b, uint64(c))
@@ -127,9 +130,12 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 // appendPC appends one (process, channel) state.
 func appendPC(b []byte, pc *pcState, free bool) []byte {
 	b = appendBool(b, pc.received)
-	for _, v := range [...]int64{pc.readPos, pc.lastFed, pc.startPos, pc.firstRead, pc.clampAtStart, pc.fedHigh} {
-		b = binary.AppendVarint(b, v)
-	}
+	b = binary.AppendVarint(b, pc.readPos)
+	b = binary.AppendVarint(b, pc.lastFed)
+	b = binary.AppendVarint(b, pc.startPos)
+	b = binary.AppendVarint(b, pc.firstRead)
+	b = binary.AppendVarint(b, pc.clampAtStart)
+	b = binary.AppendVarint(b, pc.fedHigh)
 	if !free {
 		b = binary.AppendVarint(b, pc.committedPos)
 		b = appendBool(b, pc.firstFixed)
