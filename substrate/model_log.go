@@ -168,10 +168,10 @@ func (m *Model) ListOffsets(tp TopicPartition) (Offsets, error) {
 // every live channel on every explored state). Its errors are ListOffsets' for that incarnation's
 // ID, and ErrUnknownTopic for a number no incarnation has.
 func (m *Model) IncarnationOffsets(inc int32, part Partition) (Offsets, error) {
-	if uint(inc) < uint(len(m.topics)) {
-		t := &m.topics[inc]
-		if !t.deleted && uint(part) < uint(len(t.partitions)) {
-			return t.partitions[part].offsets(), nil
+	if i := int(inc); i >= 0 && i < len(m.topics) {
+		t := &m.topics[i]
+		if j := int(part); !t.deleted && j >= 0 && j < len(t.partitions) {
+			return t.partitions[j].offsets(), nil
 		}
 	}
 	return Offsets{}, m.incarnationError(inc, part)
