@@ -102,6 +102,22 @@ func (m *Model) ownTxnNames() {
 // incarnation's partition slice and then the partition's log if they are shared with a clone.
 // The copied log keeps only the reachable suffix [logStart, HW).
 func (m *Model) ownPartition(idx int32, part Partition) *modelPartition {
+	p := m.ownPartitionStart(idx, part)
+	if p.shared {
+		live := p.entries[p.logStart-p.base:]
+		p.entries = m.pool.logRecycler().clone(live, logHeadroom)
+		p.base = p.logStart
+		p.open = m.pool.openRecycler().clone(p.open, 0)
+		p.shared = false
+	}
+	return p
+}
+
+// ownPartitionStart returns partition part of incarnation idx for a change of its log start
+// only, first copying the incarnation's partition slice if it is shared with a clone, but not the
+// partition's log: raising the log start does not write a shared log (raiseLogStart), so deleting
+// records and retention copy no records.
+func (m *Model) ownPartitionStart(idx int32, part Partition) *modelPartition {
 	m.ownTopics()
 	t := &m.topics[idx]
 	if t.partsShared {
@@ -111,15 +127,7 @@ func (m *Model) ownPartition(idx int32, part Partition) *modelPartition {
 		}
 		t.partsShared = false
 	}
-	p := &t.partitions[part]
-	if p.shared {
-		live := p.entries[p.logStart-p.base:]
-		p.entries = m.pool.logRecycler().clone(live, logHeadroom)
-		p.base = p.logStart
-		p.open = m.pool.openRecycler().clone(p.open, 0)
-		p.shared = false
-	}
-	return p
+	return &t.partitions[part]
 }
 
 // logHeadroom is the spare capacity a copied log gets, so the next few appends do not copy it

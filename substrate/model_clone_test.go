@@ -124,3 +124,50 @@ func tpOf(t *testing.T, m *Model, name string) TopicPartition {
 	}
 	return TopicPartition{Topic: id, Partition: 0}
 }
+
+// TestRaisingLogStartOfSharedLog deletes records from, and applies retention to, a clone whose
+// log is shared with its original, far enough for the dead prefix to be trimmed: the clone must
+// not copy the records or write the shared log, the original must encode and fetch as before,
+// and both must go on producing independently.
+func TestRaisingLogStartOfSharedLog(t *testing.T) {
+	for _, how := range []string{"delete-records", "retention"} {
+		t.Run(how, func(t *testing.T) {
+			m := NewSeededModel(4)
+			mustCreate(t, m, "a", 1)
+			for i := range 200 {
+				mustProduce(t, m, "a", Record{Value: []byte{byte(i)}, TimestampMicros: int64(i)})
+			}
+			before := m.AppendCanonical(nil)
+			c := m.Clone()
+			if how == "delete-records" {
+				if err := c.DeleteRecords(tpOf(t, c, "a"), 150); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := c.SetRetention("a", RetentionPolicy{MaxOffsets: 50}); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.AdvanceClock(1000); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cp, mp := &c.topics[0].partitions[0], &m.topics[0].partitions[0]
+			if cp.logStart != 150 || &cp.entries[0] != &mp.entries[150] {
+				t.Fatalf("clone's log starts at %d, base %d: want 150, sharing the original's records", cp.logStart, cp.base)
+			}
+			if !bytes.Equal(before, m.AppendCanonical(nil)) {
+				t.Fatal("raising the clone's log start changed the original")
+			}
+			mustProduce(t, c, "a", Record{Value: []byte("c")})
+			mustProduce(t, m, "a", Record{Value: []byte("m")})
+			recs, _, err := c.Fetch(tpOf(t, c, "a"), 150, 0)
+			if err != nil || len(recs) != 51 || recs[0].Value[0] != 150 || string(recs[50].Value) != "c" {
+				t.Fatalf("clone fetched %d records, %v", len(recs), err)
+			}
+			recs, _, err = m.Fetch(tpOf(t, m, "a"), 0, 0)
+			if err != nil || len(recs) != 201 || recs[149].Value[0] != 149 || string(recs[200].Value) != "m" {
+				t.Fatalf("original fetched %d records, %v", len(recs), err)
+			}
+		})
+	}
+}

@@ -66,13 +66,19 @@ func (p *modelPartition) append(e logEntry) Offset {
 func (p *modelPartition) entry(o Offset) *logEntry { return &p.entries[o-p.base] }
 
 // raiseLogStart moves logStart up to to (at most HW) and trims storage once the dead prefix is
-// large, so trimming stays amortised O(1) per offset.
+// large, so trimming stays amortised O(1) per offset. A log shared with a clone is not written:
+// its dead prefix is only dropped from view.
 func (p *modelPartition) raiseLogStart(to Offset) {
 	if to <= p.logStart {
 		return
 	}
 	p.logStart = min(to, p.highWatermark())
 	dead := int(p.logStart - p.base)
+	if dead >= 64 && dead*2 >= len(p.entries) && p.shared {
+		p.entries = p.entries[dead:]
+		p.base = p.logStart
+		return
+	}
 	if dead >= 64 && dead*2 >= len(p.entries) {
 		// Shift in place: the backing array is reused, so a log held at a steady size by
 		// retention stops allocating.
@@ -188,7 +194,7 @@ func (m *Model) incarnationError(inc int32, part Partition) error {
 
 // DeleteRecords implements Substrate.
 func (m *Model) DeleteRecords(tp TopicPartition, before Offset) error {
-	_, p, err := m.writablePartition(tp)
+	idx, p, err := m.livePartition(tp)
 	if err != nil {
 		return err
 	}
@@ -196,7 +202,9 @@ func (m *Model) DeleteRecords(tp TopicPartition, before Offset) error {
 		return fmt.Errorf("%w: delete records of %s/%d before %d, high watermark %d",
 			ErrOffsetOutOfRange, tp.Topic, tp.Partition, before, p.highWatermark())
 	}
-	p.raiseLogStart(before)
+	if before > p.logStart {
+		m.ownPartitionStart(idx, tp.Partition).raiseLogStart(before)
+	}
 	return nil
 }
 
@@ -225,7 +233,7 @@ func (m *Model) AdvanceClock(nowMicros int64) error {
 		}
 		for j := range t.partitions {
 			if to := retentionStart(&t.partitions[j], t.retention, m.clockMicros); to > t.partitions[j].logStart {
-				m.ownPartition(int32(i), Partition(j)).raiseLogStart(to)
+				m.ownPartitionStart(int32(i), Partition(j)).raiseLogStart(to)
 				t = &m.topics[i] // ownPartition may have copied the incarnations
 			}
 		}
