@@ -156,9 +156,10 @@ func appendPC(b []byte, pc *pcState, free bool) []byte {
 // the open step's staging and its undo log (what a rollback would restore).
 func (h *stateHasher) appendOracle(b []byte, p *proc, free bool) []byte {
 	w, o := p.w, &p.o
-	for _, f := range o.frontiers() {
-		b = h.appendFrontier(b, p, f)
-	}
+	b = h.appendFrontier(b, p, &o.past) // procOracle.frontiers order, without building its array
+	b = h.appendFrontier(b, p, &o.seen)
+	b = h.appendFrontier(b, p, &o.bound)
+	b = h.appendFrontier(b, p, &o.tdp)
 	b = binary.AppendVarint(b, o.deliveries)
 	open := stepChanged(p) || (h.exact && o.stepOpen) // an open step that changed nothing is encoded as none (explore_canonical.go)
 	b = appendBool(b, open)
