@@ -12,7 +12,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 )
 
 // checkLiveness reports every owed, undelivered, non-exempt message of every non-failed process.
@@ -23,7 +22,7 @@ func (w *world) checkLiveness() {
 		}
 		exempt := w.exemptions(p)
 		for _, c := range p.sortedPCs() {
-			pc := p.pcs[c]
+			pc := p.pcs.at(c)
 			for _, pm := range pc.pending {
 				if from, ok := exempt[c]; ok && pm.pos >= from {
 					break
@@ -44,7 +43,7 @@ func (w *world) exemptions(p *proc) map[int32]int64 {
 	for changed := true; changed; {
 		changed = false
 		for _, c := range chans {
-			for _, pm := range p.pcs[c].pending {
+			for _, pm := range p.pcs.at(c).pending {
 				if from, ok := exempt[c]; ok && pm.pos >= from {
 					break
 				}
@@ -71,7 +70,7 @@ func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
 		if c == m.ch && int64(cause.Position) >= m.pos {
 			return true // names itself or a later position of its own channel
 		}
-		if pc, ok := p.pcs[c]; !ok || !pc.received {
+		if pc, ok := p.pcs.get(c); !ok || !pc.received {
 			continue
 		}
 		q := int64(cause.Position)
@@ -87,10 +86,9 @@ func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
 
 // sortedPCs returns the channels p ever received, sorted.
 func (p *proc) sortedPCs() []int32 {
-	out := make([]int32, 0, len(p.pcs))
-	for c := range p.pcs {
-		out = append(out, c)
+	out := make([]int32, 0, len(p.pcList))
+	for _, pc := range p.pcList { // sorted
+		out = append(out, pc.ch)
 	}
-	slices.Sort(out)
 	return out
 }

@@ -23,7 +23,7 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 		if c < 0 {
 			continue
 		}
-		pc, ok := p.pcs[c]
+		pc, ok := p.pcs.get(c)
 		if !ok || !pc.received {
 			continue
 		}
@@ -50,7 +50,7 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 func (w *world) checkCausalOrderLifetime() {
 	for _, p := range w.procs {
 		for _, c := range p.sortedPCs() {
-			for _, d := range p.pcs[c].delivered {
+			for _, d := range p.pcs.at(c).delivered {
 				if v, ok := w.inversionBefore(p, d); ok {
 					w.violations = append(w.violations, Violation{Criterion: CritS1, Step: w.step, Process: p.idx, Detail: v})
 				}
@@ -64,7 +64,7 @@ func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
 	m := w.msgs[d.uid-1]
 	for _, cause := range m.past.Pairs() {
 		c := w.nodeChan(cause.Channel)
-		pc, ok := p.pcs[c]
+		pc, ok := p.pcs.get(c)
 		if c < 0 || !ok {
 			continue
 		}

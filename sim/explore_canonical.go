@@ -52,7 +52,7 @@ func appendStepUndo(b []byte, p *proc, sc *stepUndoScratch, free bool) []byte {
 			}
 			continue
 		}
-		if pc := p.pcs[u.ch]; !slices.Contains(sc.pcs, pc) {
+		if pc := p.pcs.at(u.ch); !slices.Contains(sc.pcs, pc) {
 			sc.pcs = append(sc.pcs, pc)
 		}
 	}
@@ -255,7 +255,7 @@ var rollbackFreeKinds = [numActionKinds]bool{ActFeed: true, ActDrain: true, ActC
 func appendFailed(b []byte, p *proc) []byte {
 	b = append(b, 0xFE)
 	for _, c := range p.sortedPCs() {
-		for _, d := range p.pcs[c].delivered {
+		for _, d := range p.pcs.at(c).delivered {
 			if _, bad := p.w.inversionBefore(p, d); bad {
 				return append(b, 1)
 			}

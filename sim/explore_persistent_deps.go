@@ -204,7 +204,7 @@ func (ps *persistentSets) mayMeetNonCommitted(w *world, r, t, mover int) bool {
 			continue
 		}
 		lo := int64(0)
-		if pc, ok := p.pcs[int32(c)]; ok {
+		if pc, ok := p.pcs.get(int32(c)); ok {
 			switch {
 			case p.status == procRunning && pc.received && !left(w, ActCrash):
 				lo = pc.readPos // no restart can take it back

@@ -69,9 +69,9 @@ type proc struct {
 	txnOpen   bool
 	// recv are the current execution's received channels, sorted by channel index.
 	recv []*pcState
-	// pcs is every channel the process ever received, lifetime; pcList the same states sorted by
-	// channel index.
-	pcs    map[int32]*pcState
+	// pcs is every channel the process ever received, lifetime, by channel index; pcList the
+	// same states sorted by channel index.
+	pcs    chanStates
 	pcList []*pcState
 
 	drains     int  // drains begun, lifetime (a pending message that outlives one was held back)
@@ -145,18 +145,45 @@ func newProc(w *world, i int) *proc {
 		declared:     w.sortedTopicsOf(spec.Receives),
 		resolved:     make(map[int]int32),
 		everResolved: make(map[int]bool),
-		pcs:          make(map[int32]*pcState),
 	}
 	p.o.init()
 	return p
 }
 
+// chanStates indexes a process's channel states by channel index (nil: none). Channel indexes
+// are small and dense, so a slice does what a map would, for a fraction of the cost of the
+// lookups and of the copy every process a transition changes makes (ownChannelStates).
+type chanStates []*pcState
+
+// get returns channel c's state and whether there is one.
+func (s chanStates) get(c int32) (*pcState, bool) {
+	if c < 0 || int(c) >= len(s) || s[c] == nil {
+		return nil, false
+	}
+	return s[c], true
+}
+
+// at returns channel c's state, nil if there is none.
+func (s chanStates) at(c int32) *pcState {
+	pc, _ := s.get(c)
+	return pc
+}
+
+// with sets channel c's state to pc, growing s as needed, and returns s.
+func (s chanStates) with(c int32, pc *pcState) chanStates {
+	if n := int(c) + 1; n > len(s) {
+		s = append(s, make(chanStates, n-len(s))...)
+	}
+	s[c] = pc
+	return s
+}
+
 // pc returns the lifetime state of channel c, creating it.
 func (p *proc) pc(c int32) *pcState {
-	s, ok := p.pcs[c]
+	s, ok := p.pcs.get(c)
 	if !ok {
 		s = &pcState{ch: c, firstRead: -1, clampAtStart: -1, fedHigh: -1, committedPos: -1}
-		p.pcs[c] = s
+		p.pcs = p.pcs.with(c, s)
 		i, _ := slices.BinarySearchFunc(p.pcList, c, func(pc *pcState, c int32) int { return int(pc.ch) - int(c) })
 		p.pcList = slices.Insert(p.pcList, i, s)
 	}

@@ -268,7 +268,7 @@ func (o *procOracle) rollback(p *proc) bool {
 			o.deliveries = u.old
 			continue
 		}
-		pc := p.pcs[u.ch]
+		pc := p.pcs.at(u.ch)
 		switch u.kind {
 		case undoSetInt:
 			pc.fedHigh = u.old

@@ -179,7 +179,7 @@ func (w *world) result() *Result {
 // deliverySequence returns p's committed first deliveries in delivery order.
 func (p *proc) deliverySequence() []uint64 {
 	seq := make([]uint64, p.o.deliveries)
-	for _, pc := range p.pcs {
+	for _, pc := range p.pcList {
 		for _, d := range pc.delivered {
 			seq[d.index] = d.uid
 		}

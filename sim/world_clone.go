@@ -221,7 +221,7 @@ func (p *proc) storage() *procStore {
 // and reused whenever the shell is recycled (world.cloneInto) — by then the world it belonged to
 // and every world that shared its storage are released, so nothing reads it any more.
 type procStore struct {
-	pcs       map[int32]*pcState
+	pcs       chanStates
 	list      []*pcState
 	recv      []*pcState
 	states    []pcState
@@ -340,8 +340,10 @@ func (p *proc) ownChannelStates() {
 	}
 	states := reuse(st.states, len(src))
 	delivered, pending := reuse(st.delivered, nd), reuse(st.pending, np)
-	if st.pcs == nil {
-		st.pcs = make(map[int32]*pcState, len(src))
+	index := st.pcs[:0]
+	if len(src) > 0 {
+		index = slices.Grow(index, int(src[len(src)-1].ch)+1)[:src[len(src)-1].ch+1] // src is sorted
+		clear(index)                                                                 // an earlier life's channels
 	}
 	list := st.list[:0]
 	for _, pc := range src {
@@ -349,19 +351,14 @@ func (p *proc) ownChannelStates() {
 		cp := &states[len(states)-1]
 		cp.delivered, delivered = carve(delivered, pc.delivered)
 		cp.pending, pending = carve(pending, pc.pending)
-		st.pcs[pc.ch] = cp // mostly overwrites the entry of an earlier life: the same channels
+		index[pc.ch] = cp
 		list = append(list, cp)
-	}
-	if len(st.pcs) != len(src) { // an earlier life had other channels: drop them
-		clear(st.pcs)
-		for _, cp := range list {
-			st.pcs[cp.ch] = cp
-		}
 	}
 	recv := st.recv[:0]
 	for _, pc := range p.recv {
-		recv = append(recv, st.pcs[pc.ch])
+		recv = append(recv, index[pc.ch])
 	}
+	st.pcs = index
 	st.states, st.list, st.recv = states, list, recv
 	st.delivered, st.pending = delivered[:0], pending[:0]
 	p.pcs, p.pcList, p.recv = st.pcs, list, recv

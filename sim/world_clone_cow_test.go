@@ -107,24 +107,31 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 	}
 }
 
-// TestOwnChannelStatesDropsStaleChannels gives a process shell storage whose channel map holds
+// TestOwnChannelStatesDropsStaleChannels gives a process shell storage whose channel index holds
 // the channels of an earlier life — more of them, other ones, the same ones — and checks that
-// after ownChannelStates the process's map holds exactly its own channel states, each its own
-// copy. It fails if a channel of the earlier life survives the reuse of the map.
+// after ownChannelStates the process's index holds exactly its own channel states, each its own
+// copy. It fails if a channel of the earlier life survives the reuse of the index.
 func TestOwnChannelStatesDropsStaleChannels(t *testing.T) {
-	for _, stale := range [][]int32{{}, {1, 2}, {1, 2, 3, 7}, {5}, {1, 9}} {
+	for _, stale := range [][]int32{{}, {0}, {1, 2}, {0, 1, 2, 3, 7}, {5}, {1, 9}} {
 		src := []*pcState{{ch: 1, received: true}, {ch: 2}}
-		p := &proc{pcList: src, pcs: map[int32]*pcState{1: src[0], 2: src[1]}, recv: src[:1]}
-		p.store = &procStore{pcs: make(map[int32]*pcState)}
+		p := &proc{pcList: src, recv: src[:1]}
+		p.pcs = p.pcs.with(1, src[0]).with(2, src[1])
+		p.store = &procStore{}
 		for _, c := range stale {
-			p.store.pcs[c] = &pcState{ch: c}
+			p.store.pcs = p.store.pcs.with(c, &pcState{ch: c})
 		}
 		p.ownChannelStates()
-		if len(p.pcs) != len(src) || len(p.recv) != 1 || p.recv[0] != p.pcs[1] {
-			t.Fatalf("stale %v: map %v, recv %v", stale, p.pcs, p.recv)
+		n := 0
+		for c := range p.pcs {
+			if p.pcs[c] != nil {
+				n++
+			}
+		}
+		if n != len(src) || len(p.recv) != 1 || p.recv[0] != p.pcs.at(1) {
+			t.Fatalf("stale %v: index %v, recv %v", stale, p.pcs, p.recv)
 		}
 		for _, pc := range src {
-			if cp := p.pcs[pc.ch]; cp == nil || cp == pc || cp.ch != pc.ch || cp.received != pc.received {
+			if cp := p.pcs.at(pc.ch); cp == nil || cp == pc || cp.ch != pc.ch || cp.received != pc.received {
 				t.Fatalf("stale %v: channel %d maps to %+v", stale, pc.ch, cp)
 			}
 		}

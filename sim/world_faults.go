@@ -19,7 +19,7 @@ func (w *world) truncationCandidates(c int32) []int64 {
 	lo, hi := int64(offs.LogStart), int64(offs.HighWatermark)
 	cands := append(w.offsetBuf[:0], int64(offs.LastStable), hi, lo+1)
 	for _, p := range w.procs {
-		pc, ok := p.pcs[c]
+		pc, ok := p.pcs.get(c)
 		if !ok {
 			continue
 		}
@@ -96,8 +96,8 @@ func (w *world) ownTopicReaders(t int) {
 		return
 	}
 	for _, p := range w.procs {
-		for c := range p.pcs { // order does not matter: own is idempotent
-			if w.chans[c].topic == t {
+		for _, pc := range p.pcList {
+			if w.chans[pc.ch].topic == t {
 				p.own()
 				break
 			}
@@ -137,7 +137,7 @@ func (w *world) noteHeldOn(inc int32, mark func(p *proc)) {
 	in := &w.incs[inc]
 	for _, p := range w.procs {
 		for i := range in.parts {
-			if pc, ok := p.pcs[in.firstChan+int32(i)]; ok && len(pc.pending) > 0 {
+			if pc, ok := p.pcs.get(in.firstChan + int32(i)); ok && len(pc.pending) > 0 {
 				mark(p)
 				break
 			}
@@ -181,7 +181,7 @@ func (w *world) redeclare(p *proc, t int) {
 	if i, ok := slices.BinarySearch(p.declared, t); ok {
 		if inc, ok := p.resolved[t]; ok {
 			if c := w.chanOf(inc, p.spec.Task); c >= 0 {
-				if pc, ok := p.pcs[c]; ok && len(pc.pending) > 0 {
+				if pc, ok := p.pcs.get(c); ok && len(pc.pending) > 0 {
 					p.injected.removedHeld = true
 				}
 			}

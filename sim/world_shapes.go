@@ -27,7 +27,7 @@ func (p *proc) causeUnfed(m *message, except int32) bool {
 
 // unfedAt reports whether p receives channel c now and has not been fed position pos of it.
 func (p *proc) unfedAt(c int32, pos int64) bool {
-	pc, ok := p.pcs[c]
+	pc, ok := p.pcs.get(c)
 	return ok && pc.received && pc.fedHigh < pos
 }
 

@@ -218,7 +218,7 @@ func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 				weight += targetUnfedCause
 			}
 		}
-		if k == ActProducePlain && p.blockedHead(p.pcs[c]) {
+		if k == ActProducePlain && p.blockedHead(p.pcs.at(c)) {
 			weight += targetBlockedHead / 2
 		}
 	}
@@ -241,7 +241,7 @@ func (w *world) truncationWeight(c int32) uint32 {
 		if p.status == procFailed || !p.receivesNow(c) {
 			continue
 		}
-		if p.readPosition(p.pcs[c]) < hw {
+		if p.readPosition(p.pcs.at(c)) < hw {
 			if p.doomed() {
 				return 1
 			}
@@ -268,7 +268,7 @@ func (w *world) truncationOffsetWeight(c int32, before int64) uint32 {
 		if p.status == procFailed || !p.receivesNow(c) {
 			continue
 		}
-		if before > p.readPosition(p.pcs[c]) {
+		if before > p.readPosition(p.pcs.at(c)) {
 			if p.doomed() {
 				return 1
 			}
@@ -308,7 +308,7 @@ func (w *world) redeclareWeight(p *proc, t int) uint32 {
 
 // receivesNow reports whether channel c is in p's current (or, when down, last) received set.
 func (p *proc) receivesNow(c int32) bool {
-	pc, ok := p.pcs[c]
+	pc, ok := p.pcs.get(c)
 	return ok && pc.received
 }
 
@@ -425,7 +425,7 @@ func (w *world) unreadCorrupt(t int) bool {
 		c := in.firstChan + int32(i)
 		lso := w.chans[c].lso
 		for _, p := range w.procs {
-			pc, ok := p.pcs[c]
+			pc, ok := p.pcs.get(c)
 			if !ok || !pc.received || p.status == procFailed {
 				continue
 			}
