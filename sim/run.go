@@ -96,13 +96,18 @@ type recorder struct {
 // is no decision: it is answered without consulting (or recording) the inner chooser, so neither
 // replay files nor an explorer's branches carry it.
 func (r *recorder) Choose(label string, weights []uint32) int {
-	only, n := -1, 0
+	only := -1
 	for i, w := range weights {
-		if w != 0 {
-			only, n = i, n+1
+		if w == 0 {
+			continue
 		}
+		if only >= 0 { // a second option: a decision
+			only = -1
+			break
+		}
+		only = i
 	}
-	if n == 1 {
+	if only >= 0 {
 		return only
 	}
 	i := r.inner.Choose(label, weights)
