@@ -177,11 +177,10 @@ func (m *Model) ownGroups(spare int) {
 	if !m.groupsShared {
 		return
 	}
-	groups := m.pool.groupRecycler().alloc(len(m.groups) + spare)
-	for _, g := range m.groups {
-		groups = append(groups, modelGroup{name: g.name, offsets: g.offsets, shared: true})
+	m.groups = m.pool.groupRecycler().clone(m.groups, spare)
+	for i := range m.groups {
+		m.groups[i].shared = true
 	}
-	m.groups = groups
 	m.groupsShared = false
 }
 

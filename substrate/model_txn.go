@@ -186,7 +186,7 @@ func (m *Model) SendOffsetsToTransaction(p TxnProducer, group string, offsets []
 		s := stagedOffset{group: group, topic: idxs[i], offset: o}
 		replaced := false
 		for j := range t.staged {
-			if t.staged[j].group == group && t.staged[j].offset.TopicPartition == o.TopicPartition {
+			if t.staged[j].offset.TopicPartition == o.TopicPartition && t.staged[j].group == group {
 				t.staged[j], replaced = s, true
 				break
 			}
