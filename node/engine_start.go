@@ -195,11 +195,15 @@ func (e *Engine) restoreBindings(st *State, declared, prev []Binding) *Refusal {
 		slices.SortFunc(decl, byName)
 	}
 	added := 0
+	j := 0 // both lists are sorted by name (the state's by its invariant): one merge walk
 	for i, b := range decl {
 		if b.Name == "" || b.Topic.IsZero() || (i > 0 && decl[i-1].Name == b.Name) {
 			panic(fmt.Sprintf("node: declared binding %q -> %s is empty, zero or listed twice", b.Name, b.Topic))
 		}
-		j, ok := st.searchBinding(b.Name)
+		for j < len(st.bindings) && st.bindings[j].Name < b.Name {
+			j++
+		}
+		ok := j < len(st.bindings) && st.bindings[j].Name == b.Name
 		if ok && st.bindings[j].Topic != b.Topic {
 			return refuse(ReasonChannelIdentityChanged, Channel{Topic: b.Topic}, noPosition,
 				"topic %q was recorded as %s and now resolves to %s", b.Name, st.bindings[j].Topic, b.Topic)
