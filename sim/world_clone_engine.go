@@ -153,9 +153,21 @@ func (r *engineRef) Emit(ch node.Channel, rec node.Record) (node.Record, error) 
 
 // Commit is node.Engine.Commit, journalled. The delta's lists live in the engine's reused room
 // (node.Engine.CommitReused): the caller (proc.commit) applies it at once and keeps none of them.
+//
+// A commit leaves the engine's canonical encoding as it was (appendEngineState): the encoding is
+// the engine's ordering state in committed form (node.Engine.AppendCanonical, as Snapshot would
+// give it), its floors and its refusal, and a commit only marks the step's changes committed.
+// The one exception is SABOTAGE_DROP_HELD, where a commit drops holds the snapshot leaves out
+// and the journal, which the encoding holds, gains the call. So a hash cached before the commit
+// stays true after it: about two engine re-encodings in five in the explorer were of commits.
+// The hash caches' verification (VerifyHashCaches) recomputes it and would find it stale.
 func (r *engineRef) Commit() node.Delta {
+	fresh := r.hash.eng == r.view() && r.hash.changes == r.changes
 	d := r.engine().CommitReused()
 	r.note(callCommit, node.Channel{}, 0)
+	if fresh && r.view().Options().Sabotage != node.SabotageDropHeld {
+		r.hash.eng, r.hash.changes = r.view(), r.changes
+	}
 	return d
 }
 
