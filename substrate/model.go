@@ -16,8 +16,9 @@ import (
 // calls. Clone deep-copies it and AppendCanonical encodes it, for the exhaustive explorer.
 //
 // Each partition's log is a slice indexed by offset - base, so produce and fetch are a bounds
-// check and a slice access; the only map on the hot path resolves a TopicID, and a one-entry
-// cache in front of it skips even that for runs of operations on one topic.
+// check and a slice access. A TopicID is resolved by a small direct-mapped cache, else by a scan
+// of the few incarnations (a map past topicScanMax); a caller that keeps incarnation numbers
+// skips even that (IncarnationOffsets).
 type Model struct {
 	ids func() TopicID
 	// seeded is the ID source of a model built by NewSeededModel; Clone copies it by value so a

@@ -1,7 +1,7 @@
 package substrate
 
 // The storage a recycled model reuses. The simulator's explorer clones a model per transition
-// (CloneInto, into the model of a world it is done with), and each clone copies the one or two
+// (CloneInto, into the model of a world it is done with), and each clone copies the incarnations,
 // partitions, transactions and groups it changes (copy-on-write, model_clone.go): before the
 // pool, those copies were a large share of a transition's allocations. A model that has a pool
 // records in it every slice its copies allocate; when the model is recycled by CloneInto, the
