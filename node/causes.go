@@ -171,6 +171,17 @@ func (c Causes) Clone() Causes {
 	return Causes{pairs: slices.Clone(c.pairs)}
 }
 
+// CloneInto returns an independent copy of c whose entries live in room's storage when room has
+// the capacity for them (else in new storage, as Clone). The copy's capacity is room's: changing
+// it never writes past cap(room) (an insertion beyond reallocates), so a caller can carve rooms
+// for many frontiers from one block. room's spare capacity stays with the copy for insertions.
+func (c Causes) CloneInto(room []Cause) Causes {
+	if cap(room) < len(c.pairs) {
+		return c.Clone()
+	}
+	return Causes{pairs: append(room[:0], c.pairs...)}
+}
+
 // Reset empties the frontier, keeping its storage for reuse.
 func (c *Causes) Reset() { c.pairs = c.pairs[:0] }
 

@@ -173,3 +173,34 @@ func TestCausesString(t *testing.T) {
 		t.Fatalf("empty String = %q", got)
 	}
 }
+
+// TestCausesCloneInto clones into room carved from one block, changes the copy (raising,
+// inserting within the room and beyond it) and checks the original, the block's neighbouring
+// room and the copy: it fails if a copy shares the original's storage, writes past its room, or
+// does not use the room it was given.
+func TestCausesCloneInto(t *testing.T) {
+	a, b, c := fxChannel(0, 0), fxChannel(0, 1), fxChannel(1, 0)
+	f := CausesOf(Cause{a, 1}, Cause{c, 3})
+	block := make([]Cause, 8)
+	sentinel := Cause{fxChannel(2, 0), 77}
+	block[3] = sentinel // the next room's first entry
+	g := f.CloneInto(block[0:0:3])
+	if !g.Equal(f) || &g.Pairs()[0] != &block[0] {
+		t.Fatalf("copy %v is not f %v in the room given", g, f)
+	}
+	g.Merge(a, 9)
+	g.Merge(b, 5) // the third entry: fills the room
+	if p, _ := f.Lookup(a); p != 1 || f.Len() != 2 {
+		t.Fatalf("changing the copy changed the original: %v", f)
+	}
+	g.Merge(fxChannel(3, 0), 4) // a fourth entry: beyond the room
+	if block[3] != sentinel {
+		t.Fatalf("the copy wrote past its room: %v", block[3])
+	}
+	if want := CausesOf(Cause{a, 9}, Cause{b, 5}, Cause{c, 3}, Cause{fxChannel(3, 0), 4}); !g.Equal(want) {
+		t.Fatalf("copy %v, want %v", g, want)
+	}
+	if h := f.CloneInto(block[4:4:5]); !h.Equal(f) || &h.Pairs()[0] == &block[4] {
+		t.Fatalf("a room too small: %v, or used anyway", h)
+	}
+}

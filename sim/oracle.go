@@ -30,10 +30,11 @@ type cow struct {
 	digest uint64
 }
 
-// own returns the frontier for changing, cloning it first if it is shared.
-func (f *cow) own() *node.Causes {
+// own returns the frontier for changing, cloning it first if it is shared, into room carved
+// from st (the process shell's storage; procStore.causeRoom).
+func (f *cow) own(st *procStore) *node.Causes {
 	if f.shared {
-		f.c = f.c.Clone()
+		f.c = f.c.CloneInto(st.causeRoom(f.c.Len()))
 		f.shared = false
 	}
 	f.digest = 0
@@ -49,22 +50,22 @@ func (f *cow) share() node.Causes {
 // mergeFrom raises the frontier to at least other. A shared frontier that covers other already
 // stays shared: most receipts and deliveries teach nothing new, and cloning for a no-op merge
 // was an allocation per frontier per step.
-func (f *cow) mergeFrom(other node.Causes) {
+func (f *cow) mergeFrom(other node.Causes, st *procStore) {
 	if other.IsEmpty() || (f.shared && f.c.Covers(other)) {
 		return
 	}
-	f.own().MergeFrom(other)
+	f.own(st).MergeFrom(other)
 }
 
 // merge raises the frontier's position on ch to at least pos, cloning a shared frontier only if
 // that changes it.
-func (f *cow) merge(ch node.Channel, pos node.Offset) {
+func (f *cow) merge(ch node.Channel, pos node.Offset, st *procStore) {
 	if f.shared {
 		if q, ok := f.c.Lookup(ch); ok && q >= pos {
 			return
 		}
 	}
-	f.own().Merge(ch, pos)
+	f.own(st).Merge(ch, pos)
 }
 
 // procOracle is the oracle's view of one process.
@@ -160,10 +161,10 @@ func (o *procOracle) onStart(p *proc) {
 // header joins seen and bound, and the record becomes pending (owed) unless it was delivered
 // already, is at or below the execution's true delivered past, or is pending already.
 func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
-	m := p.w.msgs[uid-1]
-	o.past.mergeFrom(m.past)
-	o.seen.mergeFrom(m.expressed)
-	o.bound.mergeFrom(m.expressed)
+	m, st := p.w.msgs[uid-1], p.storage()
+	o.past.mergeFrom(m.past, st)
+	o.seen.mergeFrom(m.expressed, st)
+	o.bound.mergeFrom(m.expressed, st)
 	if m.kind == msgCorrupt && o.stepCorrupt == 0 {
 		o.stepCorrupt = uid
 	}
@@ -194,11 +195,11 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	w.checkFIFO(p, pc, uid)
 	w.checkCausalOrderAtDelivery(p, uid)
 	w.checkDeadHolds(p, pc, uid)
-	nc := w.chans[m.ch].nc
-	o.past.merge(nc, node.Offset(m.pos))
-	o.bound.merge(nc, node.Offset(m.pos))
-	o.past.mergeFrom(m.past)
-	o.tdp.mergeFrom(m.past)
+	nc, st := w.chans[m.ch].nc, p.storage()
+	o.past.merge(nc, node.Offset(m.pos), st)
+	o.bound.merge(nc, node.Offset(m.pos), st)
+	o.past.mergeFrom(m.past, st)
+	o.tdp.mergeFrom(m.past, st)
 	i, _ := slices.BinarySearchFunc(pc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
 	pc.delivered = slices.Insert(pc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
 	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: pc.ch, idx: i})

@@ -155,6 +155,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	}
 	store := c.storage() // the shell's own storage (p's is not c's to reuse), free again
 	store.inUse = false
+	store.causes = store.causes[:0] // every frontier carved from it belonged to released worlds
 	store.recycleCommitted()
 	store.recycleEngines()
 	// The shell's own buffers, which its earlier worlds filled: a clone starts with none (below).
@@ -228,6 +229,10 @@ type procStore struct {
 	delivered []deliveredPos // every channel's delivered positions, back to back
 	pending   []pendingMsg   // every channel's pending messages, back to back
 	undo      []undoEntry
+	// causes is the block the oracle's frontiers are cloned into on their first change
+	// (causeRoom): every step shares the frontiers (procOracle.beginStep), so each frontier a
+	// step changes was one small allocation, and its first insertion another.
+	causes []node.Cause
 	// inUse says the shell's current state lives in it.
 	inUse bool
 	// committedMade are the committed states the shell's commits cloned into (applyDelta) since
@@ -320,6 +325,26 @@ func (st *procStore) recycleCommitted() {
 	}
 	st.committedMade = st.committedMade[:0]
 }
+
+// causeRoom carves room for a copy of a frontier of n entries, with causeHeadroom spare, from
+// the store's block (a new block when it is full: the pieces carved from the old one stay where
+// they are, and a recycled shell starts again at the beginning of its latest block).
+func (st *procStore) causeRoom(n int) []node.Cause {
+	need := n + causeHeadroom
+	if cap(st.causes)-len(st.causes) < need {
+		st.causes = make([]node.Cause, 0, max(causeBlockLen, need))
+	}
+	at := len(st.causes)
+	st.causes = st.causes[:at+need]
+	return st.causes[at : at : at+need]
+}
+
+// causeHeadroom is the spare capacity of a frontier copy (a step's receipts and deliveries mostly
+// raise positions in place, and add a channel or two); causeBlockLen a block's length.
+const (
+	causeHeadroom = 2
+	causeBlockLen = 256
+)
 
 // pcHeadroom is the spare room each channel's delivered and pending slices get in a process's
 // copy, so the step's deliveries and receipts insert in place.
