@@ -87,9 +87,15 @@ func (k *Kafka) CommitOffsets(group string, offsets []GroupOffset) error {
 // drops pending transactional offsets of partitions deleted meanwhile; kfake applies them by
 // name, possibly over the offset of the topic's next incarnation. The adapter undoes that: it
 // restores the offset it last committed for the live incarnation, or deletes the stray one.
+// Pending offsets are keyed by name and partition, so only the last offset staged for one counts
+// (a recreated topic's offset staged after the deletion replaces the dead incarnation's, in
+// Kafka as in kfake): the earlier ones are skipped, or undoing a dead one would delete it.
 func (k *Kafka) settleTxnOffsets(staged []stagedKafkaOffset) error {
-	for _, s := range staged {
+	for i, s := range staged {
 		key := groupPartition{s.group, s.name, s.offset.Partition}
+		if stagedLater(staged[i+1:], key) {
+			continue
+		}
 		if t := k.topics[s.offset.Topic]; !t.deleted {
 			k.committed[key] = s.offset
 			continue
@@ -110,6 +116,16 @@ func (k *Kafka) settleTxnOffsets(staged []stagedKafkaOffset) error {
 		}
 	}
 	return nil
+}
+
+// stagedLater reports whether an offset for key was staged among later.
+func stagedLater(later []stagedKafkaOffset, key groupPartition) bool {
+	for _, s := range later {
+		if s.group == key.group && s.name == key.topic && s.offset.Partition == key.partition {
+			return true
+		}
+	}
+	return false
 }
 
 // CommittedOffsets implements Substrate: OffsetFetch, keeping offsets on topics alive now.
