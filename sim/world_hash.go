@@ -116,11 +116,9 @@ func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
 
 // msgDigest returns the digest of message m's immutable content — payload, true past, expressed
 // causes — computed at its first use and cached in the message: every state that holds the
-// message would otherwise re-encode its causes. The cache is written into a message table that
-// clones may share; it is a function of what no world changes in place (a payload set after
-// creation clears it), so every sharer agrees. The digest does not depend on the hasher's seeds;
-// two contents with one digest (probability 2⁻⁶⁴ a pair, among a scope's few distinct records)
-// would merge states, as a collision of the state hash itself would.
+// message would otherwise re-encode its causes. The cache is written into a message that clones
+// share; it is a function of what never changes in a message (a payload change replaces the
+// message and clears it, setMsgPayload), so every sharer agrees.
 func (h *stateHasher) msgDigest(w *world, m *message) uint64 {
 	if m.digest != 0 && !h.verify {
 		return m.digest
@@ -131,16 +129,8 @@ func (h *stateHasher) msgDigest(w *world, m *message) uint64 {
 	b = appendCauses(b, w, m.past)
 	b = appendCauses(b, w, m.expressed)
 	h.caches.msg = b
-	d := max(maphash.Bytes(msgDigestSeed, b), 1)
-	if m.digest != 0 && m.digest != d {
-		panic(fmt.Sprintf("sim: the cached content digest of the message at %s:%d is stale", w.chanName(m.ch), m.pos))
-	}
-	m.digest = d
-	return d
+	return storeDigest(&m.digest, b, func() string { return fmt.Sprintf("the message at %s:%d", w.chanName(m.ch), m.pos) })
 }
-
-// msgDigestSeed seeds message digests (stateHasher.msgDigest).
-var msgDigestSeed = maphash.MakeSeed()
 
 // appendRecent appends the stamped producers' candidates: a set while the ring has not wrapped
 // (the order only renumbers the choice), the ring in order once it has.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/maphash"
 	"sync/atomic"
 )
@@ -34,16 +33,27 @@ func (h *stateHasher) chanDigest(w *world, c int32) uint64 {
 	b := h.caches.chanLog[:0]
 	b = h.appendShadowLog(b, w, ch.slots)
 	h.caches.chanLog = b
-	d := max(maphash.Bytes(chanDigestSeed, b), 1)
-	if ch.digest != 0 && ch.digest != d {
-		panic(fmt.Sprintf("sim: the cached shadow log digest of channel %s is stale: a change to it did not clear it", w.chanName(c)))
+	return storeDigest(&ch.digest, b, func() string { return "the shadow log of channel " + w.chanName(c) })
+}
+
+// storeDigest computes the digest of enc, a cached part's encoding, stores it in *cached and
+// returns it. Digests are never 0, which marks a cache stale. When *cached held another digest —
+// only a verifying hasher recomputes a part whose cache is not stale — a change to the part did
+// not clear its cache: it panics, naming the part (what, called only then).
+func storeDigest(cached *uint64, enc []byte, what func() string) uint64 {
+	d := max(maphash.Bytes(digestSeed, enc), 1)
+	if *cached != 0 && *cached != d {
+		panic("sim: the cached digest of " + what() + " is stale: a change to it did not clear it")
 	}
-	ch.digest = d
+	*cached = d
 	return d
 }
 
-// chanDigestSeed seeds channel digests (stateHasher.chanDigest).
-var chanDigestSeed = maphash.MakeSeed()
+// digestSeed seeds the digests of cached parts (storeDigest): message contents, channel shadow
+// logs, frontiers, resolved topics. Unlike the state hash they do not depend on the hasher's
+// seeds; two parts with one digest (probability 2⁻⁶⁴ a pair) would merge states, as a collision
+// of the state hash itself would.
+var digestSeed = maphash.MakeSeed()
 
 // appendShadowLog appends the canonical encoding of a channel's slots.
 func (h *stateHasher) appendShadowLog(b []byte, w *world, slots []uint64) []byte {

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"encoding/binary"
-	"fmt"
-	"hash/maphash"
 )
 
 // A process's four oracle frontiers (past, seen, bound, true delivered past) are encoded as one
@@ -14,10 +12,6 @@ import (
 // well (procOracle.rollback). A process's copy (proc.cloneInto) copies its frontiers with their
 // digests: equal frontiers, equal digests.
 
-// frontierDigestSeed seeds frontier digests (stateHasher.appendFrontier). Like message digests
-// they do not depend on the hasher's seeds.
-var frontierDigestSeed = maphash.MakeSeed()
-
 // appendFrontier appends frontier f of process p: 0 when empty, else 1 and its digest, computed
 // on first use after a change and cached in f.
 func (h *stateHasher) appendFrontier(b []byte, p *proc, f *cow) []byte {
@@ -27,11 +21,7 @@ func (h *stateHasher) appendFrontier(b []byte, p *proc, f *cow) []byte {
 	if f.digest == 0 || h.verify {
 		enc := appendCauses(h.caches.frontier[:0], p.w, f.c)
 		h.caches.frontier = enc
-		d := max(maphash.Bytes(frontierDigestSeed, enc), 1)
-		if f.digest != 0 && f.digest != d {
-			panic(fmt.Sprintf("sim: the cached digest of a frontier of process %s is stale: a change to it did not clear it", p.spec.Name))
-		}
-		f.digest = d
+		storeDigest(&f.digest, enc, func() string { return "a frontier of process " + p.spec.Name })
 	}
 	b = append(b, 1)
 	return binary.LittleEndian.AppendUint64(b, f.digest)

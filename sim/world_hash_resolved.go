@@ -2,8 +2,6 @@ package sim
 
 import (
 	"encoding/binary"
-	"fmt"
-	"hash/maphash"
 )
 
 // A process's resolved incarnations and ever-resolved topics (proc.resolved, proc.everResolved)
@@ -12,9 +10,6 @@ import (
 // in both maps was a good part of re-encoding a process after each transition. The maps are never
 // changed in place — resolve and redeclare replace them, and clear the digest where they do — so
 // a process copy (proc.cloneInto), which shares the maps, shares the digest too.
-
-// resolvedDigestSeed seeds resolved digests (stateHasher.appendResolved).
-var resolvedDigestSeed = maphash.MakeSeed()
 
 // appendResolved appends the digest of p's resolved incarnation (-1: none) and ever-resolved flag
 // per scenario topic, computed on first use after the maps are replaced.
@@ -30,11 +25,7 @@ func (h *stateHasher) appendResolved(b []byte, p *proc) []byte {
 			enc = appendBool(enc, p.everResolved[t])
 		}
 		h.caches.resolved = enc
-		d := max(maphash.Bytes(resolvedDigestSeed, enc), 1)
-		if p.resolvedDigest != 0 && p.resolvedDigest != d {
-			panic(fmt.Sprintf("sim: the cached digest of process %s's resolved topics is stale: the maps changed without clearing it", p.spec.Name))
-		}
-		p.resolvedDigest = d
+		storeDigest(&p.resolvedDigest, enc, func() string { return "the resolved topics of process " + p.spec.Name })
 	}
 	return binary.LittleEndian.AppendUint64(b, p.resolvedDigest)
 }
