@@ -211,15 +211,10 @@ func applyCauses(c *Causes, removed []Channel, set []Cause) {
 	}
 }
 
-// diffCauses returns what turns old into cur: channels of old missing from cur, and pairs of cur
-// that old lacks or names differently. The usual step changes a few positions of the same
-// channels: that case is counted in a first walk, so the result is allocated once at its size.
-func diffCauses(old, cur Causes) (removed []Channel, set []Cause) {
-	return diffCausesInto(old, cur, nil, nil)
-}
-
-// diffCausesInto is diffCauses appending to removed[:0] and set[:0] (storage a caller reuses): an
-// empty result is nil either way, as diffCauses returns it.
+// diffCausesInto returns what turns old into cur, appending to removed[:0] and set[:0] (storage a
+// caller reuses): channels of old missing from cur, and pairs of cur that old lacks or names
+// differently. An empty result is nil. The usual step changes a few positions of the same
+// channels: that case is counted in a first walk.
 func diffCausesInto(old, cur Causes, removed []Channel, set []Cause) ([]Channel, []Cause) {
 	removed, set = removed[:0], set[:0]
 	a, b := old.pairs, cur.pairs

@@ -1,9 +1,6 @@
 package node
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // Identity is the identity report of this initialisation (SPEC §2.3 IDENTITY; once per
 // initialisation, before the first drain): dead lists topic IDs confirmed deleted, recreated
@@ -62,7 +59,7 @@ type topicSet []TopicID
 func newTopicSet(ids []TopicID) topicSet {
 	for _, id := range ids {
 		if id.IsZero() {
-			panic(fmt.Sprintf("node: identity report names the zero topic ID"))
+			panic("node: identity report names the zero topic ID")
 		}
 	}
 	if slices.IsSortedFunc(ids, topicOrder) {

@@ -20,9 +20,6 @@ func (q *fifo[T]) len() int { return len(q.items) - q.head }
 // at returns a pointer to the i-th live entry (0 = front).
 func (q *fifo[T]) at(i int) *T { return &q.items[q.head+i] }
 
-// front returns a pointer to the front entry; the queue must not be empty.
-func (q *fifo[T]) front() *T { return &q.items[q.head] }
-
 // back returns a pointer to the last entry; the queue must not be empty.
 func (q *fifo[T]) back() *T { return &q.items[len(q.items)-1] }
 

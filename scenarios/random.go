@@ -43,7 +43,7 @@ func init() {
 		Name:    RandomName,
 		Summary: "swarm: 2-7 processes over 2-3 external topics, per-seed features and faults, a deletion quarry where topics are deleted (--processes N: a large generated topology)",
 		Build: func(seed uint64, opts Options) (*sim.Scenario, error) {
-			topo, err := RandomTopology(seed, RandomOptions{Processes: opts.Processes})
+			topo, err := RandomTopology(seed, RandomOptions(opts))
 			if err != nil {
 				return nil, err
 			}

@@ -144,13 +144,6 @@ func stepChanged(p *proc) bool {
 // positions) and what a rollback would restore are dead: only a restart, a rollback or a
 // truncation's candidates would read them.
 
-// worldRollbackFree is the part of being rollback-free that reads only the world, the same for
-// every process of a state (the hash decides it once per state): no sabotage, sessions or open
-// external transaction, and settingsRollbackFree.
-func worldRollbackFree(w *world) bool {
-	return worldActorsRollbackFree(w) && settingsRollbackFree(w.scn, w.set)
-}
-
 // worldActorsRollbackFree is the part of worldRollbackFree that reads the world's options and
 // actors: no sabotage, no sessions, no open external transaction.
 func worldActorsRollbackFree(w *world) bool {
@@ -190,7 +183,9 @@ type rollbackFreeEntry struct {
 	free bool
 }
 
-// worldRollbackFree is worldRollbackFree(w), its settings part memoized.
+// worldRollbackFree is the part of being rollback-free that reads only the world, the same for
+// every process of a state (the hash decides it once per state): worldActorsRollbackFree and
+// settingsRollbackFree, the latter memoized.
 func (h *stateHasher) worldRollbackFree(w *world) bool {
 	if !worldActorsRollbackFree(w) {
 		return false

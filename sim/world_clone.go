@@ -20,11 +20,9 @@ import (
 // (proc.committedShared); everything else is copied. TestCloneCoversEveryField fails when a field
 // is added to a cloned struct, so this file is revisited.
 
-// clone returns a deep copy of w whose topic IDs continue from ids (the clone's own copy of the
-// ID stream's PCG: the clone issues the IDs the original would have) and whose Chooser is ch.
-func (w *world) clone(ids *rand.PCG, ch Chooser) *world { return w.cloneInto(nil, ids, ch) }
-
-// cloneInto is clone reusing the storage of into, when not nil: a world the explorer is done
+// cloneInto returns a deep copy of w whose topic IDs continue from ids (the clone's own copy of
+// the ID stream's PCG: the clone issues the IDs the original would have) and whose Chooser is ch,
+// reusing the storage of into, when not nil: a world the explorer is done
 // with (explorer.release), whose struct, process shells, substrate struct, recorder and topic,
 // incarnation and channel slices are its own — a clone copies all of them — and so can be
 // overwritten. Reusing them spares the allocator and the collector most of a transition's
@@ -142,13 +140,10 @@ type procShare struct {
 	committed stateHash
 }
 
-// clone copies p's shell into world w: every field of the struct, with the deep state shared
-// (procShare) until own. A transition changes at most the processes it acts on, so most
-// processes of a clone are never deep-copied.
-func (p *proc) clone(w *world) *proc { return p.cloneInto(nil, w) }
-
-// cloneInto is clone into the storage of c, when not nil (a process shell of a world the explorer
-// is done with: world.cloneInto).
+// cloneInto copies p's shell into world w, into the storage of c when not nil (a process shell of
+// a world the explorer is done with: world.cloneInto): every field of the struct, with the deep
+// state shared (procShare) until own. A transition changes at most the processes it acts on, so
+// most processes of a clone are never deep-copied.
 func (p *proc) cloneInto(c *proc, w *world) *proc {
 	if c == nil {
 		c = new(proc)
