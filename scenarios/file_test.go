@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 )
 
 // rewrite regenerates the recorded stories of testdata/*.txt: go test ./scenarios -run
@@ -21,11 +23,11 @@ func TestScenarioFiles(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			f, err := LoadFile(path)
+			f, err := scenariofile.LoadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			run, err := RunFile(f, FileRunOptions{})
+			run, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

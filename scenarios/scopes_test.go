@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -102,7 +103,7 @@ func TestCounterexampleFilesReproduce(t *testing.T) {
 			opts, _ := sc.Options()
 			opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(m)
 			v := sim.ShortestViolation(sc.Build(), opts, res.Violations[0])
-			data, err := CounterexampleFile(sc, opts, m, v)
+			data, err := scenariofile.Counterexample(sc.Name, sc.Budget, sc.Build(), opts, m, v)
 			if err != nil {
 				t.Errorf("%s under %s: %v\n%s", sc.Name, m, err, data)
 				continue

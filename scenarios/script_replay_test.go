@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -76,8 +77,8 @@ func TestRecordedScriptFileRoundTrip(t *testing.T) {
 		}
 		scn := *prep.Scenario
 		scn.Script = chosen.Script
-		text := Format(&scn, DefaultFileSettings())
-		f, err := ParseFile(fmt.Sprintf("seed%d.scn", seed), text)
+		text := scenariofile.Format(&scn, scenariofile.DefaultFileSettings())
+		f, err := scenariofile.ParseFile(fmt.Sprintf("seed%d.scn", seed), text)
 		if err != nil {
 			t.Fatalf("seed %d: the formatted recorded script does not parse: %v", seed, err)
 		}

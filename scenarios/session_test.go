@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -97,9 +98,9 @@ func TestSessionFileRoundTrip(t *testing.T) {
 		rec := sim.Run(scn, sim.ExpandSettings(seed), sim.NewRandomChooser(seed), sim.RunOptions{RecordScript: true})
 		scripted := *scn
 		scripted.Script = rec.Script
-		fs := DefaultFileSettings()
+		fs := scenariofile.DefaultFileSettings()
 		fs.Seed, fs.Swarm = seed, seed
-		f, err := ParseFile("session.txt", Format(&scripted, fs))
+		f, err := scenariofile.ParseFile("session.txt", scenariofile.Format(&scripted, fs))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

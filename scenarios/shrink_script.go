@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -13,8 +14,8 @@ import (
 
 // shrinkFileSettings are the settings a shrunk scenario file runs with: the seed's own (its swarm
 // settings, durations and data streams), so the scripted run meets the faults it met.
-func shrinkFileSettings(spec Spec) FileSettings {
-	fs := DefaultFileSettings()
+func shrinkFileSettings(spec Spec) scenariofile.FileSettings {
+	fs := scenariofile.DefaultFileSettings()
 	fs.Seed, fs.Swarm = spec.Seed, spec.Seed
 	return fs
 }
@@ -72,11 +73,11 @@ func (s *shrinkRun) shrinkScript(out *Shrunk, original []sim.ScriptedAction) {
 // fileReproduces parses a shrunk scenario file and runs it as `simrun run` does: it must fail
 // with the target criterion first and meet its expectations.
 func (s *shrinkRun) fileReproduces(text []byte) bool {
-	f, err := ParseFile("shrunk.txt", text)
+	f, err := scenariofile.ParseFile("shrunk.txt", text)
 	if err != nil {
 		return false
 	}
-	run, err := RunFile(f, FileRunOptions{Sabotage: s.spec.Sabotage})
+	run, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{Sabotage: s.spec.Sabotage})
 	return err == nil && run.OK() && failsFirst(run.Result, s.target)
 }
 
@@ -98,7 +99,7 @@ func formatShrunk(scn *sim.Scenario, spec Spec, out *Shrunk, last *sim.Result) [
 		comments = append(comments, "NOTE: run as a script this does not fail with "+string(out.Criterion)+
 			" first; the replay file written beside it reproduces the run exactly.")
 	}
-	text := string(Format(scn, shrinkFileSettings(spec), comments...))
+	text := string(scenariofile.Format(scn, shrinkFileSettings(spec), comments...))
 	if out.ScriptFails {
 		text = strings.TrimRight(text, "\n") + "\nexpect verdict: violation " + string(out.Criterion) + "\n"
 	}

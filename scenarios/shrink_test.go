@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -45,15 +46,15 @@ func TestShrinkDropHeld(t *testing.T) {
 	if !out.ScriptFails || len(out.Script) >= out.After.Script {
 		t.Fatalf("script: fails %v, %d actions from %d; want a shorter script that reproduces", out.ScriptFails, len(out.Script), out.After.Script)
 	}
-	f, err := ParseFile("shrunk.txt", out.File)
+	f, err := scenariofile.ParseFile("shrunk.txt", out.File)
 	if err != nil {
 		t.Fatalf("the scenario file does not parse: %v\n%s", err, out.File)
 	}
-	run, err := RunFile(f, FileRunOptions{Sabotage: "DROP_HELD"})
+	run, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{Sabotage: "DROP_HELD"})
 	if err != nil || !run.OK() || !failsFirst(run.Result, sim.CritS3) {
 		t.Fatalf("the scenario file does not reproduce S3 (err %v, failures %v):\n%s", err, run.Failures, out.File)
 	}
-	honest, err := RunFile(f, FileRunOptions{})
+	honest, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{})
 	if err != nil || honest.Result.Verdict != "pass" {
 		t.Fatalf("the scenario file fails without the sabotage too: %v %v", err, honest.Result.Violations)
 	}

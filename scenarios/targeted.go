@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -33,13 +34,13 @@ func TargetedNames() []string {
 }
 
 // Targeted parses the embedded targeted scenario file of the given name.
-func Targeted(name string) (*File, error) {
+func Targeted(name string) (*scenariofile.File, error) {
 	p := path.Join("testdata", name+".txt")
 	data, err := targetedFS.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("no targeted scenario %q (known: %s)", name, strings.Join(TargetedNames(), ", "))
 	}
-	return ParseFile("scenarios/"+p, data)
+	return scenariofile.ParseFile("scenarios/"+p, data)
 }
 
 func init() {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -42,7 +43,7 @@ func TestTargetedCatchSabotage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			run, err := RunFile(f, FileRunOptions{Sabotage: mode})
+			run, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{Sabotage: mode})
 			if err != nil {
 				t.Fatal(err)
 			}

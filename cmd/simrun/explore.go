@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -239,7 +240,7 @@ func finding(sc scenarios.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.E
 	case path == "":
 		path = fmt.Sprintf("explore-%s-%s.txt", sc.Name, strings.ToLower(orNone(a.sabotage)))
 	}
-	data, err := scenarios.CounterexampleFile(sc, opts, a.sabotage, s)
+	data, err := scenariofile.Counterexample(sc.Name, sc.Budget, sc.Build(), opts, a.sabotage, s)
 	if err != nil {
 		f.Reproduce = "not reproduced by a scenario file: " + err.Error()
 		return f

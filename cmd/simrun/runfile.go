@@ -10,10 +10,11 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// simrun run FILE: run a scenario file (scenarios/FORMAT.md), print its story and verdict, and
+// simrun run FILE: run a scenario file (scenarios/scenariofile/FORMAT.md), print its story and verdict, and
 // check its expectations and recorded story. Exit 0 when the run passed (or violated as the file
 // expects) and met every expectation, 1 on a mismatch or a violation, 2 on bad usage or a bad
 // file (the message names the line).
@@ -37,12 +38,12 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	f, err := scenarios.LoadFile(a.path)
+	f, err := scenariofile.LoadFile(a.path)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun run: %v\n", err)
 		return exitUsage
 	}
-	opts := scenarios.FileRunOptions{Sabotage: a.sabotage}
+	opts := scenariofile.FileRunOptions{Sabotage: a.sabotage}
 	var flushers []func() error
 	if a.tracePath != "" {
 		tf, err := os.Create(a.tracePath)
@@ -60,7 +61,7 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 		opts.Sinks = append(opts.Sinks, tl)
 		flushers = append(flushers, tl.Flush)
 	}
-	run, err := scenarios.RunFile(f, opts)
+	run, err := scenariofile.RunFile(f, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun run: %v\n", err)
 		return exitUsage
@@ -114,7 +115,7 @@ func parseRunFileArgs(args []string, stderr io.Writer) (*runFileArgs, error) {
 }
 
 // finishRunFile rewrites the story if asked, prints the report and returns the exit code.
-func finishRunFile(a *runFileArgs, run *scenarios.FileRun, stdout, stderr io.Writer) int {
+func finishRunFile(a *runFileArgs, run *scenariofile.FileRun, stdout, stderr io.Writer) int {
 	if a.rewrite {
 		if err := os.WriteFile(a.path, run.Rewrite(), 0o644); err != nil {
 			fmt.Fprintf(stderr, "simrun run: --rewrite: %v\n", err)
@@ -134,7 +135,7 @@ func finishRunFile(a *runFileArgs, run *scenarios.FileRun, stdout, stderr io.Wri
 }
 
 // printRunFile prints the story, the unmet expectations, the story difference and the verdict.
-func printRunFile(w io.Writer, a *runFileArgs, run *scenarios.FileRun) {
+func printRunFile(w io.Writer, a *runFileArgs, run *scenariofile.FileRun) {
 	set := run.File.Settings
 	fmt.Fprintf(w, "simrun run %s: scenario %s, seed %d, sabotage %s\n", a.path, run.File.Scenario.Name, set.Seed, noneIfEmpty(a.sabotage))
 	for _, l := range run.Story {
@@ -177,7 +178,7 @@ type runFileReport struct {
 	Hash       string          `json:"hash"`
 }
 
-func writeRunFileJSON(w io.Writer, a *runFileArgs, run *scenarios.FileRun) {
+func writeRunFileJSON(w io.Writer, a *runFileArgs, run *scenariofile.FileRun) {
 	rep := runFileReport{File: a.path, Scenario: run.File.Scenario.Name, Seed: run.File.Settings.Seed,
 		Sabotage: noneIfEmpty(a.sabotage), Verdict: run.Result.Verdict, OK: run.OK(),
 		Violations: run.Result.Violations, Failures: run.Failures, StoryDiff: run.StoryDiff,

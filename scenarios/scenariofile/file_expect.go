@@ -1,4 +1,4 @@
-package scenarios
+package scenariofile
 
 import (
 	"encoding/hex"

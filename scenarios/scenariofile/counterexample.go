@@ -1,4 +1,4 @@
-package scenarios
+package scenariofile
 
 import (
 	"bytes"
@@ -21,17 +21,17 @@ var (
 	explorePayloadValue = []byte{0, 0, 0, 0, 0}
 )
 
-// CounterexampleFile renders violation v of scope sc, explored with opts under sabotage mode
-// name ("" for none), as a scenario file, and checks that running the file reproduces a
-// violation of the same criterion. It returns the file's bytes.
-func CounterexampleFile(sc Scope, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation) ([]byte, error) {
-	scn := sc.Build()
+// Counterexample renders violation v of the scope called name with the given budget, whose
+// scenario scn was explored with opts under sabotage mode name ("" for none), as a scenario
+// file, and checks that running the file reproduces a violation of the same criterion. It
+// returns the file's bytes.
+func Counterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation) ([]byte, error) {
 	res, script, err := sim.ReplayPath(scn, opts, v.Path)
 	if err != nil {
-		return nil, fmt.Errorf("scope %s: %w", sc.Name, err)
+		return nil, fmt.Errorf("scope %s: %w", name, err)
 	}
 	if res.Verdict != "violation" {
-		return nil, fmt.Errorf("scope %s: the path to %s does not reproduce in place", sc.Name, v.Criterion)
+		return nil, fmt.Errorf("scope %s: the path to %s does not reproduce in place", name, v.Criterion)
 	}
 	for i := range script {
 		if script[i].Kind == sim.ActProducePlain && script[i].Key == nil {
@@ -48,7 +48,7 @@ func CounterexampleFile(sc Scope, opts sim.ExploreOptions, sabotage string, v si
 		mode = "NONE"
 	}
 	data := Format(scn, fs,
-		fmt.Sprintf("Shortest counterexample found by 'simrun explore --scenario %s --sabotage %s' (budget %s).", sc.Name, mode, sc.Budget),
+		fmt.Sprintf("Shortest counterexample found by 'simrun explore --scenario %s --sabotage %s' (budget %s).", name, mode, budget),
 		fmt.Sprintf("%s (process %d): %s", v.Criterion, v.Process, v.Detail),
 		fmt.Sprintf("Reproduce: simrun run FILE --sabotage %s", mode))
 	// The expectation makes 'simrun run FILE --sabotage MODE' report the violation as expected

@@ -1,4 +1,4 @@
-package scenarios
+package scenariofile
 
 import (
 	"reflect"
@@ -121,25 +121,6 @@ expect verdict: violation S1 LIVENESS
 	}
 }
 
-// TestFormatRoundTrip: every scenario file, written back by Format, parses to the same scenario
-// and settings.
-func TestFormatRoundTrip(t *testing.T) {
-	for _, name := range TargetedNames() {
-		f, err := Targeted(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := Format(f.Scenario, f.Settings, f.Comments...)
-		g, err := ParseFile(name+".txt", text)
-		if err != nil {
-			t.Fatalf("%s: the written file does not parse: %v\n%s", name, err, text)
-		}
-		if !reflect.DeepEqual(f.Scenario, g.Scenario) || f.Settings.Sim() != g.Settings.Sim() {
-			t.Fatalf("%s: round trip changed the scenario\n%s", name, text)
-		}
-	}
-}
-
 // TestDeletionOnlyTopicLine: "deletion-only" marks an external topic (sim.TopicSpec.DeletionOnly)
 // and Format writes it back.
 func TestDeletionOnlyTopicLine(t *testing.T) {
@@ -155,38 +136,5 @@ func TestDeletionOnlyTopicLine(t *testing.T) {
 	out := Format(f.Scenario, f.Settings)
 	if !strings.Contains(string(out), "topic d partitions=2 external deletion-only\n") {
 		t.Fatalf("written file lost the deletion-only mark:\n%s", out)
-	}
-}
-
-// TestFormatRecordedRandomScript: the safety phase of a random run, recorded as a script and
-// written as a file, parses back and runs to the same result.
-func TestFormatRecordedRandomScript(t *testing.T) {
-	for seed := uint64(1); seed <= 5; seed++ {
-		scn, err := Build(RandomName, seed, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		set := sim.ExpandSettings(seed)
-		rec := sim.Run(scn, set, sim.NewRandomChooser(seed), sim.RunOptions{RecordScript: true})
-		scripted := *scn
-		scripted.Script = rec.Script
-		fs := DefaultFileSettings()
-		fs.Seed, fs.Swarm = seed, seed
-		text := Format(&scripted, fs, "recorded from random seed")
-		f, err := ParseFile("random.txt", text)
-		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, text)
-		}
-		if !reflect.DeepEqual(f.Scenario.Script, scripted.Script) {
-			t.Fatalf("seed %d: the script did not survive the round trip", seed)
-		}
-		want := sim.Run(&scripted, fs.Sim(), sim.NewRandomChooser(seed), sim.RunOptions{})
-		run, err := RunFile(f, FileRunOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if run.Result.Verdict != want.Verdict || !reflect.DeepEqual(run.Result.Deliveries, want.Deliveries) {
-			t.Fatalf("seed %d: the file ran differently (%s vs %s)", seed, run.Result.Verdict, want.Verdict)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package scenarios
+package scenariofile
 
 import (
 	"github.com/parsleysim/parsleysim/sim"

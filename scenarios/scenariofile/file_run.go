@@ -1,10 +1,11 @@
-package scenarios
+package scenariofile
 
 import (
 	"fmt"
 	"reflect"
 	"strings"
 
+	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -53,9 +54,12 @@ func (r *FileRun) OK() bool {
 
 // RunFile runs a parsed scenario file.
 func RunFile(f *File, o FileRunOptions) (*FileRun, error) {
-	engine, host, err := ParseSabotage(o.Sabotage)
-	if err != nil {
-		return nil, err
+	engine, host := node.SabotageNone, sim.HostHonest
+	if o.Sabotage != "" {
+		var err error
+		if engine, host, err = sim.ParseSabotage(o.Sabotage); err != nil {
+			return nil, err
+		}
 	}
 	set := f.Settings.Sim()
 	hash := sim.NewHashSink()
