@@ -1,0 +1,193 @@
+package wire
+
+// DecodeHeaders reads the causes of a record from its whole header list, as a receiver must
+// (seed "Placement"): no parsley.causes header means no causes (present is false); two or more
+// are undecodable whatever their values; exactly one is decoded by Decode. Headers with other
+// keys, including other parsley.* keys, are not looked at.
+func DecodeHeaders(headers []Header) (causes []Cause, present bool, r *Refusal) {
+	found := 0
+	var value []byte
+	for _, h := range headers {
+		if h.Key != HeaderKey {
+			continue
+		}
+		found++
+		if found == 1 {
+			value = h.Value
+		}
+	}
+	switch found {
+	case 0:
+		return nil, false, nil
+	case 1:
+		causes, r = Decode(value)
+		return causes, true, r
+	}
+	return nil, true, refuse(DuplicateHeader, 0, "%d %s headers on one record", found, HeaderKey)
+}
+
+// Decode reads one parsley.causes header value (nil is a null value) and returns its causes in
+// the order the value lists them, which is channel order, or the first rule the value breaks.
+// It never returns both and never panics; it allocates in proportion to the input, since a cause
+// is kept only once its nine or more bytes have been read.
+//
+// The grammar (seed "Grammar"):
+//
+//	value          := version topicCount group*
+//	version        := uint8    -- 0x01
+//	topicCount     := varint   -- number of groups
+//	group          := topicId partitionCount pair*
+//	topicId        := 16 bytes
+//	partitionCount := varint   -- number of pairs, >= 1
+//	pair           := partition position
+//	partition      := varint
+//	position       := int64    -- big-endian, 0 .. 2^63-2
+func Decode(value []byte) ([]Cause, *Refusal) {
+	if value == nil {
+		return nil, refuse(NullValue, 0, "the header value is null")
+	}
+	d := decoder{in: value}
+	causes, r := d.value()
+	if r != nil {
+		return nil, r
+	}
+	return causes, nil
+}
+
+// decoder reads a value from front to back; at is the offset of the next unread byte.
+type decoder struct {
+	in []byte
+	at int
+}
+
+// value reads the whole value: the version, the topic count, that many groups, and nothing
+// after them (constraint 2).
+func (d *decoder) value() ([]Cause, *Refusal) {
+	version, ok := d.byte()
+	if !ok {
+		return nil, refuse(Truncated, 0, "the value is empty: no version byte")
+	}
+	if version != Version {
+		return nil, refuse(UnknownVersion, 0, "version byte 0x%02x; the only version is 0x01", version)
+	}
+	topicCount, r := d.varint("the topic count")
+	if r != nil {
+		return nil, r
+	}
+	var causes []Cause
+	var previous TopicID
+	for g := uint32(1); g <= topicCount; g++ {
+		if causes, previous, r = d.group(causes, g, topicCount, previous); r != nil {
+			return nil, r
+		}
+	}
+	if d.at < len(d.in) {
+		return nil, refuse(TrailingBytes, d.at, "%d byte(s) after the last of %d group(s)", len(d.in)-d.at, topicCount)
+	}
+	return causes, nil
+}
+
+// group reads group g of count: its topic ID, which must not be zero (constraint 5) and must
+// sort strictly after the previous group's (constraint 3), its partition count, at least one
+// (constraint 4), and its pairs. It returns causes with the group's entries appended, and the
+// group's topic ID.
+func (d *decoder) group(causes []Cause, g, count uint32, previous TopicID) ([]Cause, TopicID, *Refusal) {
+	var id TopicID
+	idAt := d.at
+	for i := range id {
+		b, ok := d.byte()
+		if !ok {
+			return nil, id, refuse(Truncated, idAt, "group %d of %d: the topic ID ends after %d of 16 bytes", g, count, i)
+		}
+		id[i] = b
+	}
+	if id == (TopicID{}) {
+		return nil, id, refuse(ZeroTopicID, idAt, "group %d names the all-zero topic ID", g)
+	}
+	if g > 1 && !(Channel{Topic: previous}).Less(Channel{Topic: id}) {
+		return nil, id, refuse(TopicsNotAscending, idAt, "group %d: topic %s does not sort after %s", g, id, previous)
+	}
+	countAt := d.at
+	pairs, r := d.varint("a partition count")
+	if r != nil {
+		return nil, id, r
+	}
+	if pairs == 0 {
+		return nil, id, refuse(ZeroPartitions, countAt, "group %d (topic %s) has a partition count of 0", g, id)
+	}
+	previousPartition := int64(-1)
+	for i := uint32(1); i <= pairs; i++ {
+		var c Cause
+		if c, r = d.pair(id, previousPartition); r != nil {
+			return nil, id, r
+		}
+		previousPartition = int64(c.Channel.Partition)
+		causes = append(causes, c)
+	}
+	return causes, id, nil
+}
+
+// pair reads one partition and its position; the partition must be above the previous one of
+// its group (constraint 4), the position in 0 .. 2^63−2 (constraints 6 and 7).
+func (d *decoder) pair(id TopicID, previousPartition int64) (Cause, *Refusal) {
+	partitionAt := d.at
+	partition, r := d.varint("a partition")
+	if r != nil {
+		return Cause{}, r
+	}
+	if int64(partition) <= previousPartition {
+		return Cause{}, refuse(PartitionsNotAscending, partitionAt, "topic %s: partition %d follows partition %d", id, partition, previousPartition)
+	}
+	positionAt := d.at
+	var u uint64
+	for i := range 8 {
+		b, ok := d.byte()
+		if !ok {
+			return Cause{}, refuse(Truncated, positionAt, "topic %s partition %d: the position ends after %d of 8 bytes", id, partition, i)
+		}
+		u = u<<8 | uint64(b)
+	}
+	if u >= 1<<63 {
+		return Cause{}, refuse(NegativePosition, positionAt, "topic %s partition %d: position %d", id, partition, int64(u))
+	}
+	if u == 1<<63-1 {
+		return Cause{}, refuse(ReservedPosition, positionAt, "topic %s partition %d: position 2^63-1 is reserved", id, partition)
+	}
+	return Cause{Channel: Channel{Topic: id, Partition: int32(partition)}, Position: int64(u)}, nil
+}
+
+// varint reads an unsigned base-128 varint: seven payload bits per byte, lowest first, the high
+// bit set on every byte but the last. Only the minimal spelling of a value in 0 .. 2^31−1 is
+// valid: a last byte of zero after the first byte is not minimal, and a fifth byte may carry
+// only the low three bits (anything else, its continuation bit included, spells more than 31
+// bits, or aliases a shorter spelling for a 32-bit reader). what names the field for the detail.
+func (d *decoder) varint(what string) (uint32, *Refusal) {
+	start := d.at
+	var v uint32
+	for i := 0; ; i++ {
+		b, ok := d.byte()
+		if !ok {
+			return 0, refuse(Truncated, start, "%s varint ends after %d byte(s)", what, i)
+		}
+		if i == 4 && b > 0x07 {
+			return 0, refuse(VarintOverflow, start, "%s varint: fifth byte 0x%02x carries more than 31 bits", what, b)
+		}
+		v |= uint32(b&0x7f) << (7 * i)
+		if b&0x80 == 0 {
+			if i > 0 && b == 0 {
+				return 0, refuse(NonMinimalVarint, start, "%s varint of %d bytes ends in a zero byte", what, i+1)
+			}
+			return v, nil
+		}
+	}
+}
+
+// byte reads the next byte; ok is false at the end of the value.
+func (d *decoder) byte() (b byte, ok bool) {
+	if d.at >= len(d.in) {
+		return 0, false
+	}
+	b = d.in[d.at]
+	d.at++
+	return b, true
+}

@@ -1,0 +1,86 @@
+package wire
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Encode returns the canonical version-1 value of a set of causes: the one spelling the grammar
+// allows (seed constraints 2–4), groups by ascending topic ID, pairs by ascending partition,
+// minimal varints. The causes may come in any order; they must name distinct channels, non-zero
+// topic IDs, partitions of at least 0 and positions in 0 .. 2^63−2, and Encode panics otherwise:
+// no frontier the oracle keeps can break these, so a breach is a bug in the caller. The empty
+// set encodes as 01 00.
+func Encode(causes []Cause) []byte {
+	sorted := slices.Clone(causes)
+	slices.SortFunc(sorted, func(a, b Cause) int {
+		switch {
+		case a.Channel.Less(b.Channel):
+			return -1
+		case b.Channel.Less(a.Channel):
+			return 1
+		}
+		return 0
+	})
+	for i, c := range sorted {
+		if err := check(c); err != nil {
+			panic("wire: Encode: " + err.Error())
+		}
+		if i > 0 && sorted[i-1].Channel == c.Channel {
+			panic(fmt.Sprintf("wire: Encode: two causes on channel %s/%d", c.Channel.Topic, c.Channel.Partition))
+		}
+	}
+	// groups[i] is the index in sorted of group i's first pair.
+	var groups []int
+	for i, c := range sorted {
+		if i == 0 || c.Channel.Topic != sorted[i-1].Channel.Topic {
+			groups = append(groups, i)
+		}
+	}
+	out := []byte{Version}
+	out = appendVarint(out, uint32(len(groups)))
+	for g, first := range groups {
+		end := len(sorted)
+		if g+1 < len(groups) {
+			end = groups[g+1]
+		}
+		out = append(out, sorted[first].Channel.Topic[:]...)
+		out = appendVarint(out, uint32(end-first))
+		for _, c := range sorted[first:end] {
+			out = appendVarint(out, uint32(c.Channel.Partition))
+			out = appendPosition(out, c.Position)
+		}
+	}
+	return out
+}
+
+// check says why a cause cannot be encoded, or returns nil.
+func check(c Cause) error {
+	switch {
+	case c.Channel.Topic == TopicID{}:
+		return fmt.Errorf("cause %s names the all-zero topic ID", c)
+	case c.Channel.Partition < 0:
+		return fmt.Errorf("cause %s has a negative partition", c)
+	case c.Position < 0 || c.Position > PositionMax:
+		return fmt.Errorf("cause %s has a position outside 0..2^63-2", c)
+	}
+	return nil
+}
+
+// appendVarint appends the minimal base-128 spelling of v: seven bits per byte, lowest first,
+// the high bit on every byte but the last.
+func appendVarint(out []byte, v uint32) []byte {
+	for v >= 0x80 {
+		out = append(out, byte(v&0x7f)|0x80)
+		v >>= 7
+	}
+	return append(out, byte(v))
+}
+
+// appendPosition appends p as 8 big-endian bytes.
+func appendPosition(out []byte, p int64) []byte {
+	for shift := 56; shift >= 0; shift -= 8 {
+		out = append(out, byte(uint64(p)>>shift))
+	}
+	return out
+}
