@@ -1,0 +1,83 @@
+package refnode
+
+import "fmt"
+
+// Receive is SPEC §2.3 RECEIVE (§2.2's receipt path) for a record at pos on received channel c,
+// in its order: extract the causes (UNDECODABLE_METADATA, METADATA_BUDGET_EXCEEDED); the
+// in-execution order check (OUT_OF_ORDER_FEED); lastFed = pos; merge every carried cause into the
+// frontier, a replay's too (METADATA_BUDGET_EXCEEDED when the frontier outgrows the budget); then
+// a position at or below fedUpTo is a feed on a deleted channel (OUT_OF_ORDER_FEED), a feed
+// inside this execution's own coverage (COVERED_POSITION_FED), or a replay of committed past
+// (Duplicate); any other raises fedUpTo and joins the channel's buffer (Held). A channel not in R
+// or a position outside 0..End−1 panics: the host broke its contract.
+func (n *Node) Receive(c Channel, pos Position, rec Record) (Outcome, *Refusal) {
+	if !n.received[c] || pos < 0 || pos >= End {
+		panic(fmt.Sprintf("refnode: fed %v@%d: not a received channel or not a position", c, pos))
+	}
+	if n.refusal != nil {
+		return 0, n.refusal
+	}
+	causes, r := n.extractCauses(rec.Headers)
+	if r != nil {
+		return 0, n.fail(r)
+	}
+	if last, ok := n.lastFed[c]; ok && pos <= last {
+		return 0, n.fail(refuse(OutOfOrderFeed, "%v@%d fed after position %d in this execution", c, pos, last))
+	}
+	n.lastFed[c] = pos
+	if r := n.mergeFrontier(causes); r != nil {
+		return 0, n.fail(r)
+	}
+	if fed, ok := n.fed[c]; ok && pos <= fed {
+		if fed == End {
+			return 0, n.fail(refuse(OutOfOrderFeed, "%v@%d fed on a channel recorded as no longer existing", c, pos))
+		}
+		if floor, ok := n.floor[c]; !ok || pos > floor {
+			return 0, n.fail(refuse(CoveredPositionFed, "%v@%d is inside this execution's coverage (fedUpTo %d)", c, pos, fed))
+		}
+		return Duplicate, nil
+	}
+	n.fed[c] = pos
+	n.held[c] = append(n.held[c], Message{Channel: c, Position: pos, Record: visible(rec), Causes: causes})
+	return Held, nil
+}
+
+// extractCauses is SPEC §2.2 step 2 (§4.1): no parsley.causes header, no causes; two or more,
+// undecodable whatever their values; one whose raw value is longer than the budget,
+// METADATA_BUDGET_EXCEEDED, judged before decoding (D93); one that fails the grammar (a null or
+// empty value included), undecodable.
+func (n *Node) extractCauses(headers []Header) (map[Channel]Position, *Refusal) {
+	var values [][]byte
+	for _, h := range headers {
+		if h.Key == CausesKey {
+			values = append(values, h.Value)
+		}
+	}
+	switch {
+	case len(values) == 0:
+		return map[Channel]Position{}, nil
+	case len(values) > 1:
+		return nil, refuse(UndecodableMetadata, "%d %s headers", len(values), CausesKey)
+	case len(values[0]) > n.budget:
+		return nil, refuse(MetadataBudgetExceeded, "%s header is %d bytes, budget %d", CausesKey, len(values[0]), n.budget)
+	}
+	causes, err := decodeCauses(values[0])
+	if err != nil {
+		return nil, refuse(UndecodableMetadata, "%v", err)
+	}
+	return causes, nil
+}
+
+// mergeFrontier raises the frontier to every cause in causes, refusing when that makes the
+// frontier's encoding grow past the budget (SPEC §3: the budget is enforced whenever the merged
+// frontier grows).
+func (n *Node) mergeFrontier(causes map[Channel]Position) *Refusal {
+	before := encodedLen(n.frontier)
+	for _, c := range sortedChannels(causes) {
+		maxInto(n.frontier, c, causes[c])
+	}
+	if after := encodedLen(n.frontier); after > before && after > n.budget {
+		return refuse(MetadataBudgetExceeded, "frontier of %d channels encodes to %d bytes, budget %d", len(n.frontier), after, n.budget)
+	}
+	return nil
+}
