@@ -1,0 +1,239 @@
+package corrupt_test
+
+import (
+	"bytes"
+	"errors"
+	"go/parser"
+	"go/token"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
+	"github.com/parsleysim/parsleysim/sim/oracle/wire"
+	"pgregory.net/rapid"
+)
+
+// genBase draws a frontier of up to 12 causes over a few topics (so groups hold several pairs),
+// with partitions and positions at their boundaries as well as small.
+func genBase() *rapid.Generator[[]wire.Cause] {
+	topics := []wire.TopicID{{15: 1}, {0: 0x01, 15: 0x10}, {0: 0x80}, {0: 0xf1, 1: 0x02}}
+	return rapid.Custom(func(t *rapid.T) []wire.Cause {
+		seen := map[wire.Channel]bool{}
+		var out []wire.Cause
+		for range rapid.IntRange(0, 12).Draw(t, "causes") {
+			ch := wire.Channel{
+				Topic:     rapid.SampledFrom(topics).Draw(t, "topic"),
+				Partition: rapid.SampledFrom([]int32{0, 1, 2, 127, 128, 300, 1 << 28, wire.PartitionMax}).Draw(t, "partition"),
+			}
+			pos := rapid.SampledFrom([]int64{0, 1, 5, 41, 1 << 40, wire.PositionMax}).Draw(t, "position")
+			if !seen[ch] {
+				seen[ch] = true
+				out = append(out, wire.Cause{Channel: ch, Position: pos})
+			}
+		}
+		return out
+	})
+}
+
+// nodeHeaders converts a header list to the node's type.
+func nodeHeaders(hs []wire.Header) []node.Header {
+	out := make([]node.Header, len(hs))
+	for i, h := range hs {
+		out[i] = node.Header{Key: h.Key, Value: h.Value}
+	}
+	return out
+}
+
+// TestShapesBreakTheirRule: every undecodable shape's headers are refused by the reference
+// decoder with the shape's family; a near miss either is refused or decodes to other causes than
+// its base (its bytes differ from the base's one spelling); DropEntry and MovePosition always
+// decode. And the node's extraction agrees with the reference on every one.
+func TestShapesBreakTheirRule(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base := genBase().Draw(t, "base")
+		shape := rapid.SampledFrom(corrupt.Shapes).Draw(t, "shape")
+		src := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 0))
+		c := corrupt.Make(shape, src, base)
+		if c.Shape != shape || len(c.Values) == 0 {
+			t.Fatalf("Make(%s) = %+v", shape, c)
+		}
+		causes, present, r := wire.DecodeHeaders(c.Headers())
+		if !present {
+			t.Fatalf("%s: no parsley.causes header in %+v", shape, c)
+		}
+		if family, ok := shape.Family(); ok {
+			if r == nil || r.Family != family {
+				t.Fatalf("%s of %v: %x decodes as %v, refusal %v; want family %s", shape, base, c.Values, causes, r, family)
+			}
+		} else {
+			if (shape == corrupt.DropEntry || shape == corrupt.MovePosition) && r != nil {
+				t.Fatalf("%s of %v: %x is refused (%v)", shape, base, c.Values, r)
+			}
+			if r == nil && len(base) > 0 && bytes.Equal(wire.Encode(causes), wire.Encode(base)) {
+				t.Fatalf("%s of %v: %x decodes to the base itself", shape, base, c.Values)
+			}
+		}
+		got, err := node.ExtractCauses(nodeHeaders(c.Headers()))
+		switch {
+		case r == nil && err != nil:
+			t.Fatalf("%s: %x: the reference decodes %v, the node refuses %v", shape, c.Values, causes, err)
+		case r != nil && err == nil:
+			t.Fatalf("%s: %x: the reference refuses %v, the node decodes %v", shape, c.Values, r, got)
+		case r != nil:
+			var de *node.DecodeError
+			if !errors.As(err, &de) || string(de.Family) != string(r.Family) {
+				t.Fatalf("%s: %x: the reference refuses %v, the node %v", shape, c.Values, r, err)
+			}
+		case r == nil:
+			if !bytes.Equal(node.Encode(got), wire.Encode(causes)) {
+				t.Fatalf("%s: %x: the reference decodes %v, the node %v", shape, c.Values, causes, got)
+			}
+		}
+	})
+}
+
+// TestEveryFamilyIsGenerated: between them the shapes reach every family of SPEC §4.7, and the
+// near misses both decode and fail to, over a thousand draws from one golden-like base.
+func TestEveryFamilyIsGenerated(t *testing.T) {
+	base := []wire.Cause{
+		{Channel: wire.Channel{Topic: wire.TopicID{0: 0x01, 15: 0x10}, Partition: 2}, Position: 41},
+		{Channel: wire.Channel{Topic: wire.TopicID{0: 0x01, 15: 0x10}, Partition: 5}, Position: 7},
+		{Channel: wire.Channel{Topic: wire.TopicID{0: 0xf1, 1: 0x02}, Partition: 0}, Position: 9},
+	}
+	src := rand.New(rand.NewPCG(1, 2))
+	families := map[wire.Family]int{}
+	nearDecoded, nearRefused := 0, 0
+	for range 1000 {
+		c := corrupt.Generate(src, base)
+		_, _, r := wire.DecodeHeaders(c.Headers())
+		if _, ok := c.Shape.Family(); !ok {
+			if r == nil {
+				nearDecoded++
+			} else {
+				nearRefused++
+			}
+		}
+		if r != nil {
+			families[r.Family]++
+		}
+	}
+	for _, f := range wire.Families {
+		if families[f] == 0 {
+			t.Errorf("no draw was refused as %s (%v)", f, families)
+		}
+	}
+	if nearDecoded == 0 || nearRefused == 0 {
+		t.Errorf("near misses: %d decoded, %d refused; want some of each", nearDecoded, nearRefused)
+	}
+}
+
+// TestTruncationReachesEveryField: truncations cut inside or before every kind of field, which
+// the refusal's offset shows: at the topic count, a topic ID, a partition count, a partition and
+// a position of the base below.
+func TestTruncationReachesEveryField(t *testing.T) {
+	base := []wire.Cause{{Channel: wire.Channel{Topic: wire.TopicID{0: 0x01}, Partition: 300}, Position: 7}}
+	// 01 | 01 | topic ID at 2 | partition count at 18 | partition (ac 02) at 19 | position at 21
+	want := map[int]bool{1: true, 2: true, 18: true, 19: true, 21: true}
+	src := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		_, r := wire.Decode(corrupt.Make(corrupt.Truncated, src, base).Values[0])
+		delete(want, r.Offset)
+	}
+	if len(want) > 0 {
+		t.Fatalf("no truncation inside the fields at offsets %v", want)
+	}
+}
+
+// TestRespeltVarintsReachEveryVarintField: non-minimal and over-range spellings land on the topic
+// count, a partition count and a partition.
+func TestRespeltVarintsReachEveryVarintField(t *testing.T) {
+	base := []wire.Cause{{Channel: wire.Channel{Topic: wire.TopicID{0: 0x01}, Partition: 3}, Position: 7}}
+	for _, shape := range []corrupt.Shape{corrupt.NonMinimalVarint, corrupt.VarintOverflow} {
+		want := map[int]bool{1: true, 18: true, 19: true}
+		src := rand.New(rand.NewPCG(5, 6))
+		for range 200 {
+			_, r := wire.Decode(corrupt.Make(shape, src, base).Values[0])
+			delete(want, r.Offset)
+		}
+		if len(want) > 0 {
+			t.Errorf("%s: no respelt varint at offsets %v", shape, want)
+		}
+	}
+}
+
+// TestOverflowIncludesTheAlias: the fifth-byte alias of SPEC §4.3 (a five-byte spelling whose
+// fifth byte a 32-bit reader shifts away, leaving the value) is among the over-range spellings.
+func TestOverflowIncludesTheAlias(t *testing.T) {
+	base := []wire.Cause{{Channel: wire.Channel{Topic: wire.TopicID{0: 0x01}, Partition: 5}, Position: 7}}
+	src := rand.New(rand.NewPCG(7, 8))
+	for range 200 {
+		v := corrupt.Make(corrupt.VarintOverflow, src, base).Values[0]
+		if len(v) < 24 || v[18] != 0x01 { // the partition count 01 unchanged, the partition respelt
+			continue
+		}
+		spelt := v[19:24]
+		var alias uint32
+		for i, b := range spelt {
+			alias |= uint32(b&0x7f) << (7 * i) // a 32-bit reader loses the fifth byte's high bits
+		}
+		if spelt[4]&0x80 == 0 && alias == 5 {
+			return
+		}
+	}
+	t.Fatal("no five-byte alias of partition 5 in 200 draws")
+}
+
+// TestDeterministic: one seed, one corruption; and a representative depends on its shape and
+// base only.
+func TestDeterministic(t *testing.T) {
+	base := []wire.Cause{{Channel: wire.Channel{Topic: wire.TopicID{0: 0x01}, Partition: 5}, Position: 7}}
+	a, b := rand.New(rand.NewPCG(9, 9)), rand.New(rand.NewPCG(9, 9))
+	for range 100 {
+		if x, y := corrupt.Generate(a, base), corrupt.Generate(b, base); !reflect.DeepEqual(x, y) {
+			t.Fatalf("one seed gave %+v and %+v", x, y)
+		}
+	}
+	for _, s := range corrupt.Shapes {
+		if x, y := corrupt.Representative(s, base), corrupt.Representative(s, base); !reflect.DeepEqual(x, y) {
+			t.Fatalf("%s: representatives %+v and %+v", s, x, y)
+		}
+	}
+}
+
+// TestEmptyBaseIsGivenACause: from the empty frontier every shape still corrupts something.
+func TestEmptyBaseIsGivenACause(t *testing.T) {
+	src := rand.New(rand.NewPCG(10, 11))
+	for _, s := range corrupt.Shapes {
+		c := corrupt.Make(s, src, nil)
+		_, _, r := wire.DecodeHeaders(c.Headers())
+		if f, ok := s.Family(); ok && (r == nil || r.Family != f) {
+			t.Errorf("%s from the empty frontier: %x refused %v", s, c.Values, r)
+		}
+	}
+}
+
+// TestImportsNoNode: the generator shares no code with the node it feeds.
+func TestImportsNoNode(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			first, _, _ := strings.Cut(path, "/")
+			if strings.Contains(first, ".") && !slices.Contains([]string{"github.com/parsleysim/parsleysim/sim/oracle/wire"}, path) {
+				t.Errorf("%s imports %s: the generator may import only the standard library and the reference codec", f, path)
+			}
+		}
+	}
+}
