@@ -69,7 +69,7 @@ func TestCatchRateFloors(t *testing.T) {
 // so a simulator or generator bug can never inflate a catch rate.
 func TestCatchRatePanicIsNoCatch(t *testing.T) {
 	spec := Spec{Scenario: RandomName, Sabotage: "NO_FIFO"}.Normalize()
-	rep := newSweepReport(spec, 1, 3)
+	rep := newSweepReport(spec, 1, 3, false)
 	caught := SeedOutcome{Seed: 1, Verdict: "violation", Criteria: []sim.Criterion{sim.CritS3},
 		Violations: []sim.Violation{{Criterion: sim.CritS3, Process: 0}}, Eligible: true, Fired: true}
 	crashed := SeedOutcome{Seed: 2, Verdict: "panic", Criteria: []sim.Criterion{CritPanic},

@@ -26,6 +26,10 @@ type SweepConfig struct {
 	Spec        Spec
 	First, Last uint64 // inclusive; First <= Last
 	Workers     int    // worker goroutines; 0 means runtime.GOMAXPROCS(0)
+	// TraceDigest makes every run hash its trace (as `simrun --seed N` does) and the report carry
+	// TraceDigest, a digest of every seed's trace hash in seed order. Tracing makes each run
+	// slower, so it is off unless asked for.
+	TraceDigest bool
 	// Visit, when set, is called with every finished seed in seed order, from the goroutine that
 	// called Sweep.
 	Visit func(SeedOutcome)
@@ -45,6 +49,9 @@ type SeedOutcome struct {
 	Stats      sim.Stats
 	Steps      int
 	Eligible   bool // the settings switch on a fault class the sabotage mode needs (false when honest)
+	// TraceHash is the run's trace hash (sim.HashSink.Sum64), when the sweep asked for
+	// SweepConfig.TraceDigest; 0 otherwise.
+	TraceHash uint64
 	// Fired says an action of a fault class the mode needs was taken in the run (every run for a
 	// mode that needs none; false when honest): eligible seeds whose fault never fired cannot
 	// expose the mode, so the catch rate over fired seeds measures the checkers alone.
@@ -71,9 +78,9 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	rep := newSweepReport(spec, cfg.First, cfg.Last)
+	rep := newSweepReport(spec, cfg.First, cfg.Last, cfg.TraceDigest)
 	results := make(chan SeedOutcome, workers)
-	go feedSeeds(ctx, spec, cfg.First, cfg.Last, workers, results)
+	go feedSeeds(ctx, spec, cfg.First, cfg.Last, workers, cfg.TraceDigest, results)
 
 	pending := map[uint64]SeedOutcome{} // finished out of order, waiting for their predecessors
 	next := cfg.First
@@ -113,7 +120,7 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 
 // feedSeeds runs the seeds on a pool of workers, sending each outcome to results, and closes
 // results when every started run has finished. It stops handing out seeds when ctx is done.
-func feedSeeds(ctx context.Context, spec Spec, first, last uint64, workers int, results chan<- SeedOutcome) {
+func feedSeeds(ctx context.Context, spec Spec, first, last uint64, workers int, hashTrace bool, results chan<- SeedOutcome) {
 	seeds := make(chan uint64)
 	var wg sync.WaitGroup
 	for range workers {
@@ -121,7 +128,7 @@ func feedSeeds(ctx context.Context, spec Spec, first, last uint64, workers int, 
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				results <- RunSeed(spec, seed)
+				results <- runSeed(spec, seed, hashTrace)
 			}
 		}()
 	}
@@ -134,7 +141,10 @@ func feedSeeds(ctx context.Context, spec Spec, first, last uint64, workers int, 
 // RunSeed runs spec with the given seed and its seeded random chooser, as `simrun --seed N` does,
 // and returns what a sweep keeps. A panic inside the run is recovered and reported as a failure
 // with criterion CritPanic, so one broken seed does not end a sweep.
-func RunSeed(spec Spec, seed uint64) (out SeedOutcome) {
+func RunSeed(spec Spec, seed uint64) SeedOutcome { return runSeed(spec, seed, false) }
+
+// runSeed is RunSeed, hashing the run's trace into SeedOutcome.TraceHash when hashTrace is set.
+func runSeed(spec Spec, seed uint64, hashTrace bool) (out SeedOutcome) {
 	spec.Seed = seed
 	out.Seed = seed
 	defer func() {
@@ -151,7 +161,15 @@ func RunSeed(spec Spec, seed uint64) (out SeedOutcome) {
 	if spec.Sabotage != "" {
 		out.Eligible = prep.Settings.Eligible(spec.Sabotage)
 	}
+	var hash *sim.HashSink
+	if hashTrace {
+		hash = sim.NewHashSink()
+		prep.Options.Sinks = append(prep.Options.Sinks, hash)
+	}
 	res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(seed), prep.Options)
+	if hash != nil {
+		out.TraceHash = hash.Sum64()
+	}
 	out.Verdict, out.Violations, out.Stats, out.Steps = res.Verdict, res.Violations, res.Stats, res.Steps
 	if spec.Sabotage != "" {
 		out.Fired = faultFired(spec.Sabotage, res.Stats)

@@ -38,8 +38,30 @@ type SweepReport struct {
 	Steps       int64     `json:"steps"`
 	Exercised   Exercised `json:"exercised"`
 	Interrupted bool      `json:"interrupted"`
+	// TraceDigest is set when the sweep hashed its traces (SweepConfig.TraceDigest): 16 hex digits
+	// of an FNV-1a digest of every finished seed and its trace hash, folded in seed order. Two
+	// builds that run every seed alike give the same digest, whatever -j; a difference in any
+	// seed's trace changes it.
+	TraceDigest string `json:"trace_digest,omitempty"`
 
-	spec Spec
+	spec   Spec
+	digest *traceDigest // nil unless the sweep hashes its traces
+}
+
+// traceDigest folds (seed, trace hash) pairs into one FNV-1a 64-bit digest; the fold order is
+// the order of the calls, which the sweep keeps to seed order.
+type traceDigest struct{ sum uint64 }
+
+func newTraceDigest() *traceDigest { return &traceDigest{sum: 14695981039346656037} }
+
+// add folds one seed and its trace hash in, as 16 little-endian bytes.
+func (d *traceDigest) add(seed, hash uint64) {
+	for _, v := range [2]uint64{seed, hash} {
+		for i := 0; i < 64; i += 8 {
+			d.sum ^= (v >> i) & 0xff
+			d.sum *= 1099511628211
+		}
+	}
 }
 
 // SweepFailure is one failing seed: its first violation's criterion, every criterion it broke,
@@ -52,7 +74,7 @@ type SweepFailure struct {
 	Replay    string          `json:"replay"`
 }
 
-func newSweepReport(spec Spec, first, last uint64) *SweepReport {
+func newSweepReport(spec Spec, first, last uint64, traceDigest bool) *SweepReport {
 	r := &SweepReport{Scenario: spec.Scenario, Sabotage: noneName(spec.Sabotage), FirstSeed: first, LastSeed: last,
 		FailedSeeds: []uint64{}, Failures: []SweepFailure{},
 		ViolationsByCriterion: map[sim.Criterion]int{}, SeedsByCriterion: map[sim.Criterion]int{},
@@ -61,6 +83,9 @@ func newSweepReport(spec Spec, first, last uint64) *SweepReport {
 		r.EligibleSeeds, r.CaughtEligible = new(int), new(int)
 		r.FiredSeeds, r.CaughtFired = new(int), new(int)
 	}
+	if traceDigest {
+		r.digest = newTraceDigest()
+	}
 	return r
 }
 
@@ -68,6 +93,9 @@ func newSweepReport(spec Spec, first, last uint64) *SweepReport {
 func (r *SweepReport) add(o SeedOutcome, visit func(SeedOutcome)) {
 	r.Runs++
 	r.Steps += int64(o.Steps)
+	if r.digest != nil {
+		r.digest.add(o.Seed, o.TraceHash)
+	}
 	r.Exercised.add(o.Stats)
 	for _, v := range o.Violations {
 		r.ViolationsByCriterion[v.Criterion]++
@@ -115,6 +143,9 @@ func (r *SweepReport) finish() {
 		}
 		return 0
 	})
+	if r.digest != nil {
+		r.TraceDigest = sim.FormatHash(r.digest.sum)
+	}
 }
 
 // Failed returns the number of failing seeds.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,54 @@ func TestSweepIndependentOfWorkers(t *testing.T) {
 	}
 	if reports[0] != reports[1] {
 		t.Fatalf("reports differ between 1 and 3 workers:\n%s\n%s", reports[0], reports[1])
+	}
+}
+
+// TestSweepTraceDigest: the trace digest does not depend on the number of workers, is the fold of
+// every seed's own trace hash in seed order, changes when any one seed's hash changes or a seed
+// is left out, and is absent unless asked for.
+func TestSweepTraceDigest(t *testing.T) {
+	spec := Spec{Sabotage: "IGNORE_CAUSES"} // failing and passing seeds both
+	var digests []string
+	for _, workers := range []int{1, 3} {
+		rep, js := sweepJSON(t, SweepConfig{Spec: spec, First: 1, Last: 8, Workers: workers, TraceDigest: true})
+		if len(rep.TraceDigest) != 16 || !strings.Contains(js, `"trace_digest":"`+rep.TraceDigest+`"`) {
+			t.Fatalf("workers %d: trace digest %q, JSON %s", workers, rep.TraceDigest, js)
+		}
+		digests = append(digests, rep.TraceDigest)
+	}
+	if digests[0] != digests[1] {
+		t.Fatalf("trace digest depends on the workers: %s with 1, %s with 3", digests[0], digests[1])
+	}
+	var hashes []uint64
+	for seed := uint64(1); seed <= 8; seed++ {
+		h := runSeed(spec.Normalize(), seed, true).TraceHash
+		if h == 0 {
+			t.Fatalf("seed %d: no trace hash", seed)
+		}
+		hashes = append(hashes, h)
+	}
+	fold := func(hashes []uint64, skip int) string {
+		d := newTraceDigest()
+		for i, h := range hashes {
+			if i != skip {
+				d.add(uint64(i+1), h)
+			}
+		}
+		return sim.FormatHash(d.sum)
+	}
+	if got := fold(hashes, -1); got != digests[0] {
+		t.Fatalf("sweep digest %s, fold of the seeds' own hashes %s", digests[0], got)
+	}
+	for i := range hashes {
+		changed := slices.Clone(hashes)
+		changed[i] ^= 1
+		if fold(changed, -1) == digests[0] || fold(hashes, i) == digests[0] {
+			t.Fatalf("the digest ignores seed %d", i+1)
+		}
+	}
+	if rep, js := sweepJSON(t, SweepConfig{Spec: spec, First: 1, Last: 2}); rep.TraceDigest != "" || strings.Contains(js, "trace_digest") {
+		t.Fatalf("a sweep not asked for a digest reports one: %s", js)
 	}
 }
 

@@ -24,7 +24,7 @@ import (
 const exitInterrupted = 130
 
 // sweepUsage is the help text of `simrun sweep`.
-const sweepUsage = `usage: simrun sweep --seeds A-B [-j N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N] [--json]
+const sweepUsage = `usage: simrun sweep --seeds A-B [-j N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N] [--trace-digest] [--json]
        simrun sweep --catch-rates --seeds A-B [-j N] [--out DIR]
 
 Runs every seed of the inclusive range A-B (or the single seed N) on N worker goroutines (default:
@@ -33,6 +33,11 @@ results are reported in seed order. A progress bar is drawn on a terminal only. 
 the runs, the violations by criterion, what the runs exercised (totals of the run stats) and every
 failing seed with the command that replays it. Ctrl-C stops cleanly and prints the partial summary
 marked "interrupted".
+
+--trace-digest hashes every run's trace (the hash 'simrun --seed N' prints) and reports one
+digest of all of them in seed order ("trace_digest" in JSON): two builds that give it alike ran
+every seed of the range alike, event for event. It does not depend on -j. Tracing makes the
+sweep slower.
 
 With --sabotage the summary also counts the eligible seeds (whose settings switch on a fault class
 the mode needs) and how many of them were caught. A caught seed is a failing seed, so under
@@ -54,6 +59,7 @@ type sweepArgs struct {
 	first, last uint64
 	workers     int
 	jsonOut     bool
+	traceDigest bool
 	catchRates  bool
 	outDir      string
 }
@@ -80,7 +86,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if a.catchRates {
 		return catchRatesCommand(ctx, a, stdout, stderr, progress)
 	}
-	cfg := scenarios.SweepConfig{Spec: a.spec, First: a.first, Last: a.last, Workers: a.workers}
+	cfg := scenarios.SweepConfig{Spec: a.spec, First: a.first, Last: a.last, Workers: a.workers, TraceDigest: a.traceDigest}
 	var bar *progressBar
 	if progress {
 		bar = newProgressBar(stderr, a.last-a.first+1, "")
@@ -122,6 +128,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepArgs, error) {
 	fs.IntVar(&a.spec.Steps, "steps", 0, "safety-phase action budget of every run (default: 250-500, from the seed)")
 	fs.IntVar(&a.spec.Processes, "processes", 0, "generate topologies of N processes (random scenario)")
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human summary")
+	fs.BoolVar(&a.traceDigest, "trace-digest", false, "hash every run's trace and report a digest of them all in seed order")
 	fs.BoolVar(&a.catchRates, "catch-rates", false, "sweep every sabotage mode and write the catch-rate table")
 	fs.StringVar(&a.outDir, "out", "results", "with --catch-rates: the `DIR` for catch-rates.md and catch-rates.json")
 	if err := fs.Parse(args); err != nil {
@@ -148,7 +155,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (*sweepArgs, error) {
 		return nil, fmt.Errorf("--processes must be at least 2, got %d", a.spec.Processes)
 	}
 	if a.catchRates {
-		for _, name := range []string{"sabotage", "json", "scenario", "steps", "processes"} {
+		for _, name := range []string{"sabotage", "json", "scenario", "steps", "processes", "trace-digest"} {
 			if set[name] {
 				return nil, fmt.Errorf("--catch-rates and --%s cannot be used together (catch rates sweep every mode over its own scenario)", name)
 			}
@@ -217,6 +224,9 @@ func printSweep(w io.Writer, rep *scenarios.SweepReport, workers int, elapsed ti
 		for _, f := range rep.Failures {
 			fmt.Fprintf(w, "  seed %d: %s\n    %s\n", f.Seed, f.Detail, f.Replay)
 		}
+	}
+	if rep.TraceDigest != "" {
+		fmt.Fprintf(w, "trace digest %s (every seed's trace hash, in seed order)\n", rep.TraceDigest)
 	}
 	if secs := elapsed.Seconds(); secs > 0 {
 		fmt.Fprintf(w, "took %.1fs: %.1f seeds/s, %.0f steps/s\n", secs, float64(rep.Runs)/secs, float64(rep.Steps)/secs)
