@@ -1,7 +1,8 @@
 package sim
 
 // OVER_REFUSAL (SPEC §6.1, RefusalLedger): every fail-closed reason must correspond to a
-// condition the run actually injected: an undecodable header fed (UNDECODABLE_METADATA), a read
+// condition the run actually injected: a header the reference decoder refuses fed
+// (UNDECODABLE_METADATA: refusing one it decodes is over-refusal), a read
 // position below the log start (POSITIONS_DISCARDED_UNREAD), metadata truly over the budget
 // (METADATA_BUDGET_EXCEEDED), a redeclaration that removed a channel with held messages
 // (CHANNEL_REMOVED_WITH_HELD_MESSAGES), a received topic recreated (CHANNEL_IDENTITY_CHANGED), a
@@ -31,7 +32,7 @@ func (w *world) refusalInjected(p *proc, r *node.Refusal) bool {
 			return false
 		}
 		uid := w.recordAt(c, int64(r.Position))
-		return uid != 0 && (w.msgs[uid-1].kind == msgCorrupt || w.msgs[uid-1].kind == msgForged)
+		return uid != 0 && w.msgs[uid-1].undecodable
 	case node.ReasonPositionsDiscardedUnread:
 		c := w.nodeChan(r.Channel)
 		return c >= 0 && w.alive(c) && int64(r.Position) < int64(w.offsets(c).LogStart)

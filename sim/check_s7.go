@@ -1,9 +1,10 @@
 package sim
 
-// S7 (SPEC §6.1): a process must never commit a step that read an undecodable header. The oracle
-// knows which records it produced corrupt (header 63 01 02 03) or with a forged undecodable header;
-// feeding one stages the fact, and committing that step is the violation (the honest engine
-// refuses UNDECODABLE_METADATA at receipt, which rolls the step back).
+// S7 (SPEC §6.1): a process must never commit a step that read an undecodable header. Whether a
+// record's headers are undecodable is the reference decoder's reading of them at produce or send
+// time (message.undecodable), never the node's; feeding one stages the fact, and committing that
+// step is the violation (the honest engine refuses UNDECODABLE_METADATA at receipt, which rolls
+// the step back). A node that salvages bytes the reference refuses is caught here.
 
 import "fmt"
 

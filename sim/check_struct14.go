@@ -1,14 +1,20 @@
 package sim
 
 // STRUCT14 (SPEC §3, §6.1): a message sent to a channel carries no pair for that channel at or
-// above its own position. Judged at send time on the header the engine stamped.
+// above its own position — except a position learned from a fed header (a forged or corrupted
+// one can name any), which the sender must re-express and cannot verify, as STRUCT12 excuses it.
+// Judged at send time on the header the engine stamped.
 
 import "fmt"
 
 // checkOwnChannel stages a STRUCT14 violation for emission uid.
 func (w *world) checkOwnChannel(p *proc, uid uint64) {
 	m := w.msgs[uid-1]
-	if q, ok := m.expressed.Lookup(w.chans[m.ch].nc); ok && int64(q) >= m.pos {
+	nc := w.chans[m.ch].nc
+	if q, ok := m.expressed.Lookup(nc); ok && int64(q) >= m.pos {
+		if s, learned := p.o.seen.c.Lookup(nc); learned && q <= s {
+			return
+		}
 		p.o.stage(p, CritStruct14, fmt.Sprintf("%s names its own channel at %d", w.msgName(uid), q))
 	}
 }

@@ -137,6 +137,30 @@ func TestCheckS7Undecodable(t *testing.T) {
 	}
 }
 
+func TestCheckS7JudgesWithTheReferenceDecoder(t *testing.T) {
+	// A forged header in a non-minimal spelling (topic count 81 00): the reference decoder
+	// refuses it, so an engine that salvages it and commits breaks S7.
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "in", Header: []byte{0x01, 0x81, 0x00}},
+		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+	}
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageUndecodableAsAbsent}, false)
+	expect(t, CritS7, honest, broken)
+}
+
+func TestCheckOverRefusalOfADecodableHeader(t *testing.T) {
+	// An engine that reads a headerless record as carrying 63 01 02 03 refuses what the
+	// reference decoder reads as no causes at all.
+	misread := &testHooks{feedHeaders: func(p int, c int32, hs []node.Header) []node.Header {
+		return []node.Header{{Key: node.HeaderKey, Value: []byte{0x63, 0x01, 0x02, 0x03}}}
+	}}
+	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p", "in")}
+	honest := runScripted(twoInputs(script...), RunOptions{}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{hooks: misread}, false)
+	expect(t, CritOverRefusal, honest, broken)
+}
+
 func TestCheckS8BelowLogStart(t *testing.T) {
 	script := []ScriptedAction{
 		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
@@ -303,4 +327,68 @@ func stageInvertedDiamond(w *world) (p *proc, in, mid int32) {
 	p.pc(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
 	p.pc(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
 	return p, in, mid
+}
+
+// stripHeadersOn returns hooks under which engines read every record of topic t of w's scenario
+// as headerless: a codec that loses the causes a header names.
+func stripHeadersOn(t string, w **world) *testHooks {
+	return &testHooks{feedHeaders: func(p int, c int32, hs []node.Header) []node.Header {
+		if (*w).topics[(*w).chans[c].topic].spec.Name == t {
+			return nil
+		}
+		return hs
+	}}
+}
+
+func TestCheckHeaderMeaningGate(t *testing.T) {
+	// A forged record on x names in@0, which p receives: p must hold it until in@0 is delivered.
+	script := []ScriptedAction{
+		{Kind: ActProducePlain, Topic: "in"},
+		{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Partition: 0, Position: 0}}},
+		act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+	}
+	honest := runScripted(twoInputs(script...), RunOptions{}, true)
+	var world *world
+	broken := runWithWorld(twoInputs(script...), RunOptions{hooks: stripHeadersOn("x", &world)}, &world)
+	expect(t, CritHeaderMeaning, honest, broken)
+	if got := honest.Deliveries[0]; len(got) != 2 || got[0] != 1 {
+		t.Fatalf("honest p delivered %v, want in@0 (uid 1) before the forged record", got)
+	}
+}
+
+// learnedElsewhere is p receiving x only and sending to out, fed a forged record on x that names
+// a position on the given topic.
+func learnedElsewhere(topic string, pos int64) *Scenario {
+	return &Scenario{
+		Name: "learned-elsewhere",
+		Topics: []TopicSpec{
+			{Name: "in", Partitions: 1, External: true},
+			{Name: "x", Partitions: 1, External: true},
+			{Name: "out", Partitions: 1},
+		},
+		Processes: []ProcessSpec{{Name: "p", Receives: []string{"x"}, Sends: []string{"out"}}},
+		Script: []ScriptedAction{
+			{Kind: ActProducePlain, Topic: "in"},
+			{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: topic, Partition: 0, Position: pos}}},
+			act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		},
+	}
+}
+
+func TestCheckHeaderMeaningReexpressed(t *testing.T) {
+	// The forged record names in@0, on a channel p does not receive: it delivers at once, and
+	// its emission must carry in@0 on.
+	honest := runScripted(learnedElsewhere("in", 0), RunOptions{}, true)
+	var world *world
+	broken := runWithWorld(learnedElsewhere("in", 0), RunOptions{hooks: stripHeadersOn("x", &world)}, &world)
+	expect(t, CritHeaderMeaning, honest, broken)
+}
+
+func TestStruct14ExcusesALearnedOwnPosition(t *testing.T) {
+	// The forged record names out@5, unassigned, on the channel p then sends to at position 0:
+	// p must re-express it and cannot know better, so neither STRUCT14 nor STRUCT12 fires.
+	res := runScripted(learnedElsewhere("out", 5), RunOptions{}, true)
+	if res.Verdict != "pass" || res.Stats.Sent != 1 {
+		t.Fatalf("verdict %s, %d sent: %v", res.Verdict, res.Stats.Sent, res.Violations)
+	}
 }

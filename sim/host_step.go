@@ -47,7 +47,11 @@ func (p *proc) feed(pc *pcState) {
 	}
 	w.checkFeed(p, pc, pos, uid)
 	p.o.onFeed(p, pc, uid, pos)
-	out, rerr := p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
+	nrec := toNodeRecord(rec.Record)
+	if w.hooks != nil && w.hooks.feedHeaders != nil {
+		nrec.Headers = w.hooks.feedHeaders(p.idx, pc.ch, nrec.Headers)
+	}
+	out, rerr := p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), nrec)
 	pc.readPos, pc.lastFed = int64(next), pos
 	p.stepDirty, p.drainable = true, true
 	p.chargeWork()

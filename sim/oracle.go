@@ -71,8 +71,11 @@ func (f *cow) merge(ch node.Channel, pos node.Offset, st *procStore) {
 // procOracle is the oracle's view of one process.
 type procOracle struct {
 	// past is the true causal past; seen the maximum of every header fed (what the process may
-	// legitimately re-express, STRUCT12); bound is seen plus every delivered coordinate (the
-	// over-expression bound); tdp is the true delivered past (the join clamp's truth, D41).
+	// legitimately re-express, STRUCT12, and must, HEADER_MEANING); bound is seen plus every
+	// delivered coordinate (the over-expression bound); tdp is the delivered past: the true
+	// pasts of the delivered records and the causes their headers name (the join clamp's truth,
+	// D41; for a record with a true past, its header names no more unless its writer
+	// over-expressed).
 	past, seen, bound, tdp cow
 	saved                  [4]node.Causes
 
@@ -81,7 +84,8 @@ type procOracle struct {
 	staged   []Violation
 	stepSent []uint64
 	stepLat  []latencySample
-	// stepCorrupt is a corrupt record fed in this step (0 = none): committing it breaks S7.
+	// stepCorrupt is a record fed in this step whose headers the reference decoder refuses
+	// (0 = none): committing it breaks S7.
 	stepCorrupt uint64
 	// deliveries is the process's lifetime delivery count (the next delivery index).
 	deliveries int64
@@ -165,7 +169,7 @@ func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
 	o.past.mergeFrom(m.past, st)
 	o.seen.mergeFrom(m.expressed, st)
 	o.bound.mergeFrom(m.expressed, st)
-	if m.kind == msgCorrupt && o.stepCorrupt == 0 {
+	if m.undecodable && o.stepCorrupt == 0 {
 		o.stepCorrupt = uid
 	}
 	if pos > pc.fedHigh {
@@ -194,12 +198,14 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	}
 	w.checkFIFO(p, pc, uid)
 	w.checkCausalOrderAtDelivery(p, uid)
+	w.checkHeaderGate(p, uid)
 	w.checkDeadHolds(p, pc, uid)
 	nc, st := w.chans[m.ch].nc, p.storage()
 	o.past.merge(nc, node.Offset(m.pos), st)
 	o.bound.merge(nc, node.Offset(m.pos), st)
 	o.past.mergeFrom(m.past, st)
 	o.tdp.mergeFrom(m.past, st)
+	o.tdp.mergeFrom(m.expressed, st) // the engine's delivered past is what headers named (the join clamp)
 	i, _ := slices.BinarySearchFunc(pc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
 	pc.delivered = slices.Insert(pc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
 	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: pc.ch, idx: i})
@@ -219,16 +225,21 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 }
 
 // onSend registers an emission as a pending message whose true past is the sender's past now,
-// and runs the send-time structural checks on the header the engine stamped.
+// and runs the send-time structural checks on the header the engine stamped, as the reference
+// decoder reads it: every emission carries exactly one decodable parsley.causes header (SPEC §3).
 func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) uint64 {
 	w := p.w
-	value, _, _ := node.CausesHeader(headers)
-	expressed, err := node.Decode(value)
-	if err != nil {
-		p.o.stage(p, CritStruct15, "emission header does not decode: "+err.Error())
+	hr := readNodeHeaders(headers)
+	m := message{ch: c, pos: pos, sender: int32(p.idx), kind: msgEmission, state: msgPending,
+		past: o.past.share(), expressed: hr.expressed, headerLen: hr.valueLen, undecodable: hr.undecodable}
+	switch {
+	case !hr.present:
+		p.o.stage(p, CritStruct15, "emission carries no "+node.HeaderKey+" header")
+	case hr.undecodable:
+		p.o.stage(p, CritStruct15, "emission header does not decode: "+hr.refusal.Error())
+		m.raw = hr.values
 	}
-	uid := w.newMessage(message{ch: c, pos: pos, sender: int32(p.idx), kind: msgEmission, state: msgPending,
-		past: o.past.share(), expressed: expressed, headerLen: len(value)})
+	uid := w.newMessage(m)
 	o.stepSent = append(o.stepSent, uid)
 	w.checkExpression(p, uid)
 	return uid
@@ -339,6 +350,7 @@ func (w *world) checkExpression(p *proc, uid uint64) {
 	w.checkOwnChannel(p, uid)
 	w.checkAssigned(p, uid)
 	w.checkExpressed(p, uid)
+	w.checkReexpressed(p, uid)
 	w.checkOverexpression(p, uid)
 }
 

@@ -134,11 +134,20 @@ type message struct {
 	// producedMicros is the virtual time of the produce call (end-to-end latency origin).
 	producedMicros int64
 	// past is the record's true causal past (real happened-before; never read from a header);
-	// expressed is what its parsley.causes header names (empty for headerless and corrupt).
-	// Both are shared and immutable.
+	// expressed is what its parsley.causes header names, as the reference decoder reads it
+	// (oracle_wire.go; empty for a headerless or undecodable record). Both are shared and
+	// immutable.
 	past      node.Causes
 	expressed node.Causes
 	headerLen int
+	// undecodable says the reference decoder refuses the record's headers: a receiver must fail
+	// closed on it (S7), and may (OVER_REFUSAL).
+	undecodable bool
+	// raw holds the parsley.causes header values of a corrupt, forged or undecodable record (a nil
+	// value is a null one), whose bytes are not the one spelling of expressed: what a reader's
+	// decoder makes of them depends on the bytes, so the explorer tells such records apart by
+	// them (msgDigest). Nil for the others, whose header is the canonical encoding of expressed.
+	raw [][]byte
 	// key and value are the record's payload bytes (shared, immutable): part of the explorer's
 	// canonical state, since application logic forwards them.
 	key, value []byte

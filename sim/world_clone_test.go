@@ -24,7 +24,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"clampAtStart", "fedHigh", "delivered", "pending"},
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
 			"stepCorrupt", "deliveries", "stepDeliv", "stepHeldRe"},
-		"message":      {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "key", "value", "digest"},
+		"message":      {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
 		"sessionWorld": {"w", "spec", "mode", "writes", "clients", "models", "projections", "txn", "nextSession", "ops",
 			"entriesMax", "bytesMax", "patience"},

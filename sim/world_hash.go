@@ -115,7 +115,7 @@ func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
 }
 
 // msgDigest returns the digest of message m's immutable content — payload, true past, expressed
-// causes — computed at its first use and cached in the message: every state that holds the
+// causes, the header bytes of a corrupt, forged or undecodable record — computed at its first use and cached in the message: every state that holds the
 // message would otherwise re-encode its causes. The cache is written into a message that clones
 // share; it is a function of what never changes in a message (a payload change replaces the
 // message and clears it, setMsgPayload), so every sharer agrees.
@@ -128,6 +128,10 @@ func (h *stateHasher) msgDigest(w *world, m *message) uint64 {
 	b = appendBytes(b, m.value)
 	b = appendCauses(b, w, m.past)
 	b = appendCauses(b, w, m.expressed)
+	b = binary.AppendUvarint(b, uint64(len(m.raw)))
+	for _, v := range m.raw {
+		b = appendNullableBytes(b, v)
+	}
 	h.caches.msg = b
 	return storeDigest(&m.digest, b, func() string { return fmt.Sprintf("the message at %s:%d", w.chanName(m.ch), m.pos) })
 }
@@ -202,4 +206,13 @@ func appendBool(b []byte, v bool) []byte {
 func appendBytes(b, v []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(v)))
 	return append(b, v...)
+}
+
+// appendNullableBytes appends v as appendBytes does, with nil (a null header value) told apart
+// from empty.
+func appendNullableBytes(b, v []byte) []byte {
+	if v == nil {
+		return append(b, 0)
+	}
+	return appendBytes(append(b, 1), v)
 }

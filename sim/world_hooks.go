@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/node"
+
 // testHooks let tests tamper with the world to construct violations the honest world never
 // produces (a host that breaks H2, for example). They are unexported: only this package's tests
 // set them, through RunOptions.hooks.
@@ -11,4 +13,7 @@ type testHooks struct {
 	stamp func(p int, c int32, next int64, value []byte) []byte
 	// refeed, when it returns true, makes the host feed the record it just fed once more.
 	refeed func(p int) bool
+	// feedHeaders may replace the headers of a record on channel c as process p's engine is fed
+	// it (the substrate keeps the record's own): a codec that misreads them.
+	feedHeaders func(p int, c int32, hs []node.Header) []node.Header
 }

@@ -10,7 +10,9 @@ import (
 // External producers: plain (headerless), stamped by an observer of a committed record (its
 // header copies that record's expressed causes plus the record's own coordinate), corrupt (header
 // 63 01 02 03), a transactional producer whose transactions abort (never-yielding offsets), and
-// one whose transaction stays open for a while (an LSO stall) until txn-close ends it.
+// one whose transaction stays open for a while (an LSO stall) until txn-close ends it. The world
+// writes its headers with the reference encoder and reads what they mean with the reference
+// decoder (oracle_wire.go).
 
 // corruptHeader is the undecodable parsley.causes value external producers inject (version 0x63).
 var corruptHeader = []byte{0x63, 0x01, 0x02, 0x03}
@@ -42,12 +44,26 @@ func (w *world) payload() (key, value []byte) {
 	return key, value
 }
 
-// produce writes one external record non-transactionally to channel c and registers it.
-func (w *world) produce(c int32, m message, key, value []byte, header []byte) uint64 {
+// produce writes one external record non-transactionally to channel c and registers it. values
+// are its parsley.causes header values, in order (none: a headerless record; a nil value is a
+// null one). What its headers mean (m.expressed, m.undecodable) is read here with the reference
+// decoder, except for a stamped record, whose meaning (the observer's) the caller gives and
+// whose header is that meaning's canonical encoding.
+func (w *world) produce(c int32, m message, key, value []byte, values [][]byte) uint64 {
 	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros}
-	if header != nil {
-		rec.Headers = []substrate.Header{{Key: node.HeaderKey, Value: header}}
-		m.headerLen = len(header)
+	if len(values) > 0 {
+		rec.Headers = make([]substrate.Header, len(values))
+		for i, v := range values {
+			rec.Headers[i] = substrate.Header{Key: node.HeaderKey, Value: v}
+		}
+		hr := readRecordHeaders(rec.Headers)
+		m.headerLen, m.undecodable = hr.valueLen, hr.undecodable
+		if m.kind != msgStamped {
+			m.expressed = hr.expressed
+		}
+		if m.kind == msgCorrupt || m.kind == msgForged || m.undecodable {
+			m.raw = values
+		}
 	}
 	off, err := w.sub.Produce(w.chans[c].tp, rec, substrate.ProducePlain)
 	if err != nil {
@@ -74,7 +90,7 @@ func (w *world) producePlain(c int32) uint64 {
 func (w *world) produceCorrupt(c int32) uint64 {
 	key, value := w.payload()
 	w.stats.Corrupt++
-	return w.produce(c, message{kind: msgCorrupt}, key, value, corruptHeader)
+	return w.produce(c, message{kind: msgCorrupt}, key, value, [][]byte{corruptHeader})
 }
 
 // produceStamped writes a record stamped by an observer of committed record r: its header is
@@ -87,24 +103,20 @@ func (w *world) produceStamped(c int32, r uint64) uint64 {
 	past := obs.past.Clone()
 	past.Merge(nc, node.Offset(obs.pos))
 	key, value := w.payload()
-	return w.produce(c, message{kind: msgStamped, past: past, expressed: expressed}, key, value, node.Encode(expressed))
+	return w.produce(c, message{kind: msgStamped, past: past, expressed: expressed}, key, value, [][]byte{encodeCauses(expressed)})
 }
 
 // produceForged writes a scripted record whose header is exactly the given frontier (or raw
-// bytes): the oracle gives it no true past.
+// bytes): the oracle gives it no true past, and its expectations follow what the header says.
 func (w *world) produceForged(c int32, causes node.Causes, raw []byte, key, value []byte) uint64 {
 	if key == nil && value == nil {
 		key, value = w.payload()
 	}
 	header := raw
 	if header == nil {
-		header = node.Encode(causes)
+		header = encodeCauses(causes)
 	}
-	expressed, err := node.Decode(header)
-	if err != nil {
-		return w.produce(c, message{kind: msgForged}, key, value, header)
-	}
-	return w.produce(c, message{kind: msgForged, expressed: expressed}, key, value, header)
+	return w.produce(c, message{kind: msgForged}, key, value, [][]byte{header})
 }
 
 // txnAbort writes n records to channel c in a transaction that aborts.

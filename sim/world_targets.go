@@ -412,7 +412,7 @@ func (w *world) lastRecordBelow(c int32, lo, before int64) int64 {
 	return -1
 }
 
-// unreadCorrupt reports whether a channel of topic t's current incarnation has a corrupt record
+// unreadCorrupt reports whether a channel of topic t's current incarnation has an undecodable record
 // at or above the read position of a receiver that has not failed closed: a receiver is still to
 // read it.
 func (w *world) unreadCorrupt(t int) bool {
@@ -430,7 +430,7 @@ func (w *world) unreadCorrupt(t int) bool {
 				continue
 			}
 			for o := max(p.readPosition(pc), 0); o < lso; o++ {
-				if uid := w.recordAt(c, o); uid != 0 && w.msgs[uid-1].kind == msgCorrupt {
+				if uid := w.recordAt(c, o); uid != 0 && w.msgs[uid-1].undecodable {
 					return true
 				}
 			}

@@ -1,0 +1,92 @@
+package sim
+
+import (
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle/wire"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// What a header means, to the oracle, is what the reference decoder (package wire) reads in it,
+// never what the node's codec reads: a bug in the node's codec is then judged rather than
+// shared. The world reads every record it produces (readRecordHeaders) and every emission a
+// process stamps (onSend) this way, and writes the headers of its own stamped and forged records
+// with the reference encoder.
+
+// headerReading is what the reference decoder reads in a record's headers.
+type headerReading struct {
+	expressed   node.Causes // the causes named; empty when undecodable or absent
+	present     bool        // some parsley.causes header is there
+	undecodable bool        // a receiver must refuse the record (UNDECODABLE_METADATA)
+	refusal     *wire.Refusal
+	valueLen    int      // the length of the first parsley.causes value, for the metadata budget
+	values      [][]byte // the parsley.causes values, when undecodable
+}
+
+// readRecordHeaders reads a produced record's headers with the reference decoder.
+func readRecordHeaders(hs []substrate.Header) headerReading {
+	var buf [4]wire.Header
+	ws := buf[:0]
+	for _, h := range hs {
+		ws = append(ws, wire.Header{Key: h.Key, Value: h.Value})
+	}
+	return readWireHeaders(ws)
+}
+
+// readNodeHeaders reads an emission's headers, as the engine stamped them, with the reference
+// decoder.
+func readNodeHeaders(hs []node.Header) headerReading {
+	var buf [4]wire.Header
+	ws := buf[:0]
+	for _, h := range hs {
+		ws = append(ws, wire.Header{Key: h.Key, Value: h.Value})
+	}
+	return readWireHeaders(ws)
+}
+
+func readWireHeaders(ws []wire.Header) headerReading {
+	causes, present, r := wire.DecodeHeaders(ws)
+	hr := headerReading{present: present, undecodable: r != nil, refusal: r}
+	first := true
+	for _, h := range ws {
+		if h.Key != wire.HeaderKey {
+			continue
+		}
+		if first {
+			hr.valueLen, first = len(h.Value), false
+		}
+		if r != nil {
+			hr.values = append(hr.values, h.Value)
+		}
+	}
+	if r == nil {
+		hr.expressed = causesFromWire(causes)
+	}
+	return hr
+}
+
+// causesFromWire converts the reference decoder's causes (in channel order, distinct channels)
+// to the oracle's frontier type.
+func causesFromWire(causes []wire.Cause) node.Causes {
+	if len(causes) == 0 {
+		return node.Causes{}
+	}
+	pairs := make([]node.Cause, len(causes))
+	for i, c := range causes {
+		pairs[i] = node.Cause{Channel: node.Channel{Topic: node.TopicID(c.Channel.Topic), Partition: node.Partition(c.Channel.Partition)},
+			Position: node.Offset(c.Position)}
+	}
+	return node.CausesOf(pairs...)
+}
+
+// wireCauses converts a frontier to the reference codec's causes.
+func wireCauses(c node.Causes) []wire.Cause {
+	out := make([]wire.Cause, c.Len())
+	for i, p := range c.Pairs() {
+		out[i] = wire.Cause{Channel: wire.Channel{Topic: wire.TopicID(p.Channel.Topic), Partition: int32(p.Channel.Partition)},
+			Position: int64(p.Position)}
+	}
+	return out
+}
+
+// encodeCauses is the reference encoder's canonical value for a frontier.
+func encodeCauses(c node.Causes) []byte { return wire.Encode(wireCauses(c)) }
