@@ -7,10 +7,11 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/diagram"
 )
 
 // diagramFlags are --svg FILE and --html FILE: the run drawn as a space-time diagram
-// (sim.DiagramSink), written after the run. The default run and replay take them.
+// (diagram.Sink), written after the run. The default run and replay take them.
 type diagramFlags struct {
 	svgPath, htmlPath string
 }
@@ -21,20 +22,20 @@ func (f *diagramFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.htmlPath, "html", "", "draw the run as a space-time diagram in a self-contained HTML page to `FILE`")
 }
 
-// diagram is one run's picture in the making: the sink collecting events and the files it goes to.
-type diagram struct {
+// picture is one run's picture in the making: the sink collecting events and the files it goes to.
+type picture struct {
 	flags diagramFlags
-	sink  *sim.DiagramSink
+	sink  *diagram.Sink
 	files []*os.File // svg, html (nil when not asked for)
 }
 
 // start creates the requested files before the run (a bad path fails before any work, and
 // names the flag) and returns the sink to add to the run; nil when no picture was asked for.
-func (f diagramFlags) start(prep *scenarios.Prepared) (*diagram, error) {
+func (f diagramFlags) start(prep *scenarios.Prepared) (*picture, error) {
 	if f.svgPath == "" && f.htmlPath == "" {
 		return nil, nil
 	}
-	d := &diagram{flags: f, sink: sim.NewDiagramSink(prep.Scenario)}
+	d := &picture{flags: f, sink: diagram.NewSink(prep.Scenario)}
 	d.sink.Title = fmt.Sprintf("scenario %s, seed %d, sabotage %s", prep.Scenario.Name, prep.Spec.Seed, noneIfEmpty(prep.Spec.Sabotage))
 	for _, p := range []struct{ flag, path string }{{"--svg", f.svgPath}, {"--html", f.htmlPath}} {
 		if p.path == "" {
@@ -52,7 +53,7 @@ func (f diagramFlags) start(prep *scenarios.Prepared) (*diagram, error) {
 }
 
 // finish draws the run into the files and closes them; the first error names the flag.
-func (d *diagram) finish(res *sim.Result) error {
+func (d *picture) finish(res *sim.Result) error {
 	if d == nil {
 		return nil
 	}
@@ -70,7 +71,7 @@ func (d *diagram) finish(res *sim.Result) error {
 }
 
 // close closes the open files and returns the first error.
-func (d *diagram) close() error {
+func (d *picture) close() error {
 	var err error
 	for i, f := range d.files {
 		if f == nil {

@@ -1,4 +1,4 @@
-package sim
+package diagram
 
 import (
 	"cmp"
@@ -37,7 +37,7 @@ const diagEndCol = 1 << 30
 
 // layout computes the geometry for the collected events; focusStep, when >= 0, is a step the
 // window must show (the first violation's).
-func (d *DiagramSink) layout(focusStep int) *diagLayout {
+func (d *Sink) layout(focusStep int) *diagLayout {
 	l := &diagLayout{}
 	l.c0, l.c1 = d.window(focusStep)
 	l.nCols = len(d.cols)
@@ -63,10 +63,10 @@ func (d *DiagramSink) layout(focusStep int) *diagLayout {
 
 // window picks the drawn columns: all of them when they fit the cap, else a window of the cap's
 // width that ends a little after the focus step (or starts at the beginning without one).
-func (d *DiagramSink) window(focusStep int) (int, int) {
+func (d *Sink) window(focusStep int) (int, int) {
 	capCols := d.MaxColumns
 	if capCols <= 0 {
-		capCols = DefaultDiagramColumns
+		capCols = DefaultColumns
 	}
 	n := len(d.cols)
 	if n <= capCols {
@@ -81,7 +81,7 @@ func (d *DiagramSink) window(focusStep int) (int, int) {
 }
 
 // colOfStep returns the first column at or after step (len(cols) when there is none).
-func (d *DiagramSink) colOfStep(step int) int {
+func (d *Sink) colOfStep(step int) int {
 	i, _ := slices.BinarySearchFunc(d.cols, step, func(c diagCol, s int) int { return cmp.Compare(c.step, s) })
 	return i
 }
@@ -107,7 +107,7 @@ func posLess(a, b diagPos) bool {
 
 // assignTracks gives every hold a track on its lane (greedy interval colouring in order of
 // start, capped at diagTracksMax) and returns each lane's track count.
-func (d *DiagramSink) assignTracks() []int {
+func (d *Sink) assignTracks() []int {
 	order := make([]int, len(d.holds))
 	for i := range order {
 		order[i] = i

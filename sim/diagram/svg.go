@@ -1,10 +1,11 @@
-package sim
+package diagram
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/xml"
 	"fmt"
+	"github.com/parsleysim/parsleysim/sim"
 	"io"
 	"slices"
 	"strings"
@@ -41,7 +42,7 @@ func kindColour(kind string) string {
 // WriteSVG draws the collected run as a space-time diagram in SVG. violations are the run's
 // (Result.Violations); violation events seen in the trace are merged with them. The same
 // events and violations give the same bytes.
-func (d *DiagramSink) WriteSVG(w io.Writer, violations []Violation) error {
+func (d *Sink) WriteSVG(w io.Writer, violations []sim.Violation) error {
 	vios := d.mergeViolations(violations)
 	focus := -1
 	if len(vios) > 0 {
@@ -100,17 +101,19 @@ const diagDefs = `<defs>
 
 // mergeViolations joins the caller's violations with those seen as trace events (each once),
 // sorted by step, process, criterion and detail.
-func (d *DiagramSink) mergeViolations(given []Violation) []Violation {
-	key := func(v Violation) string { return fmt.Sprintf("%s|%d|%d|%s", v.Criterion, v.Step, v.Process, v.Detail) }
+func (d *Sink) mergeViolations(given []sim.Violation) []sim.Violation {
+	key := func(v sim.Violation) string {
+		return fmt.Sprintf("%s|%d|%d|%s", v.Criterion, v.Step, v.Process, v.Detail)
+	}
 	seen := map[string]bool{}
-	var out []Violation
+	var out []sim.Violation
 	for _, v := range slices.Concat(given, d.vios) {
 		if k := key(v); !seen[k] {
 			seen[k] = true
 			out = append(out, v)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Violation) int {
+	slices.SortStableFunc(out, func(a, b sim.Violation) int {
 		return cmp.Or(cmp.Compare(a.Step, b.Step), cmp.Compare(a.Process, b.Process),
 			cmp.Compare(a.Criterion, b.Criterion), cmp.Compare(a.Detail, b.Detail))
 	})
@@ -119,7 +122,7 @@ func (d *DiagramSink) mergeViolations(given []Violation) []Violation {
 
 // focusStep is the step the window must show for violation v: its own step, or, for a check
 // run after the last drawn step (end of run), the latest step of the messages it names.
-func (d *DiagramSink) focusStep(v Violation) int {
+func (d *Sink) focusStep(v sim.Violation) int {
 	if len(d.cols) == 0 || v.Step <= d.cols[len(d.cols)-1].step {
 		return v.Step
 	}
@@ -142,7 +145,7 @@ func (d *DiagramSink) focusStep(v Violation) int {
 }
 
 // laneName names a lane.
-func (d *DiagramSink) laneName(lane int) string {
+func (d *Sink) laneName(lane int) string {
 	if lane == 0 {
 		return "external / world"
 	}
@@ -154,7 +157,7 @@ func (d *DiagramSink) laneName(lane int) string {
 
 // when describes position p of an event at virtual time timeMicros as "step N (t=Tus)" (the
 // step's first event's time when timeMicros < 0), or "the end of the run".
-func (d *DiagramSink) when(p diagPos, timeMicros int64) string {
+func (d *Sink) when(p diagPos, timeMicros int64) string {
 	if p.col < 0 || p.col >= len(d.cols) {
 		return "the end of the run"
 	}
@@ -166,7 +169,7 @@ func (d *DiagramSink) when(p diagPos, timeMicros int64) string {
 }
 
 // drawHeader writes the title, the notes and the step axis.
-func (d *DiagramSink) drawHeader(s *svgBuf, l *diagLayout, vios []Violation) {
+func (d *Sink) drawHeader(s *svgBuf, l *diagLayout, vios []sim.Violation) {
 	title := d.Title
 	if title == "" {
 		title = "run"
@@ -210,7 +213,7 @@ func (d *DiagramSink) drawHeader(s *svgBuf, l *diagLayout, vios []Violation) {
 
 // drawLanes writes each lane's background, label and lifecycle line: solid while an execution
 // runs, dotted grey while down, dotted red after a refusal (failed closed).
-func (d *DiagramSink) drawLanes(s *svgBuf, l *diagLayout) {
+func (d *Sink) drawLanes(s *svgBuf, l *diagLayout) {
 	right := l.colX[len(l.colX)-1]
 	if l.c1 == l.nCols {
 		right = l.endX
@@ -267,7 +270,7 @@ func (l *diagLayout) holdY(h *diagHold) int { return l.laneY[h.lane] + 7 + h.tra
 
 // drawHolds draws each hold as a bar under its lane line, from receipt to delivery (solid), to
 // a rollback (pale), or to the end of the run (outlined red: never delivered).
-func (d *DiagramSink) drawHolds(s *svgBuf, l *diagLayout, hl *diagHighlight) {
+func (d *Sink) drawHolds(s *svgBuf, l *diagLayout, hl *diagHighlight) {
 	for i := range d.holds {
 		h := &d.holds[i]
 		to := h.to

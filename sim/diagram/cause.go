@@ -1,6 +1,7 @@
-package sim
+package diagram
 
 import (
+	"github.com/parsleysim/parsleysim/sim"
 	"regexp"
 	"strconv"
 )
@@ -24,7 +25,7 @@ var msgRefPattern = regexp.MustCompile(`\bm(\d+)\(`)
 
 // violationMsgs returns the uids a violation names: its Msgs field when the checker filled it,
 // else the references parsed from its detail, in order of appearance.
-func violationMsgs(v Violation) []uint64 {
+func violationMsgs(v sim.Violation) []uint64 {
 	if len(v.Msgs) > 0 {
 		return v.Msgs
 	}
@@ -41,7 +42,7 @@ func violationMsgs(v Violation) []uint64 {
 // ones are often its consequences) gets the full treatment: its messages, their receipts, holds
 // and deliveries on its lane, and the causal chain between the first two. The deliveries the
 // others name on their lanes are ringed.
-func (d *DiagramSink) highlight(vios []Violation) *diagHighlight {
+func (d *Sink) highlight(vios []sim.Violation) *diagHighlight {
 	hl := &diagHighlight{msgs: map[int]bool{}, feeds: map[int]bool{}, delivs: map[int]bool{}, holds: map[int]bool{},
 		others: map[int]bool{}}
 	for i, v := range vios {
@@ -75,7 +76,7 @@ func (d *DiagramSink) highlight(vios []Violation) *diagHighlight {
 
 // highlightOnLane marks message m and its receipts, holds and deliveries on lane (every lane
 // when lane is 0: a violation about no process).
-func (d *DiagramSink) highlightOnLane(hl *diagHighlight, m, lane int) {
+func (d *Sink) highlightOnLane(hl *diagHighlight, m, lane int) {
 	hl.msgs[m] = true
 	for i, f := range d.feeds {
 		if f.msg == m && (lane == 0 || f.lane == lane) {
@@ -106,7 +107,7 @@ type diagHop struct {
 // delivery) preceded the send of ..., b — and marks it. It reports whether it found one.
 // Rolled-back receipts and deliveries are no links. The search is breadth-first (shortest chain)
 // and bounded.
-func (d *DiagramSink) highlightChain(hl *diagHighlight, a, b int) bool {
+func (d *Sink) highlightChain(hl *diagHighlight, a, b int) bool {
 	parent := map[int]diagHop{} // msg → the hop from it towards b
 	queue := []int{b}
 	seen := map[int]bool{b: true}
@@ -133,7 +134,7 @@ func (d *DiagramSink) highlightChain(hl *diagHighlight, a, b int) bool {
 }
 
 // markChain highlights the chain from a to b recorded in parent.
-func (d *DiagramSink) markChain(hl *diagHighlight, a, b int, parent map[int]diagHop) {
+func (d *Sink) markChain(hl *diagHighlight, a, b int, parent map[int]diagHop) {
 	for m := a; m != b; {
 		hop := parent[m]
 		hl.msgs[m] = true
@@ -151,7 +152,7 @@ func (d *DiagramSink) markChain(hl *diagHighlight, a, b int, parent map[int]diag
 }
 
 // predecessors lists the committed receipts and deliveries at y's sender before y was sent.
-func (d *DiagramSink) predecessors(y int) []diagHop {
+func (d *Sink) predecessors(y int) []diagHop {
 	my := &d.msgs[y]
 	if my.from == 0 || !my.known {
 		return nil
@@ -177,7 +178,7 @@ func (d *DiagramSink) predecessors(y int) []diagHop {
 }
 
 // firstFeed returns the index of message m's first receipt on lane (-1: none).
-func (d *DiagramSink) firstFeed(m, lane int) int {
+func (d *Sink) firstFeed(m, lane int) int {
 	for i, f := range d.feeds {
 		if f.msg == m && f.lane == lane {
 			return i

@@ -1,8 +1,9 @@
-package sim
+package diagram
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/parsleysim/parsleysim/sim"
 	"io"
 )
 
@@ -89,7 +90,7 @@ func legendDot(s *svgBuf, x, y int, fill string) {
 // WriteHTML writes a self-contained HTML page (no script, no external assets) embedding the SVG
 // of WriteSVG with a short guide to reading it. Hovering any mark shows its details (SVG
 // <title> elements).
-func (d *DiagramSink) WriteHTML(w io.Writer, violations []Violation) error {
+func (d *Sink) WriteHTML(w io.Writer, violations []sim.Violation) error {
 	var svg bytes.Buffer
 	if err := d.WriteSVG(&svg, violations); err != nil {
 		return err

@@ -1,7 +1,8 @@
-package sim
+package diagram
 
 import (
 	"fmt"
+	"github.com/parsleysim/parsleysim/sim"
 	"slices"
 	"strings"
 )
@@ -9,7 +10,7 @@ import (
 // drawArrows draws one arrow per receipt, from the message's produce or send to the receiving
 // lane: coloured by the message's kind, dashed for a duplicate, faded when the receipt was
 // rolled back, red and labelled when a violation points at it.
-func (d *DiagramSink) drawArrows(s *svgBuf, l *diagLayout, hl *diagHighlight) {
+func (d *Sink) drawArrows(s *svgBuf, l *diagLayout, hl *diagHighlight) {
 	for i := range d.feeds {
 		f := &d.feeds[i]
 		m := &d.msgs[f.msg]
@@ -65,7 +66,7 @@ func sign(v int) int {
 }
 
 // feedTitle describes one receipt.
-func (d *DiagramSink) feedTitle(f *diagFeed) string {
+func (d *Sink) feedTitle(f *diagFeed) string {
 	m := &d.msgs[f.msg]
 	var b strings.Builder
 	fmt.Fprintf(&b, "m%d %s", m.uid, m.channel)
@@ -97,7 +98,7 @@ func (d *DiagramSink) feedTitle(f *diagFeed) string {
 // rolled back, so the record was aborted; ringed and labelled when a violation names the
 // message, which it may name although no process ever received it) and deliveries (green dots; hollow when the delivering
 // step was rolled back, ringed red when a violation points at them).
-func (d *DiagramSink) drawDots(s *svgBuf, l *diagLayout, hl *diagHighlight) {
+func (d *Sink) drawDots(s *svgBuf, l *diagLayout, hl *diagHighlight) {
 	for i := range d.msgs {
 		m := &d.msgs[i]
 		x, in := l.x(m.at)
@@ -156,7 +157,7 @@ var markLetters = map[string]string{
 // drawMarks draws the lifecycle and world glyphs. Lettered world marks alternate above and
 // below the world line so that neighbours do not cover each other; a refusal carries its
 // reason in words.
-func (d *DiagramSink) drawMarks(s *svgBuf, l *diagLayout) {
+func (d *Sink) drawMarks(s *svgBuf, l *diagLayout) {
 	lettered := 0
 	for i := range d.marks {
 		mk := &d.marks[i]
@@ -230,7 +231,7 @@ const diagVioListMax = 12
 // drawViolations draws each violation as a red dashed line across the lanes at its step and a
 // labelled warning sign on the violating lane (violations at the same place share one sign),
 // and lists them, numbered, under the lanes.
-func (d *DiagramSink) drawViolations(s *svgBuf, l *diagLayout, vios []Violation, listY, width int) {
+func (d *Sink) drawViolations(s *svgBuf, l *diagLayout, vios []sim.Violation, listY, width int) {
 	if len(vios) == 0 {
 		return
 	}
@@ -270,7 +271,7 @@ const diagVioTextPx = 200
 func diagWrapChars(width int) int { return max(60, (min(width, diagTextWidthPx)-diagVioTextPx-20)/7) }
 
 // diagVioListLines counts the lines the violation list takes.
-func diagVioListLines(vios []Violation, width int) int {
+func diagVioListLines(vios []sim.Violation, width int) int {
 	n := 0
 	for _, v := range vios[:min(len(vios), diagVioListMax)] {
 		n += len(wrapText(v.Detail, diagWrapChars(width)))
@@ -283,7 +284,7 @@ func diagVioListLines(vios []Violation, width int) int {
 
 // vioPos places a violation: the last slot of its step's column, or the end of the run for a
 // step with no column (a check run after the last event).
-func (d *DiagramSink) vioPos(v Violation) diagPos {
+func (d *Sink) vioPos(v sim.Violation) diagPos {
 	if c := d.colOfStep(v.Step); c < len(d.cols) && d.cols[c].step == v.Step {
 		return diagPos{col: c, sub: max(d.cols[c].slots-1, 0)}
 	}
@@ -292,7 +293,7 @@ func (d *DiagramSink) vioPos(v Violation) diagPos {
 
 // drawVioSign draws the line and sign of the violations group (numbered from first+1) at x on
 // the lane line at y.
-func (d *DiagramSink) drawVioSign(s *svgBuf, l *diagLayout, group []Violation, first, x, y int) {
+func (d *Sink) drawVioSign(s *svgBuf, l *diagLayout, group []sim.Violation, first, x, y int) {
 	label := fmt.Sprintf("V%d", first+1)
 	if len(group) > 1 {
 		label = fmt.Sprintf("V%d-V%d", first+1, first+len(group))

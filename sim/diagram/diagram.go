@@ -1,8 +1,7 @@
-package sim
-
-// The space-time diagram of a run (issue 6 item 6), drawn from its trace events.
+// Package diagram draws the space-time diagram of a run, in SVG or a self-contained HTML page,
+// from its trace events.
 //
-// DiagramSink is a TraceSink: it keeps what the picture needs while the run goes (lanes,
+// Sink is a TraceSink: it keeps what the picture needs while the run goes (lanes,
 // messages, receipts, holds, deliveries, lifecycle and world events) and WriteSVG / WriteHTML
 // draw it afterwards. The horizontal axis is the step index, compressed: steps that emitted no
 // drawable event take no room, and a step with several events on one lane is widened so they
@@ -15,13 +14,16 @@ package sim
 // since its last commit are marked rolled back when it crashes, refuses, migrates, is fenced as
 // a zombie or starts again, and a hold whose receipt was committed continues past a rolled-back
 // delivery. Nothing iterates a map: the same events give the same bytes.
+package diagram
 
-// DiagramSink collects a run's events for a space-time diagram. The zero value works (lanes are
-// named p0, p1, ...); NewDiagramSink names them after the scenario's processes.
-type DiagramSink struct {
-	// Title heads the picture (NewDiagramSink sets the scenario name).
+import "github.com/parsleysim/parsleysim/sim"
+
+// Sink collects a run's events for a space-time diagram. The zero value works (lanes are
+// named p0, p1, ...); NewSink names them after the scenario's processes.
+type Sink struct {
+	// Title heads the picture (NewSink sets the scenario name).
 	Title string
-	// MaxColumns caps the drawn step columns (0: DefaultDiagramColumns). A longer run is drawn as
+	// MaxColumns caps the drawn step columns (0: DefaultColumns). A longer run is drawn as
 	// a window around its first violation (or its start), with a note saying so.
 	MaxColumns int
 
@@ -33,19 +35,19 @@ type DiagramSink struct {
 	feeds  []diagFeed
 	holds  []diagHold
 	delivs []diagDeliv
-	vios   []Violation
+	vios   []sim.Violation
 	txns   []diagTxn
 	lanes  []diagLane
 	curSub []int // per lane: events placed in the current column
 }
 
-// DefaultDiagramColumns is the default cap on drawn step columns: enough for runs of a few
+// DefaultColumns is the default cap on drawn step columns: enough for runs of a few
 // hundred steps with room for busy steps, small enough that a browser still renders it briskly.
-const DefaultDiagramColumns = 1200
+const DefaultColumns = 1200
 
-// NewDiagramSink returns a sink whose lanes carry the process names of scn (nil: p0, p1, ...).
-func NewDiagramSink(scn *Scenario) *DiagramSink {
-	d := &DiagramSink{}
+// NewSink returns a sink whose lanes carry the process names of scn (nil: p0, p1, ...).
+func NewSink(scn *sim.Scenario) *Sink {
+	d := &Sink{}
 	if scn != nil {
 		d.Title = "scenario " + scn.Name
 		for _, p := range scn.Processes {
@@ -153,7 +155,7 @@ type diagStatus struct {
 }
 
 // ensureLane makes lanes 0..n (world plus n processes) exist.
-func (d *DiagramSink) ensureLane(n int) {
+func (d *Sink) ensureLane(n int) {
 	for len(d.lanes) <= n {
 		d.lanes = append(d.lanes, diagLane{open: map[int]int{}, fed: map[int]bool{}})
 		d.curSub = append(d.curSub, 0)
@@ -161,7 +163,7 @@ func (d *DiagramSink) ensureLane(n int) {
 }
 
 // place returns the next position on lane at step ev.Step, opening a new column on a new step.
-func (d *DiagramSink) place(lane int, ev *Event) diagPos {
+func (d *Sink) place(lane int, ev *sim.Event) diagPos {
 	d.ensureLane(lane)
 	n := len(d.cols)
 	if n == 0 || d.cols[n-1].step != ev.Step {
@@ -178,4 +180,4 @@ func (d *DiagramSink) place(lane int, ev *Event) diagPos {
 }
 
 // laneOf maps an event's process to its lane (world is 0).
-func laneOf(ev *Event) int { return ev.Process + 1 }
+func laneOf(ev *sim.Event) int { return ev.Process + 1 }

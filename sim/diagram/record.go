@@ -1,12 +1,13 @@
-package sim
+package diagram
 
 import (
 	"fmt"
+	"github.com/parsleysim/parsleysim/sim"
 	"strings"
 )
 
 // Record takes one trace event into the diagram.
-func (d *DiagramSink) Record(ev *Event) {
+func (d *Sink) Record(ev *sim.Event) {
 	if d.msgIdx == nil {
 		d.msgIdx = map[uint64]int{}
 	}
@@ -33,7 +34,7 @@ func (d *DiagramSink) Record(ev *Event) {
 		d.addMark(lane, ev, ev.Kind, "redeclared: "+ev.Detail)
 	case "violation":
 		crit, detail, _ := strings.Cut(ev.Detail, ": ")
-		d.vios = append(d.vios, Violation{Criterion: Criterion(crit), Step: ev.Step, Process: ev.Process, Detail: detail})
+		d.vios = append(d.vios, sim.Violation{Criterion: sim.Criterion(crit), Step: ev.Step, Process: ev.Process, Detail: detail})
 	case "txn-opened":
 		d.recordTxn(ev)
 	default:
@@ -45,7 +46,7 @@ func (d *DiagramSink) Record(ev *Event) {
 
 // addMsg registers a message produced (lane 0) or sent (a process lane) by ev and returns its
 // index.
-func (d *DiagramSink) addMsg(ev *Event, lane int, kind string) int {
+func (d *Sink) addMsg(ev *sim.Event, lane int, kind string) int {
 	m := diagMsg{uid: ev.Msg, channel: posOf(ev), kind: kind, from: lane, at: d.place(lane, ev),
 		known: true, timeMicros: ev.TimeMicros}
 	d.msgs = append(d.msgs, m)
@@ -56,7 +57,7 @@ func (d *DiagramSink) addMsg(ev *Event, lane int, kind string) int {
 // msgOf returns the index of ev's message, registering one whose produce was not traced (a
 // record of an external transaction is placed at the transaction; anything else at the world
 // lane just before its receipt).
-func (d *DiagramSink) msgOf(ev *Event) int {
+func (d *Sink) msgOf(ev *sim.Event) int {
 	if i, ok := d.msgIdx[ev.Msg]; ok {
 		return i
 	}
@@ -79,7 +80,7 @@ func (d *DiagramSink) msgOf(ev *Event) int {
 
 // recordFeed draws a receipt and, unless it is a duplicate or the message is held already,
 // opens a hold.
-func (d *DiagramSink) recordFeed(ev *Event, lane int) {
+func (d *Sink) recordFeed(ev *sim.Event, lane int) {
 	m := d.msgOf(ev)
 	f := diagFeed{msg: m, lane: lane, at: d.place(lane, ev), timeMicros: ev.TimeMicros, duplicate: ev.Kind == "duplicate"}
 	if d.msgs[m].at.col < 0 {
@@ -99,7 +100,7 @@ func (d *DiagramSink) recordFeed(ev *Event, lane int) {
 }
 
 // recordDelivery draws a delivery and ends the message's hold on that lane.
-func (d *DiagramSink) recordDelivery(ev *Event, lane int) {
+func (d *Sink) recordDelivery(ev *sim.Event, lane int) {
 	m := d.msgOf(ev)
 	at := d.place(lane, ev)
 	l := &d.lanes[lane]
@@ -117,13 +118,13 @@ func (d *DiagramSink) recordDelivery(ev *Event, lane int) {
 }
 
 // endHold closes hold h at position at.
-func (d *DiagramSink) endHold(h int, at diagPos, timeMicros int64, end string) {
+func (d *Sink) endHold(h int, at diagPos, timeMicros int64, end string) {
 	d.holds[h].open, d.holds[h].to, d.holds[h].toTime, d.holds[h].end = false, at, timeMicros, end
 }
 
 // recordLifecycle rolls back what the lane had not committed (a stop commits first, so it finds
 // nothing), marks the event and notes the lane's new state.
-func (d *DiagramSink) recordLifecycle(ev *Event, lane int) {
+func (d *Sink) recordLifecycle(ev *sim.Event, lane int) {
 	at := d.addMark(lane, ev, ev.Kind, lifecycleTitle(ev))
 	if ev.Kind == "refused" {
 		d.marks[len(d.marks)-1].reason, _, _ = strings.Cut(ev.Detail, " ")
@@ -146,7 +147,7 @@ func (d *DiagramSink) recordLifecycle(ev *Event, lane int) {
 // rollback undoes lane's uncommitted feeds, deliveries and sends at position at: a hold its
 // feed opened ends there, a hold a rolled-back delivery had ended resumes there (its receipt was
 // committed), and a rolled-back send is an aborted record.
-func (d *DiagramSink) rollback(lane int, at diagPos, timeMicros int64) {
+func (d *Sink) rollback(lane int, at diagPos, timeMicros int64) {
 	l := &d.lanes[lane]
 	for _, it := range l.pending {
 		switch it.kind {
@@ -179,7 +180,7 @@ func (d *DiagramSink) rollback(lane int, at diagPos, timeMicros int64) {
 }
 
 // recordTxn remembers an open external transaction's positions and marks it on the world lane.
-func (d *DiagramSink) recordTxn(ev *Event) {
+func (d *Sink) recordTxn(ev *sim.Event) {
 	at := d.addMark(0, ev, ev.Kind, worldTitle(ev))
 	var n int64
 	fmt.Sscanf(ev.Detail, "%d records", &n)
@@ -187,7 +188,7 @@ func (d *DiagramSink) recordTxn(ev *Event) {
 }
 
 // addMark places a glyph on lane and returns its position.
-func (d *DiagramSink) addMark(lane int, ev *Event, kind, title string) diagPos {
+func (d *Sink) addMark(lane int, ev *sim.Event, kind, title string) diagPos {
 	at := d.place(lane, ev)
 	d.marks = append(d.marks, diagMark{lane: lane, at: at, kind: kind,
 		title: fmt.Sprintf("step %d, t=%dus: %s", ev.Step, ev.TimeMicros, title)})
@@ -195,7 +196,7 @@ func (d *DiagramSink) addMark(lane int, ev *Event, kind, title string) diagPos {
 }
 
 // chanOf renders ev's channel as topic#incarnation/partition ("" when it names none).
-func chanOf(ev *Event) string {
+func chanOf(ev *sim.Event) string {
 	if ev.Topic == "" {
 		return ""
 	}
@@ -203,12 +204,12 @@ func chanOf(ev *Event) string {
 }
 
 // posOf renders ev's record coordinate as topic#incarnation/partition:position.
-func posOf(ev *Event) string {
+func posOf(ev *sim.Event) string {
 	return fmt.Sprintf("%s:%d", chanOf(ev), ev.Position)
 }
 
 // lifecycleTitle says what a lifecycle event did.
-func lifecycleTitle(ev *Event) string {
+func lifecycleTitle(ev *sim.Event) string {
 	switch ev.Kind {
 	case "crashed":
 		return "crashed: the uncommitted step is rolled back"
@@ -227,7 +228,7 @@ func lifecycleTitle(ev *Event) string {
 }
 
 // worldTitle says what a world-lane event did.
-func worldTitle(ev *Event) string {
+func worldTitle(ev *sim.Event) string {
 	var b strings.Builder
 	b.WriteString(ev.Kind)
 	if c := chanOf(ev); c != "" {

@@ -1,8 +1,9 @@
-package sim
+package diagram
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/parsleysim/parsleysim/sim"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,17 +11,17 @@ import (
 )
 
 // evs builds a trace by hand: each call appends one event.
-type evs struct{ list []Event }
+type evs struct{ list []sim.Event }
 
 func (e *evs) add(step int, kind string, proc int, topic string, pos int64, msg uint64, detail string) *evs {
-	e.list = append(e.list, Event{Step: step, TimeMicros: int64(step) * 100, Kind: kind, Process: proc,
+	e.list = append(e.list, sim.Event{Step: step, TimeMicros: int64(step) * 100, Kind: kind, Process: proc,
 		Topic: topic, Position: pos, Msg: msg, Detail: detail})
 	return e
 }
 
-// sink feeds the events to a fresh DiagramSink of scn.
-func (e *evs) sink(scn *Scenario) *DiagramSink {
-	d := NewDiagramSink(scn)
+// sink feeds the events to a fresh Sink of scn.
+func (e *evs) sink(scn *sim.Scenario) *Sink {
+	d := NewSink(scn)
 	for i := range e.list {
 		d.Record(&e.list[i])
 	}
@@ -28,7 +29,7 @@ func (e *evs) sink(scn *Scenario) *DiagramSink {
 }
 
 // svgOf renders d with vios and checks the result is well-formed XML.
-func svgOf(t *testing.T, d *DiagramSink, vios []Violation) string {
+func svgOf(t *testing.T, d *Sink, vios []sim.Violation) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := d.WriteSVG(&b, vios); err != nil {
@@ -60,11 +61,11 @@ func diamondTrace() *evs {
 	return e
 }
 
-var diamondViolation = Violation{Criterion: CritS1, Step: 9, Process: 1,
+var diamondViolation = sim.Violation{Criterion: sim.CritS1, Step: 9, Process: 1,
 	Detail: "delivered m2(mid#0/0:0) while still holding its true cause m1(ext#0/0:0)"}
 
 func TestDiagramConstructed(t *testing.T) {
-	svg := svgOf(t, diamondTrace().sink(diagramDiamond()), []Violation{diamondViolation})
+	svg := svgOf(t, diamondTrace().sink(diagramDiamond()), []sim.Violation{diamondViolation})
 	for _, want := range []string{
 		">external / world</text>", ">relay</text>", ">sink</text>", // the lanes
 		"m1 ext#0/0:0 (plain), produced at step 3 (t=300us) -&gt; fed to relay at step 4", // arrows
@@ -99,7 +100,7 @@ func redElement(svg, title string) bool {
 
 func TestDiagramHighlightsTheCausalChain(t *testing.T) {
 	d := diamondTrace().sink(diagramDiamond())
-	svg := svgOf(t, d, []Violation{diamondViolation})
+	svg := svgOf(t, d, []sim.Violation{diamondViolation})
 	for _, title := range []string{
 		"m1 ext#0/0:0 (plain), produced at step 3 (t=300us) -&gt; fed to relay", // the chain: e1 reached relay
 		"m2 mid#0/0:0 (emission), sent by relay",                                // relay's send reached sink
@@ -117,10 +118,10 @@ func TestDiagramHighlightsTheCausalChain(t *testing.T) {
 }
 
 func TestDiagramDeterministic(t *testing.T) {
-	a := svgOf(t, diamondTrace().sink(diagramDiamond()), []Violation{diamondViolation})
+	a := svgOf(t, diamondTrace().sink(diagramDiamond()), []sim.Violation{diamondViolation})
 	d := diamondTrace().sink(diagramDiamond())
-	b := svgOf(t, d, []Violation{diamondViolation})
-	c := svgOf(t, d, []Violation{diamondViolation}) // rendering twice changes nothing
+	b := svgOf(t, d, []sim.Violation{diamondViolation})
+	c := svgOf(t, d, []sim.Violation{diamondViolation}) // rendering twice changes nothing
 	if a != b || b != c {
 		t.Fatal("the same events gave different bytes")
 	}
@@ -186,8 +187,8 @@ func TestDiagramCapsLongRuns(t *testing.T) {
 	}
 	d := e.sink(nil)
 	d.MaxColumns = 100
-	v := Violation{Criterion: CritS3, Step: 401, Process: 0, Detail: "delivered m200(ext#0/0:200) past the earlier undelivered m199(ext#0/0:199)"}
-	svg := svgOf(t, d, []Violation{v})
+	v := sim.Violation{Criterion: sim.CritS3, Step: 401, Process: 0, Detail: "delivered m200(ext#0/0:200) past the earlier undelivered m199(ext#0/0:199)"}
+	svg := svgOf(t, d, []sim.Violation{v})
 	m := regexp.MustCompile(`showing steps (\d+)-(\d+) of 601 \(capped at 100 columns`).FindStringSubmatch(svg)
 	if m == nil {
 		t.Fatal("a capped diagram does not say so")
@@ -208,7 +209,7 @@ func TestDiagramCapsLongRuns(t *testing.T) {
 }
 
 func TestViolationMsgs(t *testing.T) {
-	v := Violation{Detail: "delivered m12(a#0/0:3) (delivery 4) after its effect m7(b#1/2:0) (delivery 2); m(x) am3(y)"}
+	v := sim.Violation{Detail: "delivered m12(a#0/0:3) (delivery 4) after its effect m7(b#1/2:0) (delivery 2); m(x) am3(y)"}
 	if got := violationMsgs(v); !slices.Equal(got, []uint64{12, 7}) {
 		t.Errorf("parsed %v, want [12 7]", got)
 	}
@@ -220,8 +221,8 @@ func TestViolationMsgs(t *testing.T) {
 
 func TestDiagramHTML(t *testing.T) {
 	var b bytes.Buffer
-	d := diamondTrace().sink(&Scenario{Name: `a<b>&"c"`, Processes: []ProcessSpec{{Name: "relay"}, {Name: "s<1>"}}})
-	if err := d.WriteHTML(&b, []Violation{diamondViolation}); err != nil {
+	d := diamondTrace().sink(&sim.Scenario{Name: `a<b>&"c"`, Processes: []sim.ProcessSpec{{Name: "relay"}, {Name: "s<1>"}}})
+	if err := d.WriteHTML(&b, []sim.Violation{diamondViolation}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

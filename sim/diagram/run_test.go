@@ -1,4 +1,4 @@
-package sim
+package diagram
 
 import (
 	"bytes"
@@ -14,31 +14,32 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim"
 )
 
 // diagramDiamond is ext → relay → mid; sink receives ext and mid, so a relayed record can reach
 // sink before the external record that caused it (the diamond hold).
-func diagramDiamond() *Scenario {
-	return &Scenario{
+func diagramDiamond() *sim.Scenario {
+	return &sim.Scenario{
 		Name: "diagram-diamond",
-		Topics: []TopicSpec{
+		Topics: []sim.TopicSpec{
 			{Name: "ext", Partitions: 1, External: true},
 			{Name: "mid", Partitions: 1},
 			{Name: "out", Partitions: 1},
 		},
-		Processes: []ProcessSpec{
+		Processes: []sim.ProcessSpec{
 			{Name: "relay", Receives: []string{"ext"}, Sends: []string{"mid"}},
 			{Name: "sink", Receives: []string{"ext", "mid"}, Sends: []string{"out"}},
 		},
 	}
 }
 
-// renderRun runs scn under seed and sabotage with a DiagramSink and returns the result and SVG.
+// renderRun runs scn under seed and sabotage with a Sink and returns the result and SVG.
 // With SIM_DIAGRAM_DIR set it also writes name.svg and name.html there, to look at.
-func renderRun(t *testing.T, scn *Scenario, seed uint64, sab node.Sabotage, name string) (*Result, []byte) {
+func renderRun(t *testing.T, scn *sim.Scenario, seed uint64, sab node.Sabotage, name string) (*sim.Result, []byte) {
 	t.Helper()
-	sink := NewDiagramSink(scn)
-	res := Run(scn, ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sabotage: sab, Sinks: []TraceSink{sink}})
+	sink := NewSink(scn)
+	res := sim.Run(scn, sim.ExpandSettings(seed), sim.NewRandomChooser(seed), sim.RunOptions{Sabotage: sab, Sinks: []sim.TraceSink{sink}})
 	var svg bytes.Buffer
 	if err := sink.WriteSVG(&svg, res.Violations); err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func TestDiagramAgreesWithTheOracle(t *testing.T) {
 func TestDiagramRealViolation(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		res, svg := renderRun(t, diagramDiamond(), seed, node.SabotageIgnoreCauses, "real-violation")
-		if len(res.Violations) == 0 || res.Violations[0].Criterion != CritS1 {
+		if len(res.Violations) == 0 || res.Violations[0].Criterion != sim.CritS1 {
 			continue
 		}
 		checkWellFormed(t, svg)
