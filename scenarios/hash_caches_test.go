@@ -79,11 +79,20 @@ func checkVerifiedExplore(t *testing.T, name string, build func() *sim.Scenario,
 
 // randomBudget draws a budget: one or two plain messages and a few other kinds at 1 or 2.
 func randomBudget(rng *rand.Rand) string {
-	parts := []string{fmt.Sprintf("msgs=%d", 1+rng.IntN(2))}
+	order := []string{"msgs"}
+	value := map[string]int{"msgs": 1 + rng.IntN(2)}
 	keys := []string{"stamped", "corrupt", "crash", "stop", "rewind", "truncate", "retention", "delete",
 		"recreate", "redeclare", "abort", "open", "migrate", "zombie", "swrite", "sread", "damage"}
 	for range 1 + rng.IntN(3) {
-		parts = append(parts, fmt.Sprintf("%s=%d", keys[rng.IntN(len(keys))], 1+rng.IntN(2)))
+		k := keys[rng.IntN(len(keys))]
+		if _, drawn := value[k]; !drawn {
+			order = append(order, k)
+		}
+		value[k] = 1 + rng.IntN(2) // a key drawn twice keeps its last count: ParseBudget takes each key once
+	}
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%s=%d", k, value[k])
 	}
 	return strings.Join(parts, ",")
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -164,8 +165,10 @@ func TestLargeTopology(t *testing.T) {
 			t.Fatalf("--processes %d: %v processes, err %v", n, len(topo.Processes), err)
 		}
 	}
-	if _, err := RandomTopology(3, RandomOptions{Processes: 1}); err == nil || !strings.Contains(err.Error(), "at least 2") {
-		t.Fatalf("--processes 1 gave %v, want an error", err)
+	for _, n := range []int{1, sim.MaxProcesses + 1} {
+		if _, err := RandomTopology(3, RandomOptions{Processes: n}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("must be 2-%d", sim.MaxProcesses)) {
+			t.Fatalf("--processes %d gave %v, want an error naming the limit", n, err)
+		}
 	}
 }
 

@@ -64,8 +64,11 @@ func (s Spec) Normalize() Spec {
 // Errors name the bad input (unknown scenario or sabotage, a bad override).
 func (s Spec) Prepare() (*Prepared, error) {
 	s = s.Normalize()
-	if s.Steps < 0 {
-		return nil, fmt.Errorf("--steps must be at least 1, got %d", s.Steps)
+	if s.Steps < 0 || s.Steps > sim.MaxSteps {
+		return nil, fmt.Errorf("--steps must be 1-%d, got %d", sim.MaxSteps, s.Steps)
+	}
+	if s.Processes < 0 || s.Processes == 1 || s.Processes > sim.MaxProcesses {
+		return nil, fmt.Errorf("--processes must be 2-%d (the documented maximum), got %d", sim.MaxProcesses, s.Processes)
 	}
 	engine, host, err := ParseSabotage(s.Sabotage)
 	if err != nil {

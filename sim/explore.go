@@ -55,12 +55,15 @@ type ExploreOptions struct {
 
 // ExploreResult is what an exploration found.
 type ExploreResult struct {
-	States         int    `json:"states"`
-	Transitions    int    `json:"transitions"`
-	TerminalStates int    `json:"terminal_states"`
-	MaxDepth       int    `json:"max_depth"`
-	Complete       bool   `json:"complete"`
-	Verdict        string `json:"verdict"`
+	States         int `json:"states"`
+	Transitions    int `json:"transitions"`
+	TerminalStates int `json:"terminal_states"`
+	MaxDepth       int `json:"max_depth"`
+	// Complete says every schedule of the scope was explored: false when MaxStates stopped the
+	// exploration or MaxDepth cut a path that could go on (DepthCut counts the states cut).
+	Complete bool   `json:"complete"`
+	DepthCut int    `json:"depth_cut,omitempty"`
+	Verdict  string `json:"verdict"`
 	// Violations lists one entry per (criterion, process) found, in the order found.
 	Violations []ExploreViolation `json:"violations"`
 	// terminals are the distinct terminal states' hashes (for the reduction test); termsAlso
@@ -159,7 +162,7 @@ func (x *explorer) run() ExploreResult {
 	if len(x.res.Violations) > 0 {
 		x.res.Verdict = "violation"
 	}
-	if x.stop && x.opts.MaxStates > 0 && x.res.States >= x.opts.MaxStates {
+	if x.stop && x.opts.MaxStates > 0 && x.res.States >= x.opts.MaxStates || x.res.DepthCut > 0 {
 		x.res.Complete = false
 	}
 	if opts.Progress != nil {
@@ -294,8 +297,12 @@ func (x *explorer) hash(s *exState) hashKey {
 // expand computes s's transitions and enters each successor. only, when non-zero, restricts a
 // revisit to those sleeping transitions.
 func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
-	if !x.anyEnabled(s) || (x.bounded() && s.depth >= x.opts.MaxDepth) {
+	enabled := x.anyEnabled(s)
+	if !enabled || (x.bounded() && s.depth >= x.opts.MaxDepth) {
 		if only == 0 {
+			if enabled {
+				x.res.DepthCut++
+			}
 			x.terminal(s, key)
 		}
 		return

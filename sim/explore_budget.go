@@ -61,6 +61,7 @@ func ParseBudget(s string) (Budget, error) {
 	if strings.TrimSpace(s) == "" {
 		return b, nil
 	}
+	given := map[ActionKind]string{}
 	for _, part := range strings.Split(s, ",") {
 		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if a, ok := budgetAliases[key]; ok {
@@ -79,7 +80,12 @@ func ParseBudget(s string) (Budget, error) {
 		if err != nil || n < 0 || n > 255 {
 			return b, fmt.Errorf("budget entry %q: the count must be an integer in 0..255", part)
 		}
-		b.limits[budgetKeys[i].kind] = n
+		k := budgetKeys[i].kind
+		if prev, dup := given[k]; dup {
+			return b, fmt.Errorf("budget entry %q: %s is given twice (first %q)", part, budgetKeys[i].name, prev)
+		}
+		given[k] = part
+		b.limits[k] = n
 	}
 	return b, nil
 }

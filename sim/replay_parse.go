@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -43,6 +44,14 @@ func (p *replayParser) fail(line int, format string, args ...any) error {
 	return &FileError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
+// readFail reports a read error at the line after the last one read.
+func (p *replayParser) readFail(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return p.fail(p.line+1, "a line longer than %d bytes (the limit)", maxReplayLine)
+	}
+	return p.fail(p.line, "reading: %v", err)
+}
+
 // next returns the next non-blank, non-comment line, trimmed; ok is false at the end of the file.
 func (p *replayParser) next() (string, bool) {
 	for p.sc.Scan() {
@@ -55,10 +64,17 @@ func (p *replayParser) next() (string, bool) {
 	return "", false
 }
 
+// MaxReplayChoices bounds a replay file's choice list: a run of MaxSteps steps records a few
+// choices a step, and a file announcing more is refused before anything is read into memory.
+const MaxReplayChoices = 16 * MaxSteps
+
+// maxReplayLine bounds one line of a replay file.
+const maxReplayLine = 16 << 20
+
 // ParseReplay reads a replay file from rd; file names it in errors.
 func ParseReplay(file string, rd io.Reader) (*Replay, error) {
 	p := &replayParser{file: file, sc: bufio.NewScanner(rd), seen: map[string]int{}}
-	p.sc.Buffer(make([]byte, 64<<10), 16<<20)
+	p.sc.Buffer(make([]byte, 64<<10), maxReplayLine)
 	if err := p.header(); err != nil {
 		return nil, err
 	}
@@ -67,7 +83,7 @@ func ParseReplay(file string, rd io.Reader) (*Replay, error) {
 		text, ok := p.next()
 		if !ok {
 			if err := p.sc.Err(); err != nil {
-				return nil, p.fail(p.line, "reading: %v", err)
+				return nil, p.readFail(err)
 			}
 			return nil, p.fail(0, `the file ends before the "choices N" line (expected after the header)`)
 		}
@@ -93,6 +109,9 @@ func ParseReplay(file string, rd io.Reader) (*Replay, error) {
 func (p *replayParser) header() error {
 	text, ok := p.next()
 	if !ok {
+		if err := p.sc.Err(); err != nil {
+			return p.readFail(err)
+		}
 		return p.fail(0, "empty file: expected %q", fmt.Sprintf("%s %d", replayMagic, ReplayFormatVersion))
 	}
 	magic, version, _ := strings.Cut(text, " ")
@@ -162,11 +181,13 @@ func (p *replayParser) name(key, value string) (string, error) {
 // choices parses "choices N" and the N integers that follow, to the end of the file.
 func (p *replayParser) choices(r *Replay, value string) error {
 	n, err := strconv.Atoi(value)
-	if err != nil || n < 0 {
-		return p.fail(p.line, "expected \"choices N\" with N a non-negative integer, got %q", value)
+	if err != nil || n < 0 || n > MaxReplayChoices {
+		return p.fail(p.line, "expected \"choices N\" with N an integer in 0..%d, got %q", MaxReplayChoices, value)
 	}
 	countLine := p.line
-	r.Choices = make([]int, 0, n)
+	// The count is only a claim until the choices are read: the list grows with what the file
+	// holds, never from the header alone.
+	r.Choices = make([]int, 0, min(n, 1<<12))
 	for {
 		text, ok := p.next()
 		if !ok {
@@ -184,7 +205,7 @@ func (p *replayParser) choices(r *Replay, value string) error {
 		}
 	}
 	if err := p.sc.Err(); err != nil {
-		return p.fail(p.line, "reading: %v", err)
+		return p.readFail(err)
 	}
 	if len(r.Choices) != n {
 		return p.fail(p.line, "%d choices, but line %d announced %d", len(r.Choices), countLine, n)

@@ -3,8 +3,10 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +91,8 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 		{"too few", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 4\n0 1\n", 5, "2 choices, but line 4 announced 4"},
 		{"no scenario", "parsley-sim-replay 1\nseed 1\nchoices 0\n", 0, `missing the "scenario" header line`},
 		{"bad name", "parsley-sim-replay 1\nscenario two words\n", 2, `"scenario" followed by a name`},
+		{"count above the limit", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 10000000000\n0\n", 4, "integer in 0..16000000"},
+		{"line above the limit", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 1\n" + strings.Repeat("0 ", maxReplayLine/2+1) + "\n", 5, "a line longer than 16777216 bytes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,6 +108,31 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 				t.Fatalf("error %q does not start with the file and line", err)
 			}
 		})
+	}
+}
+
+// TestParseReplayAllocatesByContent: a header announcing the largest count the format allows
+// reserves no more than the file holds (the list grows with the choices read).
+func TestParseReplayAllocatesByContent(t *testing.T) {
+	text := fmt.Sprintf("parsley-sim-replay 1\nscenario random\nseed 1\nchoices %d\n0 1 2\n", MaxReplayChoices)
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	_, err := ParseReplay("big.replay", strings.NewReader(text))
+	runtime.ReadMemStats(&ms1)
+	if err == nil || !strings.Contains(err.Error(), "3 choices, but line 4 announced") {
+		t.Fatalf("error %v, want the count mismatch", err)
+	}
+	if grew := ms1.TotalAlloc - ms0.TotalAlloc; grew > 1<<20 {
+		t.Fatalf("parsing a 70-byte file allocated %d bytes", grew)
+	}
+}
+
+// TestLoadReplayDirectory: a directory is named as one, not read as an empty file.
+func TestLoadReplayDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := LoadReplay(dir)
+	if err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("LoadReplay(directory) = %v, want an error saying it is a directory", err)
 	}
 }
 

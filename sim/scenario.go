@@ -146,6 +146,9 @@ func (s *Scenario) Validate() error {
 	if len(s.Topics) == 0 || len(s.Processes) == 0 {
 		return fmt.Errorf("scenario %q: needs at least one topic and one process", s.Name)
 	}
+	if err := s.validateLimits(); err != nil {
+		return err
+	}
 	topics := make(map[string]int, len(s.Topics))
 	for i, t := range s.Topics {
 		if t.Name == "" || t.Partitions < 1 {

@@ -226,12 +226,12 @@ func topicConfigs() map[string]*string {
 // CreateTopic implements Substrate. A name this adapter just deleted may still be being deleted
 // on a real broker; creation is retried until the deletion completes or the timeout passes.
 func (k *Kafka) CreateTopic(name string, partitions int) (TopicID, error) {
-	if err := validateTopicName(name); err != nil {
+	if err := ValidateTopicName(name); err != nil {
 		return TopicID{}, err
 	}
-	if partitions < 1 || partitions > maxPartitions {
+	if partitions < 1 || partitions > MaxPartitions {
 		return TopicID{}, fmt.Errorf("%w: topic %q with %d partitions (need 1-%d)",
-			ErrInvalidArgument, name, partitions, maxPartitions)
+			ErrInvalidArgument, name, partitions, MaxPartitions)
 	}
 	_, wasDeletedHere := k.deletedName(name)
 	var resp kadm.CreateTopicResponse
@@ -349,7 +349,7 @@ func (k *Kafka) metadata(name string) (*kmsg.MetadataResponse, error) {
 
 // LookupTopic implements Substrate; it asks the broker and records what it learns.
 func (k *Kafka) LookupTopic(name string) (TopicID, int, error) {
-	if err := validateTopicName(name); err != nil {
+	if err := ValidateTopicName(name); err != nil {
 		return TopicID{}, 0, err
 	}
 	resp, err := k.metadata(name)

@@ -148,12 +148,12 @@ func (m *Model) ClockMicros() int64 { return m.clockMicros }
 
 // CreateTopic implements Substrate.
 func (m *Model) CreateTopic(name string, partitions int) (TopicID, error) {
-	if err := validateTopicName(name); err != nil {
+	if err := ValidateTopicName(name); err != nil {
 		return TopicID{}, err
 	}
-	if partitions < 1 || partitions > maxPartitions {
+	if partitions < 1 || partitions > MaxPartitions {
 		return TopicID{}, fmt.Errorf("%w: topic %q with %d partitions (need 1-%d)",
-			ErrInvalidArgument, name, partitions, maxPartitions)
+			ErrInvalidArgument, name, partitions, MaxPartitions)
 	}
 	if _, ok := m.boundTopic(name); ok {
 		return TopicID{}, fmt.Errorf("%w: %q", ErrTopicExists, name)
@@ -161,8 +161,8 @@ func (m *Model) CreateTopic(name string, partitions int) (TopicID, error) {
 	return m.createTopic(name, partitions), nil
 }
 
-// maxPartitions caps the partition count of one topic, far above anything a scenario needs.
-const maxPartitions = 1 << 16
+// MaxPartitions caps the partition count of one topic, far above anything a scenario needs.
+const MaxPartitions = 1 << 16
 
 func (m *Model) createTopic(name string, partitions int) TopicID {
 	m.ownTopicMaps()

@@ -2,16 +2,16 @@ package substrate
 
 import "fmt"
 
-// maxTopicNameLen is Kafka's limit on topic name length.
-const maxTopicNameLen = 249
+// MaxTopicNameLen is Kafka's limit on topic name length.
+const MaxTopicNameLen = 249
 
-// validateTopicName applies Kafka's rule for legal topic names: 1 to 249 characters from
+// ValidateTopicName applies Kafka's rule for legal topic names: 1 to 249 characters from
 // [a-zA-Z0-9._-], and neither "." nor "..". Both implementations use it, so an illegal name fails
 // the same way on the model and on a broker.
-func validateTopicName(name string) error {
-	if name == "" || len(name) > maxTopicNameLen || name == "." || name == ".." {
+func ValidateTopicName(name string) error {
+	if name == "" || len(name) > MaxTopicNameLen || name == "." || name == ".." {
 		return fmt.Errorf("%w: topic name %q (need 1-%d characters, not \".\" or \"..\")",
-			ErrInvalidArgument, name, maxTopicNameLen)
+			ErrInvalidArgument, name, MaxTopicNameLen)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]

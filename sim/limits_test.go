@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestValidateRefusesWhatTheSubstrateWouldReject: topic names the substrate (and Kafka) reject,
+// and sizes above the documented limits, are refused by Validate with the limit in the message,
+// before a world is built (where the substrate's refusal was a panic).
+func TestValidateRefusesWhatTheSubstrateWouldReject(t *testing.T) {
+	base := func() *Scenario { return chainScope() }
+	cases := []struct {
+		name string
+		edit func(s *Scenario)
+		want string
+	}{
+		{"dot", func(s *Scenario) { s.Topics[0].Name = "." }, `topic name "."`},
+		{"dot dot", func(s *Scenario) { s.Topics[0].Name = ".." }, `topic name ".."`},
+		{"250 characters", func(s *Scenario) { s.Topics[0].Name = strings.Repeat("a", 250) }, "need 1-249 characters"},
+		{"illegal character", func(s *Scenario) { s.Topics[0].Name = "a b" }, "illegal character"},
+		{"dot versus underscore", func(s *Scenario) {
+			s.Topics = append(s.Topics, TopicSpec{Name: "a.b", Partitions: 1}, TopicSpec{Name: "a_b", Partitions: 1})
+		}, "differ only in '.' versus '_'"},
+		{"partitions", func(s *Scenario) { s.Topics[0].Partitions = MaxChannels + 1 }, fmt.Sprintf("above the limit of %d", MaxChannels)},
+		{"channels", func(s *Scenario) {
+			for i := range 2 {
+				s.Topics = append(s.Topics, TopicSpec{Name: fmt.Sprintf("wide%d", i), Partitions: MaxChannels / 2})
+			}
+		}, fmt.Sprintf("more than %d channels", MaxChannels)},
+		{"processes", func(s *Scenario) {
+			for i := range MaxProcesses {
+				s.Processes = append(s.Processes, ProcessSpec{Name: fmt.Sprintf("extra%d", i)})
+			}
+		}, fmt.Sprintf("above the limit of %d", MaxProcesses)},
+		{"subscriptions", func(s *Scenario) {
+			for i := range 40 {
+				s.Topics = append(s.Topics, TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: 1})
+			}
+			for i := range MaxSubscriptions/len(s.Topics) + 1 {
+				p := ProcessSpec{Name: fmt.Sprintf("reader%d", i)}
+				for _, t := range s.Topics {
+					p.Receives = append(p.Receives, t.Name)
+				}
+				s.Processes = append(s.Processes, p)
+			}
+		}, fmt.Sprintf("above the limit of %d", MaxSubscriptions)},
+	}
+	if err := base().Validate(); err != nil {
+		t.Fatalf("the base scenario is invalid: %v", err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base()
+			tc.edit(s)
+			if err := s.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseBudgetRefusesARepeatedKey: a key given twice is an error naming both entries, not a
+// silent last value.
+func TestParseBudgetRefusesARepeatedKey(t *testing.T) {
+	_, err := ParseBudget("msgs=2,crash=1,msgs=3")
+	if err == nil || !strings.Contains(err.Error(), `"msgs=3": msgs is given twice (first "msgs=2")`) {
+		t.Fatalf("ParseBudget(msgs twice) = %v", err)
+	}
+}
+
+// TestExploreDepthCutIsIncomplete: an exploration whose MaxDepth cut a path that could go on is
+// not complete; one whose bound cut nothing is.
+func TestExploreDepthCutIsIncomplete(t *testing.T) {
+	budget := mustBudget(t, "msgs=1,crash=1")
+	full := Explore(chainScope(), ExploreOptions{Budget: budget})
+	if !full.Complete || full.DepthCut != 0 {
+		t.Fatalf("unbounded exploration: complete %v, depth cut %d", full.Complete, full.DepthCut)
+	}
+	cut := Explore(chainScope(), ExploreOptions{Budget: budget, MaxDepth: 3})
+	if cut.Complete || cut.DepthCut == 0 {
+		t.Fatalf("--max-depth 3: complete %v, depth cut %d (the full scope is %d deep)", cut.Complete, cut.DepthCut, full.MaxDepth)
+	}
+	roomy := Explore(chainScope(), ExploreOptions{Budget: budget, MaxDepth: full.MaxDepth + 1})
+	if !roomy.Complete || roomy.DepthCut != 0 {
+		t.Fatalf("--max-depth above the scope's depth: complete %v, depth cut %d", roomy.Complete, roomy.DepthCut)
+	}
+}
