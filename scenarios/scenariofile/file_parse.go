@@ -2,7 +2,9 @@ package scenariofile
 
 import (
 	"fmt"
+	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,17 +12,42 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // storySeparator starts a file's recorded story, as datadriven's "----" starts a directive's
 // expected output.
 const storySeparator = "----"
 
+// Limits of one scenario file (FORMAT.md "Limits"), beside the world's own (sim.MaxProcesses,
+// sim.MaxChannels, sim.MaxSubscriptions, sim.MaxSteps): a file over one is refused at the line
+// that crosses it, before the world is built.
+const (
+	// MaxFileBytes bounds the whole file, its recorded story included.
+	MaxFileBytes = 64 << 20
+	// MaxScriptLines bounds the lines before the story (the "----" line).
+	MaxScriptLines = 100_000
+	// MaxActions bounds the script's actions, each repeat of "feed P n=N" and each record of a
+	// "records=N" transaction counted.
+	MaxActions = 100_000
+	// MaxRestartChecks bounds the "expect restart-invisible" lines: each runs the script twice
+	// more.
+	MaxRestartChecks = 16
+)
+
 // LoadFile reads and parses a scenario file.
 func LoadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &sim.FileError{File: path, Msg: "is a directory: expected a scenario file"}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, &sim.FileError{File: path, Msg: "reading: " + err.Error()}
 	}
 	return ParseFile(path, data)
 }
@@ -31,7 +58,10 @@ func LoadFile(path string) (*File, error) {
 func ParseFile(path string, data []byte) (*File, error) {
 	name := strings.TrimSuffix(filepath.Base(path), ".txt")
 	p := &parser{f: &File{Path: path, Settings: DefaultFileSettings(),
-		Scenario: &sim.Scenario{Name: name}}, topics: map[string]bool{}, procs: map[string]bool{}}
+		Scenario: &sim.Scenario{Name: name}}, topics: map[string]bool{}, procs: map[string]bool{}, normalized: map[string]string{}}
+	if len(data) > MaxFileBytes {
+		return nil, p.errorf("the file is larger than %d bytes (the limit)", MaxFileBytes)
+	}
 	lines := strings.Split(string(data), "\n")
 	var body strings.Builder
 	opening := true
@@ -42,6 +72,9 @@ func ParseFile(path string, data []byte) (*File, error) {
 			p.f.StoryLine = p.line
 			p.f.Story = storyLines(lines[i+1:])
 			break
+		}
+		if p.line > MaxScriptLines {
+			return nil, p.errorf("more than %d lines before the story (the limit)", MaxScriptLines)
 		}
 		if i < len(lines)-1 || raw != "" {
 			body.WriteString(raw + "\n")
@@ -82,6 +115,12 @@ type parser struct {
 	line   int
 	topics map[string]bool
 	procs  map[string]bool
+	// normalized maps a topic name with '.' read as '_' to the declared name (Kafka refuses two
+	// topics that differ only there).
+	normalized map[string]string
+	// channels, subscriptions and actions count toward the limits; restartChecks counts the
+	// expect restart-invisible lines.
+	channels, subscriptions, actions, restartChecks int
 	// afterLiveness: the "liveness" line was read; expectations from here check the end of the run.
 	afterLiveness bool
 }
@@ -94,6 +133,12 @@ func (p *parser) errorf(format string, args ...any) error {
 // parseLine dispatches one non-comment line on its first word.
 func (p *parser) parseLine(line string) error {
 	words := strings.Fields(line)
+	switch words[0] {
+	case "topic", "process", "settings", "session", "model":
+		if len(p.f.Scenario.Script) > 0 {
+			return p.errorf("%q after the first action: declarations (topic, process, settings, session, model) come first", words[0])
+		}
+	}
 	switch words[0] {
 	case "topic":
 		return p.parseTopic(words[1:])
@@ -124,6 +169,14 @@ func (p *parser) parseLine(line string) error {
 	if err != nil {
 		return err
 	}
+	weight := 1
+	for _, a := range acts {
+		weight = max(weight, a.Records)
+	}
+	if n > MaxActions || weight > MaxActions || p.actions+n*weight > MaxActions {
+		return p.errorf("more than %d actions (the limit; repeats and transaction records count)", MaxActions)
+	}
+	p.actions += n * weight
 	for range n {
 		p.f.Scenario.Script = append(p.f.Scenario.Script, acts...)
 		for range acts {
@@ -168,6 +221,10 @@ func (p *parser) parseTopic(words []string) error {
 	if p.topics[name] {
 		return p.errorf("topic %q declared twice", name)
 	}
+	norm := strings.ReplaceAll(name, ".", "_")
+	if other, ok := p.normalized[norm]; ok {
+		return p.errorf("topic %q differs from topic %q only in '.' versus '_', which Kafka refuses (their metric names collide)", name, other)
+	}
 	t := sim.TopicSpec{Name: name, Partitions: 1}
 	for _, w := range words[1:] {
 		if w == "external" {
@@ -182,7 +239,7 @@ func (p *parser) parseTopic(words []string) error {
 		if !ok || k != "partitions" {
 			return p.errorf("unexpected %q in topic %s: expected partitions=N, external or deletion-only", w, name)
 		}
-		n, err := p.atoi(k, v, 1)
+		n, err := p.atoiMax(k, v, 1, sim.MaxChannels)
 		if err != nil {
 			return err
 		}
@@ -191,6 +248,10 @@ func (p *parser) parseTopic(words []string) error {
 	if t.DeletionOnly && !t.External {
 		return p.errorf("topic %s is deletion-only but not external: only external topics are deleted", name)
 	}
+	if p.channels += t.Partitions; p.channels > sim.MaxChannels {
+		return p.errorf("more than %d channels (partitions over every topic; the limit)", sim.MaxChannels)
+	}
+	p.normalized[norm] = name
 	p.topics[name] = true
 	p.f.Scenario.Topics = append(p.f.Scenario.Topics, t)
 	return nil
@@ -208,6 +269,9 @@ func (p *parser) parseProcess(words []string) error {
 	if p.procs[spec.Name] {
 		return p.errorf("process %q declared twice", spec.Name)
 	}
+	if len(p.procs) == sim.MaxProcesses {
+		return p.errorf("more than %d processes (the limit)", sim.MaxProcesses)
+	}
 	args, err := p.keyValues(words[1:], "process", "receives", "sends", "task", "hops", "fanout")
 	if err != nil {
 		return err
@@ -218,13 +282,16 @@ func (p *parser) parseProcess(words []string) error {
 	if spec.Sends, err = p.topicList("sends", args["sends"]); err != nil {
 		return err
 	}
+	if p.subscriptions += len(spec.Receives) + len(spec.Sends); p.subscriptions > sim.MaxSubscriptions {
+		return p.errorf("more than %d received and sent topics over every process (the limit)", sim.MaxSubscriptions)
+	}
 	if v, ok := args["task"]; ok {
-		if spec.Task, err = p.atoi("task", v, 0); err != nil {
+		if spec.Task, err = p.atoiMax("task", v, 0, sim.MaxChannels-1); err != nil {
 			return err
 		}
 	}
 	if v, ok := args["hops"]; ok {
-		if spec.HopsMax, err = p.atoi("hops", v, 1); err != nil {
+		if spec.HopsMax, err = p.atoiMax("hops", v, 1, maxHops); err != nil {
 			return err
 		}
 	}
@@ -259,17 +326,21 @@ func (p *parser) parseSettings(words []string) error {
 		case "swarm":
 			s.Swarm, err = p.atou(k, v)
 		case "liveness":
-			s.LivenessStepsMax, err = p.atoi(k, v, 0)
+			s.LivenessStepsMax, err = p.atoiMax(k, v, 0, sim.MaxSteps)
 		case "step-us":
-			s.StepMicros, err = p.atoi64(k, v, 0)
+			var n int
+			n, err = p.atoiMax(k, v, 0, sim.MaxStepMicros)
+			s.StepMicros = int64(n)
 		case "retention-us":
-			s.RetentionMicros, err = p.atoi64(k, v, 0)
+			var n int
+			n, err = p.atoiMax(k, v, 0, sim.MaxSteps*sim.MaxStepMicros)
+			s.RetentionMicros = int64(n)
 		case "retention-records":
-			s.RetentionRecords, err = p.atoi(k, v, 0)
+			s.RetentionRecords, err = p.atoiMax(k, v, 0, math.MaxInt32)
 		case "hops":
-			s.HopsMax, err = p.atoi(k, v, 1)
+			s.HopsMax, err = p.atoiMax(k, v, 1, maxHops)
 		case "budget":
-			s.BudgetBytes, err = p.atoi(k, v, 0)
+			s.BudgetBytes, err = p.atoiMax(k, v, 0, math.MaxInt32)
 			p.f.Scenario.MetadataBudgetBytes = s.BudgetBytes
 		}
 		if err != nil {
@@ -312,6 +383,9 @@ func (p *parser) topicList(key, v string) ([]string, error) {
 // knownTopic checks that name is a declared topic.
 func (p *parser) knownTopic(key, name string) error {
 	if !p.topics[name] {
+		if err := p.checkName("topic", name); err != nil {
+			return err
+		}
 		return p.errorf("%s=%s: expected a declared topic (declared: %s)", key, name, strings.Join(p.topicNames(), ", "))
 	}
 	return nil
@@ -320,6 +394,9 @@ func (p *parser) knownTopic(key, name string) error {
 // knownProcess checks that name is a declared process.
 func (p *parser) knownProcess(verb, name string) error {
 	if !p.procs[name] {
+		if err := p.checkName("process", name); err != nil {
+			return err
+		}
 		var names []string
 		for _, s := range p.f.Scenario.Processes {
 			names = append(names, s.Name)
@@ -337,16 +414,34 @@ func (p *parser) topicNames() []string {
 	return names
 }
 
-// checkName checks a topic or process name: letters, digits, '_', '-' and '.'.
+// checkName checks a topic, process or read model name by Kafka's rule for topic names
+// (substrate.ValidateTopicName): 1 to 249 letters, digits, '_', '-' or '.', and not "." or "..".
 func (p *parser) checkName(what, name string) error {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !isNameRune(r) }) {
-		return p.errorf("%s name %q: expected letters, digits, '_', '-' or '.'", what, name)
+	if substrate.ValidateTopicName(name) != nil {
+		shown := name
+		if len(shown) > 40 {
+			shown = shown[:37] + "..."
+		}
+		return p.errorf("%s name %q (%d bytes): expected 1-%d letters, digits, '_', '-' or '.', and not \".\" or \"..\" (Kafka's rule for topic names)",
+			what, shown, len(name), substrate.MaxTopicNameLen)
 	}
 	return nil
 }
 
 func isNameRune(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.'
+}
+
+// maxHops bounds a forwarding hop count (a record's hop count is one byte of its value).
+const maxHops = 255
+
+// atoiMax parses key's value as an integer in minimum..maximum.
+func (p *parser) atoiMax(key, v string, minimum, maximum int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < minimum || n > maximum {
+		return 0, p.errorf("%s=%s: expected an integer in %d..%d", key, v, minimum, maximum)
+	}
+	return n, nil
 }
 
 // atoi parses key's value as an integer of at least minimum.

@@ -173,7 +173,7 @@ func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error 
 	}
 	a.Topic = args["topic"]
 	if v, ok := args["partition"]; ok {
-		n, err := p.atoi("partition", v, 0)
+		n, err := p.atoiMax("partition", v, 0, sim.MaxChannels-1)
 		if err != nil {
 			return err
 		}
@@ -330,13 +330,13 @@ func parseChan(s string) (Ref, bool) {
 	var r Ref
 	if name, inc, has := strings.Cut(topic, "#"); has {
 		n, err := strconv.Atoi(inc)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > MaxActions { // a topic has at most one incarnation per action
 			return Ref{}, false
 		}
 		topic, r.Incarn = name, n
 	}
 	n, err := strconv.Atoi(part)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n >= sim.MaxChannels {
 		return Ref{}, false
 	}
 	r.Topic, r.Part = topic, int32(n)

@@ -43,6 +43,11 @@ func (p *parser) parseExpect(line string) error {
 	if e.Kind == ExpectRestartInvisible && p.afterLiveness {
 		return p.errorf("expect restart-invisible after the liveness line: expected it right after an action")
 	}
+	if e.Kind == ExpectRestartInvisible {
+		if p.restartChecks++; p.restartChecks > MaxRestartChecks {
+			return p.errorf("more than %d expect restart-invisible lines (the limit: each runs the script twice more)", MaxRestartChecks)
+		}
+	}
 	wantSubject := e.Kind != ExpectVerdict
 	if len(words) != map[bool]int{true: 2, false: 1}[wantSubject] || hasBody == (e.Kind == ExpectRestartInvisible) {
 		return p.errorf("expected: %s", usage)

@@ -1,6 +1,7 @@
 package scenariofile
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +11,30 @@ import (
 
 // header declares a small world the error cases below build on.
 const header = "# story\ntopic e partitions=1 external\ntopic c partitions=2\nprocess p receives=e sends=c\n"
+
+// manyProcesses declares n processes receiving topic e.
+func manyProcesses(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "process p%d receives=e\n", i)
+	}
+	return b.String()
+}
+
+// manySubscriptions declares 100 topics and enough processes receiving all of them to cross
+// sim.MaxSubscriptions.
+func manySubscriptions() string {
+	var b strings.Builder
+	var names []string
+	for i := range 100 {
+		fmt.Fprintf(&b, "topic t%d\n", i)
+		names = append(names, fmt.Sprintf("t%d", i))
+	}
+	for i := range sim.MaxSubscriptions/100 + 1 {
+		fmt.Fprintf(&b, "process p%d receives=%s\n", i, strings.Join(names, ","))
+	}
+	return b.String()
+}
 
 // TestParseFileErrors: every bad line is reported with the file, its line and what was expected.
 func TestParseFileErrors(t *testing.T) {
@@ -21,7 +46,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"unknown topic", header + "feed p topic=zz\n", "x.txt:5: topic=zz: expected a declared topic (declared: e, c)"},
 		{"unknown process", header + "drain q\n", "x.txt:5: drain q: expected a declared process (declared: p)"},
 		{"missing process", header + "drain\n", "x.txt:5: drain: expected a process name after the verb"},
-		{"bad partitions", "topic e partitions=0\n", "x.txt:1: partitions=0: expected an integer >= 1"},
+		{"bad partitions", "topic e partitions=0\n", "x.txt:1: partitions=0: expected an integer in 1..65536"},
 		{"bad topic word", "topic e big\n", "x.txt:1: unexpected \"big\" in topic e: expected partitions=N, external or deletion-only"},
 		{"deletion-only internal", "topic e deletion-only\n", "x.txt:1: topic e is deletion-only but not external: only external topics are deleted"},
 		{"duplicate topic", "topic e\ntopic e\n", "x.txt:2: topic \"e\" declared twice"},
@@ -46,6 +71,36 @@ func TestParseFileErrors(t *testing.T) {
 		{"action after liveness", header + "drain p\nliveness\ndrain p\n", "x.txt:7: \"drain\" after the liveness line"},
 		{"settings key", "settings speed=9\n", "x.txt:1: unexpected \"speed=9\" in settings"},
 		{"external send", "topic e external\nprocess p receives=e sends=e\ndrain p\n", "x.txt: scenario \"x\": process \"p\" sends to external topic \"e\""},
+		// Names as Kafka (and the substrate) accept them, and the documented limits.
+		{"topic .", "topic . external\n", "x.txt:1: topic name \".\" (1 bytes): expected 1-249 letters"},
+		{"topic ..", "topic .. external\n", "x.txt:1: topic name \"..\" (2 bytes): expected 1-249 letters"},
+		{"topic of 250", "topic " + strings.Repeat("a", 250) + "\n", "x.txt:1: topic name \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" (250 bytes): expected 1-249"},
+		{"topic é", "topic \u00e9\n", "x.txt:1: topic name \"\u00e9\" (2 bytes)"},
+		{"process of 250", "topic e\nprocess " + strings.Repeat("q", 250) + " receives=e\n", "x.txt:2: process name \"qqq"},
+		{"model ..", "topic e external\nprocess p receives=e\nsession clients=1 writes=e\nmodel .. partitions=p\n", "x.txt:4: read model name \"..\""},
+		{"NUL in a process name", header + "drain p\x00\n", "x.txt:5: process name \"p\\x00\" (2 bytes)"},
+		{"dot versus underscore", "topic a.b\ntopic a_b\n", "x.txt:2: topic \"a_b\" differs from topic \"a.b\" only in '.' versus '_'"},
+		{"partitions above", "topic e partitions=65537\n", "x.txt:1: partitions=65537: expected an integer in 1..65536"},
+		{"partitions 2^63", "topic e partitions=9223372036854775808\n", "x.txt:1: partitions=9223372036854775808: expected an integer in 1..65536"},
+		{"channels above", "topic a partitions=65536\ntopic b\n", "x.txt:2: more than 65536 channels"},
+		{"processes above", "topic e\n" + manyProcesses(sim.MaxProcesses+1), "x.txt:2002: more than 2000 processes (the limit)"},
+		{"subscriptions above", manySubscriptions(), "x.txt:301: more than 20000 received and sent topics over every process (the limit)"},
+		{"task above", "topic e\nprocess p receives=e task=65536\n", "x.txt:2: task=65536: expected an integer in 0..65535"},
+		{"hops above", "topic e\nprocess p receives=e hops=256\n", "x.txt:2: hops=256: expected an integer in 1..255"},
+		{"feed n above", header + "feed p n=1000000000\n", "x.txt:5: more than 100000 actions (the limit; repeats and transaction records count)"},
+		{"feeds add up", header + "feed p n=60000\nfeed p n=60000\n", "x.txt:6: more than 100000 actions"},
+		{"txn records above", header + "txn-open topic=e records=100001\n", "x.txt:5: more than 100000 actions"},
+		{"partition above", header + "produce topic=e partition=2147483648\n", "x.txt:5: partition=2147483648: expected an integer in 0..65535"},
+		{"cause partition above", header + "produce topic=e causes=c/4294967296@0\n", "x.txt:5: causes=c/4294967296@0: expected TOPIC/PARTITION@OFFSET"},
+		{"incarnation above", header + "produce-stamped topic=e observe=e#9223372036854775807/0@0\n", "x.txt:5: observe=e#9223372036854775807/0@0: expected one"},
+		{"topic after an action", header + "drain p\ntopic x\n", "x.txt:6: \"topic\" after the first action: declarations (topic, process, settings, session, model) come first"},
+		{"settings after an action", header + "drain p\nsettings seed=2\n", "x.txt:6: \"settings\" after the first action"},
+		{"liveness above", "settings liveness=1000001\n", "x.txt:1: liveness=1000001: expected an integer in 0..1000000"},
+		{"step-us above", "settings step-us=9223372036854775807\n", "x.txt:1: step-us=9223372036854775807: expected an integer in 0..3600000000"},
+		{"session clients above", "topic e external\nprocess p receives=e\nsession clients=10001 writes=e\n", "x.txt:3: session: clients=10001 is above 10000"},
+		{"restart checks above", header + strings.Repeat("drain p\nexpect restart-invisible p\n", 17), "x.txt:38: more than 16 expect restart-invisible lines"},
+		{"lines above", header + strings.Repeat("\n", 100_000), "x.txt:100001: more than 100000 lines before the story (the limit)"},
+		{"bytes above", header + "# " + strings.Repeat("x", MaxFileBytes), "x.txt: the file is larger than 67108864 bytes (the limit)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

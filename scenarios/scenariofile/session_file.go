@@ -18,6 +18,9 @@ import (
 //
 // A model's partitions are separated by "/", each partition's replicas by "+".
 
+// maxSessionClients bounds a session line's clients (each is a simulated actor with a token).
+const maxSessionClients = 10_000
+
 // sessionVerbs are the session actions.
 var sessionVerbs = map[string]sim.ActionKind{
 	"session-write": sim.ActSessionWrite, "session-read": sim.ActSessionRead, "token-damage": sim.ActTokenDamage,
@@ -43,7 +46,7 @@ func (p *parser) parseSession(words []string) error {
 		key      string
 		dst      *int
 		min, max int
-	}{{"clients", &s.Clients, 1, 1 << 20}, {"txn", &s.TxnPct, 0, 100}, {"abort", &s.AbortPct, 0, 100},
+	}{{"clients", &s.Clients, 1, maxSessionClients}, {"txn", &s.TxnPct, 0, 100}, {"abort", &s.AbortPct, 0, 100},
 		{"patience", &s.Patience, 1, 1 << 20}, {"token-entries", &s.TokenEntriesMax, 1, 1 << 20},
 		{"token-bytes", &s.TokenBytesMax, 2, 1 << 30}, {"held-reads", &s.HeldReadWeight, 0, 1 << 20},
 		{"browse-reads", &s.BrowseReadWeight, 0, 1 << 20}}
@@ -73,6 +76,9 @@ func (p *parser) parseModel(words []string) error {
 	}
 	if len(words) == 0 || strings.Contains(words[0], "=") {
 		return p.errorf("expected: model NAME partitions=A+B/C [own-only]")
+	}
+	if err := p.checkName("read model", words[0]); err != nil {
+		return err
 	}
 	m := sim.ReadModelSpec{Name: words[0]}
 	rest := words[1:]
@@ -117,7 +123,7 @@ func (p *parser) parseSessionAction(k sim.ActionKind, verb string, words []strin
 	if err := p.require(args, verb, allowed[:2]...); err != nil {
 		return a, err
 	}
-	if a.Session.Client, err = p.atoi("client", args["client"], 0); err != nil {
+	if a.Session.Client, err = p.atoiMax("client", args["client"], 0, maxSessionClients-1); err != nil {
 		return a, err
 	}
 	switch k {
@@ -126,7 +132,7 @@ func (p *parser) parseSessionAction(k sim.ActionKind, verb string, words []strin
 	case sim.ActSessionRead:
 		a.Session.Model = args["model"]
 		if v, ok := args["replica"]; ok {
-			a.Session.Replica, err = p.atoi("replica", v, 0)
+			a.Session.Replica, err = p.atoiMax("replica", v, 0, sim.MaxProcesses-1)
 		}
 		return a, err
 	}
@@ -146,7 +152,7 @@ func (p *parser) sessionWriteArgs(a *sim.ScriptedAction, args map[string]string)
 		return err
 	}
 	if v, ok := args["partition"]; ok {
-		n, err := p.atoi("partition", v, 0)
+		n, err := p.atoiMax("partition", v, 0, sim.MaxChannels-1)
 		if err != nil {
 			return err
 		}
