@@ -17,6 +17,12 @@ const ReportCommand = "go run ./cmd/simrun bench --report results/"
 // goalActionsPerSecond is the simulator's speed goal with every check on.
 const goalActionsPerSecond = 300_000
 
+// ReportFiles names every file WriteReport may write into its directory (the command line checks
+// them against its other inputs and outputs before writing).
+func ReportFiles() []string {
+	return []string{"README.md", "hold-latency.svg", "codec-width.svg", "drain-depth.svg", "simulator-speed.svg"}
+}
+
 // WriteReport writes dir/README.md and the SVG plots from the measured baseline b (with its
 // scenario results) and the wall-clock baseline dir/bench.txt (tables and plots of it are left
 // out when it is missing). It returns the files written.

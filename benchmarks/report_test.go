@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,11 @@ func TestWriteReport(t *testing.T) {
 	files, err := WriteReport(dir, b, results)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !slices.Contains(ReportFiles(), f) {
+			t.Errorf("WriteReport wrote %s, which ReportFiles does not list", f)
+		}
 	}
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if err != nil {

@@ -53,7 +53,10 @@ func init() {
 		if len(f.Comments) > 0 {
 			summary = firstSentence(f.Comments)
 		}
-		Register(Builder{Name: name, Summary: summary, Build: func(uint64, Options) (*sim.Scenario, error) {
+		Register(Builder{Name: name, Summary: summary, Build: func(_ uint64, opts Options) (*sim.Scenario, error) {
+			if opts.Processes != 0 {
+				return nil, fmt.Errorf("scenario %s has a fixed topology: --processes is not supported", name)
+			}
 			return f.Scenario, nil
 		}})
 	}

@@ -1,17 +1,25 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/parsleysim/parsleysim/benchmarks"
 )
+
+// benchUsage is the help text of `simrun bench`.
+const benchUsage = `usage: simrun bench [--check | --update] [--json] [--baseline FILE] [--report DIR]
+
+Measures the exact virtual-time metrics of fixed scenarios at fixed seeds, the engine's work
+counters on fixed workloads and the allocations per operation of the hot paths.
+
+Exit status: 0 measured (and matching the baseline with --check), 1 a metric moved, 2 bad usage or
+an unreadable baseline.`
 
 // benchMain is `simrun bench [--check | --update] [--json] [--baseline FILE] [--report DIR]`:
 // the exact virtual-time metrics of a fixed set of scenarios at fixed seeds, the engine's work
@@ -22,26 +30,43 @@ import (
 //	simrun bench --update          rewrite the baseline (an intended change)
 //	simrun bench --report results/ write results/README.md and its SVG plots (reads results/bench.txt)
 func benchMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simrun bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	const name = "simrun bench"
+	fs := newFlagSet(name, benchUsage)
 	check := fs.Bool("check", false, "compare with the baseline; exit 1 if any metric moved")
 	update := fs.Bool("update", false, "rewrite the baseline with the new figures")
 	jsonOut := fs.Bool("json", false, "print the metrics as JSON (the baseline's format)")
 	baseline := fs.String("baseline", "results/sim-metrics.json", "the baseline `FILE`")
-	report := fs.String("report", "", "write README.md and the SVG plots into `DIR` (wall clock read from DIR/bench.txt)")
-	if err := fs.Parse(args); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "simrun bench: %v\n", err)
-		}
-		return exitUsage
+	report := fs.String("report", "", "write README.md and the SVG plots into `DIR`, created if missing (wall clock read from DIR/bench.txt)")
+	rest, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "simrun bench: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if len(rest) > 0 {
+		return usageError(stderr, name, "unexpected argument %q", rest[0])
 	}
 	if *check && *update {
-		fmt.Fprintln(stderr, "simrun bench: --check and --update exclude each other")
-		return exitUsage
+		return usageError(stderr, name, "--check and --update exclude each other")
+	}
+	var inputs, outputs []fileArg
+	if *check {
+		inputs = append(inputs, fileArg{"--baseline", *baseline})
+	}
+	if *update {
+		outputs = append(outputs, fileArg{"--baseline", *baseline})
+	}
+	if *report != "" {
+		inputs = append(inputs, fileArg{"the wall-clock input", filepath.Join(*report, "bench.txt")})
+		for _, f := range benchmarks.ReportFiles() {
+			outputs = append(outputs, fileArg{"--report's", filepath.Join(*report, f)})
+		}
+	}
+	if err := checkOutputs(inputs, outputs); err != nil {
+		return usageError(stderr, name, "%v", err)
+	}
+	if *report != "" {
+		if err := os.MkdirAll(*report, 0o755); err != nil {
+			return usageError(stderr, name, "--report: %v", err)
+		}
 	}
 	b, results, err := benchmarks.Collect(gitCommit())
 	if err != nil {
@@ -54,7 +79,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	case !*check && !*update && *report == "":
 		printBench(stdout, b)
 	}
-	code := exitPass
+	code = exitPass
 	if *check {
 		code = benchCheck(b, *baseline, stdout, stderr)
 	}

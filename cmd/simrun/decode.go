@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,48 +17,41 @@ import (
 // parsley.causes header value strictly, as a receiver would. Exit 0 with the causes, 1 when the
 // value is undecodable (the finding), 2 on bad usage.
 func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simrun decode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	const name = "simrun decode"
+	fs := newFlagSet(name, decodeUsage)
 	asJSON := fs.Bool("json", false, "print the causes (or the refusal) as JSON on stdout")
 	asBase64 := fs.Bool("base64", false, "the value is base64 (standard or URL alphabet, padding optional), not hex")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun decode [--json] [--base64] [HEX | -]")
-		fmt.Fprintln(stderr, "Decodes a parsley.causes header value given as hex (either case, whitespace")
-		fmt.Fprintln(stderr, "ignored) or base64; '-' reads the value text from stdin. Exit 0: decoded;")
-		fmt.Fprintln(stderr, "1: undecodable; 2: bad usage.")
-		fs.PrintDefaults()
-	}
-	positional, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2 // the flag package has printed what was wrong and the usage
+	positional, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "simrun decode: want exactly one value (HEX, or - for stdin), got %d: %q\n", len(positional), positional)
-		return 2
+		return usageError(stderr, name, "want exactly one value (HEX, or - for stdin), got %d: %q", len(positional), positional)
 	}
 	text := positional[0]
 	if text == "-" {
-		b, err := io.ReadAll(stdin)
+		b, err := io.ReadAll(io.LimitReader(stdin, maxDecodeText+1))
 		if err != nil {
-			fmt.Fprintf(stderr, "simrun decode: reading stdin: %v\n", err)
-			return 2
+			return usageError(stderr, name, "reading stdin: %v", err)
+		}
+		if len(b) > maxDecodeText {
+			return usageError(stderr, name, "stdin holds more than %d bytes: a header value is at most %d bytes (%d as hex)", maxDecodeText, maxDecodeValue, 2*maxDecodeValue)
 		}
 		text = string(b)
 	}
 	value, err := parseValue(text, *asBase64)
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun decode: %v\n", err)
-		return 2
+		return usageError(stderr, name, "%v", err)
+	}
+	if len(value) > maxDecodeValue {
+		return usageError(stderr, name, "the value has %d bytes, above the %d-byte limit (Kafka's default largest message)", len(value), maxDecodeValue)
 	}
 	causes, err := node.Decode(value)
 	if err != nil {
 		return reportUndecodable(err, *asJSON, stdout, stderr)
 	}
 	if *asJSON {
-		return writeDecodeJSON(stdout, stderr, causesJSON(causes), 0)
+		return writeDecodeJSON(stdout, stderr, causesJSON(causes), exitPass)
 	}
 	for _, c := range causes.Pairs() {
 		fmt.Fprintf(stdout, "%s %d %d\n", c.Channel.Topic, c.Channel.Partition, c.Position)
@@ -67,27 +59,25 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if causes.IsEmpty() {
 		fmt.Fprintln(stderr, "no causes (the empty frontier)")
 	}
-	return 0
+	return exitPass
 }
 
-// parseInterspersed parses flags wherever they appear among the positional arguments, so
-// `decode 0100 --json` works as `decode --json 0100` does. Everything after "--" is positional.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(positional, rest...), nil
-		}
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional, args = append(positional, rest[0]), rest[1:]
-	}
-}
+// decodeUsage is the help text of `simrun decode`.
+const decodeUsage = `usage: simrun decode [--json] [--base64] [HEX | -]
+
+Decodes a parsley.causes header value given as hex (either case, whitespace ignored) or base64;
+'-' reads the value text from stdin. A value is at most 1 MiB (Kafka's default largest message).
+
+Exit status: 0 decoded, 1 undecodable (the finding: its family, offset and detail), 2 bad usage or
+text that is neither hex nor base64.`
+
+// maxDecodeValue bounds a decoded value: no record, header included, is larger than Kafka's
+// default message.max.bytes of 1 MiB. maxDecodeText bounds the text read from stdin: the
+// value's hex with room for whitespace.
+const (
+	maxDecodeValue = 1 << 20
+	maxDecodeText  = 4 * maxDecodeValue
+)
 
 // parseValue turns the command-line text into the header value's bytes. Whitespace is ignored;
 // an empty text is an empty (not a null) value.

@@ -152,8 +152,8 @@ func TestHelpAndDispatch(t *testing.T) {
 			}
 		}
 	}
-	if got := simrun("", "decode", "-h"); got.code != 0 || !strings.Contains(got.stderr, "usage: simrun decode") {
-		t.Fatalf("decode -h = exit %d, stderr %q", got.code, got.stderr)
+	if got := simrun("", "decode", "-h"); got.code != 0 || !strings.Contains(got.stdout, "usage: simrun decode") {
+		t.Fatalf("decode -h = exit %d, stdout %q", got.code, got.stdout)
 	}
 	// Anything that is not a subcommand goes to the default run, flags and all.
 	called := []string{"unset"}

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/diagram"
 )
 
 // diagramFlags are --svg FILE and --html FILE: the run drawn as a space-time diagram
-// (diagram.Sink), written after the run. The default run and replay take them.
+// (diagram.Sink), written after the run. The default run, replay and run FILE take them.
 type diagramFlags struct {
 	svgPath, htmlPath string
 }
@@ -31,12 +30,12 @@ type picture struct {
 
 // start creates the requested files before the run (a bad path fails before any work, and
 // names the flag) and returns the sink to add to the run; nil when no picture was asked for.
-func (f diagramFlags) start(prep *scenarios.Prepared) (*picture, error) {
+func (f diagramFlags) start(scn *sim.Scenario, title string) (*picture, error) {
 	if f.svgPath == "" && f.htmlPath == "" {
 		return nil, nil
 	}
-	d := &picture{flags: f, sink: diagram.NewSink(prep.Scenario)}
-	d.sink.Title = fmt.Sprintf("scenario %s, seed %d, sabotage %s", prep.Scenario.Name, prep.Spec.Seed, noneIfEmpty(prep.Spec.Sabotage))
+	d := &picture{flags: f, sink: diagram.NewSink(scn)}
+	d.sink.Title = title
 	for _, p := range []struct{ flag, path string }{{"--svg", f.svgPath}, {"--html", f.htmlPath}} {
 		if p.path == "" {
 			d.files = append(d.files, nil)
@@ -72,6 +71,9 @@ func (d *picture) finish(res *sim.Result) error {
 
 // close closes the open files and returns the first error.
 func (d *picture) close() error {
+	if d == nil {
+		return nil
+	}
 	var err error
 	for i, f := range d.files {
 		if f == nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,14 +30,13 @@ migrate, zombie). On a violation the shortest path to it is written as a scenari
 default explore-SCOPE-MODE.txt; with --catalogue only when --out DIR is given) that
 'simrun run FILE --sabotage MODE' reproduces.
 
---catalogue explores every scope of the catalogue (--reference adds the slow reference scope).
---max-states N stops each scope after N states: the report then says INCOMPLETE ("complete":
-false in JSON), and a pass means only that no violation was found in the part explored.
+--catalogue explores every scope of the catalogue (--reference adds the slow reference scope);
+its counterexample files go into --out DIR, created if missing. --max-states N stops each scope
+after N states, and --max-depth N cuts every path at N steps: when either left something
+unexplored the report says INCOMPLETE ("complete": false in JSON), and a pass means only that no
+violation was found in the part explored.
 
-Exit status: 0 no violation, 1 a violation, 2 bad usage.
-
-flags:
-`
+Exit status: 0 no violation, 1 a violation, 2 bad usage.`
 
 // exploreArgs are the flags of `simrun explore`.
 type exploreArgs struct {
@@ -63,18 +61,20 @@ func exploreMain(args []string, stdout, stderr io.Writer) int {
 
 // exploreCommand runs the command; progress says whether to draw progress on stderr.
 func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int {
-	a, err := parseExploreArgs(args, stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "simrun explore: %v\n", err)
-		}
-		return exitUsage
+	a, code, ok := parseExploreArgs(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if a.list {
 		for _, sc := range scenarios.Scopes() {
 			fmt.Fprintf(stdout, "%-18s %-40s %s\n", sc.Name, sc.Budget, sc.Summary)
 		}
 		return exitPass
+	}
+	if a.catalogue && a.out != "" {
+		if err := os.MkdirAll(a.out, 0o755); err != nil {
+			return usageError(stderr, "simrun explore", "--out: %v", err)
+		}
 	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// The explorer's garbage is short-lived clones; its live heap is a few megabytes (the
@@ -87,8 +87,7 @@ func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int 
 	for _, sc := range a.scopes() {
 		r, err := exploreScope(sc, a, stderr, progress)
 		if err != nil {
-			fmt.Fprintf(stderr, "simrun explore: %v\n", err)
-			return exitUsage
+			return usageError(stderr, "simrun explore", "%v", err)
 		}
 		reports = append(reports, r)
 		if !a.jsonOut {
@@ -106,55 +105,67 @@ func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int 
 	return exitPass
 }
 
-// parseExploreArgs parses and checks the flags.
-func parseExploreArgs(args []string, stderr io.Writer) (exploreArgs, error) {
-	var a exploreArgs
-	fs := flag.NewFlagSet("simrun explore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, exploreUsage); fs.PrintDefaults() }
+// parseExploreArgs parses and checks the flags. When ok is false the command is over with exit
+// code code.
+func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, code int, ok bool) {
+	fs := newFlagSet("simrun explore", exploreUsage)
 	fs.StringVar(&a.scope, "scenario", "", "the scope to explore (a name from --list)")
 	fs.BoolVar(&a.catalogue, "catalogue", false, "explore every scope of the catalogue")
 	fs.BoolVar(&a.reference, "reference", false, "with --catalogue: include the reference scope (slow)")
 	fs.BoolVar(&a.list, "list", false, "list the scopes and exit")
 	fs.StringVar(&a.sabotage, "sabotage", "", "engine or host sabotage mode (see 'simrun list')")
-	fs.IntVar(&a.maxDepth, "max-depth", 0, "bound the steps of every path (0: the budget bounds the scope)")
+	fs.IntVar(&a.maxDepth, "max-depth", 0, "cut every path at this many steps, reported INCOMPLETE if it cut one (0: the budget bounds the scope)")
 	fs.IntVar(&a.maxStates, "max-states", 0, "stop each scope after this many states, reported INCOMPLETE (0: no cap)")
-	fs.StringVar(&a.budget, "budget", "", "replace the scope's budget: KEY=N,... ")
+	fs.StringVar(&a.budget, "budget", "", "replace the scope's budget: KEY=N,... (each key once, N in 0..255)")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the topic IDs (so of the engines' channel order)")
 	fs.BoolVar(&a.noReduce, "no-reduce", false, "switch the partial-order reduction (persistent and sleep sets) off")
-	fs.StringVar(&a.out, "out", "", "counterexample file (--scenario) or directory (--catalogue)")
+	fs.StringVar(&a.out, "out", "", "counterexample `FILE` (--scenario) or directory (--catalogue)")
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object")
-	if err := fs.Parse(args); err != nil {
-		return a, err
+	rest, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return a, code, false
 	}
+	if err := a.check(rest); err != nil {
+		return a, usageError(stderr, "simrun explore", "%v", err), false
+	}
+	return a, exitPass, true
+}
+
+// check checks the parsed flags.
+func (a *exploreArgs) check(rest []string) error {
 	switch {
-	case fs.NArg() > 0:
-		return a, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case len(rest) > 0:
+		return fmt.Errorf("unexpected argument %q", rest[0])
 	case a.list:
-		return a, nil
+		return nil
 	case a.scope != "" && a.catalogue:
-		return a, errors.New("--scenario and --catalogue are mutually exclusive")
+		return errors.New("--scenario and --catalogue are mutually exclusive")
 	case a.scope == "" && !a.catalogue:
-		return a, errors.New("give --scenario NAME or --catalogue (--list names the scopes)")
+		return errors.New("give --scenario NAME or --catalogue (--list names the scopes)")
 	case a.catalogue && a.budget != "":
-		return a, errors.New("--budget needs --scenario: each scope of --catalogue has its own")
+		return errors.New("--budget needs --scenario: each scope of --catalogue has its own")
 	case a.maxDepth < 0:
-		return a, fmt.Errorf("--max-depth %d: must be 0 or more", a.maxDepth)
+		return fmt.Errorf("--max-depth %d: must be 0 or more", a.maxDepth)
 	case a.maxStates < 0:
-		return a, fmt.Errorf("--max-states %d: must be 0 or more", a.maxStates)
+		return fmt.Errorf("--max-states %d: must be 0 or more", a.maxStates)
 	}
 	if a.scope != "" {
 		if _, err := scenarios.LookupScope(a.scope); err != nil {
-			return a, err
+			return err
 		}
 	}
 	if _, _, err := sim.ParseSabotage(a.sabotage); err != nil {
-		return a, err
+		return fmt.Errorf("--sabotage: %w", err)
 	}
 	if _, err := sim.ParseBudget(a.budget); err != nil {
-		return a, fmt.Errorf("--budget: %w", err)
+		return fmt.Errorf("--budget: %w", err)
 	}
-	return a, nil
+	if a.catalogue && a.out != "" {
+		if fi, err := os.Stat(a.out); err == nil && !fi.IsDir() {
+			return fmt.Errorf("--out %s: with --catalogue, --out names a directory", a.out)
+		}
+	}
+	return nil
 }
 
 // scopes returns the scopes the arguments name.
@@ -236,9 +247,9 @@ func finding(sc scenarios.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.E
 	case a.catalogue && a.out == "":
 		return f
 	case a.catalogue:
-		path = filepath.Join(a.out, fmt.Sprintf("explore-%s-%s.txt", sc.Name, strings.ToLower(orNone(a.sabotage))))
+		path = filepath.Join(a.out, exploreDefaultFile(sc.Name, a.sabotage))
 	case path == "":
-		path = fmt.Sprintf("explore-%s-%s.txt", sc.Name, strings.ToLower(orNone(a.sabotage)))
+		path = exploreDefaultFile(sc.Name, a.sabotage)
 	}
 	data, err := scenariofile.Counterexample(sc.Name, sc.Budget, sc.Build(), opts, a.sabotage, s)
 	if err != nil {
@@ -254,6 +265,11 @@ func finding(sc scenarios.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.E
 	return f
 }
 
+// exploreDefaultFile is the name of a scope's counterexample file under a sabotage mode.
+func exploreDefaultFile(scope, sabotage string) string {
+	return fmt.Sprintf("explore-%s-%s.txt", scope, strings.ToLower(orNone(sabotage)))
+}
+
 func orNone(mode string) string {
 	if mode == "" {
 		return "NONE"
@@ -265,7 +281,11 @@ func orNone(mode string) string {
 func (r scopeReport) print(w io.Writer) {
 	fmt.Fprintf(w, "scope %s (budget %s, sabotage %s): %s\n", r.Scope, r.Budget, r.Sabotage, strings.ToUpper(r.Verdict))
 	complete := "complete"
-	if !r.Complete {
+	switch {
+	case r.Complete:
+	case r.DepthCut > 0:
+		complete = fmt.Sprintf("INCOMPLETE (--max-depth cut %d states)", r.DepthCut)
+	default:
 		complete = "INCOMPLETE (state cap)"
 	}
 	fmt.Fprintf(w, "  states %d, transitions %d, distinct terminal states %d, max depth %d, %s\n",

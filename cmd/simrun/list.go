@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -21,18 +19,14 @@ type listEntry struct {
 
 // listMain is `simrun list [--json]`: every scenario and every sabotage mode, one line each.
 func listMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simrun list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("simrun list", "usage: simrun list [--json]\n\nLists every scenario and sabotage mode, one line each (kind, name, summary).")
 	jsonOut := fs.Bool("json", false, "print a JSON array instead of lines")
-	if err := fs.Parse(args); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "simrun list: %v\n", err)
-		}
-		return exitUsage
+	rest, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "simrun list: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if len(rest) > 0 {
+		return usageError(stderr, "simrun list", "unexpected argument %q", rest[0])
 	}
 	entries := listEntries()
 	if *jsonOut {

@@ -4,13 +4,16 @@
 //	simrun SUBCOMMAND [ARGS...]    one of the subcommands in the table below
 //	simrun help                    lists the subcommands
 //
-// Exit codes: 0 success, 1 a finding (a failed run, an undecodable value), 2 bad usage.
+// Every subcommand follows one convention (cli.go): flags before or after the positional
+// arguments, -h lists the flags, exit 0 pass, 1 a finding (a violation, an undecodable value), 2
+// bad usage or input, 130 interrupted.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // command is one subcommand: its name, a one-line summary for help, and its entry point, which
@@ -25,8 +28,8 @@ type command struct {
 // an entry point that reads no stdin can be adapted with withoutStdin.
 var commands = []command{
 	{"decode", "decode a parsley.causes header value: decode [--json] [--base64] [HEX | -]", runDecode},
-	{"replay", "re-run a saved run exactly, hash included: replay [-v] [--json] [--trace FILE] FILE", withoutStdin(replayMain)},
-	{"run", "run a scenario file, print its story, check its expectations: run FILE [--json] [-v] [--trace FILE] [--sabotage MODE] [--rewrite]", withoutStdin(runFileMain)},
+	{"replay", "re-run a saved run exactly, hash included: replay FILE [-v] [--json] [--trace FILE] [--svg FILE] [--html FILE]", withoutStdin(replayMain)},
+	{"run", "run a scenario file, print its story, check its expectations: run FILE [--json] [-v] [--trace FILE] [--svg FILE] [--html FILE] [--sabotage MODE] [--rewrite]", withoutStdin(runFileMain)},
 	{"list", "list the scenarios and sabotage modes, one line each: list [--json]", withoutStdin(listMain)},
 	{"sweep", "run a seed range on all cores (exit 1 = some seed failed; expected under --sabotage): sweep --seeds A-B [-j N] [--sabotage MODE] [--json] | --catch-rates", withoutStdin(sweepMain)},
 	{"bench", "exact virtual-time metrics of fixed scenarios, work counters, allocations: bench [--check | --update] [--json] [--report DIR]", withoutStdin(benchMain)},
@@ -42,24 +45,38 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run dispatches on the first argument and returns the exit code.
+// run dispatches on the first argument and returns the exit code. A first argument that is not
+// a flag must name a subcommand.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "help", "-h", "-help", "--help":
 			usage(stdout)
-			return 0
+			return exitPass
 		}
 		for _, c := range commands {
 			if c.name == args[0] {
 				return c.run(args[1:], stdin, stdout, stderr)
 			}
 		}
+		if !strings.HasPrefix(args[0], "-") {
+			return usageError(stderr, "simrun", "unknown subcommand %q (subcommands: %s; the default run takes flags only: 'simrun -h')",
+				args[0], strings.Join(commandNames(), ", "))
+		}
 	}
 	return defaultRun(args, stdin, stdout, stderr)
 }
 
-// usage lists the subcommands.
+// commandNames lists the subcommands in help order.
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+// usage lists the subcommands, then the default run's flags.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: simrun [--seed N ...]        run the simulator (default)")
 	fmt.Fprintln(w, "       simrun SUBCOMMAND [ARGS...]")
@@ -68,7 +85,13 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nrun 'simrun SUBCOMMAND -h' for a subcommand's flags")
+	fmt.Fprintln(w, "\nrun 'simrun SUBCOMMAND -h' for a subcommand's flags. Flags may come before or after the")
+	fmt.Fprintln(w, "arguments. Exit status: 0 pass, 1 a violation or an undecodable value, 2 bad usage or input,")
+	fmt.Fprintln(w, "130 interrupted.")
+	fmt.Fprintln(w, "\nflags of the default run:")
+	fs, _ := runFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
 // withoutStdin adapts an entry point that takes no stdin to the table's signature.

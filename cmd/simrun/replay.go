@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
@@ -18,36 +17,42 @@ func replayMain(args []string, stdout, stderr io.Writer) int {
 	return cli{stdout: stdout, stderr: stderr}.replay(args)
 }
 
+// replayUsage is the help text of `simrun replay`.
+const replayUsage = `usage: simrun replay FILE [-v | --json] [--trace FILE] [--svg FILE] [--html FILE]
+
+Re-runs a saved run (a replay file written by 'simrun --save' or by a violating run) with its
+recorded choices and checks that it reproduced the recording exactly: the same choices consumed,
+the same verdict and the same trace hash.
+
+Exit status: 0 or 1 the replayed run's verdict (pass or violation), 2 bad usage, a bad replay file,
+or a run that no longer reproduces its recording (the code under test changed).`
+
 func (c cli) replay(args []string) int {
-	fs := flag.NewFlagSet("simrun replay", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
+	const name = "simrun replay"
+	fs := newFlagSet(name, replayUsage)
 	var o outputs
 	fs.StringVar(&o.tracePath, "trace", "", "write every event as JSON lines to `FILE`")
 	fs.BoolVar(&o.verbose, "v", false, "print the readable timeline of every event")
 	fs.BoolVar(&o.jsonOut, "json", false, "print one JSON object instead of the human report")
-	o.diagram.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(c.stderr, "usage: simrun replay [-v] [--json] [--trace FILE] [--svg FILE] [--html FILE] FILE\n")
+	o.diagram.register(fs.FlagSet)
+	rest, code, ok := fs.parse(args, c.stdout, c.stderr)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitUsage
-		}
-		fmt.Fprintf(c.stderr, "simrun replay: %v\n", err)
-		return exitUsage
+	if len(rest) != 1 {
+		return usageError(c.stderr, name, "want exactly one replay FILE, got %d (%s)", len(rest), strings.Join(rest, " "))
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(c.stderr, "simrun replay: want exactly one replay FILE, got %d arguments\n", fs.NArg())
-		return exitUsage
-	}
+	path := rest[0]
 	if o.verbose && o.jsonOut {
-		fmt.Fprintf(c.stderr, "simrun replay: -v and --json cannot be used together (both write to standard output)\n")
-		return exitUsage
+		return usageError(c.stderr, name, "-v and --json cannot be used together (both write to standard output)")
 	}
-	rec, err := sim.LoadReplay(fs.Arg(0))
+	if err := checkOutputs([]fileArg{{"the replay file", path}}, []fileArg{{"--trace", o.tracePath},
+		{"--svg", o.diagram.svgPath}, {"--html", o.diagram.htmlPath}}); err != nil {
+		return usageError(c.stderr, name, "%v", err)
+	}
+	rec, err := sim.LoadReplay(path)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "simrun replay: %v\n", err)
-		return exitUsage
+		return usageError(c.stderr, name, "%v", err)
 	}
 	spec, err := scenarios.SpecOfReplay(rec)
 	var prep *scenarios.Prepared
@@ -55,7 +60,7 @@ func (c cli) replay(args []string) int {
 		prep, err = spec.Prepare()
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "simrun replay: %s: %v\n", fs.Arg(0), err)
+		fmt.Fprintf(c.stderr, "simrun replay: %s: %v\n", path, err)
 		return exitUsage
 	}
 	chooser := sim.NewReplayChooser(rec.Choices)
@@ -71,7 +76,7 @@ func (c cli) replay(args []string) int {
 		printReport(c.stdout, prep, out, "")
 	}
 	if out.replayErr != nil {
-		fmt.Fprintf(c.stderr, "simrun replay: %s did not reproduce its run: %v\n", fs.Arg(0), out.replayErr)
+		fmt.Fprintf(c.stderr, "simrun replay: %s did not reproduce its run: %v\n", path, out.replayErr)
 		return exitUsage
 	}
 	if !o.jsonOut {

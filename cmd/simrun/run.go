@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -16,13 +15,6 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
-)
-
-// Exit codes (DESIGN principle 5).
-const (
-	exitPass      = 0
-	exitViolation = 1
-	exitUsage     = 2
 )
 
 // reproPrefix starts every printed reproduction command: run from the repository root.
@@ -52,35 +44,47 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 }
 
 func (c cli) run(args []string) int {
-	a, err := parseRunArgs(args, c.stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(c.stderr, "simrun: %v\n", err)
-		}
-		return exitUsage
+	a, code, ok := parseRunArgs(args, c.stdout, c.stderr)
+	if !ok {
+		return code
 	}
 	prep, err := a.spec.Prepare()
 	if err != nil {
-		fmt.Fprintf(c.stderr, "simrun: %v\n", err)
-		return exitUsage
+		return usageError(c.stderr, "simrun", "%v", err)
+	}
+	var save *os.File
+	if a.savePath != "" {
+		// Created before the run, so a path that cannot be written fails before any work.
+		if save, err = os.Create(a.savePath); err != nil {
+			return usageError(c.stderr, "simrun", "--save: %v", err)
+		}
+		defer save.Close()
 	}
 	out := c.execute(prep, sim.NewRandomChooser(a.spec.Seed), a.outputs())
 	if out.err != nil {
-		fmt.Fprintf(c.stderr, "simrun: %v\n", out.err)
-		return exitUsage
+		return usageError(c.stderr, "simrun", "%v", out.err)
 	}
 	if a.checkDeterminism {
 		rep := checkDeterminism(prep)
 		out.determinism = &rep
 	}
-	return c.finish(prep, out, a)
+	return c.finish(prep, out, a, save)
 }
 
-// parseRunArgs parses and checks the default run's flags; every error names the flag.
-func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
+// runUsage is the help text of the default run.
+const runUsage = `usage: simrun [--seed N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N]
+              [-v | --json] [--trace FILE] [--svg FILE] [--html FILE] [--save FILE] [--check-determinism]
+
+Runs one reproducible simulation: its settings, what it exercised, each violation, the verdict and
+the trace hash. On a violation it saves the run's replay file and shrinks it to a minimal
+reproduction. 'simrun help' lists the subcommands.
+
+Exit status: 0 pass, 1 a violation (or a run that is not deterministic), 2 bad usage or input.`
+
+// runFlags declares the default run's flags.
+func runFlags() (*flagSet, *runArgs) {
 	a := &runArgs{}
-	fs := flag.NewFlagSet("simrun", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("simrun", runUsage)
 	fs.Func("seed", "run seed (an unsigned 64-bit integer; random and printed if omitted)", func(v string) error {
 		seed, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
@@ -91,46 +95,65 @@ func parseRunArgs(args []string, stderr io.Writer) (*runArgs, error) {
 	})
 	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
-	fs.IntVar(&a.spec.Steps, "steps", 0, "safety-phase action budget (default: 250-500, from the seed)")
-	fs.IntVar(&a.spec.Processes, "processes", 0, "generate a topology of N processes (random scenario)")
+	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget, 1-%d (default: 250-500, from the seed)", sim.MaxSteps))
+	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate a topology of N processes, 2-%d (random scenario)", sim.MaxProcesses))
 	fs.StringVar(&a.tracePath, "trace", "", "write every event as JSON lines to `FILE`")
 	fs.StringVar(&a.savePath, "save", "", "write the replay file to `FILE` (automatic on a violation)")
 	fs.BoolVar(&a.verbose, "v", false, "print the readable timeline of every event")
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human report")
 	fs.BoolVar(&a.checkDeterminism, "check-determinism", false, "run twice and name the first differing step")
-	a.diagram.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+	a.diagram.register(fs.FlagSet)
+	return fs, a
+}
+
+// parseRunArgs parses and checks the default run's flags; every error names the flag. When ok is
+// false the command is over with exit code code.
+func parseRunArgs(args []string, stdout, stderr io.Writer) (a *runArgs, code int, ok bool) {
+	fs, a := runFlags()
+	rest, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return nil, code, false
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (subcommands: replay, list, decode; flags: simrun -h)", fs.Arg(0))
-	}
-	if a.verbose && a.jsonOut {
-		return nil, errors.New("-v and --json cannot be used together (both write to standard output)")
-	}
-	if set := setFlags(fs); set["steps"] && a.spec.Steps < 1 {
-		return nil, fmt.Errorf("--steps must be at least 1, got %d", a.spec.Steps)
-	}
-	if a.spec.Processes < 0 || a.spec.Processes == 1 {
-		return nil, fmt.Errorf("--processes must be at least 2, got %d", a.spec.Processes)
-	}
-	if _, _, err := scenarios.ParseSabotage(a.spec.Sabotage); err != nil {
-		return nil, fmt.Errorf("--sabotage: %v", err)
-	}
-	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {
-		return nil, fmt.Errorf("--scenario: unknown scenario %q (known: %s)", a.spec.Scenario, strings.Join(scenarios.Names(), ", "))
+	if err := a.check(fs, rest); err != nil {
+		return nil, usageError(stderr, "simrun", "%v", err), false
 	}
 	if !a.seedGiven {
 		a.spec.Seed = rand.Uint64() // the one place a seed is not given: printed with the result
 	}
-	return a, nil
+	return a, exitPass, true
 }
 
-// setFlags returns the names of the flags given on the command line.
-func setFlags(fs *flag.FlagSet) map[string]bool {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	return set
+// check checks the parsed flags.
+func (a *runArgs) check(fs *flagSet, rest []string) error {
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q (the default run takes flags only; subcommands: %s)", rest[0], strings.Join(commandNames(), ", "))
+	}
+	if a.verbose && a.jsonOut {
+		return errors.New("-v and --json cannot be used together (both write to standard output)")
+	}
+	if err := checkSize(fs, &a.spec); err != nil {
+		return err
+	}
+	if _, _, err := scenarios.ParseSabotage(a.spec.Sabotage); err != nil {
+		return fmt.Errorf("--sabotage: %v", err)
+	}
+	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {
+		return fmt.Errorf("--scenario: unknown scenario %q (known: %s)", a.spec.Scenario, strings.Join(scenarios.Names(), ", "))
+	}
+	return checkOutputs(nil, a.explicitOutputs())
+}
+
+// checkSize checks --steps and --processes against their limits (given: the flags given), the
+// same for every command that takes them.
+func checkSize(fs *flagSet, spec *scenarios.Spec) error {
+	given := fs.given()
+	if given["steps"] && (spec.Steps < 1 || spec.Steps > sim.MaxSteps) {
+		return fmt.Errorf("--steps must be 1-%d, got %d", sim.MaxSteps, spec.Steps)
+	}
+	if given["processes"] && (spec.Processes < 2 || spec.Processes > sim.MaxProcesses) {
+		return fmt.Errorf("--processes must be 2-%d (the documented maximum), got %d", sim.MaxProcesses, spec.Processes)
+	}
+	return nil
 }
 
 // outputs turns the run's output flags into the sinks' configuration.
@@ -174,7 +197,8 @@ func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcom
 		opts.Sinks = append(opts.Sinks, js)
 		flushers = append(flushers, js.Flush)
 	}
-	pic, err := o.diagram.start(prep) // --svg, --html (diagram.go)
+	title := fmt.Sprintf("scenario %s, seed %d, sabotage %s", prep.Scenario.Name, prep.Spec.Seed, noneIfEmpty(prep.Spec.Sabotage))
+	pic, err := o.diagram.start(prep.Scenario, title) // --svg, --html (diagram.go)
 	if err != nil {
 		return outcome{err: err}
 	}
@@ -211,21 +235,27 @@ func checkDeterminism(prep *scenarios.Prepared) sim.DeterminismReport {
 	})
 }
 
-// finish saves the replay file when asked or on a violation, prints the report and returns the
-// exit code. A failed save is reported but never loses the result. On a violation (with the
-// human report and a saved replay) it then shrinks the run to a minimal reproduction beside the
-// replay file.
-func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs) int {
+// finish saves the replay file when asked (into save, created before the run) or on a
+// violation, prints the report and returns the exit code. On a violation (with the human report
+// and a saved replay) it then shrinks the run to a minimal reproduction beside the replay file.
+// A replay file asked for that cannot be written is a usage error (exit 2); an automatic one
+// that cannot be written is reported and leaves the verdict's exit code.
+func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs, save *os.File) int {
 	savePath := a.savePath
-	if savePath == "" && out.res.Verdict != "pass" {
-		savePath = filepath.Join(c.dir, autoReplayName(prep.Spec))
-	}
 	var saveErr error
-	if savePath != "" {
-		saveErr = sim.SaveReplay(savePath, replayFile(prep.Spec, out))
-		if saveErr != nil {
-			savePath = ""
+	switch {
+	case save != nil:
+		saveErr = writeReplay(save, replayFile(prep.Spec, out))
+	case out.res.Verdict != "pass":
+		savePath = filepath.Join(c.dir, autoReplayName(prep.Spec))
+		saveErr = checkOutputs(nil, append(a.explicitOutputs(), fileArg{"the automatic replay file", savePath},
+			fileArg{"the shrunk replay file", shrunkPaths(savePath).replay}, fileArg{"the shrunk scenario file", shrunkPaths(savePath).scenario}))
+		if saveErr == nil {
+			saveErr = sim.SaveReplay(savePath, replayFile(prep.Spec, out))
 		}
+	}
+	if saveErr != nil {
+		savePath = ""
 	}
 	if a.jsonOut {
 		writeJSON(c.stdout, prep, out, savePath)
@@ -234,6 +264,9 @@ func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs) int {
 	}
 	if saveErr != nil {
 		fmt.Fprintf(c.stderr, "simrun: %v\n", saveErr)
+		if save != nil {
+			return exitUsage
+		}
 	}
 	if out.res.Verdict != "pass" && !a.jsonOut && savePath != "" {
 		c.shrinkAfterViolation(prep.Spec, savePath)
@@ -245,6 +278,23 @@ func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs) int {
 		return exitViolation
 	}
 	return exitPass
+}
+
+// explicitOutputs are the files the flags name.
+func (a *runArgs) explicitOutputs() []fileArg {
+	return []fileArg{{"--trace", a.tracePath}, {"--svg", a.diagram.svgPath}, {"--html", a.diagram.htmlPath}, {"--save", a.savePath}}
+}
+
+// writeReplay writes r into f and closes it.
+func writeReplay(f *os.File, r *sim.Replay) error {
+	err := r.Write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	return nil
 }
 
 // autoReplayName is the file a violating run saves its replay to: scenario, seed and sabotage.

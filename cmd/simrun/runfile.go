@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,10 +12,15 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// simrun run FILE: run a scenario file (scenarios/scenariofile/FORMAT.md), print its story and verdict, and
-// check its expectations and recorded story. Exit 0 when the run passed (or violated as the file
-// expects) and met every expectation, 1 on a mismatch or a violation, 2 on bad usage or a bad
-// file (the message names the line).
+// runFileUsage is the help text of `simrun run`.
+const runFileUsage = `usage: simrun run FILE [-v | --json] [--trace FILE] [--svg FILE] [--html FILE] [--sabotage MODE] [--rewrite]
+
+Runs a scenario file (scenarios/scenariofile/FORMAT.md), prints its story and verdict, and checks
+its expectations and recorded story. --svg and --html draw the run as a space-time diagram;
+--rewrite records the run's story in FILE after its ---- line.
+
+Exit status: 0 the run passed (or violated as the file expects) and met every expectation, 1 a
+mismatch or a violation, 2 bad usage or a bad file (the message names the line).`
 
 // runFileArgs are the flags of simrun run.
 type runFileArgs struct {
@@ -25,36 +28,41 @@ type runFileArgs struct {
 	jsonOut   bool
 	verbose   bool
 	tracePath string
+	diagram   diagramFlags
 	sabotage  string
 	rewrite   bool
 }
 
 // runFileMain is the entry point of "simrun run".
 func runFileMain(args []string, stdout, stderr io.Writer) int {
-	a, err := parseRunFileArgs(args, stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "simrun run: %v\n", err)
-		}
-		return exitUsage
+	const name = "simrun run"
+	a, code, ok := parseRunFileArgs(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	f, err := scenariofile.LoadFile(a.path)
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun run: %v\n", err)
-		return exitUsage
+		return usageError(stderr, name, "%v", err)
 	}
 	opts := scenariofile.FileRunOptions{Sabotage: a.sabotage}
 	var flushers []func() error
 	if a.tracePath != "" {
 		tf, err := os.Create(a.tracePath)
 		if err != nil {
-			fmt.Fprintf(stderr, "simrun run: --trace: %v\n", err)
-			return exitUsage
+			return usageError(stderr, name, "--trace: %v", err)
 		}
 		defer tf.Close()
 		js := sim.NewJSONLinesSink(tf)
 		opts.Sinks = append(opts.Sinks, js)
 		flushers = append(flushers, js.Flush)
+	}
+	title := fmt.Sprintf("scenario file %s, seed %d, sabotage %s", a.path, f.Settings.Seed, noneIfEmpty(a.sabotage))
+	pic, err := a.diagram.start(f.Scenario, title)
+	if err != nil {
+		return usageError(stderr, name, "%v", err)
+	}
+	if pic != nil {
+		opts.Sinks = append(opts.Sinks, pic.sink)
 	}
 	if a.verbose {
 		tl := sim.NewTimelineSink(stdout)
@@ -63,55 +71,53 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 	}
 	run, err := scenariofile.RunFile(f, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun run: %v\n", err)
-		return exitUsage
+		pic.close()
+		return usageError(stderr, name, "%v", err)
 	}
 	for _, flush := range flushers {
 		if err := flush(); err != nil {
-			fmt.Fprintf(stderr, "simrun run: writing the trace: %v\n", err)
+			return usageError(stderr, name, "writing the trace: %v", err)
 		}
+	}
+	if err := pic.finish(run.Result); err != nil {
+		return usageError(stderr, name, "%v", err)
 	}
 	return finishRunFile(a, run, stdout, stderr)
 }
 
-// parseRunFileArgs parses "run FILE [flags]" (flags may come before or after the file).
-func parseRunFileArgs(args []string, stderr io.Writer) (*runFileArgs, error) {
-	a := &runFileArgs{}
-	fs := flag.NewFlagSet("simrun run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun run FILE [--json] [-v] [--trace FILE] [--sabotage MODE] [--rewrite]")
-		fs.PrintDefaults()
-	}
+// parseRunFileArgs parses "run FILE [flags]" (flags may come before or after the file). When ok
+// is false the command is over with exit code code.
+func parseRunFileArgs(args []string, stdout, stderr io.Writer) (a *runFileArgs, code int, ok bool) {
+	const name = "simrun run"
+	a = &runFileArgs{}
+	fs := newFlagSet(name, runFileUsage)
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the story")
 	fs.BoolVar(&a.verbose, "v", false, "print the readable timeline of every event before the story")
 	fs.StringVar(&a.tracePath, "trace", "", "write every event as JSON lines to `FILE`")
+	a.diagram.register(fs.FlagSet)
 	fs.StringVar(&a.sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
 	fs.BoolVar(&a.rewrite, "rewrite", false, "write the run's story into the file's ---- section")
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return nil, code, false
 	}
 	switch {
 	case len(files) != 1:
-		return nil, fmt.Errorf("expected exactly one scenario FILE, got %d (%s)", len(files), strings.Join(files, " "))
+		return nil, usageError(stderr, name, "expected exactly one scenario FILE, got %d (%s)", len(files), strings.Join(files, " ")), false
 	case a.verbose && a.jsonOut:
-		return nil, errors.New("-v and --json cannot be used together (both write to standard output)")
+		return nil, usageError(stderr, name, "-v and --json cannot be used together (both write to standard output)"), false
 	case a.rewrite && a.sabotage != "":
-		return nil, errors.New("--rewrite and --sabotage cannot be used together (a sabotaged story is not the file's story)")
+		return nil, usageError(stderr, name, "--rewrite and --sabotage cannot be used together (a sabotaged story is not the file's story)"), false
 	}
 	if _, _, err := scenarios.ParseSabotage(a.sabotage); err != nil {
-		return nil, fmt.Errorf("--sabotage: %v", err)
+		return nil, usageError(stderr, name, "--sabotage: %v", err), false
 	}
 	a.path = files[0]
-	return a, nil
+	if err := checkOutputs([]fileArg{{"the scenario file", a.path}}, []fileArg{{"--trace", a.tracePath},
+		{"--svg", a.diagram.svgPath}, {"--html", a.diagram.htmlPath}}); err != nil {
+		return nil, usageError(stderr, name, "%v", err), false
+	}
+	return a, exitPass, true
 }
 
 // finishRunFile rewrites the story if asked, prints the report and returns the exit code.

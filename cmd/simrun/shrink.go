@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,12 +21,10 @@ safety-step budget (binary search), the choice list (shortest failing prefix, th
 debugging: removing chunks and lowering single choices toward 0), then the run's actions as a
 script. The number of runs is bounded by --attempts, never by time, so the result is
 deterministic. Writes the replay file (FILE, replayed by 'simrun replay FILE') and, beside it,
-the scenario file of the shrunk script (FILE with .txt, run by 'simrun run FILE').
+the scenario file of the shrunk script (run by 'simrun run FILE'): --out STEM, STEM.replay or
+STEM.txt writes STEM.replay and STEM.txt.
 
-Exit status: 1 a reproduction was written (the seed fails), 2 bad usage or a seed that passes.
-
-flags:
-`
+Exit status: 1 a reproduction was written (the seed fails), 2 bad usage or a seed that passes.`
 
 // shrinkMain is `simrun shrink`: see shrinkUsage.
 func shrinkMain(args []string, stdout, stderr io.Writer) int {
@@ -35,38 +32,36 @@ func shrinkMain(args []string, stdout, stderr io.Writer) int {
 }
 
 func (c cli) shrink(args []string) int {
-	fs := flag.NewFlagSet("simrun shrink", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	fs.Usage = func() { fmt.Fprint(c.stderr, shrinkUsage); fs.PrintDefaults() }
+	fs := newFlagSet("simrun shrink", shrinkUsage)
 	var cfg scenarios.ShrinkConfig
 	seed := fs.String("seed", "", "the failing run's seed (required)")
 	fs.StringVar(&cfg.Spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&cfg.Spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START")
-	fs.IntVar(&cfg.Spec.Steps, "steps", 0, "safety-phase action budget of the failing run (default: from the seed)")
-	fs.IntVar(&cfg.Spec.Processes, "processes", 0, "topology size of the failing run (random scenario)")
-	fs.IntVar(&cfg.Attempts, "attempts", scenarios.DefaultShrinkAttempts, "at most this many runs")
-	out := fs.String("out", "", "replay `FILE` to write (default simrun-shrunk-SCENARIO-SEED[-SABOTAGE].replay)")
-	if err := fs.Parse(args); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(c.stderr, "simrun shrink: %v\n", err)
-		}
-		return exitUsage
+	fs.IntVar(&cfg.Spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of the failing run, 1-%d (default: from the seed)", sim.MaxSteps))
+	fs.IntVar(&cfg.Spec.Processes, "processes", 0, fmt.Sprintf("topology size of the failing run, 2-%d (random scenario)", sim.MaxProcesses))
+	fs.IntVar(&cfg.Attempts, "attempts", scenarios.DefaultShrinkAttempts, fmt.Sprintf("at most this many runs, 1-%d", maxShrinkAttempts))
+	out := fs.String("out", "", "write `STEM`.replay and STEM.txt (default simrun-shrunk-SCENARIO-SEED[-SABOTAGE])")
+	rest, code, ok := fs.parse(args, c.stdout, c.stderr)
+	if !ok {
+		return code
 	}
-	if err := checkShrinkArgs(fs, seed, &cfg); err != nil {
-		fmt.Fprintf(c.stderr, "simrun shrink: %v\n", err)
-		return exitUsage
+	if err := checkShrinkArgs(fs, rest, seed, &cfg); err != nil {
+		return usageError(c.stderr, "simrun shrink", "%v", err)
 	}
-	path := *out
-	if path == "" {
-		path = filepath.Join(c.dir, shrunkName(cfg.Spec.Normalize()))
+	paths := shrinkOutputsFor(*out)
+	if *out == "" {
+		paths = shrinkOutputsFor(filepath.Join(c.dir, shrunkName(cfg.Spec.Normalize())))
 	}
-	return c.shrinkTo(cfg, path)
+	return c.shrinkTo(cfg, paths)
 }
 
+// maxShrinkAttempts bounds --attempts: each attempt is one run.
+const maxShrinkAttempts = 100_000
+
 // checkShrinkArgs checks the flags after parsing; every error names the flag and the bad text.
-func checkShrinkArgs(fs *flag.FlagSet, seed *string, cfg *scenarios.ShrinkConfig) error {
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (flags: simrun shrink -h)", fs.Arg(0))
+func checkShrinkArgs(fs *flagSet, rest []string, seed *string, cfg *scenarios.ShrinkConfig) error {
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q (flags: simrun shrink -h)", rest[0])
 	}
 	if *seed == "" {
 		return errors.New("--seed is required")
@@ -76,11 +71,11 @@ func checkShrinkArgs(fs *flag.FlagSet, seed *string, cfg *scenarios.ShrinkConfig
 		return fmt.Errorf("--seed: want an unsigned 64-bit integer, got %q", *seed)
 	}
 	cfg.Spec.Seed = n
-	if cfg.Attempts < 1 {
-		return fmt.Errorf("--attempts must be at least 1, got %d", cfg.Attempts)
+	if cfg.Attempts < 1 || cfg.Attempts > maxShrinkAttempts {
+		return fmt.Errorf("--attempts must be 1-%d, got %d", maxShrinkAttempts, cfg.Attempts)
 	}
-	if set := setFlags(fs); set["steps"] && cfg.Spec.Steps < 1 {
-		return fmt.Errorf("--steps must be at least 1, got %d", cfg.Spec.Steps)
+	if err := checkSize(fs, &cfg.Spec); err != nil {
+		return err
 	}
 	if _, _, err := scenarios.ParseSabotage(cfg.Spec.Sabotage); err != nil {
 		return fmt.Errorf("--sabotage: %v", err)
@@ -91,34 +86,44 @@ func checkShrinkArgs(fs *flag.FlagSet, seed *string, cfg *scenarios.ShrinkConfig
 	return nil
 }
 
-// shrunkName is the default replay file of a shrink: scenario, seed and sabotage.
+// shrunkName is the default stem of a shrink's files: scenario, seed and sabotage.
 func shrunkName(s scenarios.Spec) string {
-	return "simrun-shrunk-" + strings.TrimSuffix(strings.TrimPrefix(autoReplayName(s), "simrun-"), ".replay") + ".replay"
+	return "simrun-shrunk-" + strings.TrimSuffix(strings.TrimPrefix(autoReplayName(s), "simrun-"), ".replay")
 }
 
-// scenarioFilePath is where the scenario file of a shrink goes: the replay path with .txt.
-func scenarioFilePath(replayPath string) string {
-	return strings.TrimSuffix(replayPath, ".replay") + ".txt"
+// shrinkOutputs are the two files a shrink writes.
+type shrinkOutputs struct {
+	replay, scenario string
 }
 
-// shrinkTo shrinks cfg's run, writes the replay file to path and the scenario file beside it,
-// and prints the sizes before and after and the commands that reproduce it.
-func (c cli) shrinkTo(cfg scenarios.ShrinkConfig, path string) int {
+// shrinkOutputsFor returns the files of --out STEM: STEM.replay and STEM.txt, where a given
+// .replay or .txt suffix is part of neither stem.
+func shrinkOutputsFor(out string) shrinkOutputs {
+	stem := strings.TrimSuffix(strings.TrimSuffix(out, ".replay"), ".txt")
+	return shrinkOutputs{replay: stem + ".replay", scenario: stem + ".txt"}
+}
+
+// shrunkPaths returns the files of the automatic shrink beside a run's replay file.
+func shrunkPaths(replayPath string) shrinkOutputs {
+	return shrinkOutputsFor(strings.TrimSuffix(replayPath, ".replay") + "-shrunk")
+}
+
+// shrinkTo shrinks cfg's run, writes the replay file and the scenario file, and prints the sizes
+// before and after and the commands that reproduce it.
+func (c cli) shrinkTo(cfg scenarios.ShrinkConfig, paths shrinkOutputs) int {
 	out, err := scenarios.Shrink(cfg)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "simrun shrink: %v\n", err)
-		return exitUsage
+		return usageError(c.stderr, "simrun shrink", "%v", err)
 	}
-	if err := sim.SaveReplay(path, out.Replay()); err != nil {
-		fmt.Fprintf(c.stderr, "simrun shrink: %v\n", err)
-		return exitUsage
+	if err := sim.SaveReplay(paths.replay, out.Replay()); err != nil {
+		return usageError(c.stderr, "simrun shrink", "%v", err)
 	}
-	filePath := scenarioFilePath(path)
+	filePath := paths.scenario
 	if err := os.WriteFile(filePath, out.File, 0o644); err != nil {
 		fmt.Fprintf(c.stderr, "simrun shrink: writing the scenario file: %v\n", err)
 		filePath = ""
 	}
-	printShrunk(c.stdout, out, path, filePath)
+	printShrunk(c.stdout, out, paths.replay, filePath)
 	return exitViolation
 }
 
@@ -149,10 +154,9 @@ func printShrunk(w io.Writer, out *scenarios.Shrunk, replayPath, filePath string
 }
 
 // shrinkAfterViolation is the automatic shrink of a failing default run: it shrinks the run of
-// spec and writes the reproduction beside the run's replay file (replayPath with -shrunk). The
-// default run calls it after saving its replay file; a failed shrink is reported, never fatal.
+// spec and writes the reproduction beside the run's replay file (shrunkPaths). The default run
+// calls it after saving its replay file; a failed shrink is reported, never fatal.
 func (c cli) shrinkAfterViolation(spec scenarios.Spec, replayPath string) {
-	path := strings.TrimSuffix(replayPath, ".replay") + "-shrunk.replay"
 	fmt.Fprintf(c.stdout, "shrinking (at most %d runs) ...\n", scenarios.DefaultShrinkAttempts)
-	c.shrinkTo(scenarios.ShrinkConfig{Spec: spec}, path)
+	c.shrinkTo(scenarios.ShrinkConfig{Spec: spec}, shrunkPaths(replayPath))
 }

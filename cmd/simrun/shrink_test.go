@@ -52,7 +52,7 @@ func TestShrinkBadUsage(t *testing.T) {
 	}{
 		{nil, "--seed is required"},
 		{[]string{"--seed", "x1"}, `"x1"`},
-		{[]string{"--seed", "1", "--attempts", "0"}, "--attempts must be at least 1"},
+		{[]string{"--seed", "1", "--attempts", "0"}, "--attempts must be 1-100000, got 0"},
 		{[]string{"--seed", "1", "--sabotage", "NOPE"}, `"NOPE"`},
 		{[]string{"--seed", "1", "--scenario", "nope"}, `"nope"`},
 		{[]string{"--seed", "1", "stray"}, `"stray"`},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,11 +16,8 @@ import (
 	"time"
 
 	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
 )
-
-// exitInterrupted is the exit code of a sweep stopped by Ctrl-C before any seed failed (the
-// shell's code for SIGINT): not a pass, since not every seed ran.
-const exitInterrupted = 130
 
 // sweepUsage is the help text of `simrun sweep`.
 const sweepUsage = `usage: simrun sweep --seeds A-B [-j N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N] [--trace-digest] [--json]
@@ -48,10 +44,7 @@ scenario, the session tiers' modes over the session scenario) and writes the cat
 DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md).
 
 Exit status: 0 every seed passed, 1 some seed failed (a violation or a simulator panic), 2 bad
-usage, 130 interrupted before any seed failed.
-
-flags:
-`
+usage, 130 interrupted before any seed failed (not a pass: not every seed ran).`
 
 // sweepArgs are the flags of `simrun sweep`.
 type sweepArgs struct {
@@ -73,12 +66,9 @@ func sweepMain(args []string, stdout, stderr io.Writer) int {
 
 // sweepCommand runs a sweep under ctx; progress says whether to draw the progress bar on stderr.
 func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, progress bool) int {
-	a, err := parseSweepArgs(args, stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "simrun sweep: %v\n", err)
-		}
-		return exitUsage
+	a, code, ok := parseSweepArgs(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if a.workers == 0 {
 		a.workers = runtime.GOMAXPROCS(0)
@@ -115,61 +105,72 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	return exitPass
 }
 
-// parseSweepArgs parses and checks the sweep's flags; every error names the flag and the bad text.
-func parseSweepArgs(args []string, stderr io.Writer) (*sweepArgs, error) {
-	a := &sweepArgs{}
-	fs := flag.NewFlagSet("simrun sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, sweepUsage); fs.PrintDefaults() }
+// parseSweepArgs parses and checks the sweep's flags; every error names the flag and the bad
+// text. When ok is false the command is over with exit code code.
+func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code int, ok bool) {
+	a = &sweepArgs{}
+	fs := newFlagSet("simrun sweep", sweepUsage)
 	seeds := fs.String("seeds", "", "inclusive seed range `A-B`, or a single seed N (required)")
 	fs.IntVar(&a.workers, "j", 0, "worker goroutines (default: all cores)")
 	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
-	fs.IntVar(&a.spec.Steps, "steps", 0, "safety-phase action budget of every run (default: 250-500, from the seed)")
-	fs.IntVar(&a.spec.Processes, "processes", 0, "generate topologies of N processes (random scenario)")
+	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of every run, 1-%d (default: 250-500, from the seed)", sim.MaxSteps))
+	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate topologies of N processes, 2-%d (random scenario)", sim.MaxProcesses))
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human summary")
 	fs.BoolVar(&a.traceDigest, "trace-digest", false, "hash every run's trace and report a digest of them all in seed order")
 	fs.BoolVar(&a.catchRates, "catch-rates", false, "sweep every sabotage mode and write the catch-rate table")
 	fs.StringVar(&a.outDir, "out", "results", "with --catch-rates: the `DIR` for catch-rates.md and catch-rates.json")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+	rest, code, ok := fs.parse(args, stdout, stderr)
+	if !ok {
+		return nil, code, false
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (flags: simrun sweep -h)", fs.Arg(0))
+	if err := a.check(fs, rest, *seeds); err != nil {
+		return nil, usageError(stderr, "simrun sweep", "%v", err), false
 	}
-	if *seeds == "" {
-		return nil, errors.New("--seeds is required (an inclusive range A-B or a single seed N)")
+	return a, exitPass, true
+}
+
+// maxWorkers bounds -j: each worker runs one world at a time.
+const maxWorkers = 1024
+
+// check checks the parsed flags.
+func (a *sweepArgs) check(fs *flagSet, rest []string, seeds string) error {
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q (flags: simrun sweep -h)", rest[0])
+	}
+	if seeds == "" {
+		return errors.New("--seeds is required (an inclusive range A-B or a single seed N)")
 	}
 	var err error
-	if a.first, a.last, err = parseSeedRange(*seeds); err != nil {
-		return nil, fmt.Errorf("--seeds: %v", err)
+	if a.first, a.last, err = parseSeedRange(seeds); err != nil {
+		return fmt.Errorf("--seeds: %v", err)
 	}
-	set := setFlags(fs)
-	if a.workers < 0 || set["j"] && a.workers == 0 {
-		return nil, fmt.Errorf("-j must be at least 1, got %d", a.workers)
+	set := fs.given()
+	if a.workers < 0 || a.workers > maxWorkers || set["j"] && a.workers == 0 {
+		return fmt.Errorf("-j must be 1-%d, got %d", maxWorkers, a.workers)
 	}
-	if set["steps"] && a.spec.Steps < 1 {
-		return nil, fmt.Errorf("--steps must be at least 1, got %d", a.spec.Steps)
-	}
-	if a.spec.Processes < 0 || a.spec.Processes == 1 {
-		return nil, fmt.Errorf("--processes must be at least 2, got %d", a.spec.Processes)
+	if err := checkSize(fs, &a.spec); err != nil {
+		return err
 	}
 	if a.catchRates {
 		for _, name := range []string{"sabotage", "json", "scenario", "steps", "processes", "trace-digest"} {
 			if set[name] {
-				return nil, fmt.Errorf("--catch-rates and --%s cannot be used together (catch rates sweep every mode over its own scenario)", name)
+				return fmt.Errorf("--catch-rates and --%s cannot be used together (catch rates sweep every mode over its own scenario)", name)
 			}
 		}
+		if fi, err := os.Stat(a.outDir); err == nil && !fi.IsDir() {
+			return fmt.Errorf("--out %s is not a directory", a.outDir)
+		}
 	} else if set["out"] {
-		return nil, errors.New("--out needs --catch-rates (a plain sweep writes no files)")
+		return errors.New("--out needs --catch-rates (a plain sweep writes no files)")
 	}
 	if _, _, err := scenarios.ParseSabotage(a.spec.Sabotage); err != nil {
-		return nil, fmt.Errorf("--sabotage: %v", err)
+		return fmt.Errorf("--sabotage: %v", err)
 	}
 	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {
-		return nil, fmt.Errorf("--scenario: unknown scenario %q (known: %s)", a.spec.Scenario, strings.Join(scenarios.Names(), ", "))
+		return fmt.Errorf("--scenario: unknown scenario %q (known: %s)", a.spec.Scenario, strings.Join(scenarios.Names(), ", "))
 	}
-	return a, nil
+	return nil
 }
 
 // parseSeedRange parses "A-B" (inclusive, A <= B) or a single seed "N".

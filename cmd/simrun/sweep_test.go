@@ -54,7 +54,7 @@ func TestSweepBadUsage(t *testing.T) {
 		{[]string{"--seeds", "5-x"}, `"5-x"`},
 		{[]string{"--seeds", "x"}, `"x"`},
 		{[]string{"--seeds", "9-3"}, `"9-3"`},
-		{[]string{"--seeds", "1-2", "-j", "0"}, "-j must be at least 1"},
+		{[]string{"--seeds", "1-2", "-j", "0"}, "-j must be 1-1024, got 0"},
 		{[]string{"--seeds", "1-2", "--sabotage", "NOPE"}, `"NOPE"`},
 		{[]string{"--seeds", "1-2", "--scenario", "nope"}, `"nope"`},
 		{[]string{"--seeds", "1-2", "--catch-rates", "--json"}, "--catch-rates and --json"},
