@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -19,6 +21,10 @@ import (
 
 // Observed is an observed scripted run: the result, one snapshot after the initial starts, one
 // after each script action, one at the end, and every record the run produced.
+//
+// Its memory is linear in the run: a snapshot lists only the processes whose view changed, a
+// view is kept once per change (View finds the one in force), and a view's deliveries share one
+// persistent list per process (a delivery is one node, whatever the number of snapshots).
 type Observed struct {
 	Result *Result
 	// Snapshots[0] follows the initial starts (Action -1), Snapshots[i+1] follows script action i,
@@ -29,6 +35,26 @@ type Observed struct {
 	// Incarnations[i] names the world's incarnation i (Event.Incarn): its topic and its number
 	// among that topic's incarnations (0 for the first, 1 after the first recreation, ...).
 	Incarnations []IncarnationView
+
+	// views[i] is process i's views in snapshot order, each with the snapshot it began at.
+	views [][]viewAt
+	// obs[i] is what the observer knows of process i's deliveries.
+	obs []deliveryObserver
+	// unsettled lists the records whose state or payload a later snapshot may still learn.
+	unsettled []uint64
+}
+
+// viewAt is a process view and the snapshot from which it held.
+type viewAt struct {
+	snap int
+	view ProcessView
+}
+
+// View returns process i's view at snapshot k (an index into Snapshots).
+func (ob *Observed) View(k, i int) ProcessView {
+	h := ob.views[i]
+	j := sort.Search(len(h), func(j int) bool { return h[j].snap > k })
+	return h[j-1].view
 }
 
 // IncarnationView names one incarnation of a topic.
@@ -40,9 +66,11 @@ type IncarnationView struct {
 
 // Snapshot is the world between two actions.
 type Snapshot struct {
-	Action    int // index of the script action just performed (see Observed.Snapshots)
-	Step      int // the scheduler step after it; events with Step <= this belong to it or earlier
-	Processes []ProcessView
+	Action int // index of the script action just performed (see Observed.Snapshots)
+	Step   int // the scheduler step after it; events with Step <= this belong to it or earlier
+	// Changed lists, in process order, the processes whose view differs from the previous
+	// snapshot's (every process in the first snapshot).
+	Changed []int
 }
 
 // ProcessView is one process between actions.
@@ -50,10 +78,39 @@ type ProcessView struct {
 	Name    string
 	State   string // "running", "down" or "refused"
 	Refusal string // the refusal reason when State is "refused"
-	// Delivered lists the uids of the process's committed first deliveries, in order.
-	Delivered []uint64
 	// Holds lists the engine's held channels in channel order (running processes only).
 	Holds []HoldView
+	// delivered is the last of the process's deliveries (nil for none).
+	delivered *deliveryNode
+}
+
+// Delivered returns the uids of the process's first deliveries in order: the committed ones and
+// those of its open step (a crash takes those back).
+func (v ProcessView) Delivered() []uint64 {
+	if v.delivered == nil {
+		return nil
+	}
+	out := make([]uint64, v.delivered.index+1)
+	for d := v.delivered; d != nil; d = d.prev {
+		out[d.index] = d.uid
+	}
+	return out
+}
+
+// deliveryNode is one delivery in a persistent list: the sequence a view holds is the path from
+// its node back to the first delivery, so views share every delivery they have in common.
+type deliveryNode struct {
+	uid   uint64
+	index int64 // the delivery's place in the sequence (0 for the first)
+	prev  *deliveryNode
+}
+
+// deliveryObserver follows one process's delivery sequence between snapshots. The sequence's
+// first committed entries never change (a rollback takes back only the open step's), so a
+// snapshot reads only the deliveries from the last committed count seen on.
+type deliveryObserver struct {
+	head      *deliveryNode
+	committed int64 // the process's committed delivery count at the last snapshot
 }
 
 // HoldView is one held channel: its head, how many messages it holds and the head's blockers
@@ -115,7 +172,7 @@ func RunObserved(scn *Scenario, set Settings, ch Chooser, opts RunOptions) *Obse
 	}
 	w := newWorld(scn, &set, ch, &opts)
 	w.hooks = opts.hooks
-	ob := &Observed{}
+	ob := &Observed{views: make([][]viewAt, len(w.procs)), obs: make([]deliveryObserver, len(w.procs))}
 	for _, p := range w.procs {
 		w.step++
 		w.action = ActStart
@@ -137,14 +194,23 @@ func RunObserved(scn *Scenario, set Settings, ch Chooser, opts RunOptions) *Obse
 	w.checkCausalOrderLifetime()
 	ob.Result = w.result()
 	ob.snapshot(w, len(scn.Script))
+	for i := range ob.Messages {
+		ob.Messages[i].State = w.msgs[i].state.String()
+	}
 	return ob
 }
 
-// snapshot records the processes and brings the message table up to date.
+// snapshot records the processes whose view changed and brings the message table up to date.
 func (ob *Observed) snapshot(w *world, action int) {
-	s := Snapshot{Action: action, Step: w.step, Processes: make([]ProcessView, len(w.procs))}
+	k := len(ob.Snapshots)
+	s := Snapshot{Action: action, Step: w.step}
 	for i, p := range w.procs {
-		s.Processes[i] = w.viewProcess(p)
+		v := w.viewProcess(p, &ob.obs[i])
+		if h := ob.views[i]; len(h) > 0 && sameView(&h[len(h)-1].view, &v) {
+			continue
+		}
+		ob.views[i] = append(ob.views[i], viewAt{snap: k, view: v})
+		s.Changed = append(s.Changed, i)
 	}
 	ob.Snapshots = append(ob.Snapshots, s)
 	for len(ob.Incarnations) < len(w.incs) {
@@ -153,21 +219,46 @@ func (ob *Observed) snapshot(w *world, action int) {
 			Number: w.incarnationNumber(inc), ID: node.TopicID(w.incs[inc].id).String()})
 	}
 	for len(ob.Messages) < len(w.msgs) {
-		ob.Messages = append(ob.Messages, w.viewMessage(uint64(len(ob.Messages)+1)))
+		uid := uint64(len(ob.Messages) + 1)
+		ob.Messages = append(ob.Messages, w.viewMessage(uid))
+		ob.unsettled = append(ob.unsettled, uid)
 	}
-	for i := range ob.Messages {
-		mv := &ob.Messages[i]
-		m := w.msgs[i]
+	// A record's payload is read when it is first fetchable after an action; one pending, or
+	// committed but behind an open transaction, is looked at again after the next action.
+	kept := ob.unsettled[:0]
+	for _, uid := range ob.unsettled {
+		mv, m := &ob.Messages[uid-1], w.msgs[uid-1]
 		mv.State = m.state.String()
-		if !mv.PayloadKnown && m.state == msgCommitted {
+		if m.state == msgCommitted {
 			w.readPayload(mv, m)
 		}
+		if m.state == msgPending || m.state == msgCommitted && !mv.PayloadKnown && w.mayFetchLater(m) {
+			kept = append(kept, uid)
+		}
 	}
+	ob.unsettled = kept
 }
 
-// viewProcess renders process p.
-func (w *world) viewProcess(p *proc) ProcessView {
-	v := ProcessView{Name: p.spec.Name, Delivered: p.deliverySequence()}
+// mayFetchLater reports whether a committed record not read back yet may still be: its topic's
+// incarnation is alive and the record is not below the partition's log start (both only ever
+// move one way).
+func (w *world) mayFetchLater(m *message) bool {
+	return w.alive(m.ch) && m.pos >= int64(w.offsets(m.ch).LogStart)
+}
+
+// sameView reports whether two views of one process are equal.
+func sameView(a, b *ProcessView) bool {
+	return a.State == b.State && a.Refusal == b.Refusal && a.delivered == b.delivered &&
+		slices.EqualFunc(a.Holds, b.Holds, func(x, y HoldView) bool {
+			return x.Channel == y.Channel && x.Head == y.Head && x.HeadMsg == y.HeadMsg && x.Held == y.Held &&
+				slices.Equal(x.Blockers, y.Blockers)
+		})
+}
+
+// viewProcess renders process p, bringing its delivery list up to date.
+func (w *world) viewProcess(p *proc, d *deliveryObserver) ProcessView {
+	d.update(p)
+	v := ProcessView{Name: p.spec.Name, delivered: d.head}
 	switch p.status {
 	case procRunning:
 		v.State = "running"
@@ -192,6 +283,64 @@ func (w *world) viewProcess(p *proc) ProcessView {
 		v.Holds = append(v.Holds, h)
 	}
 	return v
+}
+
+// update brings d's list to p's delivery sequence: entries below the committed count seen at the
+// last snapshot stay; the rest (the open step's then, and everything since) are read and the list
+// is rebuilt from the first that differs.
+func (d *deliveryObserver) update(p *proc) {
+	from, n := d.committed, p.o.deliveries
+	d.committed = n - int64(p.o.stepDeliv)
+	tail := p.deliveriesSince(from)
+	// The list's entries from `from` on, last first, against the tail read now.
+	var kept []*deliveryNode
+	for e := d.head; e != nil && e.index >= from; e = e.prev {
+		kept = append(kept, e)
+	}
+	same := 0
+	for same < len(tail) && same < len(kept) && kept[len(kept)-1-same].uid == tail[same] {
+		same++
+	}
+	if same == len(tail) && same == len(kept) {
+		return
+	}
+	head := d.head
+	for range len(kept) - same {
+		head = head.prev
+	}
+	for i := same; i < len(tail); i++ {
+		head = &deliveryNode{uid: tail[i], index: from + int64(i), prev: head}
+	}
+	d.head = head
+}
+
+// deliveriesSince returns the uids of p's deliveries with index from on, in order. In an honest
+// run they end each channel's list (a channel delivers in position order), so only the lists'
+// tails are read; a run that delivered out of order on a channel is read whole.
+func (p *proc) deliveriesSince(from int64) []uint64 {
+	n := p.o.deliveries
+	if n <= from {
+		return nil
+	}
+	out := make([]uint64, n-from)
+	found := int64(0)
+	for _, pc := range p.pcList {
+		for j := len(pc.delivered) - 1; j >= 0 && int64(pc.delivered[j].index) >= from; j-- {
+			out[int64(pc.delivered[j].index)-from] = pc.delivered[j].uid
+			found++
+		}
+	}
+	if found == n-from {
+		return out
+	}
+	for _, pc := range p.pcList {
+		for _, d := range pc.delivered {
+			if int64(d.index) >= from {
+				out[int64(d.index)-from] = d.uid
+			}
+		}
+	}
+	return out
 }
 
 // viewMessage renders record uid (without its payload).

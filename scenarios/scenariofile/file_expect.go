@@ -17,9 +17,9 @@ func checkExpects(f *File, ob *sim.Observed, st *story, set sim.Settings, opts s
 	var out []string
 	for i := range f.Expects {
 		e := &f.Expects[i]
-		snap := ob.Snapshots[len(ob.Snapshots)-1]
+		snap := len(ob.Snapshots) - 1
 		if !e.End {
-			snap = ob.Snapshots[e.After+1]
+			snap = e.After + 1
 		}
 		if got := checkExpect(e, snap, ob, st, f, set, opts); got != "" {
 			out = append(out, fmt.Sprintf("%s:%d: %s\n    but %s", f.Path, e.Line, strings.TrimSpace(e.Text), got))
@@ -28,15 +28,16 @@ func checkExpects(f *File, ob *sim.Observed, st *story, set sim.Settings, opts s
 	return out
 }
 
-// checkExpect checks one expectation; it returns "" when it holds, else what was found instead.
-func checkExpect(e *Expect, snap sim.Snapshot, ob *sim.Observed, st *story, f *File, set sim.Settings, opts sim.RunOptions) string {
+// checkExpect checks one expectation at snapshot snap; it returns "" when it holds, else what
+// was found instead.
+func checkExpect(e *Expect, snap int, ob *sim.Observed, st *story, f *File, set sim.Settings, opts sim.RunOptions) string {
 	switch e.Kind {
 	case ExpectDelivered:
-		return checkDelivered(e, processView(snap, e.Process), ob, st)
+		return checkDelivered(e, processView(ob, snap, f, e.Process), ob, st)
 	case ExpectHeld:
-		return checkHeld(e, processView(snap, e.Process), ob, st)
+		return checkHeld(e, processView(ob, snap, f, e.Process), ob, st)
 	case ExpectState:
-		p := processView(snap, e.Process)
+		p := processView(ob, snap, f, e.Process)
 		if p.State != e.State || e.Reason != "" && p.Refusal != e.Reason {
 			return fmt.Sprintf("%s is %s", p.Name, strings.TrimSpace(p.State+" "+p.Refusal))
 		}
@@ -65,26 +66,26 @@ func checkExpect(e *Expect, snap sim.Snapshot, ob *sim.Observed, st *story, f *F
 	return ""
 }
 
-// processView returns the named process of a snapshot (the parser checked the name).
-func processView(snap sim.Snapshot, name string) sim.ProcessView {
-	for _, p := range snap.Processes {
-		if p.Name == name {
-			return p
-		}
+// processView returns the named process's view at snapshot snap (the parser checked the name).
+func processView(ob *sim.Observed, snap int, f *File, name string) sim.ProcessView {
+	i := slices.IndexFunc(f.Scenario.Processes, func(p sim.ProcessSpec) bool { return p.Name == name })
+	if i < 0 {
+		panic("scenariofile: no process " + name)
 	}
-	panic("scenarios: no process " + name)
+	return ob.View(snap, i)
 }
 
-// checkDelivered compares a process's committed deliveries with the expected sequence.
+// checkDelivered compares a process's deliveries with the expected sequence.
 func checkDelivered(e *Expect, p sim.ProcessView, ob *sim.Observed, st *story) string {
-	ok := len(p.Delivered) == len(e.Refs)
+	delivered := p.Delivered()
+	ok := len(delivered) == len(e.Refs)
 	for i := 0; ok && i < len(e.Refs); i++ {
-		ok = matches(e.Refs[i], &ob.Messages[p.Delivered[i]-1], st)
+		ok = matches(e.Refs[i], &ob.Messages[delivered[i]-1], st)
 	}
 	if ok {
 		return ""
 	}
-	return fmt.Sprintf("%s delivered %s", p.Name, st.names(p.Delivered))
+	return fmt.Sprintf("%s delivered %s", p.Name, st.names(delivered))
 }
 
 // checkHeld checks a running process's holds.

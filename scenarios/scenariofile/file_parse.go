@@ -73,7 +73,7 @@ func ParseFile(path string, data []byte) (*File, error) {
 			p.f.Story = storyLines(lines[i+1:])
 			break
 		}
-		if p.line > MaxScriptLines {
+		if p.line > MaxScriptLines && (i < len(lines)-1 || raw != "") {
 			return nil, p.errorf("more than %d lines before the story (the limit)", MaxScriptLines)
 		}
 		if i < len(lines)-1 || raw != "" {

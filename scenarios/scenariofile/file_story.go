@@ -54,29 +54,42 @@ func (s *story) render() []string {
 		}
 	}
 	take(snaps[0].Step)
-	last := make([]string, len(snaps[0].Processes))
-	out = append(out, s.holdChanges(snaps[0], last)...)
+	last := make([]string, len(s.f.Scenario.Processes))
+	// changed gathers the processes whose view changed since the holds were last printed (they
+	// are not printed after a feed).
+	changed := map[int]bool{}
+	note := func(k int) {
+		for _, i := range snaps[k].Changed {
+			changed[i] = true
+		}
+	}
+	note(0)
+	out = append(out, s.holdChanges(0, changed, last)...)
 	script := s.f.Scenario.Script
 	for i, a := range script {
 		out = append(out, "> "+FormatAction(a))
 		take(snaps[i+1].Step)
+		note(i + 1)
 		if a.Kind != sim.ActFeed {
-			out = append(out, s.holdChanges(snaps[i+1], last)...)
+			out = append(out, s.holdChanges(i+1, changed, last)...)
 		}
 	}
-	end := snaps[len(snaps)-1]
+	end := len(snaps) - 1
 	if ev < len(s.events) {
 		out = append(out, "> liveness")
-		take(end.Step)
+		take(snaps[end].Step)
 	}
 	return append(out, s.ending(end)...)
 }
 
-// holdChanges returns a hold line for every running process whose holds differ from the last
-// ones printed (last is updated); a process that is not running has no engine to ask.
-func (s *story) holdChanges(snap sim.Snapshot, last []string) []string {
+// holdChanges returns, for snapshot k, a hold line for every running process whose holds differ
+// from the last ones printed (last is updated). Only the processes in changed (emptied) can
+// differ; a process that is not running has no engine to ask.
+func (s *story) holdChanges(k int, changed map[int]bool, last []string) []string {
 	var out []string
-	for i, p := range snap.Processes {
+	for _, i := range slices.Sorted(maps.Keys(changed)) {
+		delete(changed, i)
+		p := s.ob.View(k, i)
 		if p.State != "running" {
 			last[i] = "?"
 			continue
@@ -125,14 +138,15 @@ func (s *story) holdText(h sim.HoldView) string {
 }
 
 // ending renders the end of the run: per process its state, deliveries and holds; the verdict.
-func (s *story) ending(end sim.Snapshot) []string {
+func (s *story) ending(end int) []string {
 	out := []string{"> end"}
-	for _, p := range end.Processes {
+	for i := range s.f.Scenario.Processes {
+		p := s.ob.View(end, i)
 		state := p.State
 		if p.State == "refused" {
 			state += " " + p.Refusal
 		}
-		out = append(out, fmt.Sprintf("  %s %s, delivered: %s", p.Name, state, s.names(p.Delivered)))
+		out = append(out, fmt.Sprintf("  %s %s, delivered: %s", p.Name, state, s.names(p.Delivered())))
 		if p.State == "running" && len(p.Holds) > 0 {
 			for _, l := range s.holdLines(p) {
 				out = append(out, "  "+l)

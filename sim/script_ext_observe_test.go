@@ -1,0 +1,84 @@
+package sim
+
+import (
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// chainScript is n rounds of: produce to ext, p1 delivers it and forwards it to mid, p2 delivers
+// both; every fourth round p2 crashes before committing (its deliveries of the round are taken
+// back) and starts again.
+func chainScript(n int) []ScriptedAction {
+	var script []ScriptedAction
+	for i := range n {
+		script = append(script, act(ActProducePlain, "", "ext"),
+			act(ActFeed, "p1", "ext"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""),
+			act(ActFeed, "p2", "ext"), act(ActFeed, "p2", "mid"), act(ActDrain, "p2", ""))
+		if i%4 == 3 {
+			script = append(script, act(ActCrash, "p2", ""), act(ActStart, "p2", ""))
+		} else {
+			script = append(script, act(ActCommit, "p2", ""))
+		}
+	}
+	return script
+}
+
+func observeChain(n int) *Observed {
+	scn := chainScope()
+	scn.Script = chainScript(n)
+	return RunObserved(scn, Settings{Seed: 1}, NewRandomChooser(1), RunOptions{})
+}
+
+// TestObservedViewsMatchTheRun: the views RunObserved keeps give, at every snapshot, each
+// process's deliveries as the run made them, and at the end exactly Run's delivery sequences;
+// a snapshot lists a process only when its view changed.
+func TestObservedViewsMatchTheRun(t *testing.T) {
+	scn := chainScope()
+	scn.Script = chainScript(12)
+	ob := RunObserved(scn, Settings{Seed: 1}, NewRandomChooser(1), RunOptions{})
+	res := Run(scn, Settings{Seed: 1}, NewRandomChooser(1), RunOptions{})
+	end := len(ob.Snapshots) - 1
+	for i := range scn.Processes {
+		if got := ob.View(end, i).Delivered(); !slices.Equal(got, res.Deliveries[i]) {
+			t.Fatalf("process %d delivered %v at the end, Run says %v", i, got, res.Deliveries[i])
+		}
+	}
+	crashes := 0
+	for k := 1; k < len(ob.Snapshots); k++ {
+		a := ob.Snapshots[k].Action
+		if a >= 0 && a < len(scn.Script) && scn.Script[a].Kind == ActCrash {
+			crashes++
+			before, after := ob.View(k-1, 1).Delivered(), ob.View(k, 1).Delivered()
+			if len(after) != len(before)-2 || !slices.Equal(after, before[:len(after)]) {
+				t.Fatalf("the crash at action %d left %v of %v", a, after, before)
+			}
+		}
+		for i := range scn.Processes {
+			prev, now := ob.View(k-1, i), ob.View(k, i)
+			if changed := slices.Contains(ob.Snapshots[k].Changed, i); changed == sameView(&prev, &now) {
+				t.Fatalf("snapshot %d: process %d listed as changed %v, but its view changed %v", k, i, changed, !sameView(&prev, &now))
+			}
+		}
+	}
+	if crashes != 3 {
+		t.Fatalf("%d crashes observed, want 3", crashes)
+	}
+}
+
+// TestObservedMemoryIsLinear: observing a script four times as long allocates about four times
+// as much (it was quadratic: every snapshot copied every process's whole delivery list).
+func TestObservedMemoryIsLinear(t *testing.T) {
+	allocated := func(n int) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		observeChain(n)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := allocated(500), allocated(2000)
+	if ratio := float64(large) / float64(small); ratio > 6 {
+		t.Fatalf("observing 2,000 rounds allocated %d bytes, 500 rounds %d: %.1f times for 4 times the script", large, small, ratio)
+	}
+}
