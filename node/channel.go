@@ -4,9 +4,8 @@
 //
 // The package has no clock, no randomness, no I/O and no goroutines (a test enforces its
 // imports). A host drives it: it feeds records, asks what to deliver, stamps emissions with the
-// frontier, and commits the ordering state the engine hands back. The wire format of the
-// parsley.causes header is defined in shared/seeds/wire-format.txt; SPEC.md §1–§4 give the
-// semantics implemented here.
+// frontier, and commits the ordering state the engine hands back. docs/PROTOCOL.md §1–§4 (cited
+// as SPEC §N) define the parsley.causes header and the semantics implemented here.
 package node
 
 import (

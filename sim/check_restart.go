@@ -1,6 +1,6 @@
 package sim
 
-// RESTART_INVISIBILITY (SPEC §6.1 2-safety 2, TargetedScenarioTest#restartDoesNotChange...): a
+// RESTART_INVISIBILITY (SPEC §6.1, §9.25): a
 // restart that keeps the received-channel set is not observable in what is delivered or its
 // order. Metamorphic: the same committed script runs twice, as given and with a clean restart
 // (stop, then start) of one process inserted right after one of its commits — so both runs have

@@ -2,7 +2,7 @@ package sim
 
 // STRUCT12 (SPEC §3, §6.1): a sent message names no position above the last one assigned on
 // that channel at send time — except a position the sender learned from received metadata,
-// which it cannot verify (JEPSEN.md rule 1). Judged at send time.
+// which it cannot verify (SPEC §3). Judged at send time.
 
 import "fmt"
 

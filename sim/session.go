@@ -9,7 +9,7 @@ import (
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
-// Session clients and tiers as simulated actors (issue 8; SPEC §5; seeds/causal-past.txt).
+// Session clients and tiers as simulated actors (SPEC §5: docs/PROTOCOL.md).
 //
 // A session client holds a CausalPast token (as encoded bytes) and alternates writes and reads.
 // The write tier validates and bounds the inbound token, produces the record with the token's

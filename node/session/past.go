@@ -1,6 +1,5 @@
 // Package session holds CausalPast: a frontier of (channel, position) pairs used as a client's
-// session token and as the recorded past stored beside a served row (SPEC §5;
-// shared/seeds/causal-past.txt).
+// session token and as the recorded past stored beside a served row (SPEC §5: docs/PROTOCOL.md).
 //
 // A write tier stamps a validated token onto produced records as their parsley.causes and merges
 // in the coordinates the broker acknowledged; a read tier serves a row only when its recorded past

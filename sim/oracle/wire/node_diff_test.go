@@ -12,7 +12,7 @@ import (
 
 // The reference codec against the node's: both must accept the same values, decode them to the
 // same causes, refuse the same values with the same family, and encode a frontier to the same
-// bytes. Where they disagree the seed decides (shared/seeds/wire-format.txt), and the
+// bytes. Where they disagree the wire format decides (docs/PROTOCOL.md §4), and the
 // disagreement is a finding about one of the two codecs.
 
 // genTopic draws a non-zero topic ID, often from a small pool (so frontiers share topics, and IDs

@@ -1,5 +1,5 @@
 // Package wire is the oracle's reference implementation of the version-1 parsley.causes wire
-// format (shared/seeds/wire-format.txt; SPEC §4): a strict decoder of a record's header list and
+// format (SPEC §4: docs/PROTOCOL.md): a strict decoder of a record's header list and
 // a canonical encoder.
 //
 // It is a second implementation, written independently of the node's codec and sharing no code
