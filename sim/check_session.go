@@ -10,7 +10,9 @@ package sim
 //     ordinary S1 check then judges every process that delivers both, since the oracle gives the
 //     write the session's true past.
 //   - SESSION_COVERAGE: a served read's true past covers the token the client presented.
-//   - SESSION_TOKEN: a token handed to a client names only acknowledged committed records.
+//   - SESSION_TOKEN: a token handed to a client names only acknowledged committed records, or
+//     a position a forged or corrupted header named (its writer's breach of constraint 8, which
+//     a projector records and a tier cannot tell from a true one).
 //   - SESSION_DAMAGED: no tier acts on the contents of a token the simulator damaged in flight.
 //
 // Each violation names the client, its session, the operations and the positions. A read the
@@ -112,7 +114,7 @@ func (s *sessionWorld) checkWFR(c, op int, uid uint64) {
 func (s *sessionWorld) checkToken(c, op int, what string, minted session.CausalPast) {
 	for _, pair := range minted.Causes().Pairs() {
 		ch := s.w.nodeChan(pair.Channel)
-		if ch >= 0 && s.w.recordAt(ch, int64(pair.Position)) != 0 {
+		if ch >= 0 && s.w.recordAt(ch, int64(pair.Position)) != 0 || s.w.forgedClaim(pair) {
 			continue
 		}
 		state := "no record"
@@ -125,6 +127,19 @@ func (s *sessionWorld) checkToken(c, op int, what string, minted session.CausalP
 			what, op, s.chanName(pair.Channel), pair.Position, state, minted))
 		return
 	}
+}
+
+// forgedClaim reports whether a forged or corrupt record's header names exactly this pair.
+func (w *world) forgedClaim(pair node.Cause) bool {
+	for _, m := range w.msgs {
+		if m.kind != msgForged && m.kind != msgCorrupt {
+			continue
+		}
+		if q, ok := m.expressed.Lookup(pair.Channel); ok && q == pair.Position {
+			return true
+		}
+	}
+	return false
 }
 
 // checkDamaged: a tier that accepted a token the simulator damaged acted on its contents.

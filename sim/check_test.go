@@ -340,8 +340,9 @@ func stripHeadersOn(t string, w **world) *testHooks {
 	}}
 }
 
-func TestCheckHeaderMeaningGate(t *testing.T) {
-	// A forged record on x names in@0, which p receives: p must hold it until in@0 is delivered.
+func TestMisreadForgedHeaderBreaksS1(t *testing.T) {
+	// A forged record on x names in@0, which p receives: what the header says is its true past,
+	// so p must hold it until in@0 is delivered, and a codec that loses the header does not.
 	script := []ScriptedAction{
 		{Kind: ActProducePlain, Topic: "in"},
 		{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Partition: 0, Position: 0}}},
@@ -350,7 +351,7 @@ func TestCheckHeaderMeaningGate(t *testing.T) {
 	honest := runScripted(twoInputs(script...), RunOptions{}, true)
 	var world *world
 	broken := runWithWorld(twoInputs(script...), RunOptions{hooks: stripHeadersOn("x", &world)}, &world)
-	expect(t, CritHeaderMeaning, honest, broken)
+	expect(t, CritS1, honest, broken)
 	if got := honest.Deliveries[0]; len(got) != 2 || got[0] != 1 {
 		t.Fatalf("honest p delivered %v, want in@0 (uid 1) before the forged record", got)
 	}
@@ -375,13 +376,13 @@ func learnedElsewhere(topic string, pos int64) *Scenario {
 	}
 }
 
-func TestCheckHeaderMeaningReexpressed(t *testing.T) {
+func TestMisreadForgedHeaderBreaksStruct15(t *testing.T) {
 	// The forged record names in@0, on a channel p does not receive: it delivers at once, and
-	// its emission must carry in@0 on.
+	// its emission must carry in@0 on; a codec that loses the header does not.
 	honest := runScripted(learnedElsewhere("in", 0), RunOptions{}, true)
 	var world *world
 	broken := runWithWorld(learnedElsewhere("in", 0), RunOptions{hooks: stripHeadersOn("x", &world)}, &world)
-	expect(t, CritHeaderMeaning, honest, broken)
+	expect(t, CritStruct15, honest, broken)
 }
 
 func TestStruct14ExcusesALearnedOwnPosition(t *testing.T) {

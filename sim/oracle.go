@@ -10,7 +10,9 @@ import (
 // causality: a process's true causal past grows by the true past of every record it is fed
 // (receipt: the record itself is not added) and by each delivered record's coordinate and true
 // past (delivery); a sent record's true past is its sender's true past at the send; a stamped
-// external record's is the observed record's true past plus its coordinate (SPEC §6.2).
+// external record's is the observed record's true past plus its coordinate (SPEC §6.2); a forged
+// or corrupt record's, which no writer vouches for, is what its header says as the reference
+// decoder reads it (world_produce.go).
 //
 // Under FIFO (checked separately, S3) a causal past is a per-channel maximum frontier (SPEC §6.2
 // "Efficient checker"), so pasts are node.Causes over real channels, dead incarnations included.
@@ -71,11 +73,8 @@ func (f *cow) merge(ch node.Channel, pos node.Offset, st *procStore) {
 // procOracle is the oracle's view of one process.
 type procOracle struct {
 	// past is the true causal past; seen the maximum of every header fed (what the process may
-	// legitimately re-express, STRUCT12, and must, HEADER_MEANING); bound is seen plus every
-	// delivered coordinate (the over-expression bound); tdp is the delivered past: the true
-	// pasts of the delivered records and the causes their headers name (the join clamp's truth,
-	// D41; for a record with a true past, its header names no more unless its writer
-	// over-expressed).
+	// legitimately re-express, STRUCT12); bound is seen plus every delivered coordinate (the
+	// over-expression bound); tdp is the true delivered past (the join clamp's truth, D41).
 	past, seen, bound, tdp cow
 	saved                  [4]node.Causes
 
@@ -198,14 +197,12 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 	}
 	w.checkFIFO(p, pc, uid)
 	w.checkCausalOrderAtDelivery(p, uid)
-	w.checkHeaderGate(p, uid)
 	w.checkDeadHolds(p, pc, uid)
 	nc, st := w.chans[m.ch].nc, p.storage()
 	o.past.merge(nc, node.Offset(m.pos), st)
 	o.bound.merge(nc, node.Offset(m.pos), st)
 	o.past.mergeFrom(m.past, st)
 	o.tdp.mergeFrom(m.past, st)
-	o.tdp.mergeFrom(m.expressed, st) // the engine's delivered past is what headers named (the join clamp)
 	i, _ := slices.BinarySearchFunc(pc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
 	pc.delivered = slices.Insert(pc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
 	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: pc.ch, idx: i})
@@ -350,7 +347,6 @@ func (w *world) checkExpression(p *proc, uid uint64) {
 	w.checkOwnChannel(p, uid)
 	w.checkAssigned(p, uid)
 	w.checkExpressed(p, uid)
-	w.checkReexpressed(p, uid)
 	w.checkOverexpression(p, uid)
 }
 

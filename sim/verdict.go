@@ -20,7 +20,6 @@ const (
 	CritStruct15            Criterion = "STRUCT15"             // every true cause expressed
 	CritOverexpression      Criterion = "OVEREXPRESSION"       // nothing expressed beyond what was delivered or seen
 	CritOverRefusal         Criterion = "OVER_REFUSAL"         // every refusal has an injected cause
-	CritHeaderMeaning       Criterion = "HEADER_MEANING"       // a fed header's causes, as the reference decoder reads them, gate and are re-expressed
 	CritHost                Criterion = "HOST"                 // host obligations H1–H6
 	CritLiveness            Criterion = "LIVENESS"             // every owed fed message delivered at quiescence
 	CritRestartInvisibility Criterion = "RESTART_INVISIBILITY" // a clean restart changes no delivery sequence

@@ -46,9 +46,13 @@ func (w *world) payload() (key, value []byte) {
 
 // produce writes one external record non-transactionally to channel c and registers it. values
 // are its parsley.causes header values, in order (none: a headerless record; a nil value is a
-// null one). What its headers mean (m.expressed, m.undecodable) is read here with the reference
-// decoder, except for a stamped record, whose meaning (the observer's) the caller gives and
-// whose header is that meaning's canonical encoding.
+// null one). Whether they are undecodable is read here with the reference decoder. A stamped
+// record's meaning and true past are the caller's (the observer's), and its header is that
+// meaning's canonical encoding. A forged or corrupt record has no writer whose causality the
+// oracle knows: what its header says, as the reference decoder reads it, is both what it
+// expresses and its true past, so a receiver is judged against what the bytes say (S1 at the
+// gate, STRUCT15 on what it stamps after reading them) and sessions see the same past the
+// projectors record. An undecodable one names nothing.
 func (w *world) produce(c int32, m message, key, value []byte, values [][]byte) uint64 {
 	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros}
 	if len(values) > 0 {
@@ -58,11 +62,8 @@ func (w *world) produce(c int32, m message, key, value []byte, values [][]byte) 
 		}
 		hr := readRecordHeaders(rec.Headers)
 		m.headerLen, m.undecodable = hr.valueLen, hr.undecodable
-		if m.kind != msgStamped {
-			m.expressed = hr.expressed
-		}
-		if m.kind == msgCorrupt || m.kind == msgForged || m.undecodable {
-			m.raw = values
+		if m.kind == msgCorrupt || m.kind == msgForged {
+			m.expressed, m.past, m.raw = hr.expressed, hr.expressed, values
 		}
 	}
 	off, err := w.sub.Produce(w.chans[c].tp, rec, substrate.ProducePlain)
@@ -107,7 +108,7 @@ func (w *world) produceStamped(c int32, r uint64) uint64 {
 }
 
 // produceForged writes a scripted record whose header is exactly the given frontier (or raw
-// bytes): the oracle gives it no true past, and its expectations follow what the header says.
+// bytes); its true past is what the header says (produce).
 func (w *world) produceForged(c int32, causes node.Causes, raw []byte, key, value []byte) uint64 {
 	if key == nil && value == nil {
 		key, value = w.payload()
