@@ -228,11 +228,12 @@ const constWord = 1 << 40
 
 func (constSource) Uint64() uint64 { return constWord }
 
-// exploreStreams returns the durations, IDs and payload streams of an exploration, and the ID
-// stream's PCG (cloned with every world).
+// exploreStreams returns the data streams of an exploration, and the ID stream's PCG (cloned with
+// every world). An explored corrupt produce draws nothing from its stream (drawCorruption).
 func exploreStreams(seed uint64) (Streams, *rand.PCG) {
 	ids := rand.NewPCG(seed, idsStream)
-	return Streams{Durations: rand.New(constSource{}), IDs: rand.New(ids), Payloads: rand.New(constSource{})}, ids
+	return Streams{Durations: rand.New(constSource{}), IDs: rand.New(ids), Payloads: rand.New(constSource{}),
+		Corruptions: rand.New(constSource{})}, ids
 }
 
 // root builds the initial state: the world with every process started, as Run begins.

@@ -35,6 +35,10 @@ type Stats struct {
 	Zombies      int                 `json:"zombies_fenced"`
 	AbortedTxns  int                 `json:"aborted_txns"`
 	OpenTxns     int                 `json:"open_txns"`
+
+	// CorruptDecodable counts the corrupt records whose headers the reference decoder reads:
+	// near misses, which are forged records judged by what they say.
+	CorruptDecodable int `json:"corrupt_decodable"`
 	// Refusals counts refusals by reason name; shared copy-on-write with a clone's stats while
 	// refusalsShared (world_clone.go).
 	Refusals       map[string]int `json:"refusals"`

@@ -110,6 +110,10 @@ type ScriptedAction struct {
 	// value instead.
 	Causes []CauseRef
 	Header []byte
+	// Headers, when non-nil on a produce-corrupt, are the record's parsley.causes header values
+	// in order (a nil value is a null one): a chosen run records the corruption it drew here, so
+	// the script replays it without drawing. A produce-corrupt without them writes 63 01 02 03.
+	Headers [][]byte
 	// Observe names the record a stamped producer read (ActProduceStamped).
 	Observe CauseRef
 	// ObserveIncarnation, when positive, is the incarnation of Observe.Topic the observed record

@@ -65,8 +65,9 @@ func (w *world) doProduce(k ActionKind) {
 		w.record(a)
 		w.producePlain(c)
 	case ActProduceCorrupt:
+		a.Headers = w.drawCorruption().Values
 		w.record(a)
-		w.produceCorrupt(c)
+		w.produceCorrupt(c, a.Headers, nil, nil)
 	case ActProduceStamped:
 		m := w.msgs[r-1]
 		a.Observe = CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}

@@ -4,17 +4,19 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // External producers: plain (headerless), stamped by an observer of a committed record (its
-// header copies that record's expressed causes plus the record's own coordinate), corrupt (header
-// 63 01 02 03), a transactional producer whose transactions abort (never-yielding offsets), and
-// one whose transaction stays open for a while (an LSO stall) until txn-close ends it. The world
-// writes its headers with the reference encoder and reads what they mean with the reference
-// decoder (oracle_wire.go).
+// header copies that record's expressed causes plus the record's own coordinate), corrupt (a
+// header list drawn by the generator of sim/oracle/corrupt, drawCorruption), a transactional
+// producer whose transactions abort (never-yielding offsets), and one whose transaction stays
+// open for a while (an LSO stall) until txn-close ends it. The world writes its headers with the
+// reference encoder and reads what they mean with the reference decoder (oracle_wire.go).
 
-// corruptHeader is the undecodable parsley.causes value external producers inject (version 0x63).
+// corruptHeader is the parsley.causes value of a scripted corrupt produce that names no headers
+// (version 0x63, undecodable), so a hand-written scenario's corrupt record is always refused.
 var corruptHeader = []byte{0x63, 0x01, 0x02, 0x03}
 
 // extProducers holds the external transactional producers.
@@ -87,11 +89,70 @@ func (w *world) producePlain(c int32) uint64 {
 	return w.produce(c, message{kind: msgPlain}, key, value, nil)
 }
 
-// produceCorrupt writes a record with an undecodable header.
-func (w *world) produceCorrupt(c int32) uint64 {
-	key, value := w.payload()
+// produceCorrupt writes a record whose parsley.causes header values are values (a corruption;
+// undecodable, or a near miss that reads as other causes than its writer meant). A nil key and
+// value are drawn from the payload stream.
+func (w *world) produceCorrupt(c int32, values [][]byte, key, value []byte) uint64 {
+	if key == nil && value == nil {
+		key, value = w.payload()
+	}
 	w.stats.Corrupt++
-	return w.produce(c, message{kind: msgCorrupt}, key, value, [][]byte{corruptHeader})
+	uid := w.produce(c, message{kind: msgCorrupt}, key, value, values)
+	if !w.msgs[uid-1].undecodable {
+		w.stats.CorruptDecodable++
+	}
+	return uid
+}
+
+// drawCorruption draws a chosen corrupt produce's headers from the generator. A run draws the
+// shape and its details from the corruptions stream, corrupting the header a stamped observer of
+// a recently committed record (one drawn from the stamped producers' candidates) would write:
+// any shape, but only an undecodable one while the corrupt-header fault is due
+// (Settings.FaultAtStep), since that fault is the run's one planned fail-closed record and a near
+// miss that decodes stops nobody. An exploration branches on the shape instead — one
+// representative of each, enumerated through the Chooser — and corrupts the header an observer
+// of every live channel's last committed record would write: a function of the shadow logs the
+// canonical state holds, where the candidates' order is not.
+func (w *world) drawCorruption() corrupt.Corruption {
+	if w.explored() {
+		weights := w.weightBuf(len(corrupt.Shapes))
+		for i := range weights {
+			weights[i] = 1
+		}
+		shape := corrupt.Shapes[w.chooser.Choose("produce-corrupt.shape", weights)]
+		return corrupt.Representative(shape, wireCauses(w.observedAll()))
+	}
+	var base node.Causes
+	if n := min(w.recentN, recentRing); n > 0 {
+		r := w.msgs[w.recent[w.streams.Corruptions.IntN(n)]-1]
+		base = r.expressed.Clone()
+		base.Merge(w.chans[r.ch].nc, node.Offset(r.pos))
+	}
+	shapes := corrupt.Shapes
+	if w.faultDue(ActProduceCorrupt) {
+		shapes = corrupt.Undecodable
+	}
+	return corrupt.Draw(w.streams.Corruptions, shapes, wireCauses(base))
+}
+
+// observedAll is the header an observer of the last committed record of every live channel
+// would stamp: those records' expressed causes and their coordinates.
+func (w *world) observedAll() node.Causes {
+	var out node.Causes
+	for c := range w.chans {
+		if !w.alive(int32(c)) {
+			continue
+		}
+		slots := w.chans[c].slots
+		for o := len(slots) - 1; o >= 0; o-- {
+			if uid := slots[o]; uid != 0 && w.msgs[uid-1].state == msgCommitted {
+				out.MergeFrom(w.msgs[uid-1].expressed)
+				out.Merge(w.chans[c].nc, node.Offset(o))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // produceStamped writes a record stamped by an observer of committed record r: its header is

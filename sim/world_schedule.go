@@ -255,7 +255,7 @@ func (w *world) weightBuf(n int) []uint32 {
 // (deletionDueEarly).
 func (w *world) faultDue(k ActionKind) bool {
 	at := w.set.FaultAtStep[k]
-	if at == 0 || w.stats.Actions[k] > 0 {
+	if at == 0 || w.faultFired(k) {
 		return false
 	}
 	if w.step+1 >= at {
@@ -266,6 +266,16 @@ func (w *world) faultDue(k ActionKind) bool {
 	}
 	from := len(w.procs) + w.set.SafetySteps*dueEarlyPct/100
 	return slices.Contains(dueEarlyKinds, k) && w.step+1 >= from && w.aimableReceivers() <= 1
+}
+
+// faultFired reports whether fail-closed kind k has fired. A corrupt produce fires the fault only
+// with a record a receiver must refuse: a near miss that decodes is a forged record, which
+// stops nobody, so the fault stays due after one.
+func (w *world) faultFired(k ActionKind) bool {
+	if k == ActProduceCorrupt {
+		return w.stats.Corrupt > w.stats.CorruptDecodable
+	}
+	return w.stats.Actions[k] > 0
 }
 
 // dueEarlyKinds are the fail-closed kinds due early when the run is losing its receivers

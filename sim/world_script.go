@@ -81,8 +81,10 @@ func (w *world) doScriptedTopic(a *ScriptedAction, t int, c int32) bool {
 		switch {
 		case a.Causes != nil || a.Header != nil:
 			w.produceForged(c, w.causesOf(a.Causes), a.Header, a.Key, a.Value)
+		case a.Kind == ActProduceCorrupt && a.Headers != nil:
+			w.produceCorrupt(c, a.Headers, a.Key, a.Value)
 		case a.Kind == ActProduceCorrupt:
-			w.produceCorrupt(c)
+			w.produceCorrupt(c, [][]byte{corruptHeader}, a.Key, a.Value)
 		case a.Key != nil || a.Value != nil:
 			w.produce(c, message{kind: msgPlain}, a.Key, a.Value, nil)
 		default:

@@ -184,6 +184,19 @@ func formatProduce(a sim.ScriptedAction) string {
 		s += " causes=" + strings.Join(parts, ",")
 	case a.Header != nil:
 		s += " header=" + hex.EncodeToString(a.Header)
+	case a.Headers != nil:
+		parts := make([]string, len(a.Headers))
+		for i, v := range a.Headers {
+			switch {
+			case v == nil:
+				parts[i] = "null"
+			case len(v) == 0:
+				parts[i] = "empty"
+			default:
+				parts[i] = hex.EncodeToString(v)
+			}
+		}
+		s += " headers=" + strings.Join(parts, ",")
 	}
 	return s
 }

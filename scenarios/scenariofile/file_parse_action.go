@@ -151,7 +151,7 @@ func (p *parser) worldArgs(a *sim.ScriptedAction, verb string, words []string) e
 	allowed := map[sim.ActionKind][]string{
 		sim.ActProducePlain:   {"topic", "partition", "key", "value", "causes", "header"},
 		sim.ActProduceStamped: {"topic", "partition", "observe"},
-		sim.ActProduceCorrupt: {"topic", "partition", "key", "value", "causes", "header"},
+		sim.ActProduceCorrupt: {"topic", "partition", "key", "value", "causes", "header", "headers"},
 		sim.ActTxnAbort:       {"topic", "partition", "records"},
 		sim.ActTxnOpen:        {"topic", "partition", "records"},
 		sim.ActDeleteRecords:  {"topic", "partition", "before"},
@@ -182,7 +182,10 @@ func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error 
 	var err error
 	switch a.Kind {
 	case sim.ActProducePlain, sim.ActProduceCorrupt:
-		return p.produceArgs(a, args)
+		if err := p.produceArgs(a, args); err != nil {
+			return err
+		}
+		return p.corruptHeaders(a, args)
 	case sim.ActProduceStamped:
 		if err := p.require(args, "produce-stamped", "observe"); err != nil {
 			return err
@@ -248,6 +251,35 @@ func (p *parser) produceArgs(a *sim.ScriptedAction, args map[string]string) erro
 		}
 		if a.Header, err = hex.DecodeString(v); err != nil || len(a.Header) == 0 {
 			return p.errorf("header=%s: expected the header value as hex bytes, such as 01 00 written 0100", v)
+		}
+	}
+	return nil
+}
+
+// corruptHeaders fills a produce-corrupt's headers=V,...: each V is a parsley.causes value as hex,
+// empty for a value of no bytes, or null for a null one. A chosen run records the corruption it
+// drew this way.
+func (p *parser) corruptHeaders(a *sim.ScriptedAction, args map[string]string) error {
+	v, ok := args["headers"]
+	if !ok {
+		return nil
+	}
+	if a.Causes != nil || a.Header != nil {
+		return p.errorf("produce-corrupt: expected headers= or causes= or header=, not two of them")
+	}
+	a.Headers = [][]byte{}
+	for _, part := range strings.Split(v, ",") {
+		switch part {
+		case "null":
+			a.Headers = append(a.Headers, nil)
+		case "empty":
+			a.Headers = append(a.Headers, []byte{})
+		default:
+			b, err := hex.DecodeString(part)
+			if err != nil || len(b) == 0 {
+				return p.errorf("headers=%s: expected comma-separated header values, each hex bytes, empty or null", v)
+			}
+			a.Headers = append(a.Headers, b)
 		}
 	}
 	return nil

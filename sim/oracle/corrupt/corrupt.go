@@ -84,9 +84,16 @@ func (c Corruption) Headers() []wire.Header {
 	return out
 }
 
-// Generate draws a shape uniformly and makes it from base (see Make).
-func Generate(src Source, base []wire.Cause) Corruption {
-	return Make(Shapes[src.IntN(len(Shapes))], src, base)
+// Undecodable lists the shapes whose values are always refused (every shape but the near misses),
+// in the order of Shapes.
+var Undecodable = slices.DeleteFunc(slices.Clone(Shapes), func(s Shape) bool { _, ok := s.Family(); return !ok })
+
+// Generate draws a shape uniformly from Shapes and makes it from base (see Make).
+func Generate(src Source, base []wire.Cause) Corruption { return Draw(src, Shapes, base) }
+
+// Draw draws a shape uniformly from shapes and makes it from base (see Make).
+func Draw(src Source, shapes []Shape, base []wire.Cause) Corruption {
+	return Make(shapes[src.IntN(len(shapes))], src, base)
 }
 
 // Representative returns the one corruption of shape s an exhaustive exploration tries: Make

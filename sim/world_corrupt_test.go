@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
+)
+
+// answer is a Chooser that answers every decision with option i.
+type answer int
+
+func (a answer) Choose(string, []uint32) int { return int(a) }
+
+// corruptWorld is a world of the diamond scenario with a few records committed, its corrupt
+// produce on, due at step due (0: never).
+func corruptWorld(t *testing.T, explored bool, due int) *world {
+	t.Helper()
+	set := Settings{Seed: 3}
+	set.Weights[ActProduceCorrupt] = 1
+	set.FaultAtStep[ActProduceCorrupt] = due
+	scn := diamond(ScriptedAction{Kind: ActProducePlain, Topic: "in"}, ScriptedAction{Kind: ActProducePlain, Topic: "in"},
+		act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""))
+	w := newWorld(scn, &set, NewRandomChooser(3), &RunOptions{journal: explored})
+	w.run()
+	if w.recentN == 0 {
+		t.Fatal("no committed record to corrupt")
+	}
+	return w
+}
+
+// TestExploredCorruptProduceBranchesOverEveryShape: an explored corrupt produce is a decision
+// over the generator's shapes, answered with each shape's representative, corrupting the header
+// an observer of every live channel's last record would stamp.
+func TestExploredCorruptProduceBranchesOverEveryShape(t *testing.T) {
+	w := corruptWorld(t, true, 0)
+	base := wireCauses(w.observedAll())
+	if len(base) < 2 {
+		t.Fatalf("base %v: want the last records of in and mid", base)
+	}
+	for i, shape := range corrupt.Shapes {
+		w.chooser = &recorder{inner: answer(i)}
+		got := w.drawCorruption()
+		if want := corrupt.Representative(shape, base); !reflect.DeepEqual(got, want) {
+			t.Fatalf("answer %d: %+v, want %+v", i, got, want)
+		}
+		if len(w.chooser.choices) != 1 {
+			t.Fatalf("answer %d: %d decisions, want the shape's", i, len(w.chooser.choices))
+		}
+	}
+}
+
+// TestDueCorruptFaultIsUndecodable: while the corrupt-header fault is due, a run draws only
+// undecodable shapes, and a near miss produced then would leave it due; otherwise near misses
+// come too.
+func TestDueCorruptFaultIsUndecodable(t *testing.T) {
+	w := corruptWorld(t, false, 1)
+	if !w.faultDue(ActProduceCorrupt) {
+		t.Fatal("the fault is not due")
+	}
+	for range 200 {
+		if c := w.drawCorruption(); !undecodable(c) {
+			t.Fatalf("a due fault drew %+v, which decodes", c)
+		}
+	}
+	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{encodeCauses(w.observedAll())}, nil, nil)
+	if !w.faultDue(ActProduceCorrupt) {
+		t.Fatal("a near miss that decodes fired the fault")
+	}
+	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{corruptHeader}, nil, nil)
+	if w.faultDue(ActProduceCorrupt) {
+		t.Fatal("an undecodable record did not fire the fault")
+	}
+	decodable := 0
+	for range 200 {
+		if !undecodable(w.drawCorruption()) {
+			decodable++
+		}
+	}
+	if decodable == 0 {
+		t.Fatal("no near miss drawn once the fault fired")
+	}
+}
+
+// undecodable reports whether the reference decoder refuses a corruption's headers.
+func undecodable(c corrupt.Corruption) bool { return readWireHeaders(c.Headers()).undecodable }
