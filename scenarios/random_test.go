@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 func TestRandomTopologyDeterministic(t *testing.T) {
@@ -185,8 +186,8 @@ func TestRandomDeletionQuarry(t *testing.T) {
 		set := sim.ExpandSettings(seed)
 		held, okH := topo.Topic(quarryHeldTopic)
 		cause, okC := topo.Topic(quarryCauseTopic)
-		if okH != set.Enabled(sim.ActDeleteTopic) || okC != okH {
-			t.Fatalf("seed %d: quarry topics %v/%v, deletion on %v", seed, okH, okC, set.Enabled(sim.ActDeleteTopic))
+		if okH != set.Enabled(spec.ActDeleteTopic) || okC != okH {
+			t.Fatalf("seed %d: quarry topics %v/%v, deletion on %v", seed, okH, okC, set.Enabled(spec.ActDeleteTopic))
 		}
 		if !okH {
 			without++
@@ -205,8 +206,8 @@ func TestRandomDeletionQuarry(t *testing.T) {
 				}
 			}
 		}
-		if readers != 1 || !set.Enabled(sim.ActProduceStamped) {
-			t.Fatalf("seed %d: %d readers of the held topic, stamped produce on %v", seed, readers, set.Enabled(sim.ActProduceStamped))
+		if readers != 1 || !set.Enabled(spec.ActProduceStamped) {
+			t.Fatalf("seed %d: %d readers of the held topic, stamped produce on %v", seed, readers, set.Enabled(spec.ActProduceStamped))
 		}
 	}
 	if with == 0 || without == 0 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // topologyStream is the PCG stream constant of the topology generator ("topology" in ASCII). The
@@ -110,7 +111,7 @@ func RandomTopology(seed uint64, opts RandomOptions) (*Topology, error) {
 		g.readEveryExternalPartition()
 	}
 	g.finish()
-	if set := sim.ExpandSettings(seed); opts.Processes == 0 && set.Enabled(sim.ActDeleteTopic) {
+	if set := sim.ExpandSettings(seed); opts.Processes == 0 && set.Enabled(spec.ActDeleteTopic) {
 		addDeletionQuarry(g.t) // a fixed --processes N gets exactly N processes
 	}
 	if err := g.t.Validate(); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestRecordedScriptReproducesRun checks that a run's recorded script (RunOptions.RecordScript),
@@ -69,9 +70,9 @@ func sameRecordedRun(a, b *sim.Result) error {
 func TestRecordedScriptFileRoundTrip(t *testing.T) {
 	var txnCounts, oldIncarnations, emptyTruncations int
 	for _, seed := range []uint64{1, 2, 3, 4, 5, 6, 7, 8, 162} {
-		spec := Spec{Seed: seed}
-		chosen, _ := chosenAndReplayed(t, spec)
-		prep, err := spec.Prepare()
+		sp := Spec{Seed: seed}
+		chosen, _ := chosenAndReplayed(t, sp)
+		prep, err := sp.Prepare()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +98,7 @@ func TestRecordedScriptFileRoundTrip(t *testing.T) {
 				txnCounts++
 			case a.ObserveIncarnation > 0:
 				oldIncarnations++
-			case a.Kind == sim.ActDeleteRecords && a.Topic == "":
+			case a.Kind == spec.ActDeleteRecords && a.Topic == "":
 				emptyTruncations++
 			}
 		}

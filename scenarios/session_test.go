@@ -15,6 +15,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 var sessionCatchRatesDir = flag.String("session.catchrates", "",
@@ -80,7 +81,7 @@ func TestRandomHasSessionsOnSomeSeeds(t *testing.T) {
 		}
 		with++
 		if with <= 5 {
-			if o := RunSeed(Spec{Seed: seed}, seed); o.Stats.Actions[sim.ActSessionRead] > 0 && o.Stats.Session["writes"] > 0 {
+			if o := RunSeed(Spec{Seed: seed}, seed); o.Stats.Actions[spec.ActSessionRead] > 0 && o.Stats.Session["writes"] > 0 {
 				acted++
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Exercised totals what the runs of a sweep did: for every counter of sim.Stats (and every
@@ -27,7 +28,7 @@ type ExercisedCount struct {
 }
 
 // ActionCounter is the Exercised name of an action kind's count, such as "action.feed".
-func ActionCounter(k sim.ActionKind) string { return "action." + k.String() }
+func ActionCounter(k spec.ActionKind) string { return "action." + k.String() }
 
 // RefusalCounter is the Exercised name of a refusal reason's count, such as
 // "refusals.UNDECODABLE_METADATA".
@@ -35,7 +36,7 @@ func RefusalCounter(reason string) string { return "refusals." + reason }
 
 func newExercised() Exercised {
 	e := Exercised{counts: map[string]*ExercisedCount{}}
-	for _, k := range sim.ActionKinds() {
+	for _, k := range spec.ActionKinds() {
 		e.counter(ActionCounter(k))
 	}
 	return e
@@ -63,7 +64,7 @@ func (e *Exercised) addCount(name string, n int64) {
 // add folds one run's stats in: action kinds by name, then every integer field of sim.Stats by
 // its JSON name and every map of integers as "name.KEY" in sorted key order.
 func (e *Exercised) add(s sim.Stats) {
-	for _, k := range sim.ActionKinds() {
+	for _, k := range spec.ActionKinds() {
 		e.addCount(ActionCounter(k), int64(s.Actions[k]))
 	}
 	v := reflect.ValueOf(s)

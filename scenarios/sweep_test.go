@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // sweepJSON runs a sweep and returns its report and JSON form, failing the test on an error.
@@ -135,7 +136,7 @@ func TestSweepHonestNoEligibility(t *testing.T) {
 	if rep.EligibleSeeds != nil || strings.Contains(js, "eligible_seeds") {
 		t.Fatalf("honest sweep reports eligibility: %s", js)
 	}
-	feeds := rep.Exercised.Count(ActionCounter(sim.ActFeed))
+	feeds := rep.Exercised.Count(ActionCounter(spec.ActFeed))
 	deliveries := rep.Exercised.Count("deliveries")
 	if feeds.Runs != 4 || feeds.Total == 0 || deliveries.Total == 0 || rep.Steps == 0 {
 		t.Fatalf("exercised: feeds %+v, deliveries %+v, steps %d; want every run feeding and delivering",
@@ -209,8 +210,8 @@ func TestSweepFiredWithinEligible(t *testing.T) {
 		if o.Fired && !o.Eligible {
 			t.Fatalf("seed %d: the fault fired but the seed is not eligible", o.Seed)
 		}
-		if o.Fired != (o.Stats.Actions[sim.ActProduceCorrupt] > 0) {
-			t.Fatalf("seed %d: fired %v with %d corrupt produces", o.Seed, o.Fired, o.Stats.Actions[sim.ActProduceCorrupt])
+		if o.Fired != (o.Stats.Actions[spec.ActProduceCorrupt] > 0) {
+			t.Fatalf("seed %d: fired %v with %d corrupt produces", o.Seed, o.Fired, o.Stats.Actions[spec.ActProduceCorrupt])
 		}
 	}
 	if !(*rep.CaughtFired <= *rep.FiredSeeds && *rep.FiredSeeds <= *rep.EligibleSeeds && *rep.EligibleSeeds <= rep.Runs) ||

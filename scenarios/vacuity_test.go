@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // vacuitySeeds is the CI sweep the vacuity guard reads: the honest random scenario over seeds
@@ -39,7 +39,7 @@ func TestVacuityGuard(t *testing.T) {
 			t.Errorf("feature %s appears in none of seeds 1-%d", f, vacuitySeeds)
 		}
 	}
-	for _, k := range sim.ActionKinds() {
+	for _, k := range spec.ActionKinds() {
 		if c := rep.Exercised.Count(ActionCounter(k)); c.Total == 0 {
 			t.Errorf("action kind %s taken in none of seeds 1-%d", k, vacuitySeeds)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Benchmarks of the world with every check on.
@@ -38,11 +40,11 @@ func throughputSettings(seed uint64) Settings {
 	set := ExpandSettings(seed)
 	set.SafetySteps = 20000
 	set.LivenessStepsMax = 0
-	for _, k := range []ActionKind{ActDeleteTopic, ActRecreateTopic, ActProduceCorrupt, ActDeleteRecords, ActRetention, ActRedeclare} {
+	for _, k := range []spec.ActionKind{spec.ActDeleteTopic, spec.ActRecreateTopic, spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActRetention, spec.ActRedeclare} {
 		set.Weights[k] = 0
 	}
 	set.RetentionMicros, set.RetentionRecords = 0, 0
-	for _, k := range []ActionKind{ActFeed, ActDrain, ActCommit, ActStart, ActProducePlain} {
+	for _, k := range []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActStart, spec.ActProducePlain} {
 		set.Weights[k] = max(set.Weights[k], 1)
 	}
 	return set

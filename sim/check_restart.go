@@ -10,6 +10,8 @@ package sim
 import (
 	"fmt"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // restartPoint asks a scripted run for a clean restart of process proc after script action after
@@ -30,10 +32,10 @@ func (w *world) maybeRestart(i int) {
 		return // only a restart after a commit keeps the committed history unchanged
 	}
 	w.step++
-	w.action = ActStop
+	w.action = spec.ActStop
 	p.stop()
 	w.step++
-	w.action = ActStart
+	w.action = spec.ActStart
 	p.start(true)
 }
 

@@ -4,15 +4,16 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // heldAcrossRestart holds x@0 (waiting for in@0) in p, then releases it with in@0; a clean restart
 // after the commit of the hold must not change p's deliveries.
 var heldAcrossRestart = []ScriptedAction{
-	{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
-	act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
-	{Kind: ActProducePlain, Topic: "in"},
-	act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+	{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+	act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
+	{Kind: spec.ActProducePlain, Topic: "in"},
+	act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 }
 
 func TestCheckRestartInvisibility(t *testing.T) {
@@ -54,7 +55,7 @@ func TestRestartInvisibilityOnRecordedRuns(t *testing.T) {
 func commitsOf(script []ScriptedAction, name string, n int) []int {
 	var all []int
 	for i, a := range script {
-		if a.Kind == ActCommit && a.Process == name {
+		if a.Kind == spec.ActCommit && a.Process == name {
 			all = append(all, i)
 		}
 	}

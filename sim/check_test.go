@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Each criterion fires on a constructed violation: a scripted scenario run with an engine
@@ -12,7 +13,7 @@ import (
 // script run honestly, which must be clean.
 
 // act builds a scripted action.
-func act(k ActionKind, process, topic string) ScriptedAction {
+func act(k spec.ActionKind, process, topic string) ScriptedAction {
 	return ScriptedAction{Kind: k, Process: process, Topic: topic}
 }
 
@@ -65,10 +66,10 @@ func expect(t *testing.T, crit Criterion, honest, broken *Result) {
 
 // diamondInversion feeds p2 the effect (from mid) before its cause (from in).
 var diamondInversion = []ScriptedAction{
-	{Kind: ActProducePlain, Topic: "in"},
-	act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""),
-	act(ActFeed, "p2", "mid"), act(ActDrain, "p2", ""), act(ActCommit, "p2", ""),
-	act(ActFeed, "p2", "in"), act(ActDrain, "p2", ""), act(ActCommit, "p2", ""),
+	{Kind: spec.ActProducePlain, Topic: "in"},
+	act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),
+	act(spec.ActFeed, "p2", "mid"), act(spec.ActDrain, "p2", ""), act(spec.ActCommit, "p2", ""),
+	act(spec.ActFeed, "p2", "in"), act(spec.ActDrain, "p2", ""), act(spec.ActCommit, "p2", ""),
 }
 
 func TestCheckS1CausalOrder(t *testing.T) {
@@ -100,10 +101,10 @@ func TestCheckS1LifetimeInversion(t *testing.T) {
 
 func TestCheckS2NoDuplicates(t *testing.T) {
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "in"},
-		act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActStop, "p1", ""),
-		{Kind: ActRewind, Process: "p1", Topic: "in", Offset: 0},
-		act(ActStart, "p1", ""), act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""),
+		{Kind: spec.ActProducePlain, Topic: "in"},
+		act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActStop, "p1", ""),
+		{Kind: spec.ActRewind, Process: "p1", Topic: "in", Offset: 0},
+		act(spec.ActStart, "p1", ""), act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),
 	}
 	honest := runScripted(diamond(script...), RunOptions{}, false)
 	broken := runScripted(diamond(script...), RunOptions{Sabotage: node.SabotageRedeliverRefeeds}, false)
@@ -112,10 +113,10 @@ func TestCheckS2NoDuplicates(t *testing.T) {
 
 // blockedHead puts on x a head that waits for in@0 and, behind it, a headerless record.
 var blockedHead = []ScriptedAction{
-	{Kind: ActProducePlain, Topic: "in"},
-	{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
-	{Kind: ActProducePlain, Topic: "x"},
-	act(ActFeed, "p", "x"), act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+	{Kind: spec.ActProducePlain, Topic: "in"},
+	{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+	{Kind: spec.ActProducePlain, Topic: "x"},
+	act(spec.ActFeed, "p", "x"), act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 }
 
 func TestCheckS3FIFO(t *testing.T) {
@@ -126,8 +127,8 @@ func TestCheckS3FIFO(t *testing.T) {
 
 func TestCheckS7Undecodable(t *testing.T) {
 	script := []ScriptedAction{
-		{Kind: ActProduceCorrupt, Topic: "in"},
-		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: spec.ActProduceCorrupt, Topic: "in"},
+		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageUndecodableAsAbsent}, false)
@@ -141,8 +142,8 @@ func TestCheckS7JudgesWithTheReferenceDecoder(t *testing.T) {
 	// A forged header in a non-minimal spelling (topic count 81 00): the reference decoder
 	// refuses it, so an engine that salvages it and commits breaks S7.
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "in", Header: []byte{0x01, 0x81, 0x00}},
-		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: spec.ActProducePlain, Topic: "in", Header: []byte{0x01, 0x81, 0x00}},
+		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageUndecodableAsAbsent}, false)
@@ -155,7 +156,7 @@ func TestCheckOverRefusalOfADecodableHeader(t *testing.T) {
 	misread := &testHooks{feedHeaders: func(p int, c int32, hs []node.Header) []node.Header {
 		return []node.Header{{Key: node.HeaderKey, Value: []byte{0x63, 0x01, 0x02, 0x03}}}
 	}}
-	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p", "in")}
+	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: misread}, false)
 	expect(t, CritOverRefusal, honest, broken)
@@ -163,9 +164,9 @@ func TestCheckOverRefusalOfADecodableHeader(t *testing.T) {
 
 func TestCheckS8BelowLogStart(t *testing.T) {
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
-		{Kind: ActDeleteRecords, Topic: "in", Offset: 2},
-		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
+		{Kind: spec.ActDeleteRecords, Topic: "in", Offset: 2},
+		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
 	// The honest host started before the truncation, so its fetch below the log start refuses.
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
@@ -175,11 +176,11 @@ func TestCheckS8BelowLogStart(t *testing.T) {
 
 func TestCheckS9DeadHolds(t *testing.T) {
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
-		act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
-		{Kind: ActDeleteTopic, Topic: "x"},
-		{Kind: ActProducePlain, Topic: "in"},
-		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
+		{Kind: spec.ActDeleteTopic, Topic: "x"},
+		{Kind: spec.ActProducePlain, Topic: "in"},
+		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageDeliverPastDeadHolds}, false)
@@ -188,11 +189,11 @@ func TestCheckS9DeadHolds(t *testing.T) {
 
 func TestCheckRecreation(t *testing.T) {
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "in"},
-		act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
-		{Kind: ActRecreateTopic, Topic: "in"},
-		{Kind: ActProducePlain, Topic: "x"},
-		act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: spec.ActProducePlain, Topic: "in"},
+		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
+		{Kind: spec.ActRecreateTopic, Topic: "in"},
+		{Kind: spec.ActProducePlain, Topic: "x"},
+		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageIgnoreRecreation}, false)
@@ -215,10 +216,10 @@ func heldCauseThenSend() *Scenario {
 			{Name: "p2", Receives: []string{"in", "mid", "y"}, Sends: []string{"out"}},
 		},
 		Script: []ScriptedAction{
-			{Kind: ActProducePlain, Topic: "in"},
-			act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""),
-			{Kind: ActProducePlain, Topic: "y"},
-			act(ActFeed, "p2", "mid"), act(ActFeed, "p2", "y"), act(ActDrain, "p2", ""), act(ActCommit, "p2", ""),
+			{Kind: spec.ActProducePlain, Topic: "in"},
+			act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),
+			{Kind: spec.ActProducePlain, Topic: "y"},
+			act(spec.ActFeed, "p2", "mid"), act(spec.ActFeed, "p2", "y"), act(spec.ActDrain, "p2", ""), act(spec.ActCommit, "p2", ""),
 		},
 	}
 }
@@ -241,7 +242,7 @@ func TestCheckStruct12Unassigned(t *testing.T) {
 		// Name a position far beyond everything assigned on the channel being written.
 		return node.Encode(node.CausesOf(node.Cause{Channel: world.chans[c].nc, Position: node.Offset(next + 100)}))
 	}}
-	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", "")}
+	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
 	honest := runScripted(diamond(script...), RunOptions{}, false)
 	broken := runWithWorld(diamond(script...), RunOptions{hooks: hooks}, &world)
 	expect(t, CritStruct12, honest, broken)
@@ -253,7 +254,7 @@ func TestCheckStruct14OwnChannel(t *testing.T) {
 		// Name the emission's own position on its own channel.
 		return node.Encode(node.CausesOf(node.Cause{Channel: world.chans[c].nc, Position: node.Offset(next)}))
 	}}
-	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", "")}
+	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
 	honest := runScripted(diamond(script...), RunOptions{}, false)
 	broken := runWithWorld(diamond(script...), RunOptions{hooks: hooks}, &world)
 	expect(t, CritStruct14, honest, broken)
@@ -269,7 +270,7 @@ func runWithWorld(scn *Scenario, opts RunOptions, out **world) *Result {
 
 func TestCheckOverRefusal(t *testing.T) {
 	hooks := &testHooks{refeed: func(p int) bool { return true }}
-	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p", "in")}
+	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
 	expect(t, CritOverRefusal, honest, broken)
@@ -277,7 +278,7 @@ func TestCheckOverRefusal(t *testing.T) {
 
 func TestCheckHostH1(t *testing.T) {
 	hooks := &testHooks{refeed: func(p int) bool { return true }}
-	script := []ScriptedAction{{Kind: ActProducePlain, Topic: "in"}, act(ActFeed, "p", "in")}
+	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
 	expect(t, CritHost, honest, broken)
@@ -293,8 +294,8 @@ func TestCheckHostH2(t *testing.T) {
 		return s + 2
 	}}
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
-		act(ActFeed, "p", "in"), act(ActCommit, "p", ""), act(ActStop, "p", ""), act(ActStart, "p", ""),
+		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
+		act(spec.ActFeed, "p", "in"), act(spec.ActCommit, "p", ""), act(spec.ActStop, "p", ""), act(spec.ActStart, "p", ""),
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
@@ -304,8 +305,8 @@ func TestCheckHostH2(t *testing.T) {
 func TestCheckLiveness(t *testing.T) {
 	// SILENT_DROP drops position 3: the fourth record is fed and never delivered.
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
-		{Kind: ActProducePlain, Topic: "in"}, {Kind: ActProducePlain, Topic: "in"},
+		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
+		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, true)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageSilentDrop}, true)
@@ -344,9 +345,9 @@ func TestMisreadForgedHeaderBreaksS1(t *testing.T) {
 	// A forged record on x names in@0, which p receives: what the header says is its true past,
 	// so p must hold it until in@0 is delivered, and a codec that loses the header does not.
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "in"},
-		{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Partition: 0, Position: 0}}},
-		act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActFeed, "p", "in"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+		{Kind: spec.ActProducePlain, Topic: "in"},
+		{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Partition: 0, Position: 0}}},
+		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, true)
 	var world *world
@@ -369,9 +370,9 @@ func learnedElsewhere(topic string, pos int64) *Scenario {
 		},
 		Processes: []ProcessSpec{{Name: "p", Receives: []string{"x"}, Sends: []string{"out"}}},
 		Script: []ScriptedAction{
-			{Kind: ActProducePlain, Topic: "in"},
-			{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: topic, Partition: 0, Position: pos}}},
-			act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
+			{Kind: spec.ActProducePlain, Topic: "in"},
+			{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: topic, Partition: 0, Position: pos}}},
+			act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 		},
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -66,7 +67,7 @@ func (s Streams) topicIDs() func() substrate.TopicID {
 type clock struct {
 	nowMicros         int64
 	durations         *rand.Rand
-	ranges            *[numActionKinds]Range
+	ranges            *[spec.NumActionKinds]Range
 	workUnitsPerMicro int64
 	// workCarry keeps the remainder of work units not yet worth a microsecond, so many small
 	// actions add up exactly.
@@ -82,7 +83,7 @@ func newClock(set *Settings, durations *rand.Rand) clock {
 }
 
 // advance moves the clock by a duration drawn for action kind k and returns the new time.
-func (c *clock) advance(k ActionKind) int64 {
+func (c *clock) advance(k spec.ActionKind) int64 {
 	r := c.ranges[k]
 	d := r.Min
 	if r.Max > r.Min {

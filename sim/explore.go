@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Exhaustive exploration of a small scope (issue 7). Depth-first over every answer the Chooser
@@ -202,8 +203,8 @@ func ExploreSettings(opts ExploreOptions) Settings {
 	if set.LivenessStepsMax == 0 {
 		set.LivenessStepsMax = 1000
 	}
-	for k := range numActionKinds {
-		if opts.Budget.allows(ActionKind(k)) {
+	for k := range spec.NumActionKinds {
+		if opts.Budget.allows(spec.ActionKind(k)) {
 			set.Weights[k] = 1
 		}
 		set.DurationMicros[k] = Range{Min: exploreStepMicros, Max: exploreStepMicros}
@@ -246,7 +247,7 @@ func (x *explorer) root() *exState {
 	w.hooks = opts.hooks
 	for _, p := range w.procs {
 		w.step++
-		w.action = ActStart
+		w.action = spec.ActStart
 		p.start(true)
 	}
 	w.script = nil

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The scope of an exploration: a budget of each fault and of external messages. Feeding,
@@ -14,24 +16,24 @@ import (
 
 // Budget is how many times each budgeted action kind may run along one path.
 type Budget struct {
-	limits [numActionKinds]int
+	limits [spec.NumActionKinds]int
 }
 
 // budgetKeys names each budgeted kind on the command line (--budget crash=1,truncate=1).
 var budgetKeys = []struct {
 	name string
-	kind ActionKind
+	kind spec.ActionKind
 }{
-	{"msgs", ActProducePlain}, {"stamped", ActProduceStamped}, {"corrupt", ActProduceCorrupt},
-	{"crash", ActCrash}, {"stop", ActStop}, {"rewind", ActRewind},
-	{"truncate", ActDeleteRecords}, {"retention", ActRetention},
-	{"delete", ActDeleteTopic}, {"recreate", ActRecreateTopic}, {"redeclare", ActRedeclare},
-	{"abort", ActTxnAbort}, {"open", ActTxnOpen}, {"migrate", ActMigrate}, {"zombie", ActZombie},
-	{"swrite", ActSessionWrite}, {"sread", ActSessionRead}, {"damage", ActTokenDamage},
+	{"msgs", spec.ActProducePlain}, {"stamped", spec.ActProduceStamped}, {"corrupt", spec.ActProduceCorrupt},
+	{"crash", spec.ActCrash}, {"stop", spec.ActStop}, {"rewind", spec.ActRewind},
+	{"truncate", spec.ActDeleteRecords}, {"retention", spec.ActRetention},
+	{"delete", spec.ActDeleteTopic}, {"recreate", spec.ActRecreateTopic}, {"redeclare", spec.ActRedeclare},
+	{"abort", spec.ActTxnAbort}, {"open", spec.ActTxnOpen}, {"migrate", spec.ActMigrate}, {"zombie", spec.ActZombie},
+	{"swrite", spec.ActSessionWrite}, {"sread", spec.ActSessionRead}, {"damage", spec.ActTokenDamage},
 }
 
 // freeKinds are the kinds no budget limits.
-var freeKinds = []ActionKind{ActFeed, ActDrain, ActCommit, ActStart, ActTxnClose}
+var freeKinds = []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActStart, spec.ActTxnClose}
 
 // budgetAliases are other names accepted for a key.
 var budgetAliases = map[string]string{"plain": "msgs", "messages": "msgs", "restart": "stop",
@@ -39,10 +41,10 @@ var budgetAliases = map[string]string{"plain": "msgs", "messages": "msgs", "rest
 	"session-write": "swrite", "session-read": "sread", "token-damage": "damage"}
 
 // Set gives kind k a budget of n.
-func (b *Budget) Set(k ActionKind, n int) { b.limits[k] = n }
+func (b *Budget) Set(k spec.ActionKind, n int) { b.limits[k] = n }
 
 // Limit returns kind k's budget (for a free kind, -1).
-func (b Budget) Limit(k ActionKind) int {
+func (b Budget) Limit(k spec.ActionKind) int {
 	if slices.Contains(freeKinds, k) {
 		return -1
 	}
@@ -50,7 +52,7 @@ func (b Budget) Limit(k ActionKind) int {
 }
 
 // allows reports whether kind k may run at all.
-func (b Budget) allows(k ActionKind) bool { return b.Limit(k) != 0 }
+func (b Budget) allows(k spec.ActionKind) bool { return b.Limit(k) != 0 }
 
 // ParseBudget parses "crash=1,truncate=1,msgs=4" (keys: msgs, stamped, corrupt, crash, stop,
 // rewind, truncate, retention, delete, recreate, redeclare, abort, open, migrate, zombie, and the
@@ -61,7 +63,7 @@ func ParseBudget(s string) (Budget, error) {
 	if strings.TrimSpace(s) == "" {
 		return b, nil
 	}
-	given := map[ActionKind]string{}
+	given := map[spec.ActionKind]string{}
 	for _, part := range strings.Split(s, ",") {
 		key, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if a, ok := budgetAliases[key]; ok {
@@ -69,7 +71,7 @@ func ParseBudget(s string) (Budget, error) {
 		}
 		i := slices.IndexFunc(budgetKeys, func(e struct {
 			name string
-			kind ActionKind
+			kind spec.ActionKind
 		}) bool {
 			return e.name == key
 		})
@@ -110,14 +112,14 @@ func (b Budget) String() string {
 }
 
 // spent is how much of each budget a path has used; part of the explored state.
-type spent [numActionKinds]uint8
+type spent [spec.NumActionKinds]uint8
 
 // append appends the spent counts to a hash encoding.
 func (s *spent) append(b []byte) []byte { return append(b, s[:]...) }
 
 // charge records one action of kind k in child state t (whose world has a private settings copy
 // when a budget runs out, so the kind is off from then on).
-func (x *explorer) charge(t *exState, k ActionKind) {
+func (x *explorer) charge(t *exState, k spec.ActionKind) {
 	lim := x.opts.Budget.Limit(k)
 	if lim < 0 {
 		return
@@ -130,7 +132,7 @@ func (x *explorer) charge(t *exState, k ActionKind) {
 
 // settingsWithout returns a copy of set with kind k off, made once per (set, k) and shared by
 // every world that runs out of k's budget from set (settings are never changed in place).
-func (x *explorer) settingsWithout(set *Settings, k ActionKind) *Settings {
+func (x *explorer) settingsWithout(set *Settings, k spec.ActionKind) *Settings {
 	key := settingsOff{set, k}
 	if off, ok := x.offSettings[key]; ok {
 		return off
@@ -147,5 +149,5 @@ func (x *explorer) settingsWithout(set *Settings, k ActionKind) *Settings {
 // settingsOff keys explorer.offSettings: settings and the kind switched off in them.
 type settingsOff struct {
 	from *Settings
-	kind ActionKind
+	kind spec.ActionKind
 }

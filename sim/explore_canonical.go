@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // A canonical encoding of a process's open step for the explorer's state hash: what a rollback
@@ -154,7 +155,7 @@ func worldActorsRollbackFree(w *world) bool {
 // settings: no kind left that could roll back, restart or refuse, no frontier can reach the
 // metadata budget.
 func settingsRollbackFree(scn *Scenario, set *Settings) bool {
-	for k := range numActionKinds {
+	for k := range spec.NumActionKinds {
 		if set.Weights[k] > 0 && !rollbackFreeKinds[k] { // left(w, k)
 			return false
 		}
@@ -238,8 +239,8 @@ func procRollbackFree(p *proc) bool {
 
 // rollbackFreeKinds are the kinds that never roll back, restart or refuse a process by
 // themselves (a plain produce adds a headerless record; a txn close ends nothing of a process).
-var rollbackFreeKinds = [numActionKinds]bool{ActFeed: true, ActDrain: true, ActCommit: true, ActStart: true,
-	ActProducePlain: true, ActTxnClose: true}
+var rollbackFreeKinds = [spec.NumActionKinds]bool{spec.ActFeed: true, spec.ActDrain: true, spec.ActCommit: true, spec.ActStart: true,
+	spec.ActProducePlain: true, spec.ActTxnClose: true}
 
 // Third, a process that failed closed never acts again, and nothing reads its state any more but
 // the lifetime S1 check at the end (liveness waives it; truncation and produce targeting skip

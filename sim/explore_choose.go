@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // The explorer's action choice. A swarm run weighs the enabled action kinds (the settings'
 // weights, raised by boostDueFaults); an exploration enumerates every enabled kind whatever its
 // weight (stepChooser and the recorder read only which weights are non-zero), so it skips the
@@ -13,9 +15,9 @@ package sim
 // an eligible target of) and the enabled action kinds.
 type stateActions struct {
 	masks   []procMask
-	weights [numActionKinds]uint32 // 1 for an enabled kind, 0 for the others
-	enabled bool                   // some kind is enabled
-	left    procMask               // the kinds with budget left (settings weight not 0), by bit
+	weights [spec.NumActionKinds]uint32 // 1 for an enabled kind, 0 for the others
+	enabled bool                        // some kind is enabled
+	left    procMask                    // the kinds with budget left (settings weight not 0), by bit
 }
 
 // of fills a with w's actions (chooseAction's options, with every enabled kind weighing 1) and
@@ -32,13 +34,13 @@ func (a *stateActions) of(w *world) *stateActions {
 	}
 	a.enabled, a.left = false, 0
 	liveExt := w.liveExternals > 0
-	for k := range numActionKinds {
+	for k := range spec.NumActionKinds {
 		a.weights[k] = 0
 		if w.set.Weights[k] == 0 {
 			continue
 		}
 		a.left |= 1 << k
-		if w.kindEnabled(ActionKind(k), any, liveExt) {
+		if w.kindEnabled(spec.ActionKind(k), any, liveExt) {
 			a.weights[k], a.enabled = 1, true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestExploreActionChoiceMatchesRun walks the states of a few scopes (every fault kind the
@@ -27,13 +28,13 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 		checked, offered := 0, 0
 		walkStates(x, 3000, func(s *exState) (bool, bool) {
 			run := actionOptions(s.w, s.w.chooseAction)
-			exp := actionOptions(s.w, func(masks []procMask) (ActionKind, bool) {
+			exp := actionOptions(s.w, func(masks []procMask) (spec.ActionKind, bool) {
 				acts := new(stateActions).of(s.w)
 				copy(masks, acts.masks)
 				if !acts.enabled {
 					return 0, false
 				}
-				return ActionKind(s.w.chooser.Choose("action", acts.weights[:])), true
+				return spec.ActionKind(s.w.chooser.Choose("action", acts.weights[:])), true
 			})
 			if run.kind != exp.kind || run.ok != exp.ok || !slices.Equal(run.opts, exp.opts) ||
 				!slices.Equal(run.masks, exp.masks) {
@@ -77,7 +78,7 @@ func walkStates(x *explorer, limit int, visit func(s *exState) (counted, expand 
 
 // actionChoice is what an action choice offered and picked.
 type actionChoice struct {
-	kind  ActionKind
+	kind  spec.ActionKind
 	ok    bool
 	opts  []int // the kinds offered, when more than one (the recorder asks only then)
 	masks []procMask
@@ -85,7 +86,7 @@ type actionChoice struct {
 
 // actionOptions runs choose (w's chooseAction, or the explorer's choice) with a chooser that takes
 // the first option and records the options offered.
-func actionOptions(w *world, choose func([]procMask) (ActionKind, bool)) actionChoice {
+func actionOptions(w *world, choose func([]procMask) (spec.ActionKind, bool)) actionChoice {
 	saved := w.chooser
 	first := &firstOption{}
 	w.chooser = &recorder{inner: first}

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Persistent sets, computed as strong stubborn sets (Valmari; Godefroid 1996, ch. 4): at each
@@ -124,7 +125,7 @@ type persistentSets struct {
 // porFilter restricts one state's transitions to a persistent set: kinds with an allowed enabled
 // transition, and the allowed processes and topics of each choice.
 type porFilter struct {
-	kinds                               [numActionKinds]bool
+	kinds                               [spec.NumActionKinds]bool
 	procs, produce, truncate, delTopics uint64
 	buf                                 []uint32
 }
@@ -134,7 +135,7 @@ type porFilter struct {
 // than 64 actors.
 func newPersistentSets(scn *Scenario, set *Settings, opts ExploreOptions) *persistentSets {
 	n := len(scn.Processes)
-	if opts.MaxDepth > 0 || opts.hooks != nil || scn.Session != nil || set.Weights[ActRedeclare] > 0 ||
+	if opts.MaxDepth > 0 || opts.hooks != nil || scn.Session != nil || set.Weights[spec.ActRedeclare] > 0 ||
 		n+3*len(scn.Topics) > 64 {
 		return nil
 	}
@@ -214,24 +215,24 @@ func frontierFitsBudget(scn *Scenario, set *Settings) bool {
 		chans += t.Partitions
 	}
 	incarnations := 1
-	if set.Weights[ActRecreateTopic] > 0 {
+	if set.Weights[spec.ActRecreateTopic] > 0 {
 		incarnations = 256 // the budget caps recreations at 255
 	}
 	return 16+40*chans*incarnations < budget
 }
 
 // left reports whether kind k may still run (budget left; free kinds always).
-func left(w *world, k ActionKind) bool { return w.set.Weights[k] > 0 }
+func left(w *world, k spec.ActionKind) bool { return w.set.Weights[k] > 0 }
 
 // localKindsMask are the kinds a persistent set may leave out; any other kind with budget left
 // makes a state fully expanded. procKindsMask are the process kinds that belong to a process
 // actor; keyKindsMask those no other actor's transition can disable (but a deletion of a
 // received topic, which joins the set).
 const (
-	localKindsMask = procMask(1<<ActFeed | 1<<ActDrain | 1<<ActCommit | 1<<ActStart | 1<<ActCrash |
-		1<<ActProducePlain | 1<<ActDeleteRecords | 1<<ActDeleteTopic | 1<<ActTxnClose)
-	procKindsMask = procMask(1<<ActFeed | 1<<ActDrain | 1<<ActCommit | 1<<ActStart | 1<<ActCrash)
-	keyKindsMask  = procMask(1<<ActFeed | 1<<ActDrain | 1<<ActCommit | 1<<ActStart)
+	localKindsMask = procMask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart | 1<<spec.ActCrash |
+		1<<spec.ActProducePlain | 1<<spec.ActDeleteRecords | 1<<spec.ActDeleteTopic | 1<<spec.ActTxnClose)
+	procKindsMask = procMask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart | 1<<spec.ActCrash)
+	keyKindsMask  = procMask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart)
 )
 
 // persistentFilter returns the filter that restricts state s (whose actions are acts) to a
@@ -304,8 +305,8 @@ func (ps *persistentSets) enabledCounts(w *world, acts *stateActions, counts []i
 	kinds := acts.left & procKindsMask
 	for i, p := range w.procs {
 		m := acts.masks[i] & kinds
-		counts[i] = bits.OnesCount32(uint32(m &^ (1 << ActFeed)))
-		if m&(1<<ActFeed) != 0 {
+		counts[i] = bits.OnesCount32(uint32(m &^ (1 << spec.ActFeed)))
+		if m&(1<<spec.ActFeed) != 0 {
 			for _, pc := range p.recv {
 				if p.feedable(pc) {
 					counts[i]++
@@ -315,14 +316,14 @@ func (ps *persistentSets) enabledCounts(w *world, acts *stateActions, counts []i
 	}
 	for t := range w.topics {
 		live := w.topics[t].inc >= 0
-		if ps.env[t] >= 0 && live && left(w, ActProducePlain) {
+		if ps.env[t] >= 0 && live && left(w, spec.ActProducePlain) {
 			counts[ps.env[t]] = w.topics[t].spec.Partitions
 		}
-		if ps.del[t] >= 0 && live && left(w, ActDeleteTopic) {
+		if ps.del[t] >= 0 && live && left(w, spec.ActDeleteTopic) {
 			counts[ps.del[t]] = 1
 		}
 	}
-	if left(w, ActDeleteRecords) {
+	if left(w, spec.ActDeleteRecords) {
 		any := false
 		for c := range w.chans {
 			if w.alive(int32(c)) && len(w.chans[c].slots) > 0 {
@@ -340,8 +341,8 @@ func (ps *persistentSets) enabledCounts(w *world, acts *stateActions, counts []i
 // leftMask returns the process kinds with budget left.
 func (ps *persistentSets) leftMask(w *world) procMask {
 	var m procMask
-	for k := range numActionKinds {
-		if procKindsMask&(1<<k) != 0 && left(w, ActionKind(k)) {
+	for k := range spec.NumActionKinds {
+		if procKindsMask&(1<<k) != 0 && left(w, spec.ActionKind(k)) {
 			m |= 1 << k
 		}
 	}
@@ -408,7 +409,7 @@ type stateKeys struct {
 
 // keysOf returns w's stateKeys (acts are its actions, enabled its enabled actors).
 func (ps *persistentSets) keysOf(w *world, acts *stateActions, enabled uint64) stateKeys {
-	k := stateKeys{enabled: enabled, delLeft: acts.left&(1<<ActDeleteTopic) != 0}
+	k := stateKeys{enabled: enabled, delLeft: acts.left&(1<<spec.ActDeleteTopic) != 0}
 	kinds := acts.left & keyKindsMask
 	for i := range w.procs {
 		if acts.masks[i]&kinds != 0 {
@@ -482,17 +483,17 @@ func (ps *persistentSets) filter(w *world, set uint64, f *porFilter) *porFilter 
 	for t := range w.topics {
 		if ps.env[t] >= 0 && set&(1<<ps.env[t]) != 0 {
 			f.produce |= 1 << t
-			f.kinds[ActProducePlain] = true
+			f.kinds[spec.ActProducePlain] = true
 		}
 		if ps.del[t] >= 0 && set&(1<<ps.del[t]) != 0 {
 			f.delTopics |= 1 << t
-			f.kinds[ActDeleteTopic] = true
+			f.kinds[spec.ActDeleteTopic] = true
 		}
 	}
 	for c := range w.chans {
 		if set&(1<<ps.trunc[w.chans[c].topic]) != 0 {
 			f.truncate |= 1 << c
-			f.kinds[ActDeleteRecords] = true
+			f.kinds[spec.ActDeleteRecords] = true
 		}
 	}
 	return f
@@ -513,7 +514,7 @@ func (f *porFilter) apply(label string, weights []uint32) []uint32 {
 		allowed = f.produce
 	case label == "truncate.channel":
 		allowed = f.truncate
-	case label == topicLabels[ActDeleteTopic]:
+	case label == topicLabels[spec.ActDeleteTopic]:
 		allowed = f.delTopics
 	case isProcessLabel(label):
 		allowed = f.procs

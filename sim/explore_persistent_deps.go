@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // The dependency rules of the persistent-set closure (explore_persistent.go has the argument):
 // which actors must join a set containing a process, a producer, a truncation or a deletion.
 // Actor B must join a set containing actor A when a transition u of B followed by a transition
@@ -45,10 +47,10 @@ func (ps *persistentSets) procDeps(w *world, i int) uint64 {
 		// its transactions move the LSO and the high watermark beyond it (candidates); with no
 		// transaction open the LSO is the high watermark, and an append keeps it a candidate.
 		mine := ps.recvTopics[i]&(1<<t) != 0 || (p.txnOpen && slicesContains(p.sends, t))
-		if mine && left(w, ActDeleteRecords) {
+		if mine && left(w, spec.ActDeleteRecords) {
 			out |= 1 << ps.trunc[t]
 		}
-		if ps.del[t] < 0 || w.topics[t].inc < 0 || !left(w, ActDeleteTopic) {
+		if ps.del[t] < 0 || w.topics[t].inc < 0 || !left(w, spec.ActDeleteTopic) {
 			continue
 		}
 		// A deletion rolls back its receivers; the identity report a start reads and the
@@ -70,7 +72,7 @@ func (ps *persistentSets) envDeps(w *world, t int) uint64 {
 			out |= 1 << r
 		}
 	}
-	if left(w, ActDeleteRecords) {
+	if left(w, spec.ActDeleteRecords) {
 		out |= 1 << ps.trunc[t]
 	}
 	return out
@@ -87,7 +89,7 @@ func (ps *persistentSets) truncDeps(w *world, t int) uint64 {
 			out |= 1 << i
 		}
 	}
-	if ps.env[t] >= 0 && w.topics[t].inc >= 0 && left(w, ActProducePlain) {
+	if ps.env[t] >= 0 && w.topics[t].inc >= 0 && left(w, spec.ActProducePlain) {
 		out |= 1 << ps.env[t]
 	}
 	return out | ps.deletionsRollingBack(w, touch, t)
@@ -99,7 +101,7 @@ func (ps *persistentSets) truncDeps(w *world, t int) uint64 {
 // liveness), and the truncations whose candidates a rollback of a receiver changes.
 func (ps *persistentSets) delDeps(w *world, t int) uint64 {
 	var out uint64
-	if left(w, ActProducePlain) {
+	if left(w, spec.ActProducePlain) {
 		out |= 1 << ps.env[t]
 	}
 	var rolled uint64
@@ -112,11 +114,11 @@ func (ps *persistentSets) delDeps(w *world, t int) uint64 {
 		}
 		// A downstream process that does not receive t reads its liveness only when it starts
 		// (the identity report) or sends (STRUCT15): not while it runs and cannot crash.
-		if rolled&(1<<i) != 0 || p.status != procRunning || left(w, ActCrash) || len(p.sends) > 0 {
+		if rolled&(1<<i) != 0 || p.status != procRunning || left(w, spec.ActCrash) || len(p.sends) > 0 {
 			out |= 1 << i
 		}
 	}
-	if left(w, ActDeleteRecords) {
+	if left(w, spec.ActDeleteRecords) {
 		for u := range w.topics {
 			if u == t || ps.toucherMask(u)&rolled != 0 {
 				out |= 1 << ps.trunc[u]
@@ -141,7 +143,7 @@ func (ps *persistentSets) toucherMask(t int) uint64 {
 // deletionsRollingBack returns the deletions (other than of t) that roll back one of procs.
 func (ps *persistentSets) deletionsRollingBack(w *world, procs uint64, t int) uint64 {
 	var out uint64
-	if !left(w, ActDeleteTopic) {
+	if !left(w, spec.ActDeleteTopic) {
 		return 0
 	}
 	for u := range w.topics {
@@ -161,7 +163,7 @@ func (ps *persistentSets) deletionsRollingBack(w *world, procs uint64, t int) ui
 // producer (external topics, budget left) and its senders that have not failed.
 func (ps *persistentSets) writers(w *world, t, self int) uint64 {
 	var out uint64
-	if a := ps.env[t]; a >= 0 && a != self && w.topics[t].inc >= 0 && left(w, ActProducePlain) {
+	if a := ps.env[t]; a >= 0 && a != self && w.topics[t].inc >= 0 && left(w, spec.ActProducePlain) {
 		out |= 1 << a
 	}
 	for _, q := range ps.senders[t] {
@@ -206,7 +208,7 @@ func (ps *persistentSets) mayMeetNonCommitted(w *world, r, t, mover int) bool {
 		lo := int64(0)
 		if pc, ok := p.pcs.get(int32(c)); ok {
 			switch {
-			case p.status == procRunning && pc.received && !left(w, ActCrash):
+			case p.status == procRunning && pc.received && !left(w, spec.ActCrash):
 				lo = pc.readPos // no restart can take it back
 			case pc.committedPos >= 0:
 				lo = min(pc.readPos, pc.committedPos)

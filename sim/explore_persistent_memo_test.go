@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // TestPersistentMemoMatchesPlain walks states of the reference topology with every fault the
 // persistent sets handle and checks that each state's persistent-set filter is the same with the
@@ -38,7 +42,7 @@ func TestPersistentMemoMatchesPlain(t *testing.T) {
 // filterResult is a filter's content, comparable (set is false for no filter).
 type filterResult struct {
 	set                                 bool
-	kinds                               [numActionKinds]bool
+	kinds                               [spec.NumActionKinds]bool
 	procs, produce, truncate, delTopics uint64
 }
 

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // Partial-order reduction: sleep sets (Godefroid 1996, ch. 5) with the state-caching correction.
 //
 // Independence. Two transitions are independent when they are local transitions (feed, drain or
@@ -50,7 +52,7 @@ type porTable struct {
 
 // porKey identifies a local transition across states: kind, process, topic (feeds).
 type porKey struct {
-	kind  ActionKind
+	kind  spec.ActionKind
 	proc  int
 	topic int
 }
@@ -70,7 +72,7 @@ func newPORTable(scn *Scenario, set *Settings) *porTable {
 		for _, n := range append(append([]string(nil), p.Receives...), p.Sends...) {
 			f |= 1 << (topic[n] % 64)
 		}
-		if set.Weights[ActRedeclare] > 0 {
+		if set.Weights[spec.ActRedeclare] > 0 {
 			f = all
 		}
 		t.footprint = append(t.footprint, f)
@@ -85,11 +87,11 @@ func (t *porTable) id(w *world) int {
 		return -1
 	}
 	a := &w.script[0]
-	if a.Kind != ActFeed && a.Kind != ActDrain && a.Kind != ActCommit {
+	if a.Kind != spec.ActFeed && a.Kind != spec.ActDrain && a.Kind != spec.ActCommit {
 		return -1
 	}
 	k := porKey{kind: a.Kind, proc: w.procByName(a.Process).idx, topic: -1}
-	if a.Kind == ActFeed {
+	if a.Kind == spec.ActFeed {
 		k.topic = w.topicByName[a.Topic]
 	}
 	if id, ok := t.ids[k]; ok {

@@ -1,6 +1,10 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // Enumerating the transitions of one state. A transition is one complete sequence of the
 // Chooser's answers for one scheduler step. The step is run on a clone of the state's world with
@@ -180,7 +184,7 @@ func (x *explorer) step(s *exState, acts *stateActions, c *stepChooser, t *trans
 	if !acts.enabled {
 		panic("sim: explore: a step with nothing enabled")
 	}
-	k := ActionKind(w.chooser.Choose("action", acts.weights[:]))
+	k := spec.ActionKind(w.chooser.Choose("action", acts.weights[:]))
 	w.step++
 	w.do(k, masks)
 	x.charge(&t.next, k)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // chainScope is a small test scope: p1 forwards ext to mid, p2 receives both.
@@ -304,7 +305,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 	hashAfter := func(crashLeft, commitBetween bool) hashKey {
 		set := Settings{Seed: 1}
 		if crashLeft {
-			set.Weights[ActCrash] = 1
+			set.Weights[spec.ActCrash] = 1
 		}
 		w := newWorld(scn, &set, NewReplayChooser(nil), &RunOptions{journal: true})
 		p := w.procs[0]

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Stats are what a run exercised: counts of what happened (committed deliveries, holds, holds
@@ -12,29 +13,29 @@ import (
 // aborted transactions, ...) and the virtual-time figures: hold and end-to-end latency and
 // deliveries per virtual second.
 type Stats struct {
-	Actions      [numActionKinds]int `json:"-"`
-	Deliveries   int                 `json:"deliveries"`
-	Holds        int                 `json:"holds"`
-	HeldReleased int                 `json:"held_then_released"` // delivered after surviving a drain (or a restart) held back
-	Duplicates   int                 `json:"duplicates_dropped"`
-	Sent         int                 `json:"sent"`
-	Produced     int                 `json:"produced"`
-	Corrupt      int                 `json:"corrupt_produced"`
-	Commits      int                 `json:"commits"`
-	Starts       int                 `json:"starts"`
-	Stops        int                 `json:"stops"`
-	Crashes      int                 `json:"crashes"`
-	Rollbacks    int                 `json:"rollbacks"`
-	Rewinds      int                 `json:"rewinds"`
-	Truncations  int                 `json:"truncations"`
-	Retentions   int                 `json:"retention_sweeps"`
-	Deletions    int                 `json:"topic_deletions"`
-	Recreations  int                 `json:"recreations"`
-	Redeclares   int                 `json:"redeclarations"`
-	Migrations   int                 `json:"migrations"`
-	Zombies      int                 `json:"zombies_fenced"`
-	AbortedTxns  int                 `json:"aborted_txns"`
-	OpenTxns     int                 `json:"open_txns"`
+	Actions      [spec.NumActionKinds]int `json:"-"`
+	Deliveries   int                      `json:"deliveries"`
+	Holds        int                      `json:"holds"`
+	HeldReleased int                      `json:"held_then_released"` // delivered after surviving a drain (or a restart) held back
+	Duplicates   int                      `json:"duplicates_dropped"`
+	Sent         int                      `json:"sent"`
+	Produced     int                      `json:"produced"`
+	Corrupt      int                      `json:"corrupt_produced"`
+	Commits      int                      `json:"commits"`
+	Starts       int                      `json:"starts"`
+	Stops        int                      `json:"stops"`
+	Crashes      int                      `json:"crashes"`
+	Rollbacks    int                      `json:"rollbacks"`
+	Rewinds      int                      `json:"rewinds"`
+	Truncations  int                      `json:"truncations"`
+	Retentions   int                      `json:"retention_sweeps"`
+	Deletions    int                      `json:"topic_deletions"`
+	Recreations  int                      `json:"recreations"`
+	Redeclares   int                      `json:"redeclarations"`
+	Migrations   int                      `json:"migrations"`
+	Zombies      int                      `json:"zombies_fenced"`
+	AbortedTxns  int                      `json:"aborted_txns"`
+	OpenTxns     int                      `json:"open_txns"`
 
 	// CorruptDecodable counts the corrupt records whose headers the reference decoder reads:
 	// near misses, which are forged records judged by what they say.

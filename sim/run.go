@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // HostSabotage selects a deliberate fault of the simulated host, like node.Sabotage for the
@@ -136,7 +137,7 @@ func (w *world) run() *Result {
 	scn := w.scn
 	for _, p := range w.procs {
 		w.step++
-		w.action = ActStart
+		w.action = spec.ActStart
 		p.start(true)
 	}
 	if len(scn.Script) > 0 {

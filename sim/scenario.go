@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Scenario is a world built in Go: its topics, its processes (one Kafka-Streams-like task each,
@@ -45,7 +47,7 @@ type TopicSpec struct {
 
 // spares reports whether fault kind k is never aimed at the topic: every kind but its deletion,
 // for a deletion-only topic (world_deletion_only.go).
-func (s *TopicSpec) spares(k ActionKind) bool { return s.DeletionOnly && k != ActDeleteTopic }
+func (s *TopicSpec) spares(k spec.ActionKind) bool { return s.DeletionOnly && k != spec.ActDeleteTopic }
 
 // ProcessSpec declares one process: a single Kafka-Streams-like task with its own consumer
 // group, transactional producer and ordering state.
@@ -96,7 +98,7 @@ type Emission struct {
 // a field left empty is decided by the Chooser where the action needs it (for example which
 // channel to feed when Topic is empty).
 type ScriptedAction struct {
-	Kind      ActionKind
+	Kind      spec.ActionKind
 	Process   string // the process acted on
 	Topic     string // feed/produce/delete-records/delete/recreate/redeclare/rewind target
 	Partition int32
@@ -174,7 +176,7 @@ func (s *Scenario) Validate() error {
 		procs[p.Name] = true
 	}
 	for i, a := range s.Script {
-		if a.Kind >= numActionKinds {
+		if a.Kind >= spec.NumActionKinds {
 			return fmt.Errorf("scenario %q: script action %d has unknown kind %d", s.Name, i, a.Kind)
 		}
 		if a.Process != "" && !procs[a.Process] {

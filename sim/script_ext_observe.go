@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -175,7 +176,7 @@ func RunObserved(scn *Scenario, set Settings, ch Chooser, opts RunOptions) *Obse
 	ob := &Observed{views: make([][]viewAt, len(w.procs)), obs: make([]deliveryObserver, len(w.procs))}
 	for _, p := range w.procs {
 		w.step++
-		w.action = ActStart
+		w.action = spec.ActStart
 		p.start(true)
 	}
 	ob.snapshot(w, -1)

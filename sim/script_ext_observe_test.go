@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // chainScript is n rounds of: produce to ext, p1 delivers it and forwards it to mid, p2 delivers
@@ -12,13 +14,13 @@ import (
 func chainScript(n int) []ScriptedAction {
 	var script []ScriptedAction
 	for i := range n {
-		script = append(script, act(ActProducePlain, "", "ext"),
-			act(ActFeed, "p1", "ext"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""),
-			act(ActFeed, "p2", "ext"), act(ActFeed, "p2", "mid"), act(ActDrain, "p2", ""))
+		script = append(script, act(spec.ActProducePlain, "", "ext"),
+			act(spec.ActFeed, "p1", "ext"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),
+			act(spec.ActFeed, "p2", "ext"), act(spec.ActFeed, "p2", "mid"), act(spec.ActDrain, "p2", ""))
 		if i%4 == 3 {
-			script = append(script, act(ActCrash, "p2", ""), act(ActStart, "p2", ""))
+			script = append(script, act(spec.ActCrash, "p2", ""), act(spec.ActStart, "p2", ""))
 		} else {
-			script = append(script, act(ActCommit, "p2", ""))
+			script = append(script, act(spec.ActCommit, "p2", ""))
 		}
 	}
 	return script
@@ -47,7 +49,7 @@ func TestObservedViewsMatchTheRun(t *testing.T) {
 	crashes := 0
 	for k := 1; k < len(ob.Snapshots); k++ {
 		a := ob.Snapshots[k].Action
-		if a >= 0 && a < len(scn.Script) && scn.Script[a].Kind == ActCrash {
+		if a >= 0 && a < len(scn.Script) && scn.Script[a].Kind == spec.ActCrash {
 			crashes++
 			before, after := ob.View(k-1, 1).Delivered(), ob.View(k, 1).Delivered()
 			if len(after) != len(before)-2 || !slices.Equal(after, before[:len(after)]) {

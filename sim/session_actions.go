@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Session actions: the scheduler's session-write, session-read and token-damage, chosen like any
@@ -10,18 +12,18 @@ import (
 // replays them with the same clients, targets and outcomes.
 
 // isSessionKind reports whether k is a session action kind.
-func isSessionKind(k ActionKind) bool {
-	return k == ActSessionWrite || k == ActSessionRead || k == ActTokenDamage
+func isSessionKind(k spec.ActionKind) bool {
+	return k == spec.ActSessionWrite || k == spec.ActSessionRead || k == spec.ActTokenDamage
 }
 
 // sessionEnabled reports whether session action kind k has a target: the run has sessions and,
 // for a write, some written topic is live.
-func (w *world) sessionEnabled(k ActionKind) bool {
+func (w *world) sessionEnabled(k spec.ActionKind) bool {
 	s := w.sess
 	if s == nil {
 		return false
 	}
-	if k == ActSessionWrite {
+	if k == spec.ActSessionWrite {
 		return slices.ContainsFunc(s.writes, func(t int) bool { return w.topics[t].inc >= 0 }) &&
 			slices.ContainsFunc(s.clients, func(cl sessionClient) bool { return !cl.reading })
 	}
@@ -29,12 +31,12 @@ func (w *world) sessionEnabled(k ActionKind) bool {
 }
 
 // doSession performs a scheduled session action.
-func (w *world) doSession(k ActionKind) {
+func (w *world) doSession(k spec.ActionKind) {
 	s := w.sess
 	a := SessionAction{Client: s.chooseClient(k)}
 	sa := ScriptedAction{Kind: k, Session: &a}
 	switch k {
-	case ActSessionWrite:
+	case spec.ActSessionWrite:
 		t := s.chooseWriteTopic()
 		c := w.choosePartition("session-write.partition", t)
 		a.Txn = w.chooser.Choose("session-write.txn", pctWeights(s.spec.TxnPct)) == 1
@@ -44,13 +46,13 @@ func (w *world) doSession(k ActionKind) {
 		sa.Topic, sa.Partition = w.topics[t].spec.Name, w.chans[c].part
 		w.record(sa)
 		s.write(a.Client, c, a.Txn, a.Commit)
-	case ActSessionRead:
+	case spec.ActSessionRead:
 		mi := s.chooseReadModel()
 		a.Model = s.models[mi].spec.Name
 		a.Replica = w.chooseUniform("session-read.replica", s.models[mi].replicasMax())
 		w.record(sa)
 		s.read(a.Client, mi, a.Replica)
-	case ActTokenDamage:
+	case spec.ActTokenDamage:
 		a.Damage = TokenDamage(1 + w.chooseUniform("token-damage.how", int(numTokenDamages)-1))
 		w.record(sa)
 		s.damage(a.Client, a.Damage)
@@ -65,7 +67,7 @@ func (w *world) doScriptedSession(a *ScriptedAction) bool {
 	}
 	sa := a.Session
 	switch a.Kind {
-	case ActSessionWrite:
+	case spec.ActSessionWrite:
 		t, ok := w.topicByName[a.Topic]
 		if !ok || !slices.Contains(s.writes, t) || w.topics[t].inc < 0 {
 			return false
@@ -75,13 +77,13 @@ func (w *world) doScriptedSession(a *ScriptedAction) bool {
 			return false
 		}
 		s.write(sa.Client, c, sa.Txn, sa.Commit)
-	case ActSessionRead:
+	case spec.ActSessionRead:
 		mi := slices.IndexFunc(s.models, func(m readModel) bool { return m.spec.Name == sa.Model })
 		if mi < 0 {
 			return false
 		}
 		s.read(sa.Client, mi, max(sa.Replica, 0))
-	case ActTokenDamage:
+	case spec.ActTokenDamage:
 		if sa.Damage == TokenIntact || sa.Damage >= numTokenDamages {
 			return false
 		}
@@ -94,13 +96,13 @@ func (w *world) doScriptedSession(a *ScriptedAction) bool {
 
 // chooseClient picks the client of a session action: any client, or for a write one that is not
 // due to read; for a read, SessionSpec.BrowseReadWeight favours clients not due to read.
-func (s *sessionWorld) chooseClient(k ActionKind) int {
+func (s *sessionWorld) chooseClient(k spec.ActionKind) int {
 	weights := s.w.weightBuf(len(s.clients))
 	for i := range s.clients {
 		switch {
-		case k == ActSessionRead && !s.clients[i].reading && s.spec.BrowseReadWeight > 1:
+		case k == spec.ActSessionRead && !s.clients[i].reading && s.spec.BrowseReadWeight > 1:
 			weights[i] = uint32(s.spec.BrowseReadWeight)
-		case k != ActSessionWrite || !s.clients[i].reading:
+		case k != spec.ActSessionWrite || !s.clients[i].reading:
 			weights[i] = 1
 		}
 	}

@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Each session tier sabotage mode is caught by a small scripted scope, next to the same script
@@ -41,28 +43,28 @@ func shop(script ...ScriptedAction) *Scenario {
 }
 
 func sWrite(client int, topic string) ScriptedAction {
-	return ScriptedAction{Kind: ActSessionWrite, Topic: topic, Session: &SessionAction{Client: client}}
+	return ScriptedAction{Kind: spec.ActSessionWrite, Topic: topic, Session: &SessionAction{Client: client}}
 }
 
 func sTxnWrite(client int, topic string, commit bool) ScriptedAction {
-	return ScriptedAction{Kind: ActSessionWrite, Topic: topic, Session: &SessionAction{Client: client, Txn: true, Commit: commit}}
+	return ScriptedAction{Kind: spec.ActSessionWrite, Topic: topic, Session: &SessionAction{Client: client, Txn: true, Commit: commit}}
 }
 
 func sRead(client int, model string) ScriptedAction {
-	return ScriptedAction{Kind: ActSessionRead, Session: &SessionAction{Client: client, Model: model}}
+	return ScriptedAction{Kind: spec.ActSessionRead, Session: &SessionAction{Client: client, Model: model}}
 }
 
 func sDamage(client int, d TokenDamage) ScriptedAction {
-	return ScriptedAction{Kind: ActTokenDamage, Session: &SessionAction{Client: client, Damage: d}}
+	return ScriptedAction{Kind: spec.ActTokenDamage, Session: &SessionAction{Client: client, Damage: d}}
 }
 
 // settleStep feeds every record of the named topics to p, drains and commits.
 func settleStep(p string, topics ...string) []ScriptedAction {
 	var out []ScriptedAction
 	for _, t := range topics {
-		out = append(out, act(ActFeed, p, t), act(ActFeed, p, t))
+		out = append(out, act(spec.ActFeed, p, t), act(spec.ActFeed, p, t))
 	}
-	return append(out, act(ActDrain, p, ""), act(ActCommit, p, ""))
+	return append(out, act(spec.ActDrain, p, ""), act(spec.ActCommit, p, ""))
 }
 
 // runSession runs a scripted session scope honestly and with the tier mode.
@@ -121,7 +123,7 @@ func TestSessionTokenSalvage(t *testing.T) {
 	// A read gives client 0 a token naming orders@0; the token is truncated in flight on the
 	// next write. The honest write tier refuses it (a new session); the salvaging tier writes
 	// with the partial frontier, dropping what the session read.
-	script := append([]ScriptedAction{{Kind: ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
+	script := append([]ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
 	script = append(script, sRead(0, "fast"), sDamage(0, TokenTruncated), sWrite(0, "payments"))
 	honest, broken := runSession(t, SessionTokenSalvage, script)
 	expectSession(t, CritSessionDamaged, honest, broken)
@@ -135,10 +137,10 @@ func TestSessionTokenSalvage(t *testing.T) {
 // holds it back: client 1 reads orders@1 from view and writes payments@0 carrying it; view2 is fed
 // payments@0 (held: orders@1 is not delivered) and delivers orders@0 only, then commits.
 func frontierAhead() []ScriptedAction {
-	s := []ScriptedAction{{Kind: ActProducePlain, Topic: "orders"}, sWrite(0, "orders")}
+	s := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}, sWrite(0, "orders")}
 	s = append(s, settleStep("view", "orders")...)
 	s = append(s, sRead(1, "fast"), sWrite(1, "payments"))
-	s = append(s, act(ActFeed, "view2", "payments"), act(ActFeed, "view2", "orders"), act(ActDrain, "view2", ""), act(ActCommit, "view2", ""))
+	s = append(s, act(spec.ActFeed, "view2", "payments"), act(spec.ActFeed, "view2", "orders"), act(spec.ActDrain, "view2", ""), act(spec.ActCommit, "view2", ""))
 	return append(s, sRead(0, "slow"))
 }
 
@@ -151,7 +153,7 @@ func TestSessionProjectorRecordsFrontier(t *testing.T) {
 func TestSessionMonotonicReads(t *testing.T) {
 	// Client 0 reads orders@0 from view, then reads view2, which has projected nothing: the
 	// skipping read tier serves it, and the second read no longer shows the first one's row.
-	script := append([]ScriptedAction{{Kind: ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
+	script := append([]ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
 	script = append(script, sRead(0, "fast"), sRead(0, "slow"))
 	honest, broken := runSession(t, SessionReadSkipsUnknownChannels, script)
 	expectSession(t, CritSessionMR, honest, broken)
@@ -161,7 +163,7 @@ func TestSessionRedirectToCaughtUpReplica(t *testing.T) {
 	// Client 0 writes orders@0; only view has projected it. A read of "both" that tries view2
 	// first must be redirected to view, and served.
 	script := append([]ScriptedAction{sWrite(0, "orders")}, settleStep("view", "orders")...)
-	script = append(script, ScriptedAction{Kind: ActSessionRead, Session: &SessionAction{Client: 0, Model: "both", Replica: 1}})
+	script = append(script, ScriptedAction{Kind: spec.ActSessionRead, Session: &SessionAction{Client: 0, Model: "both", Replica: 1}})
 	res := runScripted(shop(script...), RunOptions{}, false)
 	if res.Verdict != "pass" || res.Stats.Session["reads_redirected"] != 1 || res.Stats.Session["reads_served"] != 1 {
 		t.Fatalf("verdict %s, stats %v, violations %v: want one redirected, served read", res.Verdict, res.Stats.Session, res.Violations)
@@ -191,7 +193,7 @@ func TestSessionSeamModelRefusesForever(t *testing.T) {
 func TestSessionTokenNamingDeletedChannel(t *testing.T) {
 	// Client 0 writes audit, audit is deleted: no projection will ever record it, so every read
 	// is refused until the client starts a new session, and a fresh session reads again.
-	script := []ScriptedAction{sWrite(0, "audit"), {Kind: ActDeleteTopic, Topic: "audit"}}
+	script := []ScriptedAction{sWrite(0, "audit"), {Kind: spec.ActDeleteTopic, Topic: "audit"}}
 	for range DefaultSessionPatience + 1 {
 		script = append(script, sRead(0, "fast"))
 	}

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // Range is an inclusive range of integers drawn uniformly, such as a duration in microseconds.
 type Range struct {
 	Min, Max int64
@@ -18,18 +20,18 @@ type Settings struct {
 
 	// Weights gives each action kind's relative weight in the safety phase; zero switches the
 	// kind off for this run (swarm testing: most runs exercise a subset of fault classes).
-	Weights [numActionKinds]uint32
+	Weights [spec.NumActionKinds]uint32
 
 	// DurationMicros gives each action kind's virtual duration range, drawn from the durations
 	// stream; the engine's work counters add WorkMicrosPerUnit-scaled cost on top.
-	DurationMicros [numActionKinds]Range
+	DurationMicros [spec.NumActionKinds]Range
 
 	// FaultAtStep gives, for each fail-closed fault class that is on (a corrupt header, a
 	// truncation, deleting or recreating a topic: failClosedKinds), the world step from which the
 	// scheduler insists it fire once if it has not yet: late in the safety phase, after holds have
 	// built up, so the fault meets a run with something to lose instead of ending its interesting
 	// life early (0 = no insistence).
-	FaultAtStep [numActionKinds]int
+	FaultAtStep [spec.NumActionKinds]int
 
 	// FeedLagFactor skews which received channel a process feeds next: one received channel of
 	// each process lags (it weighs 1, the others FeedLagFactor), and the lagging channel rotates
@@ -65,4 +67,4 @@ type Settings struct {
 }
 
 // Enabled reports whether the run's settings switch action kind k on in the safety phase.
-func (s *Settings) Enabled(k ActionKind) bool { return s.Weights[k] > 0 }
+func (s *Settings) Enabled(k spec.ActionKind) bool { return s.Weights[k] > 0 }

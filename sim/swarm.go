@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // swarmStream is the PCG stream constant of settings expansion ("swarm" in ASCII), distinct from
@@ -44,32 +46,32 @@ type swarmKind struct {
 // need them, rare enough that most of the run still delivers. Measured over 120 seeds: at weights
 // like the other faults' they end nearly every run within its first tens of steps and
 // IGNORE_CAUSES is caught on 1 seed in 100; rescaled, on 70 of 120.
-var swarmKinds = [numActionKinds]swarmKind{
-	ActFeed:           {always: true, weightMin: 2000, weightMax: 6000, durationMicros: Range{20, 400}},
-	ActDrain:          {always: true, weightMin: 800, weightMax: 2400, durationMicros: Range{20, 400}},
-	ActCommit:         {always: true, weightMin: 400, weightMax: 1600, durationMicros: Range{200, 3000}},
-	ActCrash:          {onPct: 85, weightMin: 100, weightMax: 400, durationMicros: Range{100, 1000}},
-	ActStop:           {onPct: 60, weightMin: 100, weightMax: 400, durationMicros: Range{100, 1000}},
-	ActStart:          {always: true, weightMin: 400, weightMax: 1000, durationMicros: Range{500, 8000}},
-	ActRewind:         {onPct: 95, weightMin: 100, weightMax: 400, durationMicros: Range{100, 1000}},
-	ActProducePlain:   {always: true, weightMin: 150, weightMax: 450, durationMicros: Range{50, 800}},
-	ActProduceStamped: {onPct: 90, weightMin: 200, weightMax: 600, durationMicros: Range{50, 800}},
-	ActProduceCorrupt: {onPct: 95, weightMin: 20, weightMax: 60, durationMicros: Range{50, 800}},
-	ActTxnAbort:       {onPct: 70, weightMin: 100, weightMax: 400, durationMicros: Range{100, 1500}},
-	ActTxnOpen:        {onPct: 60, weightMin: 100, weightMax: 300, durationMicros: Range{100, 1500}},
-	ActTxnClose:       {onPct: 0, weightMin: 200, weightMax: 600, durationMicros: Range{100, 1500}}, // on exactly when txn-open is
-	ActDeleteRecords:  {onPct: 85, weightMin: 20, weightMax: 80, durationMicros: Range{100, 1000}},
-	ActRetention:      {onPct: 50, weightMin: 100, weightMax: 300, durationMicros: Range{100, 1000}},
-	ActDeleteTopic:    {onPct: 80, weightMin: 20, weightMax: 50, durationMicros: Range{500, 5000}},
-	ActRecreateTopic:  {onPct: 92, weightMin: 20, weightMax: 50, durationMicros: Range{500, 5000}},
-	ActRedeclare:      {onPct: 80, weightMin: 100, weightMax: 300, durationMicros: Range{200, 2000}},
-	ActMigrate:        {onPct: 50, weightMin: 100, weightMax: 300, durationMicros: Range{500, 8000}},
-	ActZombie:         {onPct: 50, weightMin: 100, weightMax: 300, durationMicros: Range{100, 1500}},
+var swarmKinds = [spec.NumActionKinds]swarmKind{
+	spec.ActFeed:           {always: true, weightMin: 2000, weightMax: 6000, durationMicros: Range{20, 400}},
+	spec.ActDrain:          {always: true, weightMin: 800, weightMax: 2400, durationMicros: Range{20, 400}},
+	spec.ActCommit:         {always: true, weightMin: 400, weightMax: 1600, durationMicros: Range{200, 3000}},
+	spec.ActCrash:          {onPct: 85, weightMin: 100, weightMax: 400, durationMicros: Range{100, 1000}},
+	spec.ActStop:           {onPct: 60, weightMin: 100, weightMax: 400, durationMicros: Range{100, 1000}},
+	spec.ActStart:          {always: true, weightMin: 400, weightMax: 1000, durationMicros: Range{500, 8000}},
+	spec.ActRewind:         {onPct: 95, weightMin: 100, weightMax: 400, durationMicros: Range{100, 1000}},
+	spec.ActProducePlain:   {always: true, weightMin: 150, weightMax: 450, durationMicros: Range{50, 800}},
+	spec.ActProduceStamped: {onPct: 90, weightMin: 200, weightMax: 600, durationMicros: Range{50, 800}},
+	spec.ActProduceCorrupt: {onPct: 95, weightMin: 20, weightMax: 60, durationMicros: Range{50, 800}},
+	spec.ActTxnAbort:       {onPct: 70, weightMin: 100, weightMax: 400, durationMicros: Range{100, 1500}},
+	spec.ActTxnOpen:        {onPct: 60, weightMin: 100, weightMax: 300, durationMicros: Range{100, 1500}},
+	spec.ActTxnClose:       {onPct: 0, weightMin: 200, weightMax: 600, durationMicros: Range{100, 1500}}, // on exactly when txn-open is
+	spec.ActDeleteRecords:  {onPct: 85, weightMin: 20, weightMax: 80, durationMicros: Range{100, 1000}},
+	spec.ActRetention:      {onPct: 50, weightMin: 100, weightMax: 300, durationMicros: Range{100, 1000}},
+	spec.ActDeleteTopic:    {onPct: 80, weightMin: 20, weightMax: 50, durationMicros: Range{500, 5000}},
+	spec.ActRecreateTopic:  {onPct: 92, weightMin: 20, weightMax: 50, durationMicros: Range{500, 5000}},
+	spec.ActRedeclare:      {onPct: 80, weightMin: 100, weightMax: 300, durationMicros: Range{200, 2000}},
+	spec.ActMigrate:        {onPct: 50, weightMin: 100, weightMax: 300, durationMicros: Range{500, 8000}},
+	spec.ActZombie:         {onPct: 50, weightMin: 100, weightMax: 300, durationMicros: Range{100, 1500}},
 	// Session actions act only in a scenario with sessions (Scenario.Session): the scenario, not
 	// the settings, decides whether a run has session clients.
-	ActSessionWrite: {always: true, weightMin: 300, weightMax: 900, durationMicros: Range{200, 3000}},
-	ActSessionRead:  {always: true, weightMin: 300, weightMax: 900, durationMicros: Range{100, 2000}},
-	ActTokenDamage:  {onPct: 80, weightMin: 30, weightMax: 120, durationMicros: Range{10, 100}},
+	spec.ActSessionWrite: {always: true, weightMin: 300, weightMax: 900, durationMicros: Range{200, 3000}},
+	spec.ActSessionRead:  {always: true, weightMin: 300, weightMax: 900, durationMicros: Range{100, 2000}},
+	spec.ActTokenDamage:  {onPct: 80, weightMin: 30, weightMax: 120, durationMicros: Range{10, 100}},
 }
 
 // ExpandSettings derives a run's settings from its seed, like TigerBeetle's VOPR: which fault
@@ -90,8 +92,8 @@ func ExpandSettings(seed uint64) Settings {
 	bySize := rng.IntN(2) == 0
 	set.ForwardHopsMax = 1 + rng.IntN(4)
 	failClosedPerRunTenths := failClosedIntensity[rng.IntN(len(failClosedIntensity))]
-	var drawn [numActionKinds]uint32
-	for k := range numActionKinds {
+	var drawn [spec.NumActionKinds]uint32
+	for k := range spec.NumActionKinds {
 		sk := swarmKinds[k]
 		roll := rng.IntN(100) // drawn for every kind, so each kind uses the same draws
 		weight := sk.weightMin + uint32(rng.IntN(int(sk.weightMax-sk.weightMin)+1))
@@ -101,18 +103,18 @@ func ExpandSettings(seed uint64) Settings {
 		}
 		set.DurationMicros[k] = drawRange(rng, sk.durationMicros)
 	}
-	if set.Enabled(ActRewind) && !set.Enabled(ActCrash) && !set.Enabled(ActStop) {
-		set.Weights[ActStop] = rewindStopWeight // an operator rewinds a stopped group
+	if set.Enabled(spec.ActRewind) && !set.Enabled(spec.ActCrash) && !set.Enabled(spec.ActStop) {
+		set.Weights[spec.ActStop] = rewindStopWeight // an operator rewinds a stopped group
 	}
-	stampWhereDeleted(&set, drawn[ActProduceStamped])
+	stampWhereDeleted(&set, drawn[spec.ActProduceStamped])
 	scaleFailClosed(&set, failClosedPerRunTenths)
-	if set.Enabled(ActTxnOpen) {
-		set.Weights[ActTxnClose] = drawn[ActTxnClose] // an open transaction must be able to close
+	if set.Enabled(spec.ActTxnOpen) {
+		set.Weights[spec.ActTxnClose] = drawn[spec.ActTxnClose] // an open transaction must be able to close
 	}
-	if set.Enabled(ActProduceCorrupt) {
+	if set.Enabled(spec.ActProduceCorrupt) {
 		set.CorruptProbabilityPct = corruptPct
 	}
-	if set.Enabled(ActRetention) {
+	if set.Enabled(spec.ActRetention) {
 		set.RetentionMicros = retentionMicros
 		if bySize {
 			set.RetentionRecords = retentionRecords
@@ -132,8 +134,8 @@ func ExpandSettings(seed uint64) Settings {
 // seeds instead of 392 (57 of the seeds missed had stamped produce off), IGNORE_CAUSES 862 instead
 // of 822, NO_FIFO 570 instead of 526, every other mode within 10 seeds.
 func stampWhereDeleted(set *Settings, drawnWeight uint32) {
-	if set.Enabled(ActDeleteTopic) && !set.Enabled(ActProduceStamped) {
-		set.Weights[ActProduceStamped] = drawnWeight
+	if set.Enabled(spec.ActDeleteTopic) && !set.Enabled(spec.ActProduceStamped) {
+		set.Weights[spec.ActProduceStamped] = drawnWeight
 	}
 }
 
@@ -184,11 +186,11 @@ var feedLagFactors = []int{1, 4, 8, 16}
 // multiplied the produce weights by 6 to build up a backlog; dropping that lost 11
 // DELIVER_PAST_DEAD_HOLDS catches and gained REDELIVER_REFEEDS 34, RESET_PAST_LOG_START 13,
 // UNDECODABLE_AS_ABSENT 12, IGNORE_REMOVED_CHANNELS 6.)
-var faultAtPct = map[ActionKind]Range{
-	ActProduceCorrupt: {35, 60},
-	ActDeleteRecords:  {65, 90},
-	ActDeleteTopic:    {55, 90},
-	ActRecreateTopic:  {70, 95},
+var faultAtPct = map[spec.ActionKind]Range{
+	spec.ActProduceCorrupt: {35, 60},
+	spec.ActDeleteRecords:  {65, 90},
+	spec.ActDeleteTopic:    {55, 90},
+	spec.ActRecreateTopic:  {70, 95},
 }
 
 // drawFaultSchedule draws, for each fail-closed kind that is on, the step from which it must fire
@@ -207,7 +209,7 @@ func drawFaultSchedule(rng *rand.Rand, set *Settings) {
 // failClosedKinds are the faults after which an honest receiver fails closed for good: a corrupt
 // header it reads, a truncation past its read position, deleting (with holds) or recreating a
 // topic it receives.
-var failClosedKinds = []ActionKind{ActProduceCorrupt, ActDeleteRecords, ActDeleteTopic, ActRecreateTopic}
+var failClosedKinds = []spec.ActionKind{spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActDeleteTopic, spec.ActRecreateTopic}
 
 // failClosedIntensity is the menu of expected fail-closed faults per run at random times, in
 // tenths, one drawn per seed, on top of the one late firing of each enabled kind that
@@ -224,13 +226,13 @@ var failClosedIntensity = []int{0, 0, 0, 3, 10}
 func scaleFailClosed(set *Settings, perRunTenths int) {
 	var others uint64
 	on := 0
-	for k := range numActionKinds {
+	for k := range spec.NumActionKinds {
 		switch {
-		case slices.Contains(failClosedKinds, ActionKind(k)):
+		case slices.Contains(failClosedKinds, spec.ActionKind(k)):
 			if set.Weights[k] > 0 {
 				on++
 			}
-		case isSessionKind(ActionKind(k)):
+		case isSessionKind(spec.ActionKind(k)):
 			// Enabled only in scenarios with sessions; left out so every earlier seed keeps its
 			// fail-closed weights.
 		default:

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Describe prints every option of the settings, seed first, one per line, the way a run prints
@@ -22,13 +24,13 @@ func (s Settings) Describe() string {
 	fmt.Fprintf(&b, "hold_pause_steps         %s\n", offIfZero(int64(s.HoldPauseSteps), ""))
 	fmt.Fprintf(&b, "spare_survivors          %s\n", onOff(s.SpareDeadHoldSurvivors))
 	on := 0
-	for k := range numActionKinds {
+	for k := range spec.NumActionKinds {
 		if s.Weights[k] > 0 {
 			on++
 		}
 	}
-	fmt.Fprintf(&b, "actions                  %d of %d on (weight, duration_us)\n", on, numActionKinds)
-	for _, k := range ActionKinds() {
+	fmt.Fprintf(&b, "actions                  %d of %d on (weight, duration_us)\n", on, spec.NumActionKinds)
+	for _, k := range spec.ActionKinds() {
 		d := s.DurationMicros[k]
 		weight := "off"
 		if s.Weights[k] > 0 {
@@ -52,45 +54,45 @@ func offIfZero(v int64, unit string) string {
 
 // everySeed marks sabotage modes that every run can expose: they act on ordinary feeds,
 // deliveries and sends, so every seed is eligible (issue 6 item 7).
-var everySeed = []ActionKind{}
+var everySeed = []spec.ActionKind{}
 
 // restartKinds are the faults after which a process starts again from its committed state: a
 // crash, a stop, a migration, a zombie's successor, and the task re-initialisation that deleting
 // or recreating a received topic forces. DROP_HELD loses holds at any of them; REDELIVER_REFEEDS
 // is exposed by the re-feed after them as well as by rewinds (measured: seeds without a rewind
 // but with such restarts were caught).
-var restartKinds = []ActionKind{ActCrash, ActStop, ActMigrate, ActZombie, ActDeleteTopic, ActRecreateTopic}
+var restartKinds = []spec.ActionKind{spec.ActCrash, spec.ActStop, spec.ActMigrate, spec.ActZombie, spec.ActDeleteTopic, spec.ActRecreateTopic}
 
 // sabotageNeeds maps each sabotage mode (engine modes and the host's RESET_PAST_LOG_START) to the
 // fault classes that can expose it: a seed is eligible when at least one of them is on. An empty
 // list means every seed is eligible. TREAT_COVERED_FEED_AS_REPLAY is absent on purpose: no host
 // keeping the in-order feed reaches its guard, so no seed is eligible (it is shown by a property
 // test instead).
-var sabotageNeeds = map[string][]ActionKind{
+var sabotageNeeds = map[string][]spec.ActionKind{
 	"IGNORE_CAUSES":           everySeed,
 	"NO_FIFO":                 everySeed,
 	"SKIP_RECEIPT_MERGE":      everySeed,
 	"OVEREXPRESS":             everySeed,
 	"SILENT_DROP":             everySeed,
-	"REDELIVER_REFEEDS":       append([]ActionKind{ActRewind}, restartKinds...),
-	"UNDECODABLE_AS_ABSENT":   {ActProduceCorrupt},
+	"REDELIVER_REFEEDS":       append([]spec.ActionKind{spec.ActRewind}, restartKinds...),
+	"UNDECODABLE_AS_ABSENT":   {spec.ActProduceCorrupt},
 	"DROP_HELD":               restartKinds,
-	"IGNORE_REMOVED_CHANNELS": {ActRedeclare},
-	"IGNORE_RECREATION":       {ActRecreateTopic},
-	"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},
-	"RESET_PAST_LOG_START":    {ActDeleteRecords, ActRetention},
+	"IGNORE_REMOVED_CHANNELS": {spec.ActRedeclare},
+	"IGNORE_RECREATION":       {spec.ActRecreateTopic},
+	"DELIVER_PAST_DEAD_HOLDS": {spec.ActDeleteTopic},
+	"RESET_PAST_LOG_START":    {spec.ActDeleteRecords, spec.ActRetention},
 	// The session tiers' modes act on session writes and reads, which only a scenario with
 	// sessions makes (the session actions are always on in the settings).
-	"READ_SKIPS_UNKNOWN_CHANNELS": {ActSessionRead},
-	"WRITE_MERGES_LOG_END":        {ActSessionWrite},
-	"WRITE_MERGES_BEFORE_COMMIT":  {ActSessionWrite},
-	"TOKEN_SALVAGE":               {ActTokenDamage},
-	"PROJECTOR_RECORDS_FRONTIER":  {ActSessionRead},
+	"READ_SKIPS_UNKNOWN_CHANNELS": {spec.ActSessionRead},
+	"WRITE_MERGES_LOG_END":        {spec.ActSessionWrite},
+	"WRITE_MERGES_BEFORE_COMMIT":  {spec.ActSessionWrite},
+	"TOKEN_SALVAGE":               {spec.ActTokenDamage},
+	"PROJECTOR_RECORDS_FRONTIER":  {spec.ActSessionRead},
 }
 
 // SabotageNeeds returns the fault classes that can expose a sabotage mode (an empty list: every
 // seed can) and whether the mode has an eligibility rule at all.
-func SabotageNeeds(mode string) ([]ActionKind, bool) {
+func SabotageNeeds(mode string) ([]spec.ActionKind, bool) {
 	needs, ok := sabotageNeeds[mode]
 	return needs, ok
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 func TestExpandSettingsDeterministic(t *testing.T) {
@@ -19,7 +21,7 @@ func TestExpandSettingsDeterministic(t *testing.T) {
 
 func TestExpandSettingsShape(t *testing.T) {
 	const seeds = 1000
-	onCount := make([]int, numActionKinds)
+	onCount := make([]int, spec.NumActionKinds)
 	for seed := range uint64(seeds) {
 		s := ExpandSettings(seed)
 		if s.Seed != seed {
@@ -31,21 +33,21 @@ func TestExpandSettingsShape(t *testing.T) {
 		if s.LivenessStepsMax <= 0 || s.ForwardHopsMax < 1 {
 			t.Fatalf("seed %d: liveness budget %d, hops %d", seed, s.LivenessStepsMax, s.ForwardHopsMax)
 		}
-		for _, k := range []ActionKind{ActFeed, ActDrain, ActCommit, ActStart, ActProducePlain} {
+		for _, k := range []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActStart, spec.ActProducePlain} {
 			if !s.Enabled(k) {
 				t.Fatalf("seed %d: core action %s is off", seed, k)
 			}
 		}
-		if s.Enabled(ActTxnOpen) != s.Enabled(ActTxnClose) {
-			t.Fatalf("seed %d: txn-open %v but txn-close %v", seed, s.Enabled(ActTxnOpen), s.Enabled(ActTxnClose))
+		if s.Enabled(spec.ActTxnOpen) != s.Enabled(spec.ActTxnClose) {
+			t.Fatalf("seed %d: txn-open %v but txn-close %v", seed, s.Enabled(spec.ActTxnOpen), s.Enabled(spec.ActTxnClose))
 		}
-		if (s.CorruptProbabilityPct > 0) != s.Enabled(ActProduceCorrupt) {
-			t.Fatalf("seed %d: corrupt pct %d with produce-corrupt %v", seed, s.CorruptProbabilityPct, s.Enabled(ActProduceCorrupt))
+		if (s.CorruptProbabilityPct > 0) != s.Enabled(spec.ActProduceCorrupt) {
+			t.Fatalf("seed %d: corrupt pct %d with produce-corrupt %v", seed, s.CorruptProbabilityPct, s.Enabled(spec.ActProduceCorrupt))
 		}
-		if (s.RetentionMicros > 0) != s.Enabled(ActRetention) {
-			t.Fatalf("seed %d: retention %dus with retention action %v", seed, s.RetentionMicros, s.Enabled(ActRetention))
+		if (s.RetentionMicros > 0) != s.Enabled(spec.ActRetention) {
+			t.Fatalf("seed %d: retention %dus with retention action %v", seed, s.RetentionMicros, s.Enabled(spec.ActRetention))
 		}
-		for _, k := range ActionKinds() {
+		for _, k := range spec.ActionKinds() {
 			d := s.DurationMicros[k]
 			if d.Min < 0 || d.Max < d.Min {
 				t.Fatalf("seed %d: %s duration range %v", seed, k, d)
@@ -56,7 +58,7 @@ func TestExpandSettingsShape(t *testing.T) {
 		}
 	}
 	// Swarm: every optional fault class is on for some seeds and off for others.
-	for _, k := range ActionKinds() {
+	for _, k := range spec.ActionKinds() {
 		if swarmKinds[k].always {
 			continue
 		}
@@ -78,12 +80,12 @@ func TestDescribeListsEveryOptionSeedFirst(t *testing.T) {
 			t.Errorf("Describe lacks %s:\n%s", want, d)
 		}
 	}
-	for _, k := range ActionKinds() {
+	for _, k := range spec.ActionKinds() {
 		if !strings.Contains(d, "  "+k.String()+" ") {
 			t.Errorf("Describe lacks action %s", k)
 		}
 	}
-	s.Weights[ActZombie] = 0
+	s.Weights[spec.ActZombie] = 0
 	if !strings.Contains(s.Describe(), "zombie                 off") {
 		t.Errorf("an off kind is not marked off:\n%s", s.Describe())
 	}
@@ -96,14 +98,14 @@ func TestEligible(t *testing.T) {
 			t.Errorf("%s not eligible on a seed with every fault off", mode)
 		}
 	}
-	needs := map[string][]ActionKind{
-		"REDELIVER_REFEEDS":       {ActRewind, ActCrash, ActStop, ActMigrate, ActZombie, ActDeleteTopic, ActRecreateTopic},
-		"UNDECODABLE_AS_ABSENT":   {ActProduceCorrupt},
-		"DROP_HELD":               {ActCrash, ActStop, ActMigrate, ActZombie, ActDeleteTopic, ActRecreateTopic},
-		"IGNORE_REMOVED_CHANNELS": {ActRedeclare},
-		"IGNORE_RECREATION":       {ActRecreateTopic},
-		"DELIVER_PAST_DEAD_HOLDS": {ActDeleteTopic},
-		"RESET_PAST_LOG_START":    {ActDeleteRecords, ActRetention},
+	needs := map[string][]spec.ActionKind{
+		"REDELIVER_REFEEDS":       {spec.ActRewind, spec.ActCrash, spec.ActStop, spec.ActMigrate, spec.ActZombie, spec.ActDeleteTopic, spec.ActRecreateTopic},
+		"UNDECODABLE_AS_ABSENT":   {spec.ActProduceCorrupt},
+		"DROP_HELD":               {spec.ActCrash, spec.ActStop, spec.ActMigrate, spec.ActZombie, spec.ActDeleteTopic, spec.ActRecreateTopic},
+		"IGNORE_REMOVED_CHANNELS": {spec.ActRedeclare},
+		"IGNORE_RECREATION":       {spec.ActRecreateTopic},
+		"DELIVER_PAST_DEAD_HOLDS": {spec.ActDeleteTopic},
+		"RESET_PAST_LOG_START":    {spec.ActDeleteRecords, spec.ActRetention},
 	}
 	for mode, kinds := range needs {
 		if s.Eligible(mode) {
@@ -152,7 +154,7 @@ func TestFaultAtStepShape(t *testing.T) {
 			t.Fatalf("seed %d: feed lag %d not in %v", seed, s.FeedLagFactor, feedLagFactors)
 		}
 	}
-	for _, k := range ActionKinds() {
+	for _, k := range spec.ActionKinds() {
 		if !slices.Contains(failClosedKinds, k) && ExpandSettings(7).FaultAtStep[k] != 0 {
 			t.Errorf("%s is not fail-closed but has a due step", k)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"hash/fnv"
 	"strings"
 	"testing"
@@ -11,10 +12,10 @@ import (
 
 func sampleEvents() []Event {
 	return []Event{
-		{Step: 0, TimeMicros: 120, Action: ActProducePlain, Kind: "produced", Process: -1, Topic: "orders", Incarn: 1, Partition: 0, Position: 0, Msg: 1},
-		{Step: 1, TimeMicros: 310, Action: ActFeed, Kind: "fed", Process: 2, Topic: "orders", Incarn: 1, Partition: 0, Position: 0, Msg: 1},
-		{Step: 1, TimeMicros: 310, Action: ActFeed, Kind: "held", Process: 2, Topic: "orders", Incarn: 1, Msg: 1, Detail: "blocked by orders#1/1@3"},
-		{Step: 2, TimeMicros: 900, Action: ActCrash, Kind: "crashed", Process: 2, Detail: "rolled back 1 step"},
+		{Step: 0, TimeMicros: 120, Action: spec.ActProducePlain, Kind: "produced", Process: -1, Topic: "orders", Incarn: 1, Partition: 0, Position: 0, Msg: 1},
+		{Step: 1, TimeMicros: 310, Action: spec.ActFeed, Kind: "fed", Process: 2, Topic: "orders", Incarn: 1, Partition: 0, Position: 0, Msg: 1},
+		{Step: 1, TimeMicros: 310, Action: spec.ActFeed, Kind: "held", Process: 2, Topic: "orders", Incarn: 1, Msg: 1, Detail: "blocked by orders#1/1@3"},
+		{Step: 2, TimeMicros: 900, Action: spec.ActCrash, Kind: "crashed", Process: 2, Detail: "rolled back 1 step"},
 	}
 }
 
@@ -53,7 +54,7 @@ func TestHashSeesEveryField(t *testing.T) {
 	mutations := map[string]func(*Event){
 		"step":      func(e *Event) { e.Step++ },
 		"time":      func(e *Event) { e.TimeMicros++ },
-		"action":    func(e *Event) { e.Action = ActDrain },
+		"action":    func(e *Event) { e.Action = spec.ActDrain },
 		"name":      func(e *Event) { e.ActionName = "other" },
 		"kind":      func(e *Event) { e.Kind = "delivered" },
 		"process":   func(e *Event) { e.Process = 3 },

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -51,7 +52,7 @@ type world struct {
 	sess *sessionWorld
 
 	step       int
-	action     ActionKind
+	action     spec.ActionKind
 	liveness   bool // the final phase: faults off
 	violations []Violation
 	stats      Stats
@@ -60,11 +61,11 @@ type world struct {
 	tracing     bool
 	ev          Event
 	hooks       *testHooks
-	weights     []uint32                // reused weight buffer for target choices
-	offsetBuf   []int64                 // reused buffer of truncationCandidates
-	procBuf     []*proc                 // reused buffer of rollbackReceivers
-	groupBuf    []substrate.GroupOffset // reused buffer of proc.committedOffsets
-	kindWeights [numActionKinds]uint32  // reused weight buffer for the action choice
+	weights     []uint32                    // reused weight buffer for target choices
+	offsetBuf   []int64                     // reused buffer of truncationCandidates
+	procBuf     []*proc                     // reused buffer of rollbackReceivers
+	groupBuf    []substrate.GroupOffset     // reused buffer of proc.committedOffsets
+	kindWeights [spec.NumActionKinds]uint32 // reused weight buffer for the action choice
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
 	script                   []ScriptedAction
@@ -219,35 +220,35 @@ func newWorld(scn *Scenario, set *Settings, ch Chooser, opts *RunOptions) *world
 // createIncarnation creates (or creates again) topic t on the substrate with a fresh ID and
 // registers its channels.
 func (w *world) createIncarnation(t int) int32 {
-	spec := w.topics[t].spec
+	ts := w.topics[t].spec
 	var id substrate.TopicID
 	var err error
 	if w.topics[t].inc >= 0 {
-		id, err = w.sub.RecreateTopic(spec.Name)
+		id, err = w.sub.RecreateTopic(ts.Name)
 		w.incs[w.topics[t].inc].alive = false
 	} else {
-		id, err = w.sub.CreateTopic(spec.Name, spec.Partitions)
+		id, err = w.sub.CreateTopic(ts.Name, ts.Partitions)
 	}
 	if err != nil {
-		panic(fmt.Sprintf("sim: creating topic %q: %v", spec.Name, err))
+		panic(fmt.Sprintf("sim: creating topic %q: %v", ts.Name, err))
 	}
 	inc := int32(len(w.incs))
-	w.incs = append(w.incs, incarnation{topic: t, id: id, firstChan: int32(len(w.chans)), parts: spec.Partitions, alive: true})
-	for p := range spec.Partitions {
+	w.incs = append(w.incs, incarnation{topic: t, id: id, firstChan: int32(len(w.chans)), parts: ts.Partitions, alive: true})
+	for p := range ts.Partitions {
 		c := channel{inc: inc, topic: t, part: int32(p),
 			tp: substrate.TopicPartition{Topic: id, Partition: substrate.Partition(p)},
 			nc: node.Channel{Topic: node.TopicID(id), Partition: node.Partition(p)}}
 		w.chanByNode[c.nc] = int32(len(w.chans))
 		w.chans = append(w.chans, c)
 	}
-	if spec.External && w.topics[t].inc < 0 {
+	if ts.External && w.topics[t].inc < 0 {
 		w.liveExternals++
 	}
 	w.topics[t].inc = inc
-	if spec.External && !spec.spares(ActRetention) && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {
+	if ts.External && !ts.spares(spec.ActRetention) && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {
 		pol := substrate.RetentionPolicy{TimeMicros: w.set.RetentionMicros, MaxOffsets: int64(w.set.RetentionRecords)}
-		if err := w.sub.SetRetention(spec.Name, pol); err != nil {
-			panic(fmt.Sprintf("sim: retention on %q: %v", spec.Name, err))
+		if err := w.sub.SetRetention(ts.Name, pol); err != nil {
+			panic(fmt.Sprintf("sim: retention on %q: %v", ts.Name, err))
 		}
 	}
 	return inc

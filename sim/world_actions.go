@@ -1,34 +1,36 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // Executing one chosen action: pick its targets through the Chooser, advance the virtual clock,
 // act. Every action is one scheduler step.
 
 // do performs action kind k chosen by the scheduler.
-func (w *world) do(k ActionKind, masks []procMask) {
+func (w *world) do(k spec.ActionKind, masks []procMask) {
 	w.action = k
 	w.stats.Actions[k]++
 	w.clock.advance(k)
 	switch k {
-	case ActFeed, ActDrain, ActCommit, ActCrash, ActStop, ActStart, ActRewind, ActRedeclare, ActMigrate, ActZombie:
+	case spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind, spec.ActRedeclare, spec.ActMigrate, spec.ActZombie:
 		w.doProcess(k, w.chooseProc(processLabels[k], k, masks))
-	case ActProducePlain, ActProduceCorrupt, ActProduceStamped, ActTxnAbort, ActTxnOpen:
+	case spec.ActProducePlain, spec.ActProduceCorrupt, spec.ActProduceStamped, spec.ActTxnAbort, spec.ActTxnOpen:
 		w.doProduce(k)
-	case ActTxnClose:
+	case spec.ActTxnClose:
 		commit := w.chooser.Choose("txn-close.commit", []uint32{1, 1}) == 1
 		w.record(ScriptedAction{Kind: k, Commit: commit})
 		w.txnClose(commit)
-	case ActDeleteRecords:
+	case spec.ActDeleteRecords:
 		w.doDeleteRecords()
-	case ActRetention:
+	case spec.ActRetention:
 		w.record(ScriptedAction{Kind: k})
 		w.retention()
-	case ActSessionWrite, ActSessionRead, ActTokenDamage:
+	case spec.ActSessionWrite, spec.ActSessionRead, spec.ActTokenDamage:
 		w.ownAll() // session actions read and stamp through the processes' engines
 		w.doSession(k)
-	case ActDeleteTopic, ActRecreateTopic:
+	case spec.ActDeleteTopic, spec.ActRecreateTopic:
 		t := w.chooseExternal(topicLabels[k], k, 0)
 		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
-		if k == ActDeleteTopic {
+		if k == spec.ActDeleteTopic {
 			w.ownTopicReaders(t) // its receivers roll back, restart and may be marked (world_faults.go)
 			w.deleteTopic(t)
 		} else {
@@ -39,12 +41,12 @@ func (w *world) do(k ActionKind, masks []procMask) {
 }
 
 // processLabels and topicLabels are the Chooser labels of target choices, per action kind.
-var processLabels, topicLabels [numActionKinds]string
+var processLabels, topicLabels [spec.NumActionKinds]string
 
 func init() {
-	for k := range numActionKinds {
-		processLabels[k] = ActionKind(k).String() + ".process"
-		topicLabels[k] = ActionKind(k).String() + ".topic"
+	for k := range spec.NumActionKinds {
+		processLabels[k] = spec.ActionKind(k).String() + ".process"
+		topicLabels[k] = spec.ActionKind(k).String() + ".topic"
 	}
 }
 
@@ -52,23 +54,23 @@ func init() {
 // preferably one with live receivers. A stamped record first picks the record it names, then a
 // partition whose receivers also receive that record's channel (where it may arrive first and
 // be held).
-func (w *world) doProduce(k ActionKind) {
+func (w *world) doProduce(k spec.ActionKind) {
 	var r uint64
-	if k == ActProduceStamped {
+	if k == spec.ActProduceStamped {
 		r = w.chooseObserved()
 	}
 	t := w.chooseExternal("produce.topic", k, r)
 	c := w.chooseProducePartition("produce.partition", k, t, r)
 	a := ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name, Partition: w.chans[c].part}
 	switch k {
-	case ActProducePlain:
+	case spec.ActProducePlain:
 		w.record(a)
 		w.producePlain(c)
-	case ActProduceCorrupt:
+	case spec.ActProduceCorrupt:
 		a.Headers = w.drawCorruption().Values
 		w.record(a)
 		w.produceCorrupt(c, a.Headers, nil, nil)
-	case ActProduceStamped:
+	case spec.ActProduceStamped:
 		m := w.msgs[r-1]
 		a.Observe = CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}
 		if inc := w.chans[m.ch].inc; inc != w.topics[w.chans[m.ch].topic].inc {
@@ -76,11 +78,11 @@ func (w *world) doProduce(k ActionKind) {
 		}
 		w.record(a)
 		w.produceStamped(c, r)
-	case ActTxnAbort:
+	case spec.ActTxnAbort:
 		a.Records = 1 + w.streams.Payloads.IntN(3)
 		w.record(a)
 		w.txnAbort(c, a.Records)
-	case ActTxnOpen:
+	case spec.ActTxnOpen:
 		a.Records = 1 + w.streams.Payloads.IntN(2)
 		w.record(a)
 		w.txnOpen(c, a.Records)
@@ -88,22 +90,22 @@ func (w *world) doProduce(k ActionKind) {
 }
 
 // doProcess performs a process action on p.
-func (w *world) doProcess(k ActionKind, p *proc) {
+func (w *world) doProcess(k spec.ActionKind, p *proc) {
 	p.own() // a process action changes only its process (a cloned world copies it now)
 	a := ScriptedAction{Kind: k, Process: p.spec.Name}
 	switch k {
-	case ActFeed:
+	case spec.ActFeed:
 		pc := w.chooseFeedChannel(p)
 		a.Topic = w.topics[w.chans[pc.ch].topic].spec.Name
 		w.record(a)
 		p.feed(pc)
-	case ActRewind:
+	case spec.ActRewind:
 		pc := w.chooseRewindChannel(p)
 		target := w.chooseOffset("rewind.offset", w.rewindCandidates(pc))
 		a.Topic, a.Offset = w.topics[w.chans[pc.ch].topic].spec.Name, target
 		w.record(a)
 		w.rewind(p, pc, target)
-	case ActRedeclare:
+	case spec.ActRedeclare:
 		if t := w.chooseRedeclareTopic(p); t >= 0 {
 			a.Topic, a.Add = w.topics[t].spec.Name, !p.declares(t)
 			w.record(a)
@@ -116,23 +118,23 @@ func (w *world) doProcess(k ActionKind, p *proc) {
 }
 
 // doLifecycle performs a process action that needs no further target.
-func (w *world) doLifecycle(k ActionKind, p *proc) {
+func (w *world) doLifecycle(k spec.ActionKind, p *proc) {
 	switch k {
-	case ActDrain:
+	case spec.ActDrain:
 		p.drain()
-	case ActCommit:
+	case spec.ActCommit:
 		if err := p.commit(); err != nil {
 			panic("sim: commit of a live execution failed: " + err.Error())
 		}
-	case ActCrash:
+	case spec.ActCrash:
 		p.crash()
-	case ActStop:
+	case spec.ActStop:
 		p.stop()
-	case ActStart:
+	case spec.ActStart:
 		p.start(true)
-	case ActMigrate:
+	case spec.ActMigrate:
 		w.migrate(p)
-	case ActZombie:
+	case spec.ActZombie:
 		w.zombie(p)
 	}
 }
@@ -259,14 +261,14 @@ func (w *world) doDeleteRecords() {
 		weights[i] = w.truncationOffsetWeight(c, o)
 	}
 	before := cands[w.chooser.Choose("truncate.offset", weights)]
-	w.record(ScriptedAction{Kind: ActDeleteRecords, Topic: w.topics[w.chans[c].topic].spec.Name, Partition: w.chans[c].part, Offset: before})
+	w.record(ScriptedAction{Kind: spec.ActDeleteRecords, Topic: w.topics[w.chans[c].topic].spec.Name, Partition: w.chans[c].part, Offset: before})
 	w.deleteRecords(c, before)
 }
 
 // truncateNothing is a delete-records step that found nothing to truncate. It is recorded (with no
 // topic) so a replayed script takes the step too, keeping step counts and the clock aligned.
 func (w *world) truncateNothing() {
-	w.record(ScriptedAction{Kind: ActDeleteRecords})
+	w.record(ScriptedAction{Kind: spec.ActDeleteRecords})
 	w.emitRaw("truncated", -1, "nothing to truncate")
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -52,7 +53,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	for i := range c.chans {
 		c.chans[i].slots = slices.Clip(c.chans[i].slots)
 	}
-	if w.set.Weights[ActRecreateTopic] > 0 { // a recreation adds channels to the map
+	if w.set.Weights[spec.ActRecreateTopic] > 0 { // a recreation adds channels to the map
 		c.chanByNode = maps.Clone(w.chanByNode)
 	}
 	// The message table is shared copy-on-write: appends never write into the other world's view

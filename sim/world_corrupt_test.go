@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // answer is a Chooser that answers every decision with option i.
@@ -17,10 +18,10 @@ func (a answer) Choose(string, []uint32) int { return int(a) }
 func corruptWorld(t *testing.T, explored bool, due int) *world {
 	t.Helper()
 	set := Settings{Seed: 3}
-	set.Weights[ActProduceCorrupt] = 1
-	set.FaultAtStep[ActProduceCorrupt] = due
-	scn := diamond(ScriptedAction{Kind: ActProducePlain, Topic: "in"}, ScriptedAction{Kind: ActProducePlain, Topic: "in"},
-		act(ActFeed, "p1", "in"), act(ActDrain, "p1", ""), act(ActCommit, "p1", ""))
+	set.Weights[spec.ActProduceCorrupt] = 1
+	set.FaultAtStep[spec.ActProduceCorrupt] = due
+	scn := diamond(ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"},
+		act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""))
 	w := newWorld(scn, &set, NewRandomChooser(3), &RunOptions{journal: explored})
 	w.run()
 	if w.recentN == 0 {
@@ -55,7 +56,7 @@ func TestExploredCorruptProduceBranchesOverEveryShape(t *testing.T) {
 // come too.
 func TestDueCorruptFaultIsUndecodable(t *testing.T) {
 	w := corruptWorld(t, false, 1)
-	if !w.faultDue(ActProduceCorrupt) {
+	if !w.faultDue(spec.ActProduceCorrupt) {
 		t.Fatal("the fault is not due")
 	}
 	for range 200 {
@@ -64,11 +65,11 @@ func TestDueCorruptFaultIsUndecodable(t *testing.T) {
 		}
 	}
 	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{encodeCauses(w.observedAll())}, nil, nil)
-	if !w.faultDue(ActProduceCorrupt) {
+	if !w.faultDue(spec.ActProduceCorrupt) {
 		t.Fatal("a near miss that decodes fired the fault")
 	}
 	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{corruptHeader}, nil, nil)
-	if w.faultDue(ActProduceCorrupt) {
+	if w.faultDue(spec.ActProduceCorrupt) {
 		t.Fatal("an undecodable record did not fire the fault")
 	}
 	decodable := 0

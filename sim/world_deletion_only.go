@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // Deletion-only topics (TopicSpec.DeletionOnly). A scenario reserves such a topic for the deletion
 // fault (TopicSpec.spares names the rule once): no corrupt record (externalWeight), truncation (truncationWeight; no retention policy,
 // world.go), recreation (externalWeight) or redeclaration (maskOf, redeclareWeight) is aimed at it
@@ -28,7 +30,7 @@ package sim
 // receiver a fault of another kind can be aimed at (aimableReceivers).
 func (p *proc) readsDeletionOnly() bool {
 	for _, t := range p.declared {
-		if p.w.topics[t].spec.spares(ActRedeclare) {
+		if p.w.topics[t].spec.spares(spec.ActRedeclare) {
 			return true
 		}
 	}
@@ -69,7 +71,7 @@ func (w *world) topicBlocked(t int) bool {
 // not spare it, TopicSpec.spares; and, when live is set, is live): a corrupt record needs a live
 // one, a recreation any one. Without it those kinds are disabled (kindEnabled) rather than aimed
 // at a topic that spares them.
-func (w *world) anyFaultable(k ActionKind, live bool) bool {
+func (w *world) anyFaultable(k spec.ActionKind, live bool) bool {
 	for t := range w.topics {
 		spec := w.topics[t].spec
 		if spec.External && !spec.spares(k) && (!live || w.topics[t].inc >= 0) {

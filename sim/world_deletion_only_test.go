@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"testing"
+)
 
 // deletionOnlyScenario: p reads the deletion-only topic d and the external topic in; q reads in
 // and sends to out, which p reads too.
@@ -24,11 +27,11 @@ func deletionOnlyScenario() *Scenario {
 // topic or its reader, retention never truncates it, while each of those faults does hit the
 // ordinary external topic (so the check is exercised) and the deletion-only topic is deleted.
 func TestDeletionOnlyTopicSpared(t *testing.T) {
-	hitIn := map[ActionKind]int{}
+	hitIn := map[spec.ActionKind]int{}
 	deleted := 0
 	for seed := uint64(1); seed <= 60; seed++ {
 		set := ExpandSettings(seed)
-		for _, k := range []ActionKind{ActProduceCorrupt, ActDeleteRecords, ActRecreateTopic, ActDeleteTopic, ActRedeclare, ActStop, ActProduceStamped, ActRetention} {
+		for _, k := range []spec.ActionKind{spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActRecreateTopic, spec.ActDeleteTopic, spec.ActRedeclare, spec.ActStop, spec.ActProduceStamped, spec.ActRetention} {
 			set.Weights[k] = max(set.Weights[k], 200)
 		}
 		set.RetentionRecords = 3
@@ -36,19 +39,19 @@ func TestDeletionOnlyTopicSpared(t *testing.T) {
 		res := w.run()
 		for i, a := range res.Script {
 			switch a.Kind {
-			case ActProduceCorrupt, ActDeleteRecords, ActRecreateTopic:
+			case spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActRecreateTopic:
 				if a.Topic == "d" {
 					t.Fatalf("seed %d: action %d %s aimed at the deletion-only topic", seed, i, a.Kind)
 				}
 				if a.Topic == "in" {
 					hitIn[a.Kind]++
 				}
-			case ActRedeclare:
+			case spec.ActRedeclare:
 				if a.Process == "p" || a.Topic == "d" {
 					t.Fatalf("seed %d: action %d redeclares %s's %s", seed, i, a.Process, a.Topic)
 				}
 				hitIn[a.Kind]++
-			case ActDeleteTopic:
+			case spec.ActDeleteTopic:
 				if a.Topic == "d" {
 					deleted++
 				}
@@ -61,7 +64,7 @@ func TestDeletionOnlyTopicSpared(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []ActionKind{ActProduceCorrupt, ActDeleteRecords, ActRecreateTopic, ActRedeclare} {
+	for _, k := range []spec.ActionKind{spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActRecreateTopic, spec.ActRedeclare} {
 		if hitIn[k] == 0 {
 			t.Errorf("no %s ever hit the ordinary topic: the check is vacuous", k)
 		}
@@ -76,9 +79,9 @@ func TestDeletionOnlyTopicSpared(t *testing.T) {
 func TestDeletionOnlyTopicHasNoRetention(t *testing.T) {
 	scn := deletionOnlyScenario()
 	for range 6 {
-		scn.Script = append(scn.Script, ScriptedAction{Kind: ActProducePlain, Topic: "in"}, ScriptedAction{Kind: ActProducePlain, Topic: "d"})
+		scn.Script = append(scn.Script, ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, ScriptedAction{Kind: spec.ActProducePlain, Topic: "d"})
 	}
-	scn.Script = append(scn.Script, ScriptedAction{Kind: ActRetention})
+	scn.Script = append(scn.Script, ScriptedAction{Kind: spec.ActRetention})
 	set := Settings{Seed: 1, RetentionRecords: 3}
 	w := newWorld(scn, &set, NewRandomChooser(1), &RunOptions{})
 	w.run()

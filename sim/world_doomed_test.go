@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestHeldOnDeadSparesSurvivor stages a held message on a topic that is then deleted: the honest
@@ -13,9 +14,9 @@ import (
 // (explorations enumerate every fault).
 func TestHeldOnDeadSparesSurvivor(t *testing.T) {
 	script := []ScriptedAction{
-		{Kind: ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
-		act(ActFeed, "p", "x"), act(ActDrain, "p", ""), act(ActCommit, "p", ""),
-		{Kind: ActDeleteTopic, Topic: "x"},
+		{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
+		{Kind: spec.ActDeleteTopic, Topic: "x"},
 	}
 	for _, tc := range []struct {
 		name     string
@@ -28,7 +29,7 @@ func TestHeldOnDeadSparesSurvivor(t *testing.T) {
 		if got := p.heldOnDead(); got != tc.survives {
 			t.Fatalf("%s: heldOnDead = %v (status %v), want %v", tc.name, got, p.status, tc.survives)
 		}
-		const faults = procMask(1<<ActCrash | 1<<ActStop | 1<<ActMigrate | 1<<ActZombie)
+		const faults = procMask(1<<spec.ActCrash | 1<<spec.ActStop | 1<<spec.ActMigrate | 1<<spec.ActZombie)
 		if m := w.maskOf(p); tc.survives && m&faults != faults {
 			t.Fatalf("%s: without SpareDeadHoldSurvivors (explorations) the survivor is no target of %b", tc.name, faults&^m)
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The canonical state of a world, for the explorer's deduplication: two worlds with equal
@@ -54,7 +55,7 @@ type stateHasher struct {
 
 func newStateHasher(set *Settings) *stateHasher {
 	return &stateHasher{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		withRecent: set.Weights[ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
+		withRecent: set.Weights[spec.ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
 		caches: &procHashCaches{}, verify: verifyHashCaches.Load()}
 }
 

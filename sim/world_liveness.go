@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // The liveness phase (TigerBeetle's healed core, rafttest's Stabilize): faults stop, the open
 // external transaction is committed, and every process that has not failed closed is started,
 // fed everything fetchable, drained and committed, round after round in process order, until a
@@ -13,7 +15,7 @@ func (w *world) livenessPhase() {
 	start := w.step
 	if w.ext.open {
 		w.step++
-		w.action = ActTxnClose
+		w.action = spec.ActTxnClose
 		w.txnClose(true)
 	}
 	budget := w.set.LivenessStepsMax
@@ -32,7 +34,7 @@ func (w *world) livenessPhase() {
 // reached; it reports whether anything moved.
 func (w *world) settle(p *proc, limit int) bool {
 	moved := false
-	act := func(k ActionKind, f func()) {
+	act := func(k spec.ActionKind, f func()) {
 		w.step++
 		w.action = k
 		w.stats.Actions[k]++
@@ -41,16 +43,16 @@ func (w *world) settle(p *proc, limit int) bool {
 		moved = true
 	}
 	if p.status == procDown && w.step < limit {
-		act(ActStart, func() { p.start(true) })
+		act(spec.ActStart, func() { p.start(true) })
 	}
 	for p.status == procRunning && w.step < limit {
 		switch {
 		case p.anyFeedable():
-			act(ActFeed, func() { p.feed(w.firstFeedable(p)) })
+			act(spec.ActFeed, func() { p.feed(w.firstFeedable(p)) })
 		case p.drainable:
-			act(ActDrain, p.drain)
+			act(spec.ActDrain, p.drain)
 		case p.stepDirty:
-			act(ActCommit, func() { must(p.commit()) })
+			act(spec.ActCommit, func() { must(p.commit()) })
 		default:
 			return moved
 		}

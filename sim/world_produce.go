@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -129,7 +130,7 @@ func (w *world) drawCorruption() corrupt.Corruption {
 		base.Merge(w.chans[r.ch].nc, node.Offset(r.pos))
 	}
 	shapes := corrupt.Shapes
-	if w.faultDue(ActProduceCorrupt) {
+	if w.faultDue(spec.ActProduceCorrupt) {
 		shapes = corrupt.Undecodable
 	}
 	return corrupt.Draw(w.streams.Corruptions, shapes, wireCauses(base))

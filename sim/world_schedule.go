@@ -1,6 +1,10 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // The safety-phase scheduler. Each step asks the Chooser which enabled action kind fires (weights
 // from the settings, zero for kinds with no eligible target), then which target (process,
@@ -11,8 +15,8 @@ import "slices"
 type procMask uint32
 
 // processKinds are the action kinds that act on one process.
-var processKinds = []ActionKind{ActFeed, ActDrain, ActCommit, ActCrash, ActStop, ActStart, ActRewind,
-	ActRedeclare, ActMigrate, ActZombie}
+var processKinds = []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind,
+	spec.ActRedeclare, spec.ActMigrate, spec.ActZombie}
 
 // maskOf computes the kinds p is an eligible target of.
 func (w *world) maskOf(p *proc) procMask {
@@ -20,24 +24,24 @@ func (w *world) maskOf(p *proc) procMask {
 	switch p.status {
 	case procRunning:
 		if !w.set.SpareDeadHoldSurvivors || !p.heldOnDead() { // a survivor is left to show what it does next (world_doomed.go)
-			m |= 1<<ActCrash | 1<<ActStop | 1<<ActMigrate | 1<<ActZombie
+			m |= 1<<spec.ActCrash | 1<<spec.ActStop | 1<<spec.ActMigrate | 1<<spec.ActZombie
 		}
 		if p.feedableAt(w.step + 1) { // the step the chosen action runs at
-			m |= 1 << ActFeed
+			m |= 1 << spec.ActFeed
 		}
 		if p.drainable {
-			m |= 1 << ActDrain
+			m |= 1 << spec.ActDrain
 		}
 		if p.stepDirty {
-			m |= 1 << ActCommit
+			m |= 1 << spec.ActCommit
 		}
 	case procDown:
-		m |= 1 << ActStart
+		m |= 1 << spec.ActStart
 		if !p.readsDeletionOnly() {
-			m |= 1 << ActRedeclare
+			m |= 1 << spec.ActRedeclare
 		}
 		if w.rewindable(p) {
-			m |= 1 << ActRewind
+			m |= 1 << spec.ActRewind
 		}
 	}
 	return m
@@ -54,7 +58,7 @@ func (w *world) rewindable(p *proc) bool {
 }
 
 // chooseAction picks the next action kind, or reports false when nothing is enabled.
-func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
+func (w *world) chooseAction(masks []procMask) (spec.ActionKind, bool) {
 	var any procMask
 	for i, p := range w.procs {
 		masks[i] = w.maskOf(p)
@@ -64,8 +68,8 @@ func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
 	clear(weights)
 	total := uint32(0)
 	liveExt := w.liveExternals > 0
-	for k := range numActionKinds {
-		if w.set.Weights[k] == 0 || !w.kindEnabled(ActionKind(k), any, liveExt) {
+	for k := range spec.NumActionKinds {
+		if w.set.Weights[k] == 0 || !w.kindEnabled(spec.ActionKind(k), any, liveExt) {
 			continue
 		}
 		weights[k] = w.set.Weights[k]
@@ -75,7 +79,7 @@ func (w *world) chooseAction(masks []procMask) (ActionKind, bool) {
 		return 0, false
 	}
 	w.boostDueFaults(weights, total)
-	return ActionKind(w.chooser.Choose("action", weights)), true
+	return spec.ActionKind(w.chooser.Choose("action", weights)), true
 }
 
 // lastCallFraction: in the last 1/lastCallFraction of the safety phase, every enabled optional
@@ -97,7 +101,7 @@ const faultDueBoost = 4
 func (w *world) boostDueFaults(weights []uint32, total uint32) {
 	end := len(w.procs) + w.set.SafetySteps
 	if w.step+1 >= end-w.set.SafetySteps/lastCallFraction {
-		for k := range numActionKinds {
+		for k := range spec.NumActionKinds {
 			if !swarmKinds[k].always && w.set.FaultAtStep[k] == 0 && weights[k] > 0 && w.stats.Actions[k] == 0 {
 				weights[k] = max(weights[k], total/2) // an enabled fault never fired: its last call
 			}
@@ -112,8 +116,8 @@ func (w *world) boostDueFaults(weights []uint32, total uint32) {
 			weights[k] = faultDueBoost * total
 		}
 	}
-	if weights[ActRedeclare] > 0 && w.step+1 >= end-w.set.SafetySteps*redeclareLatePct/100 && w.anyRemovableHolds() {
-		weights[ActRedeclare] *= redeclareHeldBoost
+	if weights[spec.ActRedeclare] > 0 && w.step+1 >= end-w.set.SafetySteps*redeclareLatePct/100 && w.anyRemovableHolds() {
+		weights[spec.ActRedeclare] *= redeclareHeldBoost
 	}
 }
 
@@ -152,25 +156,25 @@ func (w *world) anyRemovableHolds() bool {
 // kindEnabled reports whether kind k has an eligible target (any: the union of process masks;
 // liveExt: some external topic is live). A corrupt record and a recreation also need an external
 // topic that is not deletion-only (anyFaultable).
-func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
+func (w *world) kindEnabled(k spec.ActionKind, any procMask, liveExt bool) bool {
 	switch k {
-	case ActProducePlain, ActTxnAbort, ActDeleteTopic:
+	case spec.ActProducePlain, spec.ActTxnAbort, spec.ActDeleteTopic:
 		return liveExt
-	case ActProduceCorrupt:
+	case spec.ActProduceCorrupt:
 		return liveExt && w.anyFaultable(k, true)
-	case ActProduceStamped:
+	case spec.ActProduceStamped:
 		return w.recentN > 0 && liveExt
-	case ActTxnOpen:
+	case spec.ActTxnOpen:
 		return !w.ext.open && liveExt
-	case ActTxnClose:
+	case spec.ActTxnClose:
 		return w.ext.open
-	case ActDeleteRecords:
+	case spec.ActDeleteRecords:
 		return true
-	case ActRetention:
+	case spec.ActRetention:
 		return w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0
-	case ActRecreateTopic:
+	case spec.ActRecreateTopic:
 		return w.externals > 0 && w.anyFaultable(k, false)
-	case ActSessionWrite, ActSessionRead, ActTokenDamage:
+	case spec.ActSessionWrite, spec.ActSessionRead, spec.ActTokenDamage:
 		return w.sessionEnabled(k)
 	}
 	return any&(1<<k) != 0
@@ -178,15 +182,15 @@ func (w *world) kindEnabled(k ActionKind, any procMask, liveExt bool) bool {
 
 // chooseProc picks a process whose mask has kind k; a redeclaration prefers one with holds it can
 // remove (removableHolds), a rewind one that is not doomed (rewindProcWeight).
-func (w *world) chooseProc(label string, k ActionKind, masks []procMask) *proc {
+func (w *world) chooseProc(label string, k spec.ActionKind, masks []procMask) *proc {
 	weights := w.weightBuf(len(w.procs))
 	for i, p := range w.procs {
 		if masks[i]&(1<<k) != 0 {
 			weights[i] = 1
-			if k == ActRedeclare && p.removableHolds() && !p.doomed() && !w.removedWithHolds() {
+			if k == spec.ActRedeclare && p.removableHolds() && !p.doomed() && !w.removedWithHolds() {
 				weights[i] += targetHeldOn
 			}
-			if k == ActRewind {
+			if k == spec.ActRewind {
 				weights[i] = rewindProcWeight(p)
 			}
 		}
@@ -197,10 +201,10 @@ func (w *world) chooseProc(label string, k ActionKind, masks []procMask) *proc {
 // chooseExternal picks the external topic action kind k targets — a live one, or any for a
 // recreation — biased toward interesting targets (externalWeight; obs is the record a stamped
 // record names, 0 otherwise) and returns its index.
-func (w *world) chooseExternal(label string, k ActionKind, obs uint64) int {
+func (w *world) chooseExternal(label string, k spec.ActionKind, obs uint64) int {
 	weights := w.weightBuf(len(w.topics))
 	for t := range w.topics {
-		if w.topics[t].spec.External && (k == ActRecreateTopic || w.topics[t].inc >= 0) {
+		if w.topics[t].spec.External && (k == spec.ActRecreateTopic || w.topics[t].inc >= 0) {
 			weights[t] = w.externalWeight(k, t, obs)
 		}
 	}
@@ -209,7 +213,7 @@ func (w *world) chooseExternal(label string, k ActionKind, obs uint64) int {
 
 // chooseProducePartition picks a partition channel of live topic t for a produce, biased toward
 // partitions with live receivers (partitionWeight; k and obs as for chooseExternal).
-func (w *world) chooseProducePartition(label string, k ActionKind, t int, obs uint64) int32 {
+func (w *world) chooseProducePartition(label string, k spec.ActionKind, t int, obs uint64) int32 {
 	inc := w.topics[t].inc
 	weights := w.weightBuf(w.incs[inc].parts)
 	for i := range weights {
@@ -253,7 +257,7 @@ func (w *world) weightBuf(n int) []uint32 {
 // aim it at (aimableReceivers): the run is losing its receivers to earlier faults, and at its
 // step the fault would find none. A deletion is due early the same way once it has a target
 // (deletionDueEarly).
-func (w *world) faultDue(k ActionKind) bool {
+func (w *world) faultDue(k spec.ActionKind) bool {
 	at := w.set.FaultAtStep[k]
 	if at == 0 || w.faultFired(k) {
 		return false
@@ -261,7 +265,7 @@ func (w *world) faultDue(k ActionKind) bool {
 	if w.step+1 >= at {
 		return true
 	}
-	if k == ActDeleteTopic && w.deletionDueEarly() {
+	if k == spec.ActDeleteTopic && w.deletionDueEarly() {
 		return true
 	}
 	from := len(w.procs) + w.set.SafetySteps*dueEarlyPct/100
@@ -271,8 +275,8 @@ func (w *world) faultDue(k ActionKind) bool {
 // faultFired reports whether fail-closed kind k has fired. A corrupt produce fires the fault only
 // with a record a receiver must refuse: a near miss that decodes is a forged record, which
 // stops nobody, so the fault stays due after one.
-func (w *world) faultFired(k ActionKind) bool {
-	if k == ActProduceCorrupt {
+func (w *world) faultFired(k spec.ActionKind) bool {
+	if k == spec.ActProduceCorrupt {
 		return w.stats.Corrupt > w.stats.CorruptDecodable
 	}
 	return w.stats.Actions[k] > 0
@@ -289,7 +293,7 @@ func (w *world) faultFired(k ActionKind) bool {
 // due early from 40% of the safety phase on 613; 1001-2000: 472 and 610 (due early from 45%).
 // Due early for every fail-closed kind, every other mode lost 5-10 points (each early fault
 // stops the last receiver the others need).
-var dueEarlyKinds = []ActionKind{ActRecreateTopic}
+var dueEarlyKinds = []spec.ActionKind{spec.ActRecreateTopic}
 
 // dueEarlyPct is the part of the safety phase, in percent, before which no fault is due early:
 // the run first delivers and builds up holds (from 45%: IGNORE_RECREATION 598 of 1000).

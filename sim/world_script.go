@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Scripted runs: a fixed action list (Scenario.Script) executed in order instead of scheduled
@@ -43,21 +44,21 @@ func (w *world) doScripted(a *ScriptedAction) bool {
 	}
 	t, named := w.topicByName[a.Topic]
 	switch a.Kind {
-	case ActRetention:
+	case spec.ActRetention:
 		w.retention()
 		return true
-	case ActTxnClose:
+	case spec.ActTxnClose:
 		if !w.ext.open {
 			return false
 		}
 		w.txnClose(a.Commit)
 		return true
-	case ActDeleteRecords:
+	case spec.ActDeleteRecords:
 		if a.Topic == "" { // a recorded step that found nothing to truncate
 			w.emitRaw("truncated", -1, "nothing to truncate")
 			return true
 		}
-	case ActRecreateTopic:
+	case spec.ActRecreateTopic:
 		if !named || !w.topics[t].spec.External {
 			return false
 		}
@@ -77,38 +78,38 @@ func (w *world) doScripted(a *ScriptedAction) bool {
 // doScriptedTopic performs a scripted action on live channel c of topic t.
 func (w *world) doScriptedTopic(a *ScriptedAction, t int, c int32) bool {
 	switch a.Kind {
-	case ActProducePlain, ActProduceCorrupt:
+	case spec.ActProducePlain, spec.ActProduceCorrupt:
 		switch {
 		case a.Causes != nil || a.Header != nil:
 			w.produceForged(c, w.causesOf(a.Causes), a.Header, a.Key, a.Value)
-		case a.Kind == ActProduceCorrupt && a.Headers != nil:
+		case a.Kind == spec.ActProduceCorrupt && a.Headers != nil:
 			w.produceCorrupt(c, a.Headers, a.Key, a.Value)
-		case a.Kind == ActProduceCorrupt:
+		case a.Kind == spec.ActProduceCorrupt:
 			w.produceCorrupt(c, [][]byte{corruptHeader}, a.Key, a.Value)
 		case a.Key != nil || a.Value != nil:
 			w.produce(c, message{kind: msgPlain}, a.Key, a.Value, nil)
 		default:
 			w.producePlain(c)
 		}
-	case ActProduceStamped:
+	case spec.ActProduceStamped:
 		r := w.resolveObserved(a)
 		if r == 0 {
 			return false
 		}
 		w.produceStamped(c, r)
-	case ActTxnAbort:
+	case spec.ActTxnAbort:
 		w.txnAbort(c, w.scriptedRecords(a, 3))
-	case ActTxnOpen:
+	case spec.ActTxnOpen:
 		if w.ext.open {
 			return false
 		}
 		w.txnOpen(c, w.scriptedRecords(a, 2))
-	case ActDeleteRecords:
+	case spec.ActDeleteRecords:
 		if a.Offset > int64(w.offsets(c).HighWatermark) {
 			return false
 		}
 		w.deleteRecords(c, a.Offset)
-	case ActDeleteTopic:
+	case spec.ActDeleteTopic:
 		if !w.topics[t].spec.External {
 			return false
 		}
@@ -135,24 +136,24 @@ func (w *world) scriptedRecords(a *ScriptedAction, maxRecords int) int {
 func (w *world) doScriptedProcess(a *ScriptedAction, p *proc) bool {
 	running := p.status == procRunning
 	switch a.Kind {
-	case ActFeed:
+	case spec.ActFeed:
 		pc := w.scriptedChannel(p, a)
 		if !running || pc == nil || !pc.received || !p.feedable(pc) {
 			return false
 		}
 		p.feed(pc)
-	case ActStart:
+	case spec.ActStart:
 		if p.status != procDown {
 			return false
 		}
 		p.start(true)
-	case ActRewind:
+	case spec.ActRewind:
 		pc := w.scriptedChannel(p, a)
 		if p.status != procDown || pc == nil || !w.alive(pc.ch) {
 			return false
 		}
 		w.rewind(p, pc, a.Offset)
-	case ActRedeclare:
+	case spec.ActRedeclare:
 		t, ok := w.topicByName[a.Topic]
 		if p.status != procDown || !ok || p.declares(t) == a.Add {
 			return false

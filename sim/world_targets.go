@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // Interesting targets. A fault or a produce aimed where nobody reads is wasted: a corrupt header
 // on a partition no process receives refuses nothing, a truncation behind every read position
 // discards nothing unread, deleting a topic whose receivers hold nothing from it tests no hold.
@@ -70,8 +72,8 @@ const (
 func (w *world) explored() bool { return w.opts.journal }
 
 // failClosedTarget reports whether action kind k can make a receiver fail closed (failClosedKinds).
-func failClosedTarget(k ActionKind) bool {
-	return k == ActProduceCorrupt || k == ActDeleteRecords || k == ActDeleteTopic || k == ActRecreateTopic
+func failClosedTarget(k spec.ActionKind) bool {
+	return k == spec.ActProduceCorrupt || k == spec.ActDeleteRecords || k == spec.ActDeleteTopic || k == spec.ActRecreateTopic
 }
 
 // topicDisturbed reports whether topic t was hit by a fault that stops receivers: it was deleted
@@ -111,14 +113,14 @@ func (w *world) topicDisturbed(t int) bool {
 // corrupt record (unreadCorrupt) weighs a targetUnreadCorrupt-th. A deletion-only topic weighs 0
 // for every fail-closed fault but its deletion, which weighs targetDeletionOnlyHeld times more
 // while it has a blocked head.
-func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
+func (w *world) externalWeight(k spec.ActionKind, t int, obs uint64) uint32 {
 	if failClosedTarget(k) && w.topics[t].spec.spares(k) {
 		return 0
 	}
 	if w.explored() {
 		return 1
 	}
-	endsIncarnation := k == ActDeleteTopic || k == ActRecreateTopic
+	endsIncarnation := k == spec.ActDeleteTopic || k == spec.ActRecreateTopic
 	if endsIncarnation && !w.sparesDoomed(t) {
 		return 1
 	}
@@ -142,7 +144,7 @@ func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
 	if endsIncarnation && w.unreadCorrupt(t) {
 		weight = max(1, weight/targetUnreadCorrupt)
 	}
-	if k == ActDeleteTopic && w.topics[t].spec.DeletionOnly && w.topicBlocked(t) {
+	if k == spec.ActDeleteTopic && w.topics[t].spec.DeletionOnly && w.topicBlocked(t) {
 		weight *= targetDeletionOnlyHeld
 	}
 	return weight
@@ -150,10 +152,10 @@ func (w *world) externalWeight(k ActionKind, t int, obs uint64) uint32 {
 
 // receiverBonus is what live receiver p of external topic t adds to externalWeight for action
 // kind k (obs as there).
-func (w *world) receiverBonus(k ActionKind, p *proc, t int, obs uint64) uint32 {
+func (w *world) receiverBonus(k spec.ActionKind, p *proc, t int, obs uint64) uint32 {
 	b := uint32(targetLiveReceiver)
 	switch k {
-	case ActDeleteTopic, ActRecreateTopic:
+	case spec.ActDeleteTopic, spec.ActRecreateTopic:
 		if p.status == procRunning {
 			b += targetRunningReceiver
 		}
@@ -165,18 +167,18 @@ func (w *world) receiverBonus(k ActionKind, p *proc, t int, obs uint64) uint32 {
 		} else if p.holdsOnTopic(t) {
 			b += targetHeldOn / 2
 		}
-	case ActProduceStamped:
+	case spec.ActProduceStamped:
 		if m := w.msgOf(obs); m != nil && w.chans[m.ch].topic != t && p.receivesNow(m.ch) {
 			b += targetSharedReceiver
 			if p.unfedAt(m.ch, m.pos) {
 				b += targetUnfedCause
 			}
 		}
-	case ActProducePlain:
+	case spec.ActProducePlain:
 		if p.blockedOnTopic(t) {
 			b += targetBlockedHead / 2
 		}
-	case ActProduceCorrupt:
+	case spec.ActProduceCorrupt:
 		b += receiverWeight(p, targetCorruptReader)
 	}
 	return b
@@ -195,7 +197,7 @@ func (w *world) msgOf(uid uint64) *message {
 // obs's channel and more again if it has not been fed obs yet; for a plain record, for each whose
 // head on c is blocked (blockedHead); for a corrupt record, for each running one
 // (targetCorruptReader).
-func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
+func (w *world) partitionWeight(k spec.ActionKind, c int32, obs uint64) uint32 {
 	if w.explored() {
 		return 1
 	}
@@ -205,11 +207,11 @@ func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 		if p.status == procFailed || !p.receivesNow(c) {
 			continue
 		}
-		if k == ActProduceCorrupt && p.doomed() {
+		if k == spec.ActProduceCorrupt && p.doomed() {
 			return 1
 		}
 		weight += targetLiveReceiver
-		if k == ActProduceCorrupt {
+		if k == spec.ActProduceCorrupt {
 			weight += receiverWeight(p, targetCorruptReader)
 		}
 		if m != nil && m.ch != c && p.receivesNow(m.ch) {
@@ -218,7 +220,7 @@ func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 				weight += targetUnfedCause
 			}
 		}
-		if k == ActProducePlain && p.blockedHead(p.pcs.at(c)) {
+		if k == spec.ActProducePlain && p.blockedHead(p.pcs.at(c)) {
 			weight += targetBlockedHead / 2
 		}
 	}
@@ -229,7 +231,7 @@ func (w *world) partitionWeight(k ActionKind, c int32, obs uint64) uint32 {
 // receiver that has not read it to its end (a truncation can discard records it has not read),
 // most for a running one, whose next fetch falls below the new log start at once.
 func (w *world) truncationWeight(c int32) uint32 {
-	if w.topics[w.chans[c].topic].spec.spares(ActDeleteRecords) {
+	if w.topics[w.chans[c].topic].spec.spares(spec.ActDeleteRecords) {
 		return 0
 	}
 	if w.explored() {
@@ -294,7 +296,7 @@ func receiverWeight(p *proc, bonus uint32) uint32 {
 // redeclareWeight is how strongly a redeclaration of down process p prefers topic t: removing a
 // channel p holds messages on is the interesting change.
 func (w *world) redeclareWeight(p *proc, t int) uint32 {
-	if w.topics[t].spec.spares(ActRedeclare) {
+	if w.topics[t].spec.spares(spec.ActRedeclare) {
 		return 0
 	}
 	if p.declares(t) && p.holdsOnTopic(t) {
@@ -341,28 +343,28 @@ func (p *proc) holdsOnTopic(t int) bool {
 // end (truncation), an external partition with a live receiver (a corrupt header). Doomed
 // processes are no target (world_doomed.go), and a topic a doomed process receives is none for a
 // truncation, deletion or recreation.
-func (w *world) faultHasTarget(k ActionKind) bool {
+func (w *world) faultHasTarget(k spec.ActionKind) bool {
 	for t := range w.topics {
-		if !w.topics[t].spec.External && k != ActDeleteRecords || w.topics[t].inc < 0 {
+		if !w.topics[t].spec.External && k != spec.ActDeleteRecords || w.topics[t].inc < 0 {
 			continue
 		}
 		if w.topics[t].spec.spares(k) {
 			continue
 		}
 		for _, p := range w.procs {
-			if p.status == procFailed || !p.declares(t) || !p.receivesTopic(t) || p.doomed() || (k != ActProduceCorrupt && !w.sparesDoomed(t)) {
+			if p.status == procFailed || !p.declares(t) || !p.receivesTopic(t) || p.doomed() || (k != spec.ActProduceCorrupt && !w.sparesDoomed(t)) {
 				continue
 			}
 			switch k {
-			case ActDeleteTopic:
+			case spec.ActDeleteTopic:
 				if p.blockedOnTopic(t) {
 					return true
 				}
-			case ActRecreateTopic:
+			case spec.ActRecreateTopic:
 				if p.status == procRunning {
 					return true
 				}
-			case ActDeleteRecords:
+			case spec.ActDeleteRecords:
 				if p.unreadOnTopic(t) {
 					return true
 				}

@@ -1,12 +1,15 @@
 package sim
 
-import "testing"
+import (
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"testing"
+)
 
 // TestExploredWeightsKeepCandidates: in the states swarm runs reach, the target weights an
 // explored world skips (explored) are zero exactly where the full bias weights are, so an
 // exploration enumerates the same candidates.
 func TestExploredWeightsKeepCandidates(t *testing.T) {
-	kinds := []ActionKind{ActProducePlain, ActProduceStamped, ActProduceCorrupt, ActDeleteTopic, ActRecreateTopic, ActTxnAbort}
+	kinds := []spec.ActionKind{spec.ActProducePlain, spec.ActProduceStamped, spec.ActProduceCorrupt, spec.ActDeleteTopic, spec.ActRecreateTopic, spec.ActTxnAbort}
 	compared := 0
 	for _, scn := range []func() *Scenario{diamondScenario, deletionOnlyScenario} {
 		for seed := uint64(1); seed <= 30; seed++ {
@@ -27,7 +30,7 @@ func TestExploredWeightsKeepCandidates(t *testing.T) {
 						if !w.alive(int32(c)) {
 							continue
 						}
-						out = append(out, w.truncationWeight(int32(c)) == 0, w.partitionWeight(ActProducePlain, int32(c), 0) == 0)
+						out = append(out, w.truncationWeight(int32(c)) == 0, w.partitionWeight(spec.ActProducePlain, int32(c), 0) == 0)
 						for _, o := range w.truncationCandidates(int32(c)) {
 							out = append(out, w.truncationOffsetWeight(int32(c), o) == 0)
 						}

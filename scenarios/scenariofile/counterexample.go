@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Counterexamples as scenario files: the path to a violation is replayed in place with its
@@ -34,7 +35,7 @@ func Counterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOpti
 		return nil, fmt.Errorf("scope %s: the path to %s does not reproduce in place", name, v.Criterion)
 	}
 	for i := range script {
-		if script[i].Kind == sim.ActProducePlain && script[i].Key == nil {
+		if script[i].Kind == spec.ActProducePlain && script[i].Key == nil {
 			script[i].Key, script[i].Value = explorePayloadKey, explorePayloadValue
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The writer: a *sim.Scenario with a script back to the file format, so the shrinker and the
@@ -45,7 +46,7 @@ func Format(scn *sim.Scenario, fs FileSettings, comments ...string) []byte {
 	b.WriteString("\n")
 	for i := 0; i < len(scn.Script); {
 		n := 1
-		for scn.Script[i].Kind == sim.ActFeed && i+n < len(scn.Script) && sameAction(scn.Script[i], scn.Script[i+n]) {
+		for scn.Script[i].Kind == spec.ActFeed && i+n < len(scn.Script) && sameAction(scn.Script[i], scn.Script[i+n]) {
 			n++
 		}
 		line := FormatAction(scn.Script[i])
@@ -114,30 +115,30 @@ func FormatAction(a sim.ScriptedAction) string {
 	}
 	verb := a.Kind.String()
 	switch a.Kind {
-	case sim.ActFeed:
+	case spec.ActFeed:
 		if a.Topic == "" {
 			return "feed " + a.Process
 		}
 		return fmt.Sprintf("feed %s topic=%s", a.Process, a.Topic)
-	case sim.ActRewind:
+	case spec.ActRewind:
 		return fmt.Sprintf("rewind %s topic=%s offset=%d", a.Process, a.Topic, a.Offset)
-	case sim.ActRedeclare:
+	case spec.ActRedeclare:
 		if a.Add {
 			return fmt.Sprintf("redeclare %s add=%s", a.Process, a.Topic)
 		}
 		return fmt.Sprintf("redeclare %s remove=%s", a.Process, a.Topic)
-	case sim.ActDrain, sim.ActCommit, sim.ActCrash, sim.ActStop, sim.ActStart, sim.ActMigrate, sim.ActZombie:
+	case spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActMigrate, spec.ActZombie:
 		return verb + " " + a.Process
-	case sim.ActRetention:
+	case spec.ActRetention:
 		return verb
-	case sim.ActTxnClose:
+	case spec.ActTxnClose:
 		if a.Commit {
 			return "txn-close commit"
 		}
 		return "txn-close abort"
-	case sim.ActDeleteTopic, sim.ActRecreateTopic:
+	case spec.ActDeleteTopic, spec.ActRecreateTopic:
 		return verb + " " + a.Topic
-	case sim.ActDeleteRecords:
+	case spec.ActDeleteRecords:
 		if a.Topic == "" {
 			return verb // a step that found nothing to truncate
 		}
@@ -147,18 +148,18 @@ func FormatAction(a sim.ScriptedAction) string {
 		s += fmt.Sprintf(" partition=%d", a.Partition)
 	}
 	switch a.Kind {
-	case sim.ActProducePlain, sim.ActProduceCorrupt:
+	case spec.ActProducePlain, spec.ActProduceCorrupt:
 		s += formatProduce(a)
-	case sim.ActProduceStamped:
+	case spec.ActProduceStamped:
 		s += " observe=" + formatObserve(a)
-	case sim.ActTxnAbort, sim.ActTxnOpen:
+	case spec.ActTxnAbort, spec.ActTxnOpen:
 		if a.Records > 0 {
 			s += fmt.Sprintf(" records=%d", a.Records)
 		}
-	case sim.ActDeleteRecords:
+	case spec.ActDeleteRecords:
 		s += fmt.Sprintf(" before=%d", a.Offset)
 	}
-	if a.Kind == sim.ActProducePlain {
+	if a.Kind == spec.ActProducePlain {
 		s = "produce" + strings.TrimPrefix(s, "produce-plain")
 	}
 	return s

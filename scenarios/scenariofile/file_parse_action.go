@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Script actions, one per line: a verb (sim.ActionKind's trace name; "produce" is short for
@@ -14,19 +15,19 @@ import (
 // FORMAT.md "Actions" lists them with an example each.
 
 // processVerbs are the actions on one process: "VERB PROCESS [args]".
-var processVerbs = map[string]sim.ActionKind{
-	"feed": sim.ActFeed, "drain": sim.ActDrain, "commit": sim.ActCommit, "crash": sim.ActCrash,
-	"stop": sim.ActStop, "start": sim.ActStart, "rewind": sim.ActRewind, "redeclare": sim.ActRedeclare,
-	"migrate": sim.ActMigrate, "zombie": sim.ActZombie,
+var processVerbs = map[string]spec.ActionKind{
+	"feed": spec.ActFeed, "drain": spec.ActDrain, "commit": spec.ActCommit, "crash": spec.ActCrash,
+	"stop": spec.ActStop, "start": spec.ActStart, "rewind": spec.ActRewind, "redeclare": spec.ActRedeclare,
+	"migrate": spec.ActMigrate, "zombie": spec.ActZombie,
 }
 
 // worldVerbs are the actions on the world: producers, transactions, truncation, topics.
-var worldVerbs = map[string]sim.ActionKind{
-	"produce": sim.ActProducePlain, "produce-plain": sim.ActProducePlain,
-	"produce-stamped": sim.ActProduceStamped, "produce-corrupt": sim.ActProduceCorrupt,
-	"txn-abort": sim.ActTxnAbort, "txn-open": sim.ActTxnOpen, "txn-close": sim.ActTxnClose,
-	"delete-records": sim.ActDeleteRecords, "retention": sim.ActRetention,
-	"delete-topic": sim.ActDeleteTopic, "recreate-topic": sim.ActRecreateTopic,
+var worldVerbs = map[string]spec.ActionKind{
+	"produce": spec.ActProducePlain, "produce-plain": spec.ActProducePlain,
+	"produce-stamped": spec.ActProduceStamped, "produce-corrupt": spec.ActProduceCorrupt,
+	"txn-abort": spec.ActTxnAbort, "txn-open": spec.ActTxnOpen, "txn-close": spec.ActTxnClose,
+	"delete-records": spec.ActDeleteRecords, "retention": spec.ActRetention,
+	"delete-topic": spec.ActDeleteTopic, "recreate-topic": spec.ActRecreateTopic,
 }
 
 // parseAction parses one action line into its action and how many times it repeats (feed n=N).
@@ -74,8 +75,8 @@ func verbList() string {
 // processArgs parses the arguments of a process action.
 func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error) {
 	verb := a.Kind.String()
-	allowed := map[sim.ActionKind][]string{
-		sim.ActFeed: {"topic", "n"}, sim.ActRewind: {"topic", "offset"}, sim.ActRedeclare: {"add", "remove"},
+	allowed := map[spec.ActionKind][]string{
+		spec.ActFeed: {"topic", "n"}, spec.ActRewind: {"topic", "offset"}, spec.ActRedeclare: {"add", "remove"},
 	}[a.Kind]
 	args, err := p.keyValues(words, verb, allowed...)
 	if err != nil {
@@ -83,7 +84,7 @@ func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error)
 	}
 	n := 1
 	switch a.Kind {
-	case sim.ActFeed:
+	case spec.ActFeed:
 		if v, ok := args["topic"]; ok {
 			if err := p.knownTopic("topic", v); err != nil {
 				return 0, err
@@ -95,7 +96,7 @@ func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error)
 				return 0, err
 			}
 		}
-	case sim.ActRewind:
+	case spec.ActRewind:
 		if err := p.require(args, verb, "topic", "offset"); err != nil {
 			return 0, err
 		}
@@ -106,7 +107,7 @@ func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error)
 		if a.Offset, err = p.atoi64("offset", args["offset"], 0); err != nil {
 			return 0, err
 		}
-	case sim.ActRedeclare:
+	case spec.ActRedeclare:
 		add, hasAdd := args["add"]
 		remove, hasRemove := args["remove"]
 		if hasAdd == hasRemove {
@@ -126,35 +127,35 @@ func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error)
 // worldArgs parses the arguments of a world action.
 func (p *parser) worldArgs(a *sim.ScriptedAction, verb string, words []string) error {
 	switch a.Kind {
-	case sim.ActRetention:
+	case spec.ActRetention:
 		if len(words) > 0 {
 			return p.errorf("retention: expected no arguments")
 		}
 		return nil
-	case sim.ActTxnClose:
+	case spec.ActTxnClose:
 		if len(words) != 1 || words[0] != "commit" && words[0] != "abort" {
 			return p.errorf("txn-close: expected txn-close commit or txn-close abort")
 		}
 		a.Commit = words[0] == "commit"
 		return nil
-	case sim.ActDeleteTopic, sim.ActRecreateTopic:
+	case spec.ActDeleteTopic, spec.ActRecreateTopic:
 		if len(words) != 1 || strings.Contains(words[0], "=") {
 			return p.errorf("%s: expected %s TOPIC", verb, verb)
 		}
 		a.Topic = words[0]
 		return p.knownTopic("topic", a.Topic)
-	case sim.ActDeleteRecords:
+	case spec.ActDeleteRecords:
 		if len(words) == 0 {
 			return nil // a step that finds nothing to truncate (recorded scripts)
 		}
 	}
-	allowed := map[sim.ActionKind][]string{
-		sim.ActProducePlain:   {"topic", "partition", "key", "value", "causes", "header"},
-		sim.ActProduceStamped: {"topic", "partition", "observe"},
-		sim.ActProduceCorrupt: {"topic", "partition", "key", "value", "causes", "header", "headers"},
-		sim.ActTxnAbort:       {"topic", "partition", "records"},
-		sim.ActTxnOpen:        {"topic", "partition", "records"},
-		sim.ActDeleteRecords:  {"topic", "partition", "before"},
+	allowed := map[spec.ActionKind][]string{
+		spec.ActProducePlain:   {"topic", "partition", "key", "value", "causes", "header"},
+		spec.ActProduceStamped: {"topic", "partition", "observe"},
+		spec.ActProduceCorrupt: {"topic", "partition", "key", "value", "causes", "header", "headers"},
+		spec.ActTxnAbort:       {"topic", "partition", "records"},
+		spec.ActTxnOpen:        {"topic", "partition", "records"},
+		spec.ActDeleteRecords:  {"topic", "partition", "before"},
 	}[a.Kind]
 	args, err := p.keyValues(words, verb, allowed...)
 	if err != nil {
@@ -181,21 +182,21 @@ func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error 
 	}
 	var err error
 	switch a.Kind {
-	case sim.ActProducePlain, sim.ActProduceCorrupt:
+	case spec.ActProducePlain, spec.ActProduceCorrupt:
 		if err := p.produceArgs(a, args); err != nil {
 			return err
 		}
 		return p.corruptHeaders(a, args)
-	case sim.ActProduceStamped:
+	case spec.ActProduceStamped:
 		if err := p.require(args, "produce-stamped", "observe"); err != nil {
 			return err
 		}
 		return p.observeArg(a, args["observe"])
-	case sim.ActTxnAbort, sim.ActTxnOpen:
+	case spec.ActTxnAbort, spec.ActTxnOpen:
 		if v, ok := args["records"]; ok {
 			a.Records, err = p.atoi("records", v, 1)
 		}
-	case sim.ActDeleteRecords:
+	case spec.ActDeleteRecords:
 		if err := p.require(args, "delete-records", "before"); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // header declares a small world the error cases below build on.
@@ -152,10 +153,10 @@ expect verdict: violation S1 LIVENESS
 		t.Fatal(err)
 	}
 	s := f.Scenario.Script
-	if len(s) != 22 || s[7].Kind != sim.ActFeed || s[8].Kind != sim.ActFeed || s[21].Kind != sim.ActZombie {
+	if len(s) != 22 || s[7].Kind != spec.ActFeed || s[8].Kind != spec.ActFeed || s[21].Kind != spec.ActZombie {
 		t.Fatalf("script of %d actions: %+v", len(s), s)
 	}
-	wantProduce := sim.ScriptedAction{Kind: sim.ActProducePlain, Topic: "e", Key: []byte("k"), Value: []byte("\x00A"),
+	wantProduce := sim.ScriptedAction{Kind: spec.ActProducePlain, Topic: "e", Key: []byte("k"), Value: []byte("\x00A"),
 		Causes: []sim.CauseRef{{Topic: "c", Partition: 1, Position: 4}, {Topic: "e", Position: 0}}}
 	if !reflect.DeepEqual(s[0], wantProduce) {
 		t.Fatalf("produce: %+v\nwant %+v", s[0], wantProduce)
@@ -198,7 +199,7 @@ func TestDeletionOnlyTopicLine(t *testing.T) {
 // or several) are written by FormatAction and read back by the parser as they were.
 func TestCorruptHeadersRoundTrip(t *testing.T) {
 	for _, values := range [][][]byte{{{0x01, 0x81, 0x00}}, {nil}, {{}}, {{0x01, 0x00}, nil}} {
-		a := sim.ScriptedAction{Kind: sim.ActProduceCorrupt, Topic: "e", Headers: values}
+		a := sim.ScriptedAction{Kind: spec.ActProduceCorrupt, Topic: "e", Headers: values}
 		line := FormatAction(a)
 		f, err := ParseFile("corrupt.txt", []byte(header+line+"\n"))
 		if err != nil {

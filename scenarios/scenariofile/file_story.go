@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The story of a file run: each action echoed as "> ACTION", then what it did, one line per
@@ -70,7 +71,7 @@ func (s *story) render() []string {
 		out = append(out, "> "+FormatAction(a))
 		take(snaps[i+1].Step)
 		note(i + 1)
-		if a.Kind != sim.ActFeed {
+		if a.Kind != spec.ActFeed {
 			out = append(out, s.holdChanges(i+1, changed, last)...)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Sessions in scenario files: a session declaration, read models, and the session actions.
@@ -22,8 +23,8 @@ import (
 const maxSessionClients = 10_000
 
 // sessionVerbs are the session actions.
-var sessionVerbs = map[string]sim.ActionKind{
-	"session-write": sim.ActSessionWrite, "session-read": sim.ActSessionRead, "token-damage": sim.ActTokenDamage,
+var sessionVerbs = map[string]spec.ActionKind{
+	"session-write": spec.ActSessionWrite, "session-read": spec.ActSessionRead, "token-damage": spec.ActTokenDamage,
 }
 
 // parseSession parses the session declaration line.
@@ -106,15 +107,15 @@ func (p *parser) parseModel(words []string) error {
 }
 
 // parseSessionAction parses one session action line.
-func (p *parser) parseSessionAction(k sim.ActionKind, verb string, words []string) (sim.ScriptedAction, error) {
+func (p *parser) parseSessionAction(k spec.ActionKind, verb string, words []string) (sim.ScriptedAction, error) {
 	a := sim.ScriptedAction{Kind: k, Session: &sim.SessionAction{}}
 	if p.f.Scenario.Session == nil {
 		return a, p.errorf("%s: expected the session line first", verb)
 	}
-	allowed := map[sim.ActionKind][]string{
-		sim.ActSessionWrite: {"client", "topic", "partition", "txn"},
-		sim.ActSessionRead:  {"client", "model", "replica"},
-		sim.ActTokenDamage:  {"client", "how"},
+	allowed := map[spec.ActionKind][]string{
+		spec.ActSessionWrite: {"client", "topic", "partition", "txn"},
+		spec.ActSessionRead:  {"client", "model", "replica"},
+		spec.ActTokenDamage:  {"client", "how"},
 	}[k]
 	args, err := p.keyValues(words, verb, allowed...)
 	if err != nil {
@@ -127,9 +128,9 @@ func (p *parser) parseSessionAction(k sim.ActionKind, verb string, words []strin
 		return a, err
 	}
 	switch k {
-	case sim.ActSessionWrite:
+	case spec.ActSessionWrite:
 		return a, p.sessionWriteArgs(&a, args)
-	case sim.ActSessionRead:
+	case spec.ActSessionRead:
 		a.Session.Model = args["model"]
 		if v, ok := args["replica"]; ok {
 			a.Session.Replica, err = p.atoiMax("replica", v, 0, sim.MaxProcesses-1)
@@ -207,7 +208,7 @@ func formatSessionAction(a sim.ScriptedAction) (line string, ok bool) {
 		s = &sim.SessionAction{}
 	}
 	switch a.Kind {
-	case sim.ActSessionWrite:
+	case spec.ActSessionWrite:
 		line = fmt.Sprintf("session-write client=%d topic=%s", s.Client, a.Topic)
 		if a.Partition != 0 {
 			line += fmt.Sprintf(" partition=%d", a.Partition)
@@ -215,12 +216,12 @@ func formatSessionAction(a sim.ScriptedAction) (line string, ok bool) {
 		if s.Txn {
 			line += map[bool]string{true: " txn=commit", false: " txn=abort"}[s.Commit]
 		}
-	case sim.ActSessionRead:
+	case spec.ActSessionRead:
 		line = fmt.Sprintf("session-read client=%d model=%s", s.Client, s.Model)
 		if s.Replica != 0 {
 			line += fmt.Sprintf(" replica=%d", s.Replica)
 		}
-	case sim.ActTokenDamage:
+	case spec.ActTokenDamage:
 		line = fmt.Sprintf("token-damage client=%d how=%s", s.Client, s.Damage)
 	default:
 		return "", false

@@ -1,10 +1,10 @@
-package sim
+package spec
 
 // ActionKind names one kind of scheduler action. The order is fixed: it is the order in which
 // enabled actions are offered to the Chooser, so adding a kind appends at the end.
 type ActionKind uint8
 
-// The action kinds (SPEC §6.2 vocabulary, issue 5 item 3).
+// The action kinds (SPEC §6.2 vocabulary).
 const (
 	ActFeed           ActionKind = iota // feed one record to a process
 	ActDrain                            // drain deliverable heads and run application logic
@@ -29,10 +29,10 @@ const (
 	ActSessionWrite                     // a session client writes through the write tier (session_write.go)
 	ActSessionRead                      // a session client reads through the read tier (session_read.go)
 	ActTokenDamage                      // the simulator damages a client's next token in flight
-	numActionKinds
+	NumActionKinds
 )
 
-var actionNames = [numActionKinds]string{
+var actionNames = [NumActionKinds]string{
 	"feed", "drain", "commit", "crash", "stop", "start", "rewind",
 	"produce-plain", "produce-stamped", "produce-corrupt",
 	"txn-abort", "txn-open", "txn-close", "delete-records", "retention",
@@ -42,7 +42,7 @@ var actionNames = [numActionKinds]string{
 
 // String returns the action's trace name, such as "feed" or "delete-topic".
 func (k ActionKind) String() string {
-	if k < numActionKinds {
+	if k < NumActionKinds {
 		return actionNames[k]
 	}
 	return "action(?)"
@@ -50,7 +50,7 @@ func (k ActionKind) String() string {
 
 // ActionKinds returns every action kind in offer order.
 func ActionKinds() []ActionKind {
-	ks := make([]ActionKind, numActionKinds)
+	ks := make([]ActionKind, NumActionKinds)
 	for i := range ks {
 		ks[i] = ActionKind(i)
 	}
