@@ -24,6 +24,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/oracle/wire"
 )
 
 // The session criteria.
@@ -52,17 +53,22 @@ func (s *sessionWorld) checkServed(c, op int, m *readModel, served []int, presen
 	s.checkMR(c, op, m, served)
 }
 
-// checkCoverage: every served partition's true past covers the token the client presented.
+// checkCoverage: every served partition's true past covers the token the client presented. The
+// token is read with the reference decoder (its bytes are a parsley.causes value) and compared
+// pair by pair, so neither the tiers' token codec nor their coverage check judges itself; a token
+// the reference refuses, handed back by an earlier operation, breaks SESSION_TOKEN.
 func (s *sessionWorld) checkCoverage(c, op int, m *readModel, served []int, presented []byte) {
-	token, err := session.Decode(presented)
-	if err != nil {
-		panic("sim: a client holds a token that does not decode: " + err.Error())
+	pairs, r := wire.Decode(presented)
+	if r != nil {
+		s.violate(CritSessionToken, c, fmt.Sprintf("read op %d of %s presented a token a tier handed back, which does not decode: %v", op, m.spec.Name, r))
+		return
 	}
+	token := causesFromWire(pairs)
 	for _, p := range served {
-		if cov := session.Of(s.projections[p].truth).CoverageOf(token); !cov.Covered() {
-			g := cov.Gaps[0]
+		truth := s.projections[p].truth
+		if ch, pos, ok := firstUncovered(truth, token); ok {
 			s.violate(CritSessionCoverage, c, fmt.Sprintf("read op %d of %s served by %s, whose true past does not cover the token %s: %s needs %d, true past has %s",
-				op, m.spec.Name, s.w.procs[p].spec.Name, token, s.chanName(g.Channel), g.Required, s.truePos(s.projections[p].truth, g.Channel)))
+				op, m.spec.Name, s.w.procs[p].spec.Name, session.Of(token), s.chanName(ch), pos, s.truePos(truth, ch)))
 			return
 		}
 	}

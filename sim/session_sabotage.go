@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/oracle/wire"
 )
 
 // The session tiers' sabotage modes: deliberate faults of the write tier, the read tier and the
@@ -95,8 +96,9 @@ func (d TokenDamage) String() string {
 	return "intact"
 }
 
-// apply returns a damaged copy of an encoded token. It panics if the strict decode would still
-// accept the result: the simulator must know every damaged token it sent.
+// apply returns a damaged copy of an encoded token. It panics if the reference decoder (a token is
+// a parsley.causes value) would still accept the result: the simulator must know every damaged
+// token it sent, and whether a tier's own decoder refuses it is what SESSION_DAMAGED judges.
 func (d TokenDamage) apply(token []byte) []byte {
 	out := append([]byte(nil), token...)
 	switch d {
@@ -109,7 +111,7 @@ func (d TokenDamage) apply(token []byte) []byte {
 	default:
 		return out
 	}
-	if _, err := session.Decode(out); err == nil {
+	if _, r := wire.Decode(out); r == nil {
 		panic("sim: a damaged token still decodes: " + d.String())
 	}
 	return out

@@ -30,19 +30,18 @@ func corruptWorld(t *testing.T, explored bool, due int) *world {
 	return w
 }
 
-// TestExploredCorruptProduceBranchesOverEveryShape: an explored corrupt produce is a decision
-// over the generator's shapes, answered with each shape's representative, corrupting the header
-// an observer of every live channel's last record would stamp.
-func TestExploredCorruptProduceBranchesOverEveryShape(t *testing.T) {
+// TestExploredCorruptProduceBranchesOverEveryRepresentative: an explored corrupt produce is a
+// decision over the generator's representatives, corrupting the header an observer of every live
+// channel's last record would stamp.
+func TestExploredCorruptProduceBranchesOverEveryRepresentative(t *testing.T) {
 	w := corruptWorld(t, true, 0)
 	base := wireCauses(w.observedAll())
 	if len(base) < 2 {
 		t.Fatalf("base %v: want the last records of in and mid", base)
 	}
-	for i, shape := range corrupt.Shapes {
+	for i, want := range corrupt.Representatives(base) {
 		w.chooser = &recorder{inner: answer(i)}
-		got := w.drawCorruption()
-		if want := corrupt.Representative(shape, base); !reflect.DeepEqual(got, want) {
+		if got := w.drawCorruption(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("answer %d: %+v, want %+v", i, got, want)
 		}
 		if len(w.chooser.choices) != 1 {

@@ -110,18 +110,19 @@ func (w *world) produceCorrupt(c int32, values [][]byte, key, value []byte) uint
 // a recently committed record (one drawn from the stamped producers' candidates) would write:
 // any shape, but only an undecodable one while the corrupt-header fault is due
 // (Settings.FaultAtStep), since that fault is the run's one planned fail-closed record and a near
-// miss that decodes stops nobody. An exploration branches on the shape instead — one
-// representative of each, enumerated through the Chooser — and corrupts the header an observer
-// of every live channel's last committed record would write: a function of the shadow logs the
-// canonical state holds, where the candidates' order is not.
+// miss that decodes stops nobody. An exploration branches instead, through the Chooser, over the
+// generator's fixed set of representatives (every shape, the field-level ones at every kind of
+// field), corrupting the header an observer of every live channel's last committed record would
+// write: a function of the shadow logs the canonical state holds, where the candidates' order is
+// not.
 func (w *world) drawCorruption() corrupt.Corruption {
 	if w.explored() {
-		weights := w.weightBuf(len(corrupt.Shapes))
+		reps := corrupt.Representatives(wireCauses(w.observedAll()))
+		weights := w.weightBuf(len(reps))
 		for i := range weights {
 			weights[i] = 1
 		}
-		shape := corrupt.Shapes[w.chooser.Choose("produce-corrupt.shape", weights)]
-		return corrupt.Representative(shape, wireCauses(w.observedAll()))
+		return reps[w.chooser.Choose("produce-corrupt.shape", weights)]
 	}
 	var base node.Causes
 	if n := min(w.recentN, recentRing); n > 0 {

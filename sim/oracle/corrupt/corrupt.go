@@ -96,13 +96,53 @@ func Draw(src Source, shapes []Shape, base []wire.Cause) Corruption {
 	return Make(shapes[src.IntN(len(shapes))], src, base)
 }
 
-// Representative returns the one corruption of shape s an exhaustive exploration tries: Make
-// with a source fixed per shape, so it depends on the shape and base only.
-func Representative(s Shape, base []wire.Cause) Corruption {
-	return Make(s, rand.New(rand.NewPCG(representativeSeed, uint64(slices.Index(Shapes, s)))), base)
+// Representatives returns the small fixed set of corruptions an exhaustive exploration tries,
+// in a fixed order and a number that does not depend on base: for each shape one made with a
+// source fixed per shape, but for the shapes that act on one field, one per kind of field, since a
+// decoder may read each kind with code of its own — a truncation inside the topic count, a topic
+// ID, a partition count, a partition and a position; a non-minimal spelling and the five-byte
+// alias of the topic count, a partition count and a partition; and a six-byte partition.
+func Representatives(base []wire.Cause) []Corruption {
+	src := func(i int) Source { return rand.New(rand.NewPCG(representativeSeed, uint64(i))) }
+	if len(base) == 0 {
+		base = []wire.Cause{synthetic(src(len(Shapes)))}
+	}
+	fields := func() []field { return fieldsOf(groupsOf(base)) }
+	one := func(s Shape, b []byte) Corruption { return Corruption{Shape: s, Values: [][]byte{b}} }
+	var out []Corruption
+	for si, s := range Shapes {
+		switch s {
+		case Truncated:
+			for _, k := range []fieldKind{fieldTopicCount, fieldTopicID, fieldPartitionCount, fieldPartition, fieldPosition} {
+				fs := fields()
+				i := firstOf(fs, k)
+				out = append(out, one(s, cutAt(fs, i, len(fs[i].bytes)/2)))
+			}
+		case NonMinimalVarint, VarintOverflow:
+			for _, k := range []fieldKind{fieldTopicCount, fieldPartitionCount, fieldPartition} {
+				fs := fields()
+				i := firstOf(fs, k)
+				switch {
+				case s == VarintOverflow:
+					out = append(out, one(s, fiveBytesAt(fs, i, 0x10)))
+				case len(fs[i].bytes) == 5: // no padding left: pad the topic count again
+					out = append(out, one(s, padAt(fs, firstOf(fs, fieldTopicCount), 1)))
+				default:
+					out = append(out, one(s, padAt(fs, i, 1)))
+				}
+			}
+			if s == VarintOverflow {
+				fs := fields()
+				out = append(out, one(s, sixBytesAt(fs, firstOf(fs, fieldPartition), 0x01)))
+			}
+		default:
+			out = append(out, Make(s, src(si), base))
+		}
+	}
+	return out
 }
 
-// representativeSeed seeds Representative's sources.
+// representativeSeed seeds the representatives' sources.
 const representativeSeed = 0x636f7272757074
 
 // Make builds a corruption of shape s from the frontier base (any order, distinct channels, each

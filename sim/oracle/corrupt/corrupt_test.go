@@ -176,20 +176,14 @@ func TestOverflowIncludesTheAlias(t *testing.T) {
 		if len(v) < 24 || v[18] != 0x01 { // the partition count 01 unchanged, the partition respelt
 			continue
 		}
-		spelt := v[19:24]
-		var alias uint32
-		for i, b := range spelt {
-			alias |= uint32(b&0x7f) << (7 * i) // a 32-bit reader loses the fifth byte's high bits
-		}
-		if spelt[4]&0x80 == 0 && alias == 5 {
+		if spelt := v[19:24]; spelt[4]&0x80 == 0 && readAs32Bits(spelt) == 5 {
 			return
 		}
 	}
 	t.Fatal("no five-byte alias of partition 5 in 200 draws")
 }
 
-// TestDeterministic: one seed, one corruption; and a representative depends on its shape and
-// base only.
+// TestDeterministic: one seed, one corruption; and the representatives depend on the base only.
 func TestDeterministic(t *testing.T) {
 	base := []wire.Cause{{Channel: wire.Channel{Topic: wire.TopicID{0: 0x01}, Partition: 5}, Position: 7}}
 	a, b := rand.New(rand.NewPCG(9, 9)), rand.New(rand.NewPCG(9, 9))
@@ -198,11 +192,90 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("one seed gave %+v and %+v", x, y)
 		}
 	}
-	for _, s := range corrupt.Shapes {
-		if x, y := corrupt.Representative(s, base), corrupt.Representative(s, base); !reflect.DeepEqual(x, y) {
-			t.Fatalf("%s: representatives %+v and %+v", s, x, y)
+	if x, y := corrupt.Representatives(base), corrupt.Representatives(base); !reflect.DeepEqual(x, y) {
+		t.Fatalf("representatives %+v and %+v", x, y)
+	}
+}
+
+// TestRepresentatives: for any base (the empty one included) the representatives are as many,
+// each is refused with its shape's family (or is a near miss), every shape is among them, and
+// the field-level shapes reach every kind of field: truncations at the topic count, a topic ID, a
+// partition count, a partition and a position, respelt varints at the topic count, a partition
+// count and a partition, among them the fifth-byte alias (a 32-bit reader reads the value).
+func TestRepresentatives(t *testing.T) {
+	n := len(corrupt.Representatives(nil))
+	rapid.Check(t, func(t *rapid.T) {
+		base := genBase().Draw(t, "base")
+		reps := corrupt.Representatives(base)
+		if len(reps) != n {
+			t.Fatalf("%d representatives of %v, %d of the empty base", len(reps), base, n)
+		}
+		shapes := map[corrupt.Shape]bool{}
+		at := map[corrupt.Shape]map[int]bool{}
+		for _, c := range reps {
+			shapes[c.Shape] = true
+			_, _, r := wire.DecodeHeaders(c.Headers())
+			f, ok := c.Shape.Family()
+			if ok && (r == nil || r.Family != f) {
+				t.Fatalf("%s representative %x: %v, want %s", c.Shape, c.Values, r, f)
+			}
+			if r != nil {
+				if at[c.Shape] == nil {
+					at[c.Shape] = map[int]bool{}
+				}
+				at[c.Shape][r.Offset] = true
+			}
+		}
+		if len(shapes) != len(corrupt.Shapes) {
+			t.Fatalf("representatives of %d shapes, want %d", len(shapes), len(corrupt.Shapes))
+		}
+		if len(base) == 0 {
+			return
+		}
+		// The first group of the canonical value: version, topic count, topic ID at 2, its
+		// partition count at 18, its first partition at 19 and that partition's position after it.
+		first := base[0]
+		for _, c := range base {
+			if c.Channel.Less(first.Channel) {
+				first = c
+			}
+		}
+		partLen := len(wire.Encode([]wire.Cause{first})) - 27
+		want := map[corrupt.Shape][]int{
+			corrupt.Truncated:        {1, 2, 18, 19, 19 + partLen},
+			corrupt.NonMinimalVarint: {1, 18, 19},
+			corrupt.VarintOverflow:   {1, 18, 19},
+		}
+		if partLen == 5 {
+			want[corrupt.NonMinimalVarint] = []int{1, 18} // a five-byte partition cannot be padded
+		}
+		for s, offsets := range want {
+			for _, o := range offsets {
+				if !at[s][o] {
+					t.Fatalf("%s: no representative refused at byte %d (%v) for base %v", s, o, at[s], base)
+				}
+			}
+		}
+	})
+	base := []wire.Cause{{Channel: wire.Channel{Topic: wire.TopicID{0: 0x01}, Partition: 5}, Position: 7}}
+	for _, c := range corrupt.Representatives(base) {
+		if c.Shape != corrupt.VarintOverflow || len(c.Values[0]) != 32 || c.Values[0][18] != 0x01 {
+			continue
+		}
+		if alias := readAs32Bits(c.Values[0][19:24]); alias == 5 && c.Values[0][23]&0x80 == 0 {
+			return
 		}
 	}
+	t.Fatal("no representative spells partition 5 as its five-byte alias")
+}
+
+// readAs32Bits reads a varint as a 32-bit reader that shifts surplus bits away would.
+func readAs32Bits(b []byte) uint32 {
+	var v uint32
+	for i, c := range b {
+		v |= uint32(c&0x7f) << (7 * i)
+	}
+	return v
 }
 
 // TestEmptyBaseIsGivenACause: from the empty frontier every shape still corrupts something.

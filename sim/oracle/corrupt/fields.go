@@ -109,18 +109,23 @@ func join(fields []field) []byte {
 // (cutting that leaves the empty value, a shape of its own).
 func truncate(src Source, fields []field) []byte {
 	i := 1 + src.IntN(len(fields)-1)
-	cut := 0
+	return cutAt(fields, i, src.IntN(len(fields[i].bytes)))
+}
+
+// cutAt cuts the value within bytes into field i.
+func cutAt(fields []field, i, within int) []byte {
+	cut := within
 	for _, f := range fields[:i] {
 		cut += len(f.bytes)
 	}
-	cut += src.IntN(len(fields[i].bytes))
 	return join(fields)[:cut]
 }
 
 // respell spells one varint field drawn among the value's varints in a way the grammar refuses:
-// padded past its minimal length with a last byte of zero (NonMinimalVarint), or in five bytes
-// whose fifth carries bits above the low three, the alias a 32-bit reader would take for the
-// value, or in six bytes (VarintOverflow).
+// padded past its minimal length with a last byte of zero (NonMinimalVarint), or (VarintOverflow)
+// in five bytes whose fifth carries bits above the low three — half the time only bits a 32-bit
+// reader shifts away, the alias of the value SPEC §4.3 warns of, otherwise bit 31 too (a value
+// over 2^31−1) — or in six bytes.
 func respell(s Shape, src Source, fields []field) []byte {
 	var varints []int
 	for i, f := range fields {
@@ -128,27 +133,64 @@ func respell(s Shape, src Source, fields []field) []byte {
 			varints = append(varints, i)
 		}
 	}
-	f := &fields[varints[src.IntN(len(varints))]]
-	v := f.value
+	i := varints[src.IntN(len(varints))]
 	if s == NonMinimalVarint {
-		n := len(f.bytes) + 1 + src.IntN(5-len(f.bytes)) // minimal length < n <= 5
-		f.bytes = f.bytes[:0]
-		for range n - 1 {
-			f.bytes = append(f.bytes, byte(v&0x7f)|0x80)
-			v >>= 7
-		}
-		f.bytes = append(f.bytes, 0) // v is 0 by now: the minimal spelling was shorter
-		return join(fields)
+		return padAt(fields, i, 1+src.IntN(5-len(fields[i].bytes)))
 	}
+	switch src.IntN(4) {
+	case 0, 1:
+		return fiveBytesAt(fields, i, byte(1+src.IntN(7))<<4)
+	case 2:
+		return fiveBytesAt(fields, i, 0x08|byte(src.IntN(8))<<4)
+	}
+	return sixBytesAt(fields, i, byte(1+src.IntN(0x7f)))
+}
+
+// padAt spells varint field i in extra more bytes than its minimal spelling, the last one zero.
+func padAt(fields []field, i, extra int) []byte {
+	f := &fields[i]
+	v, n := f.value, len(f.bytes)+extra
 	f.bytes = f.bytes[:0]
-	for range 4 {
+	for range n - 1 {
 		f.bytes = append(f.bytes, byte(v&0x7f)|0x80)
 		v >>= 7
 	}
-	if src.IntN(4) == 0 {
-		f.bytes = append(f.bytes, byte(v)|0x80, byte(1+src.IntN(0x7f)))
-	} else {
-		f.bytes = append(f.bytes, byte(v)|byte(1+src.IntN(15))<<3)
-	}
+	f.bytes = append(f.bytes, 0) // v is 0 by now: the minimal spelling was shorter
 	return join(fields)
+}
+
+// fiveBytesAt spells varint field i in five bytes, the fifth carrying high (bits above the low
+// three) besides the value's own top bits.
+func fiveBytesAt(fields []field, i int, high byte) []byte {
+	f := &fields[i]
+	f.bytes = continued(f.value)
+	f.bytes = append(f.bytes, byte(f.value>>28)|high)
+	return join(fields)
+}
+
+// sixBytesAt spells varint field i in six bytes: the fifth continues, the sixth is last.
+func sixBytesAt(fields []field, i int, last byte) []byte {
+	f := &fields[i]
+	f.bytes = continued(f.value)
+	f.bytes = append(f.bytes, byte(f.value>>28)|0x80, last)
+	return join(fields)
+}
+
+// continued returns v's four low 7-bit groups, each with its continuation bit set.
+func continued(v uint32) []byte {
+	out := make([]byte, 4)
+	for j := range out {
+		out[j] = byte(v>>(7*j))&0x7f | 0x80
+	}
+	return out
+}
+
+// firstOf returns the index of the first field of kind k, or -1.
+func firstOf(fields []field, k fieldKind) int {
+	for i, f := range fields {
+		if f.kind == k {
+			return i
+		}
+	}
+	return -1
 }
