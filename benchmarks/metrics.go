@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
 )
@@ -122,9 +120,9 @@ func addLatency(m map[string]int64, prefix string, sorted []int64) {
 	m[prefix+"_p50_us"], m[prefix+"_p99_us"], m[prefix+"_max_us"] = q[0], q[1], q[2]
 }
 
-// quantilesMicros returns the p50, p99 and maximum of sorted samples: gonum's empirical
-// quantile (the smallest sample with at least that fraction of the samples at or below it),
-// stored as integers. All zero for no samples.
+// quantilesMicros returns the p50, p99 and maximum of sorted samples: the empirical quantile
+// (the smallest sample with at least that fraction of the samples at or below it,
+// empiricalQuantile), stored as integers. All zero for no samples.
 func quantilesMicros(sorted []int64) [3]int64 {
 	if len(sorted) == 0 {
 		return [3]int64{}
@@ -133,11 +131,11 @@ func quantilesMicros(sorted []int64) [3]int64 {
 	for i, v := range sorted {
 		xs[i] = float64(v)
 	}
-	q := func(p float64) int64 { return int64(math.Round(stat.Quantile(p, stat.Empirical, xs, nil))) }
+	q := func(p float64) int64 { return int64(math.Round(empiricalQuantile(p, xs))) }
 	return [3]int64{q(0.5), q(0.99), sorted[len(sorted)-1]}
 }
 
-// summary summarises sorted samples as sim does (integer mean; quantiles from gonum).
+// summary summarises sorted samples as sim does (integer mean; empirical quantiles).
 func summary(sorted []int64) sim.LatencyStats {
 	q := quantilesMicros(sorted)
 	var mean int64

@@ -1,21 +1,17 @@
 package benchmarks
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
-// The report's plots, drawn with gonum/plot as SVG. Wall-clock plots take the median of the
-// samples in results/bench.txt; the latency plot takes the exact samples of the fixed cases.
+// The report's plots, drawn as SVG (svgchart.go). Wall-clock plots take the median of the samples
+// in results/bench.txt; the latency plot takes the exact samples of the fixed cases.
 
 // wallMedians is a benchmark file read for plotting: by "pkg BenchmarkName" key, by unit as
 // written, the median of the samples.
@@ -32,9 +28,9 @@ func (w wallMedians) lookup(pkg, name, unit string) (float64, bool) {
 const modulePath = "github.com/parsleysim/parsleysim"
 
 // series builds the points (x from the sub-benchmark parameter param, y the median of unit) of
-// every benchmark named prefix + "/" + param + "=" + value (+ nothing more).
-func (w wallMedians) series(prefix, param, unit string) plotter.XYs {
-	var pts plotter.XYs
+// every benchmark named prefix + "/" + param + "=" + value (+ nothing more), in x order.
+func (w wallMedians) series(prefix, param, unit string) []xy {
+	var pts []xy
 	for k, units := range w {
 		_, name, _ := strings.Cut(k, " ")
 		rest, ok := strings.CutPrefix(name, prefix+"/"+param+"=")
@@ -43,127 +39,88 @@ func (w wallMedians) series(prefix, param, unit string) plotter.XYs {
 		}
 		x, err := strconv.ParseFloat(rest, 64)
 		if v, has := units[unit]; err == nil && has {
-			pts = append(pts, plotter.XY{X: x, Y: v})
+			pts = append(pts, xy{X: x, Y: v})
 		}
 	}
-	sortXYs(pts)
+	slices.SortFunc(pts, func(a, b xy) int { return cmp.Compare(a.X, b.X) })
 	return pts
 }
 
-// sortXYs sorts points by X (insertion sort: a handful of points).
-func sortXYs(pts plotter.XYs) {
-	for i := 1; i < len(pts); i++ {
-		for j := i; j > 0 && pts[j].X < pts[j-1].X; j-- {
-			pts[j], pts[j-1] = pts[j-1], pts[j]
+// addLines adds the named series that have points; a chart with none is an error.
+func addLines(c *chart, lines ...series) error {
+	for _, l := range lines {
+		if len(l.pts) > 0 {
+			c.lines = append(c.lines, l)
 		}
 	}
-}
-
-// newPlot returns a plot with a title and axis labels, logarithmic in x when logX.
-func newPlot(title, xLabel, yLabel string, logX, logY bool) *plot.Plot {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
-	if logX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	}
-	if logY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	}
-	p.Legend.Top, p.Legend.Left = false, false // bottom right: the lines rise to the right
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(24), vg.Points(8)
-	return p
-}
-
-// addLines adds named series (name, points, name, points, ...) skipping empty ones.
-func addLines(p *plot.Plot, named ...any) error {
-	var keep []any
-	for i := 0; i+1 < len(named); i += 2 {
-		if pts := named[i+1].(plotter.XYs); len(pts) > 0 {
-			keep = append(keep, named[i], pts)
-		}
-	}
-	if len(keep) == 0 {
+	if len(c.lines) == 0 {
 		return fmt.Errorf("no data")
-	}
-	if err := plotutil.AddLinePoints(p, keep...); err != nil {
-		return err
-	}
-	if _, ok := p.X.Scale.(plot.LogScale); ok {
-		p.X.Max *= 1.6 // room for the last tick label
 	}
 	return nil
 }
 
 // plotCodec draws codec time per op against frontier width.
 func plotCodec(w wallMedians, path string) error {
-	p := newPlot("Codec time against frontier width (median)", "entries", "ns/op", true, true)
-	var named []any
+	c := &chart{title: "Codec time against frontier width (median)", xLabel: "entries", yLabel: "ns/op",
+		logX: true, logY: true, width: 600, height: 324}
+	var lines []series
 	for _, fn := range []string{"Encode", "Decode", "DecodeInto"} {
 		for _, shape := range []string{"few-topics", "many-topics"} {
-			named = append(named, fn+" "+shape, w.series("Benchmark"+fn+"/"+shape, "entries", "ns/op"))
+			lines = append(lines, series{fn + " " + shape, w.series("Benchmark"+fn+"/"+shape, "entries", "ns/op")})
 		}
 	}
-	if err := addLines(p, named...); err != nil {
+	if err := addLines(c, lines...); err != nil {
 		return fmt.Errorf("codec plot: %w", err)
 	}
-	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
+	return c.save(path)
 }
 
 // plotDepth draws the engine's drain and commit cost against hold-back depth.
 func plotDepth(w wallMedians, path string) error {
-	p := newPlot("Release one held message against hold-back depth (median)", "depth", "ns/op", true, false)
-	p.Y.Min = 0
-	err := addLines(p, "drain", w.series("BenchmarkEngineDrainDepth", "depth", "ns/op"),
-		"drain + commit + apply", w.series("BenchmarkEngineCommitDepth", "depth", "ns/op"))
+	c := &chart{title: "Release one held message against hold-back depth (median)", xLabel: "depth", yLabel: "ns/op",
+		logX: true, yFromZero: true, width: 576, height: 288}
+	err := addLines(c, series{"drain", w.series("BenchmarkEngineDrainDepth", "depth", "ns/op")},
+		series{"drain + commit + apply", w.series("BenchmarkEngineCommitDepth", "depth", "ns/op")})
 	if err != nil {
 		return fmt.Errorf("depth plot: %w", err)
 	}
-	return p.Save(7*vg.Inch, 4*vg.Inch, path)
+	return c.save(path)
 }
 
 // plotSimulator draws the simulator's wall time per action against processes, with the goal.
 func plotSimulator(w wallMedians, path string) error {
-	p := newPlot("Simulator: wall time per action, every check on (median)", "processes", "ns/action", true, false)
-	p.Y.Min = 0
-	p.Legend.Top, p.Legend.Left, p.Legend.XOffs, p.Legend.YOffs = true, true, vg.Points(8), -vg.Points(16)
+	c := &chart{title: "Simulator: wall time per action, every check on (median)", xLabel: "processes", yLabel: "ns/action",
+		logX: true, yFromZero: true, width: 576, height: 288}
 	pts := w.series("BenchmarkScale", "processes", "ns/action")
-	goal := plotter.XYs{}
+	var goal []xy
 	for _, pt := range pts {
-		goal = append(goal, plotter.XY{X: pt.X, Y: 1e9 / goalActionsPerSecond})
+		goal = append(goal, xy{X: pt.X, Y: 1e9 / goalActionsPerSecond})
 	}
-	if err := addLines(p, "grid topology", pts, "goal (300,000 actions/s)", goal); err != nil {
+	if err := addLines(c, series{"grid topology", pts}, series{"goal (300,000 actions/s)", goal}); err != nil {
 		return fmt.Errorf("simulator plot: %w", err)
 	}
-	return p.Save(7*vg.Inch, 4*vg.Inch, path)
+	return c.save(path)
 }
 
 // plotHold draws each case's hold-latency distribution as a box plot (log scale; a zero sample
 // is drawn at 1 µs).
 func plotHold(results []*ScenarioResult, path string) error {
-	p := newPlot("Hold latency per scenario (virtual µs, exact)", "", "hold latency (µs)", false, true)
-	var names []string
+	c := &chart{title: "Hold latency per scenario (virtual µs, exact)", yLabel: "hold latency (µs)", logY: true,
+		width: 648, height: 396}
 	for _, r := range results {
 		if len(r.HoldMicros) == 0 {
 			continue
 		}
-		vals := make(plotter.Values, len(r.HoldMicros))
+		vals := make([]float64, len(r.HoldMicros))
 		for i, v := range r.HoldMicros {
 			vals[i] = math.Max(float64(v), 1)
 		}
-		box, err := plotter.NewBoxPlot(vg.Points(14), float64(len(names)), vals)
-		if err != nil {
-			return fmt.Errorf("hold plot of %s: %w", r.Name, err)
-		}
-		p.Add(box)
-		names = append(names, fmt.Sprintf("%s (%d)", shortCase(r.Name), len(r.HoldMicros)))
+		c.boxes = append(c.boxes, newBox(fmt.Sprintf("%s (%d)", shortCase(r.Name), len(r.HoldMicros)), vals))
 	}
-	if len(names) == 0 {
+	if len(c.boxes) == 0 {
 		return fmt.Errorf("hold plot: no samples")
 	}
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 5
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter // labels end at their box
-	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
+	return c.save(path)
 }
 
 // shortCase abbreviates a case name for an axis label.

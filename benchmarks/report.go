@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 // ReportCommand regenerates results/README.md and its plots.
@@ -71,7 +69,7 @@ func readWall(path string) (wallMedians, []string, error) {
 		for unit, vals := range units {
 			sorted := slices.Clone(vals)
 			slices.Sort(sorted)
-			out[key][unit] = stat.Quantile(0.5, stat.Empirical, sorted, nil)
+			out[key][unit] = empiricalQuantile(0.5, sorted)
 		}
 	}
 	return out, header, nil

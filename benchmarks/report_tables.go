@@ -97,7 +97,7 @@ func writeGoals(md *bytes.Buffer, w wallMedians, b *Baseline) {
 
 func writeScenarioTable(md *bytes.Buffer, b *Baseline) {
 	md.WriteString("## Virtual-time metrics (exact; `results/sim-metrics.json`)\n\n")
-	md.WriteString("Each case is one run at a fixed seed with every check on. Latencies in virtual µs: hold = receipt → delivery, end-to-end = produce → delivery, committed deliveries only; p50/p99 are gonum's empirical quantiles.\n\n")
+	md.WriteString("Each case is one run at a fixed seed with every check on. Latencies in virtual µs: hold = receipt → delivery, end-to-end = produce → delivery, committed deliveries only; p50/p99 are empirical quantiles (the smallest sample with at least that fraction at or below it).\n\n")
 	md.WriteString("| case | seed | steps | deliveries | per virtual s | hold p50 / p99 / max | end-to-end p50 / p99 / max | max hold-back depth | holds | held then released | crashes | violations |\n")
 	md.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range b.Cases {

@@ -11,7 +11,7 @@ import (
 // latencySink is a sim.TraceSink that rebuilds, from a run's trace alone, every committed
 // delivery's hold latency (receipt → delivery) and end-to-end latency (produce → delivery) in
 // virtual microseconds, and the deepest hold-back buffer any process reached. sim.Stats only
-// keeps summaries; the raw samples give the quantiles (gonum) and the plotted distributions.
+// keeps summaries; the raw samples give the quantiles and the plotted distributions.
 //
 // It follows the oracle's staging: what a process does is provisional until its "committed"
 // event, and a "crashed", "refused", "migrated", "zombie-fenced" or "started" event rolls back
