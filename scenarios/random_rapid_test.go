@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/rapidchoose"
 )
 
 // TestRapidDrivesHonestRuns: with every schedule decision drawn from rapid, honest runs of the
@@ -14,7 +15,7 @@ import (
 func TestRapidDrivesHonestRuns(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		seed := rapid.Uint64Range(1, 1000).Draw(rt, "seed")
-		res, _ := runSpec(rt, Spec{Seed: seed, Steps: 60}, sim.NewRapidChooser(rt))
+		res, _ := runSpec(rt, Spec{Seed: seed, Steps: 60}, rapidchoose.New(rt))
 		if res.Verdict != "pass" {
 			rt.Fatalf("honest run failed: %v", res.Violations)
 		}
@@ -38,7 +39,7 @@ func TestRapidShrinksAViolation(t *testing.T) {
 	var lastSpec Spec
 	prop := func(rt *rapid.T) {
 		spec := Spec{Seed: rapid.Uint64Range(1, 100).Draw(rt, "seed"), Sabotage: "IGNORE_CAUSES", Steps: 300}
-		res, _ := runSpec(rt, spec, sim.NewRapidChooser(rt))
+		res, _ := runSpec(rt, spec, rapidchoose.New(rt))
 		if res.Verdict != "pass" {
 			if first == nil {
 				first = res

@@ -2,11 +2,8 @@ package sim
 
 import (
 	"errors"
-	"flag"
 	"strings"
 	"testing"
-
-	"pgregory.net/rapid"
 )
 
 func drawMany(c Chooser, weights []uint32, n int) []int {
@@ -126,65 +123,5 @@ func TestReplayChooserErrors(t *testing.T) {
 				t.Fatal("error is not sticky: a later decision replaced it")
 			}
 		})
-	}
-}
-
-func TestRapidChooserNeverPicksZeroWeight(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		n := rapid.IntRange(1, 8).Draw(rt, "n")
-		weights := make([]uint32, n)
-		for i := range weights {
-			weights[i] = uint32(rapid.IntRange(0, 3).Draw(rt, "w"))
-		}
-		weights[rapid.IntRange(0, n-1).Draw(rt, "on")] = 1
-		c := NewRapidChooser(rt)
-		for range 5 {
-			got := c.Choose("pick", weights)
-			if got < 0 || got >= n || weights[got] == 0 {
-				rt.Fatalf("chose %d from %v", got, weights)
-			}
-		}
-	})
-}
-
-// TestRapidChooserShrinksSchedule: a property that fails whenever option 3 is ever chosen must
-// shrink to a schedule of zeros with a single 3, showing rapid drives (and shrinks) the choices.
-func TestRapidChooserShrinksSchedule(t *testing.T) {
-	var minimal []int
-	failing := func(rt *rapid.T) {
-		c := NewRapidChooser(rt)
-		var got []int
-		for range 10 {
-			got = append(got, c.Choose("action", []uint32{1, 1, 1, 1}))
-		}
-		for _, g := range got {
-			if g == 3 {
-				minimal = got
-				rt.Fatalf("chose 3")
-			}
-		}
-	}
-	// The failure is deliberate: write no fail file for it.
-	f := flag.Lookup("rapid.nofailfile")
-	old := f.Value.String()
-	if err := f.Value.Set("true"); err != nil {
-		t.Fatal(err)
-	}
-	defer f.Value.Set(old)
-	ft := &fakeTB{}
-	rapid.Check(ft, failing)
-	if !ft.failed {
-		t.Fatal("rapid never found a schedule choosing 3")
-	}
-	threes, others := 0, 0
-	for _, g := range minimal {
-		if g == 3 {
-			threes++
-		} else if g != 0 {
-			others++
-		}
-	}
-	if threes != 1 || others != 0 {
-		t.Fatalf("shrunk schedule %v: want exactly one 3 and zeros elsewhere", minimal)
 	}
 }

@@ -1,8 +1,11 @@
-package sim
+// Package rapidchoose is a sim.Chooser that draws every decision from a *rapid.T, so a
+// rapid.Check over runs shrinks a failing schedule automatically. It is a package of its own so
+// that only tests, not the command line, link rapid and the testing package.
+package rapidchoose
 
 import "pgregory.net/rapid"
 
-// RapidChooser draws every decision from a *rapid.T, using the decision's label as the draw label,
+// Chooser draws every decision from a *rapid.T, using the decision's label as the draw label,
 // so a rapid.Check over runs shrinks a failing schedule automatically and prints it as a labelled
 // list of draws.
 //
@@ -11,18 +14,18 @@ import "pgregory.net/rapid"
 // the enabled options would mostly feed and rarely fault). rapid shrinks u toward 0, that is
 // toward the first enabled option in offer order. A decision with one enabled option draws
 // nothing.
-type RapidChooser struct {
+type Chooser struct {
 	t    *rapid.T
 	gens map[uint64]*rapid.Generator[uint64] // Uint64Range(0, total-1) by total; reused
 }
 
-// NewRapidChooser returns a chooser drawing from t.
-func NewRapidChooser(t *rapid.T) *RapidChooser {
-	return &RapidChooser{t: t, gens: make(map[uint64]*rapid.Generator[uint64])}
+// New returns a chooser drawing from t.
+func New(t *rapid.T) *Chooser {
+	return &Chooser{t: t, gens: make(map[uint64]*rapid.Generator[uint64])}
 }
 
 // Choose draws one of the non-zero options from rapid, in proportion to the weights.
-func (c *RapidChooser) Choose(label string, weights []uint32) int {
+func (c *Chooser) Choose(label string, weights []uint32) int {
 	var total uint64
 	on, only := 0, -1
 	for i, w := range weights {
@@ -33,7 +36,7 @@ func (c *RapidChooser) Choose(label string, weights []uint32) int {
 	}
 	switch on {
 	case 0:
-		panic("sim: RapidChooser.Choose(" + label + "): every weight is zero")
+		panic("rapidchoose: Choose(" + label + "): every weight is zero")
 	case 1:
 		return only // no branch: do not spend a draw rapid would have to shrink
 	}
@@ -49,5 +52,5 @@ func (c *RapidChooser) Choose(label string, weights []uint32) int {
 		}
 		u -= uint64(w)
 	}
-	panic("sim: RapidChooser.Choose: unreachable")
+	panic("rapidchoose: Choose: unreachable")
 }
