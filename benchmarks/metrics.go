@@ -7,6 +7,8 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Case is one fixed run of the virtual-time metrics: a scenario at a fixed seed. A run is a
@@ -52,7 +54,7 @@ func Measure(c Case) (*ScenarioResult, error) {
 	}
 	sink := newLatencySink()
 	opts := prep.Options
-	opts.Sinks = []sim.TraceSink{sink}
+	opts.Sinks = []trace.Sink{sink}
 	res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(prep.Spec.Seed), opts)
 	if sink.err != nil {
 		return nil, fmt.Errorf("%s: reading the trace: %w", c.Name, sink.err)

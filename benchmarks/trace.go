@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
-// latencySink is a sim.TraceSink that rebuilds, from a run's trace alone, every committed
+// latencySink is a trace.Sink that rebuilds, from a run's trace alone, every committed
 // delivery's hold latency (receipt → delivery) and end-to-end latency (produce → delivery) in
 // virtual microseconds, and the deepest hold-back buffer any process reached. sim.Stats only
 // keeps summaries; the raw samples give the quantiles and the plotted distributions.
@@ -51,7 +51,7 @@ func newLatencySink() *latencySink {
 }
 
 // Record folds one event into the sink.
-func (s *latencySink) Record(ev *sim.Event) {
+func (s *latencySink) Record(ev *trace.Event) {
 	switch ev.Kind {
 	case "produced", "sent":
 		s.produced(ev.Msg, ev.TimeMicros)
@@ -76,7 +76,7 @@ func (s *latencySink) produced(uid uint64, timeMicros int64) {
 
 // txnOpened notes the produce time of the records an external transaction left open: the event
 // names how many ("3 records"), and they took the next uids.
-func (s *latencySink) txnOpened(ev *sim.Event) {
+func (s *latencySink) txnOpened(ev *trace.Event) {
 	n, err := strconv.Atoi(strings.TrimSuffix(ev.Detail, " records"))
 	if err != nil {
 		s.fail(fmt.Errorf("step %d: txn-opened detail %q names no record count", ev.Step, ev.Detail))

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // BenchmarkRandomSeed measures whole default runs of the random scenario (250–500 safety actions
@@ -22,9 +23,9 @@ func BenchmarkRandomSeed(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				hash := sim.NewHashSink()
+				hash := trace.NewHashSink()
 				opts := prep.Options
-				opts.Sinks = []sim.TraceSink{hash}
+				opts.Sinks = []trace.Sink{hash}
 				res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(spec.Seed), opts)
 				steps += res.Steps
 				checksum ^= hash.Sum64()

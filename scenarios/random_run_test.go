@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 var sweepSeeds = flag.Int("sweep.seeds", 1000, "seeds of the honest random sweep in TestHonestSweep")
@@ -32,9 +33,9 @@ func runSpec(t fataler, spec Spec, ch sim.Chooser) (*sim.Result, string) {
 	if ch == nil {
 		ch = sim.NewRandomChooser(spec.Seed)
 	}
-	hash := sim.NewHashSink()
+	hash := trace.NewHashSink()
 	opts := prep.Options
-	opts.Sinks = []sim.TraceSink{hash}
+	opts.Sinks = []trace.Sink{hash}
 	return sim.Run(prep.Scenario, prep.Settings, ch, opts), hash.Sum()
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // Shrinking a failing run of a Spec to a minimal reproduction (issue 6 item 4). The run is first
@@ -133,8 +134,8 @@ func replay(spec Spec, choices []int, opts func(*sim.RunOptions)) (*sim.Result, 
 	}
 	ch := sim.NewReplayChooser(choices)
 	o := prep.Options
-	hash := sim.NewHashSink()
-	o.Sinks = []sim.TraceSink{hash}
+	hash := trace.NewHashSink()
+	o.Sinks = []trace.Sink{hash}
 	if opts != nil {
 		opts(&o)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // Sweeps: one Spec run over an inclusive range of seeds on a pool of worker goroutines. Each seed
@@ -49,7 +50,7 @@ type SeedOutcome struct {
 	Stats      sim.Stats
 	Steps      int
 	Eligible   bool // the settings switch on a fault class the sabotage mode needs (false when honest)
-	// TraceHash is the run's trace hash (sim.HashSink.Sum64), when the sweep asked for
+	// TraceHash is the run's trace hash (trace.HashSink.Sum64), when the sweep asked for
 	// SweepConfig.TraceDigest; 0 otherwise.
 	TraceHash uint64
 	// Fired says an action of a fault class the mode needs was taken in the run (every run for a
@@ -161,9 +162,9 @@ func runSeed(spec Spec, seed uint64, hashTrace bool) (out SeedOutcome) {
 	if spec.Sabotage != "" {
 		out.Eligible = prep.Settings.Eligible(spec.Sabotage)
 	}
-	var hash *sim.HashSink
+	var hash *trace.HashSink
 	if hashTrace {
-		hash = sim.NewHashSink()
+		hash = trace.NewHashSink()
 		prep.Options.Sinks = append(prep.Options.Sinks, hash)
 	}
 	res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(seed), prep.Options)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // SweepReport is the summary of a sweep: how many runs, which seeds failed and with what, the
@@ -144,7 +145,7 @@ func (r *SweepReport) finish() {
 		return 0
 	})
 	if r.digest != nil {
-		r.TraceDigest = sim.FormatHash(r.digest.sum)
+		r.TraceDigest = trace.FormatHash(r.digest.sum)
 	}
 }
 

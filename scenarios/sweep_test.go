@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // sweepJSON runs a sweep and returns its report and JSON form, failing the test on an error.
@@ -81,7 +81,7 @@ func TestSweepTraceDigest(t *testing.T) {
 				d.add(uint64(i+1), h)
 			}
 		}
-		return sim.FormatHash(d.sum)
+		return trace.FormatHash(d.sum)
 	}
 	if got := fold(hashes, -1); got != digests[0] {
 		t.Fatalf("sweep digest %s, fold of the seeds' own hashes %s", digests[0], got)

@@ -1,6 +1,7 @@
 // Package sim is the simulated world: a seeded scheduler that drives many Parsley nodes over the
 // deterministic substrate, a Kafka-Streams-like host per process, a ground-truth oracle with one
-// checker per property, virtual time, the trace and its running hash, and replay.
+// checker per property, virtual time, and replay. Each step's events go to the sinks of
+// package trace.
 //
 // A run is a pure function of its scenario, its settings and its choices. Every schedule and
 // fault decision goes through one Chooser; durations, topic IDs and payload bytes come from

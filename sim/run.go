@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // HostSabotage selects a deliberate fault of the simulated host, like node.Sabotage for the
@@ -60,7 +61,7 @@ type RunOptions struct {
 	Sabotage     node.Sabotage // engine sabotage (zero = honest)
 	HostSabotage HostSabotage  // host sabotage (zero = honest)
 	Streams      Streams       // if zero, NewStreams(set.Seed)
-	Sinks        []TraceSink   // every event goes to each, in order
+	Sinks        []trace.Sink  // every event goes to each, in order
 	// RecordScript makes Result.Script the safety phase's actions as a script: the same run
 	// replayed as Scenario.Script, robust to actions being removed or inserted.
 	RecordScript bool

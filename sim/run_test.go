@@ -3,20 +3,22 @@ package sim
 import (
 	"slices"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // TestRunDeterministic: the same seed gives the same event sequence, result and choices; another
 // seed gives another run.
 func TestRunDeterministic(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
-		run := func() (*Result, []Event) {
-			sink := &CollectSink{}
-			res := Run(diamondScenario(), ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sinks: []TraceSink{sink}})
+		run := func() (*Result, []trace.Event) {
+			sink := &trace.CollectSink{}
+			res := Run(diamondScenario(), ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sinks: []trace.Sink{sink}})
 			return res, sink.Events
 		}
 		r1, e1 := run()
 		r2, e2 := run()
-		if rep := CompareTraces(e1, e2); !rep.Identical {
+		if rep := trace.CompareTraces(e1, e2); !rep.Identical {
 			t.Fatalf("seed %d: %s", seed, rep)
 		}
 		if !slices.Equal(r1.Choices, r2.Choices) || r1.Stats.EndMicros != r2.Stats.EndMicros || r1.Stats.Deliveries != r2.Stats.Deliveries {
@@ -28,14 +30,14 @@ func TestRunDeterministic(t *testing.T) {
 	}
 	_, a := runEvents(1)
 	_, b := runEvents(2)
-	if CompareTraces(a, b).Identical {
+	if trace.CompareTraces(a, b).Identical {
 		t.Fatal("seeds 1 and 2 gave the same trace")
 	}
 }
 
-func runEvents(seed uint64) (*Result, []Event) {
-	sink := &CollectSink{}
-	res := Run(diamondScenario(), ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sinks: []TraceSink{sink}})
+func runEvents(seed uint64) (*Result, []trace.Event) {
+	sink := &trace.CollectSink{}
+	res := Run(diamondScenario(), ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sinks: []trace.Sink{sink}})
 	return res, sink.Events
 }
 
@@ -43,10 +45,10 @@ func runEvents(seed uint64) (*Result, []Event) {
 func TestReplayChooserReproducesRun(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		res, events := runEvents(seed)
-		sink := &CollectSink{}
+		sink := &trace.CollectSink{}
 		replay := NewReplayChooser(res.Choices)
-		Run(diamondScenario(), ExpandSettings(seed), replay, RunOptions{Sinks: []TraceSink{sink}})
-		if rep := CompareTraces(events, sink.Events); !rep.Identical || replay.Err() != nil {
+		Run(diamondScenario(), ExpandSettings(seed), replay, RunOptions{Sinks: []trace.Sink{sink}})
+		if rep := trace.CompareTraces(events, sink.Events); !rep.Identical || replay.Err() != nil {
 			t.Fatalf("seed %d: %s %v", seed, rep, replay.Err())
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -59,7 +60,7 @@ type world struct {
 	lat        latencies
 
 	tracing     bool
-	ev          Event
+	ev          trace.Event
 	hooks       *testHooks
 	weights     []uint32                    // reused weight buffer for target choices
 	offsetBuf   []int64                     // reused buffer of truncationCandidates

@@ -217,3 +217,9 @@ func appendNullableBytes(b, v []byte) []byte {
 	}
 	return appendBytes(append(b, 1), v)
 }
+
+// appendString appends s to dst as a uvarint length then the bytes.
+func appendString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}

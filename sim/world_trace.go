@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/trace"
+
 // Trace emission. Every event goes to each sink in RunOptions.Sinks, in order. Callers build
 // details (fmt) only when w.tracing is set, so an untraced run allocates nothing for its trace.
 
@@ -8,7 +10,7 @@ func (w *world) emitRaw(kind string, proc int, detail string) {
 	if !w.tracing {
 		return
 	}
-	w.ev = Event{Step: w.step, TimeMicros: w.clock.nowMicros, Action: w.action, ActionName: w.action.String(),
+	w.ev = trace.Event{Step: w.step, TimeMicros: w.clock.nowMicros, Action: w.action, ActionName: w.action.String(),
 		Kind: kind, Process: proc, Detail: detail}
 	w.send()
 }
@@ -29,7 +31,7 @@ func (w *world) emitChan(kind string, p *proc, c int32, pos int64, uid uint64, d
 		proc = p.idx
 	}
 	ch := &w.chans[c]
-	w.ev = Event{Step: w.step, TimeMicros: w.clock.nowMicros, Action: w.action, ActionName: w.action.String(),
+	w.ev = trace.Event{Step: w.step, TimeMicros: w.clock.nowMicros, Action: w.action, ActionName: w.action.String(),
 		Kind: kind, Process: proc, Topic: w.topics[ch.topic].spec.Name, Incarn: int(ch.inc),
 		Partition: ch.part, Position: pos, Msg: uid, Detail: detail}
 	w.send()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // reproPrefix starts every printed reproduction command: run from the repository root.
@@ -174,7 +175,7 @@ type outcome struct {
 	res         *sim.Result
 	hash        string
 	events      int
-	determinism *sim.DeterminismReport
+	determinism *trace.DeterminismReport
 	replayErr   error // a replay that diverged from its recording
 	err         error // an output problem (the trace file could not be written)
 }
@@ -183,9 +184,9 @@ type outcome struct {
 // outputs ask for. The human header (settings) is printed first so a person sees what this seed
 // does before the first step.
 func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcome {
-	hash := sim.NewHashSink()
+	hash := trace.NewHashSink()
 	opts := prep.Options
-	opts.Sinks = []sim.TraceSink{hash}
+	opts.Sinks = []trace.Sink{hash}
 	var flushers []func() error
 	if o.tracePath != "" {
 		f, err := os.Create(o.tracePath)
@@ -193,7 +194,7 @@ func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcom
 			return outcome{err: fmt.Errorf("--trace: %w", err)}
 		}
 		defer f.Close()
-		js := sim.NewJSONLinesSink(f)
+		js := trace.NewJSONLinesSink(f)
 		opts.Sinks = append(opts.Sinks, js)
 		flushers = append(flushers, js.Flush)
 	}
@@ -209,7 +210,7 @@ func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcom
 		printHeader(c.stdout, prep)
 	}
 	if o.verbose {
-		tl := sim.NewTimelineSink(c.stdout)
+		tl := trace.NewTimelineSink(c.stdout)
 		opts.Sinks = append(opts.Sinks, tl)
 		flushers = append(flushers, tl.Flush)
 	}
@@ -227,10 +228,10 @@ func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcom
 }
 
 // checkDeterminism runs the prepared scenario twice more with fresh choosers and compares.
-func checkDeterminism(prep *scenarios.Prepared) sim.DeterminismReport {
-	return sim.CheckDeterminism(func(sink sim.TraceSink) {
+func checkDeterminism(prep *scenarios.Prepared) trace.DeterminismReport {
+	return trace.CheckDeterminism(func(sink trace.Sink) {
 		opts := prep.Options
-		opts.Sinks = []sim.TraceSink{sink}
+		opts.Sinks = []trace.Sink{sink}
 		sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(prep.Spec.Seed), opts)
 	})
 }

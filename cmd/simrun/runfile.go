@@ -10,6 +10,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // runFileUsage is the help text of `simrun run`.
@@ -52,7 +53,7 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, name, "--trace: %v", err)
 		}
 		defer tf.Close()
-		js := sim.NewJSONLinesSink(tf)
+		js := trace.NewJSONLinesSink(tf)
 		opts.Sinks = append(opts.Sinks, js)
 		flushers = append(flushers, js.Flush)
 	}
@@ -65,7 +66,7 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 		opts.Sinks = append(opts.Sinks, pic.sink)
 	}
 	if a.verbose {
-		tl := sim.NewTimelineSink(stdout)
+		tl := trace.NewTimelineSink(stdout)
 		opts.Sinks = append(opts.Sinks, tl)
 		flushers = append(flushers, tl.Flush)
 	}

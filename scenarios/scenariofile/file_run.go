@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // Running a scenario file: sim.Run gives the verdict (the authority), sim.RunObserved the same
@@ -16,8 +17,8 @@ import (
 
 // FileRunOptions are the parts of a file run the command line chooses.
 type FileRunOptions struct {
-	Sabotage string          // engine or host sabotage mode name; "" is honest
-	Sinks    []sim.TraceSink // extra sinks for sim.Run's events (--trace, -v)
+	Sabotage string       // engine or host sabotage mode name; "" is honest
+	Sinks    []trace.Sink // extra sinks for sim.Run's events (--trace, -v)
 }
 
 // FileRun is a finished run of a scenario file.
@@ -62,12 +63,12 @@ func RunFile(f *File, o FileRunOptions) (*FileRun, error) {
 		}
 	}
 	set := f.Settings.Sim()
-	hash := sim.NewHashSink()
-	opts := sim.RunOptions{Sabotage: engine, HostSabotage: host, Sinks: append([]sim.TraceSink{hash}, o.Sinks...)}
+	hash := trace.NewHashSink()
+	opts := sim.RunOptions{Sabotage: engine, HostSabotage: host, Sinks: append([]trace.Sink{hash}, o.Sinks...)}
 	res := sim.Run(f.Scenario, set, sim.NewRandomChooser(set.Seed), opts)
 
-	collect := &sim.CollectSink{}
-	obsOpts := sim.RunOptions{Sabotage: engine, HostSabotage: host, Sinks: []sim.TraceSink{collect}}
+	collect := &trace.CollectSink{}
+	obsOpts := sim.RunOptions{Sabotage: engine, HostSabotage: host, Sinks: []trace.Sink{collect}}
 	ob := sim.RunObserved(f.Scenario, set, sim.NewRandomChooser(set.Seed), obsOpts)
 	if err := sameRun(res, ob.Result); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path, err)

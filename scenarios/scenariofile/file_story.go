@@ -10,6 +10,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // The story of a file run: each action echoed as "> ACTION", then what it did, one line per
@@ -23,11 +24,11 @@ import (
 type story struct {
 	f      *File
 	ob     *sim.Observed
-	events []sim.Event
+	events []trace.Event
 	ids    map[string]string // topic ID (as refusals print it) -> short topic name
 }
 
-func newStory(f *File, ob *sim.Observed, events []sim.Event) *story {
+func newStory(f *File, ob *sim.Observed, events []trace.Event) *story {
 	s := &story{f: f, ob: ob, events: events, ids: map[string]string{}}
 	for _, inc := range ob.Incarnations {
 		s.ids[inc.ID] = shortTopic(inc.Topic, inc.Number)
@@ -208,7 +209,7 @@ func causesText(m *sim.MessageView) string {
 }
 
 // eventChan names the channel of an event.
-func (s *story) eventChan(e *sim.Event) string {
+func (s *story) eventChan(e *trace.Event) string {
 	number := 0
 	if e.Incarn >= 0 && e.Incarn < len(s.ob.Incarnations) {
 		number = s.ob.Incarnations[e.Incarn].Number
@@ -217,7 +218,7 @@ func (s *story) eventChan(e *sim.Event) string {
 }
 
 // eventRecord names the record of an event, or its position when it names none.
-func (s *story) eventRecord(e *sim.Event) string {
+func (s *story) eventRecord(e *trace.Event) string {
 	if e.Msg != 0 {
 		return s.name(e.Msg)
 	}

@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // eventLine renders one trace event as a story line, or "" for an event the story leaves out.
-func (s *story) eventLine(e *sim.Event) string {
+func (s *story) eventLine(e *trace.Event) string {
 	who := ""
 	if e.Process >= 0 && e.Process < len(s.f.Scenario.Processes) {
 		who = s.f.Scenario.Processes[e.Process].Name
@@ -49,7 +49,7 @@ func (s *story) eventLine(e *sim.Event) string {
 }
 
 // worldLine renders the events of world actions and the rarer process events.
-func (s *story) worldLine(e *sim.Event, who string) string {
+func (s *story) worldLine(e *trace.Event, who string) string {
 	switch e.Kind {
 	case "truncated":
 		if e.Topic == "" {
@@ -103,7 +103,7 @@ func (s *story) incarnationText(detail string) string {
 }
 
 // producedLine renders an external produce: the record, its kind and its header.
-func (s *story) producedLine(e *sim.Event) string {
+func (s *story) producedLine(e *trace.Event) string {
 	m := &s.ob.Messages[e.Msg-1]
 	line := "produced " + s.eventRecord(e)
 	switch m.Kind {

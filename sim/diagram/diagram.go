@@ -1,7 +1,7 @@
 // Package diagram draws the space-time diagram of a run, in SVG or a self-contained HTML page,
 // from its trace events.
 //
-// Sink is a TraceSink: it keeps what the picture needs while the run goes (lanes,
+// Sink is a trace.Sink: it keeps what the picture needs while the run goes (lanes,
 // messages, receipts, holds, deliveries, lifecycle and world events) and WriteSVG / WriteHTML
 // draw it afterwards. The horizontal axis is the step index, compressed: steps that emitted no
 // drawable event take no room, and a step with several events on one lane is widened so they
@@ -16,7 +16,10 @@
 // delivery. Nothing iterates a map: the same events give the same bytes.
 package diagram
 
-import "github.com/parsleysim/parsleysim/sim"
+import (
+	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
+)
 
 // Sink collects a run's events for a space-time diagram. The zero value works (lanes are
 // named p0, p1, ...); NewSink names them after the scenario's processes.
@@ -163,7 +166,7 @@ func (d *Sink) ensureLane(n int) {
 }
 
 // place returns the next position on lane at step ev.Step, opening a new column on a new step.
-func (d *Sink) place(lane int, ev *sim.Event) diagPos {
+func (d *Sink) place(lane int, ev *trace.Event) diagPos {
 	d.ensureLane(lane)
 	n := len(d.cols)
 	if n == 0 || d.cols[n-1].step != ev.Step {
@@ -180,4 +183,4 @@ func (d *Sink) place(lane int, ev *sim.Event) diagPos {
 }
 
 // laneOf maps an event's process to its lane (world is 0).
-func laneOf(ev *sim.Event) int { return ev.Process + 1 }
+func laneOf(ev *trace.Event) int { return ev.Process + 1 }

@@ -3,18 +3,20 @@ package diagram
 import (
 	"bytes"
 	"fmt"
-	"github.com/parsleysim/parsleysim/sim"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // evs builds a trace by hand: each call appends one event.
-type evs struct{ list []sim.Event }
+type evs struct{ list []trace.Event }
 
 func (e *evs) add(step int, kind string, proc int, topic string, pos int64, msg uint64, detail string) *evs {
-	e.list = append(e.list, sim.Event{Step: step, TimeMicros: int64(step) * 100, Kind: kind, Process: proc,
+	e.list = append(e.list, trace.Event{Step: step, TimeMicros: int64(step) * 100, Kind: kind, Process: proc,
 		Topic: topic, Position: pos, Msg: msg, Detail: detail})
 	return e
 }

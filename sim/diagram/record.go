@@ -2,12 +2,14 @@ package diagram
 
 import (
 	"fmt"
-	"github.com/parsleysim/parsleysim/sim"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // Record takes one trace event into the diagram.
-func (d *Sink) Record(ev *sim.Event) {
+func (d *Sink) Record(ev *trace.Event) {
 	if d.msgIdx == nil {
 		d.msgIdx = map[uint64]int{}
 	}
@@ -46,7 +48,7 @@ func (d *Sink) Record(ev *sim.Event) {
 
 // addMsg registers a message produced (lane 0) or sent (a process lane) by ev and returns its
 // index.
-func (d *Sink) addMsg(ev *sim.Event, lane int, kind string) int {
+func (d *Sink) addMsg(ev *trace.Event, lane int, kind string) int {
 	m := diagMsg{uid: ev.Msg, channel: posOf(ev), kind: kind, from: lane, at: d.place(lane, ev),
 		known: true, timeMicros: ev.TimeMicros}
 	d.msgs = append(d.msgs, m)
@@ -57,7 +59,7 @@ func (d *Sink) addMsg(ev *sim.Event, lane int, kind string) int {
 // msgOf returns the index of ev's message, registering one whose produce was not traced (a
 // record of an external transaction is placed at the transaction; anything else at the world
 // lane just before its receipt).
-func (d *Sink) msgOf(ev *sim.Event) int {
+func (d *Sink) msgOf(ev *trace.Event) int {
 	if i, ok := d.msgIdx[ev.Msg]; ok {
 		return i
 	}
@@ -80,7 +82,7 @@ func (d *Sink) msgOf(ev *sim.Event) int {
 
 // recordFeed draws a receipt and, unless it is a duplicate or the message is held already,
 // opens a hold.
-func (d *Sink) recordFeed(ev *sim.Event, lane int) {
+func (d *Sink) recordFeed(ev *trace.Event, lane int) {
 	m := d.msgOf(ev)
 	f := diagFeed{msg: m, lane: lane, at: d.place(lane, ev), timeMicros: ev.TimeMicros, duplicate: ev.Kind == "duplicate"}
 	if d.msgs[m].at.col < 0 {
@@ -100,7 +102,7 @@ func (d *Sink) recordFeed(ev *sim.Event, lane int) {
 }
 
 // recordDelivery draws a delivery and ends the message's hold on that lane.
-func (d *Sink) recordDelivery(ev *sim.Event, lane int) {
+func (d *Sink) recordDelivery(ev *trace.Event, lane int) {
 	m := d.msgOf(ev)
 	at := d.place(lane, ev)
 	l := &d.lanes[lane]
@@ -124,7 +126,7 @@ func (d *Sink) endHold(h int, at diagPos, timeMicros int64, end string) {
 
 // recordLifecycle rolls back what the lane had not committed (a stop commits first, so it finds
 // nothing), marks the event and notes the lane's new state.
-func (d *Sink) recordLifecycle(ev *sim.Event, lane int) {
+func (d *Sink) recordLifecycle(ev *trace.Event, lane int) {
 	at := d.addMark(lane, ev, ev.Kind, lifecycleTitle(ev))
 	if ev.Kind == "refused" {
 		d.marks[len(d.marks)-1].reason, _, _ = strings.Cut(ev.Detail, " ")
@@ -180,7 +182,7 @@ func (d *Sink) rollback(lane int, at diagPos, timeMicros int64) {
 }
 
 // recordTxn remembers an open external transaction's positions and marks it on the world lane.
-func (d *Sink) recordTxn(ev *sim.Event) {
+func (d *Sink) recordTxn(ev *trace.Event) {
 	at := d.addMark(0, ev, ev.Kind, worldTitle(ev))
 	var n int64
 	fmt.Sscanf(ev.Detail, "%d records", &n)
@@ -188,7 +190,7 @@ func (d *Sink) recordTxn(ev *sim.Event) {
 }
 
 // addMark places a glyph on lane and returns its position.
-func (d *Sink) addMark(lane int, ev *sim.Event, kind, title string) diagPos {
+func (d *Sink) addMark(lane int, ev *trace.Event, kind, title string) diagPos {
 	at := d.place(lane, ev)
 	d.marks = append(d.marks, diagMark{lane: lane, at: at, kind: kind,
 		title: fmt.Sprintf("step %d, t=%dus: %s", ev.Step, ev.TimeMicros, title)})
@@ -196,7 +198,7 @@ func (d *Sink) addMark(lane int, ev *sim.Event, kind, title string) diagPos {
 }
 
 // chanOf renders ev's channel as topic#incarnation/partition ("" when it names none).
-func chanOf(ev *sim.Event) string {
+func chanOf(ev *trace.Event) string {
 	if ev.Topic == "" {
 		return ""
 	}
@@ -204,12 +206,12 @@ func chanOf(ev *sim.Event) string {
 }
 
 // posOf renders ev's record coordinate as topic#incarnation/partition:position.
-func posOf(ev *sim.Event) string {
+func posOf(ev *trace.Event) string {
 	return fmt.Sprintf("%s:%d", chanOf(ev), ev.Position)
 }
 
 // lifecycleTitle says what a lifecycle event did.
-func lifecycleTitle(ev *sim.Event) string {
+func lifecycleTitle(ev *trace.Event) string {
 	switch ev.Kind {
 	case "crashed":
 		return "crashed: the uncommitted step is rolled back"
@@ -228,7 +230,7 @@ func lifecycleTitle(ev *sim.Event) string {
 }
 
 // worldTitle says what a world-lane event did.
-func worldTitle(ev *sim.Event) string {
+func worldTitle(ev *trace.Event) string {
 	var b strings.Builder
 	b.WriteString(ev.Kind)
 	if c := chanOf(ev); c != "" {

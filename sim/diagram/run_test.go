@@ -15,6 +15,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // diagramDiamond is ext → relay → mid; sink receives ext and mid, so a relayed record can reach
@@ -39,7 +40,7 @@ func diagramDiamond() *sim.Scenario {
 func renderRun(t *testing.T, scn *sim.Scenario, seed uint64, sab node.Sabotage, name string) (*sim.Result, []byte) {
 	t.Helper()
 	sink := NewSink(scn)
-	res := sim.Run(scn, sim.ExpandSettings(seed), sim.NewRandomChooser(seed), sim.RunOptions{Sabotage: sab, Sinks: []sim.TraceSink{sink}})
+	res := sim.Run(scn, sim.ExpandSettings(seed), sim.NewRandomChooser(seed), sim.RunOptions{Sabotage: sab, Sinks: []trace.Sink{sink}})
 	var svg bytes.Buffer
 	if err := sink.WriteSVG(&svg, res.Violations); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import "github.com/parsleysim/parsleysim/sim/spec"
 
@@ -24,8 +24,8 @@ type Event struct {
 	Detail     string          `json:"detail,omitempty"`
 }
 
-// TraceSink receives every event of a run in order. The trace writer (JSON lines), the readable
+// Sink receives every event of a run in order. The trace writer (JSON lines), the readable
 // timeline (-v), the running hash and the space-time diagram are all sinks.
-type TraceSink interface {
+type Sink interface {
 	Record(ev *Event)
 }

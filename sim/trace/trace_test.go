@@ -1,13 +1,14 @@
-package sim
+package trace
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/parsleysim/parsleysim/sim/spec"
 	"hash/fnv"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 func sampleEvents() []Event {
@@ -164,7 +165,7 @@ func TestCompareTraces(t *testing.T) {
 
 func TestCheckDeterminism(t *testing.T) {
 	calls := 0
-	rep := CheckDeterminism(func(sink TraceSink) {
+	rep := CheckDeterminism(func(sink Sink) {
 		calls++
 		for _, ev := range sampleEvents() {
 			if calls == 2 && ev.Step == 2 {
@@ -179,7 +180,7 @@ func TestCheckDeterminism(t *testing.T) {
 	if rep.Identical || rep.HashesSame || rep.Step != 2 {
 		t.Fatalf("drift at step 2 reported as %+v", rep)
 	}
-	rep = CheckDeterminism(func(sink TraceSink) {
+	rep = CheckDeterminism(func(sink Sink) {
 		for _, ev := range sampleEvents() {
 			sink.Record(&ev)
 		}

@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import "fmt"
 
@@ -18,7 +18,7 @@ type DeterminismReport struct {
 // CheckDeterminism calls run twice, each time with a fresh collecting and hashing sink, and
 // compares the two traces event by event. run must perform one complete run that sends every
 // event to the sink it is given (for example by adding it to RunOptions.Sinks).
-func CheckDeterminism(run func(sink TraceSink)) DeterminismReport {
+func CheckDeterminism(run func(sink Sink)) DeterminismReport {
 	var traces [2]CollectSink
 	var hashes [2]HashSink
 	for i := range 2 {
@@ -84,7 +84,7 @@ func eventOrEnd(ev *Event) string {
 }
 
 // multiSink sends every event to each of its sinks in order.
-type multiSink []TraceSink
+type multiSink []Sink
 
 func (m multiSink) Record(ev *Event) {
 	for _, s := range m {
