@@ -8,7 +8,6 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/trace"
-	"gonum.org/v1/gonum/stat"
 )
 
 // Case is one fixed run of the virtual-time metrics: a scenario at a fixed seed. A run is a
