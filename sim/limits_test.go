@@ -2,8 +2,11 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestValidateRefusesWhatTheSubstrateWouldReject: topic names the substrate (and Kafka) reject,
@@ -29,6 +32,9 @@ func TestValidateRefusesWhatTheSubstrateWouldReject(t *testing.T) {
 				s.Topics = append(s.Topics, TopicSpec{Name: fmt.Sprintf("wide%d", i), Partitions: MaxChannels / 2})
 			}
 		}, fmt.Sprintf("more than %d channels", MaxChannels)},
+		{"cause at the reserved position", func(s *Scenario) {
+			s.Script = []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "ext", Causes: []CauseRef{{Topic: "ext", Position: math.MaxInt64}}}}
+		}, "a header carries positions 0..2^63-2"},
 		{"processes", func(s *Scenario) {
 			for i := range MaxProcesses {
 				s.Processes = append(s.Processes, ProcessSpec{Name: fmt.Sprintf("extra%d", i)})

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -184,6 +185,12 @@ func (s *Scenario) Validate() error {
 		}
 		if _, ok := topics[a.Topic]; a.Topic != "" && !ok {
 			return fmt.Errorf("scenario %q: script action %d (%s) names unknown topic %q", s.Name, i, a.Kind, a.Topic)
+		}
+		for _, c := range a.Causes {
+			if c.Position < 0 || c.Position == math.MaxInt64 || c.Partition < 0 {
+				return fmt.Errorf("scenario %q: script action %d (%s) names cause %s/%d@%d: a header carries positions 0..2^63-2 (write an undecodable one as Header)",
+					s.Name, i, a.Kind, c.Topic, c.Partition, c.Position)
+			}
 		}
 	}
 	return s.validateSession()

@@ -65,6 +65,8 @@ var badInputs = []badInput{
 		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:3: more than 100000 actions"},
 	{name: "produce partition=2^31", files: map[string]string{"f.txt": scenarioHeader + "produce topic=e partition=2147483648\n"},
 		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:3: partition=2147483648: expected an integer in 0..65535"},
+	{name: "produce causes=e/0@2^63-1", files: map[string]string{"f.txt": scenarioHeader + "produce topic=e causes=e/0@9223372036854775807\nfeed p\n"},
+		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:3: causes=e/0@9223372036854775807: expected TOPIC/PARTITION@OFFSET pairs separated by commas, offsets 0..9223372036854775806"},
 	{name: "100,001 lines", files: map[string]string{"f.txt": scenarioHeader + lines("drain p", 100_000)},
 		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:100001: more than 100000 lines before the story (the limit)"},
 	{name: "settings liveness=2000000000", files: map[string]string{"f.txt": "settings liveness=2000000000\n" + scenarioHeader + "drain p\n"},

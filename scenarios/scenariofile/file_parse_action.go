@@ -2,6 +2,7 @@ package scenariofile
 
 import (
 	"encoding/hex"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -316,7 +317,7 @@ func (p *parser) causeRefs(key, v string) ([]sim.CauseRef, error) {
 	for _, item := range strings.Split(v, ",") {
 		ref, ok := parseCoord(item)
 		if !ok || ref.Incarn != 0 {
-			return nil, p.errorf("%s=%s: expected TOPIC/PARTITION@OFFSET pairs separated by commas (the topic's current incarnation)", key, v)
+			return nil, p.errorf("%s=%s: expected TOPIC/PARTITION@OFFSET pairs separated by commas, offsets 0..%d (the topic's current incarnation)", key, v, int64(math.MaxInt64-1))
 		}
 		if err := p.knownTopic(key, ref.Topic); err != nil {
 			return nil, err
@@ -347,7 +348,7 @@ func parseCoord(s string) (Ref, bool) {
 		return Ref{}, false
 	}
 	n, err := strconv.ParseInt(pos, 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n == math.MaxInt64 { // 2^63-1 is reserved: no header may name it
 		return Ref{}, false
 	}
 	r.Position, r.Coord, r.Text = n, true, s

@@ -93,6 +93,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"txn records above", header + "txn-open topic=e records=100001\n", "x.txt:5: more than 100000 actions"},
 		{"partition above", header + "produce topic=e partition=2147483648\n", "x.txt:5: partition=2147483648: expected an integer in 0..65535"},
 		{"cause partition above", header + "produce topic=e causes=c/4294967296@0\n", "x.txt:5: causes=c/4294967296@0: expected TOPIC/PARTITION@OFFSET"},
+		{"cause at the reserved position", header + "produce topic=e causes=e/0@9223372036854775807\n", "x.txt:5: causes=e/0@9223372036854775807: expected TOPIC/PARTITION@OFFSET pairs separated by commas, offsets 0..9223372036854775806"},
 		{"incarnation above", header + "produce-stamped topic=e observe=e#9223372036854775807/0@0\n", "x.txt:5: observe=e#9223372036854775807/0@0: expected one"},
 		{"topic after an action", header + "drain p\ntopic x\n", "x.txt:6: \"topic\" after the first action: declarations (topic, process, settings, session, model) come first"},
 		{"settings after an action", header + "drain p\nsettings seed=2\n", "x.txt:6: \"settings\" after the first action"},
