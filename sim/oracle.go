@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -86,6 +87,12 @@ type procOracle struct {
 	// stepCorrupt is a record fed in this step whose headers the reference decoder refuses
 	// (0 = none): committing it breaks S7.
 	stepCorrupt uint64
+	// stampValue is the parsley.causes value of the process's last emission and stampReading
+	// the reference decoder's reading of it (stampRead: there is one), reused while the
+	// emissions carry the same bytes (readStamp). A cache: not state.
+	stampValue   []byte
+	stampReading headerReading
+	stampRead    bool
 	// deliveries is the process's lifetime delivery count (the next delivery index).
 	deliveries int64
 	stepDeliv  int
@@ -226,7 +233,7 @@ func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
 // decoder reads it: every emission carries exactly one decodable parsley.causes header (SPEC §3).
 func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) uint64 {
 	w := p.w
-	hr := readNodeHeaders(headers)
+	hr := o.readStamp(headers)
 	m := message{ch: c, pos: pos, sender: int32(p.idx), kind: msgEmission, state: msgPending,
 		past: o.past.share(), expressed: hr.expressed, headerLen: hr.valueLen, undecodable: hr.undecodable}
 	switch {
@@ -240,6 +247,23 @@ func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) 
 	o.stepSent = append(o.stepSent, uid)
 	w.checkExpression(p, uid)
 	return uid
+}
+
+// readStamp reads an emission's headers with the reference decoder (readNodeHeaders), reusing
+// the reading of the process's previous emission when its one header holds the same bytes: a
+// fan-out stamps one frontier on every emission of a delivery, and the reading is a function of
+// the bytes. The bytes kept are a copy, never changed afterwards, so a cloned process may share
+// them.
+func (o *procOracle) readStamp(headers []node.Header) headerReading {
+	one := len(headers) == 1 && headers[0].Key == node.HeaderKey
+	if one && o.stampRead && bytes.Equal(headers[0].Value, o.stampValue) {
+		return o.stampReading
+	}
+	hr := readNodeHeaders(headers)
+	if one && headers[0].Value != nil {
+		o.stampValue, o.stampReading, o.stampRead = slices.Clone(headers[0].Value), hr, true
+	}
+	return hr
 }
 
 // stage records a violation that becomes real only if the step commits.

@@ -23,7 +23,8 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"pcState": {"ch", "received", "readPos", "lastFed", "startPos", "committedPos", "firstRead", "firstFixed",
 			"clampAtStart", "fedHigh", "delivered", "pending"},
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
-			"stepCorrupt", "deliveries", "stepDeliv", "stepHeldRe"},
+			"stepCorrupt", "deliveries", "stepDeliv", "stepHeldRe",
+			"stampValue", "stampReading", "stampRead"}, // a cache of immutable values, shared by a copy: readStamp
 		"message":      {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
 		"sessionWorld": {"w", "spec", "mode", "writes", "clients", "models", "projections", "txn", "nextSession", "ops",

@@ -74,7 +74,9 @@ func (d *decoder) value() ([]Cause, *Refusal) {
 	if r != nil {
 		return nil, r
 	}
-	var causes []Cause
+	// Every cause takes at least nine bytes (a one-byte partition and a position), so the rest of
+	// the value bounds how many there can be.
+	causes := make([]Cause, 0, (len(d.in)-d.at)/9)
 	var previous TopicID
 	for g := uint32(1); g <= topicCount; g++ {
 		if causes, previous, r = d.group(causes, g, topicCount, previous); r != nil {
@@ -83,6 +85,9 @@ func (d *decoder) value() ([]Cause, *Refusal) {
 	}
 	if d.at < len(d.in) {
 		return nil, refuse(TrailingBytes, d.at, "%d byte(s) after the last of %d group(s)", len(d.in)-d.at, topicCount)
+	}
+	if len(causes) == 0 {
+		return nil, nil // the empty frontier
 	}
 	return causes, nil
 }
@@ -94,13 +99,11 @@ func (d *decoder) value() ([]Cause, *Refusal) {
 func (d *decoder) group(causes []Cause, g, count uint32, previous TopicID) ([]Cause, TopicID, *Refusal) {
 	var id TopicID
 	idAt := d.at
-	for i := range id {
-		b, ok := d.byte()
-		if !ok {
-			return nil, id, refuse(Truncated, idAt, "group %d of %d: the topic ID ends after %d of 16 bytes", g, count, i)
-		}
-		id[i] = b
+	b, ok := d.take(len(id))
+	if !ok {
+		return nil, id, refuse(Truncated, idAt, "group %d of %d: the topic ID ends after %d of 16 bytes", g, count, len(b))
 	}
+	copy(id[:], b)
 	if id == (TopicID{}) {
 		return nil, id, refuse(ZeroTopicID, idAt, "group %d names the all-zero topic ID", g)
 	}
@@ -139,13 +142,13 @@ func (d *decoder) pair(id TopicID, previousPartition int64) (Cause, *Refusal) {
 		return Cause{}, refuse(PartitionsNotAscending, partitionAt, "topic %s: partition %d follows partition %d", id, partition, previousPartition)
 	}
 	positionAt := d.at
+	b, ok := d.take(8)
+	if !ok {
+		return Cause{}, refuse(Truncated, positionAt, "topic %s partition %d: the position ends after %d of 8 bytes", id, partition, len(b))
+	}
 	var u uint64
-	for i := range 8 {
-		b, ok := d.byte()
-		if !ok {
-			return Cause{}, refuse(Truncated, positionAt, "topic %s partition %d: the position ends after %d of 8 bytes", id, partition, i)
-		}
-		u = u<<8 | uint64(b)
+	for _, c := range b { // big-endian: the most significant byte first
+		u = u<<8 | uint64(c)
 	}
 	if u >= 1<<63 {
 		return Cause{}, refuse(NegativePosition, positionAt, "topic %s partition %d: position %d", id, partition, int64(u))
@@ -180,6 +183,17 @@ func (d *decoder) varint(what string) (uint32, *Refusal) {
 			return v, nil
 		}
 	}
+}
+
+// take reads the next n bytes; ok is false when fewer are left, and then it returns those.
+func (d *decoder) take(n int) (b []byte, ok bool) {
+	if len(d.in)-d.at < n {
+		b, d.at = d.in[d.at:], len(d.in)
+		return b, false
+	}
+	b = d.in[d.at : d.at+n]
+	d.at += n
+	return b, true
 }
 
 // byte reads the next byte; ok is false at the end of the value.

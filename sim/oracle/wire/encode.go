@@ -37,7 +37,10 @@ func Encode(causes []Cause) []byte {
 			groups = append(groups, i)
 		}
 	}
-	out := []byte{Version}
+	// At most: the version, a five-byte topic count, and per cause a topic ID, a five-byte
+	// partition count, a five-byte partition and a position.
+	out := make([]byte, 0, 6+len(sorted)*(16+5+5+8))
+	out = append(out, Version)
 	out = appendVarint(out, uint32(len(groups)))
 	for g, first := range groups {
 		end := len(sorted)
