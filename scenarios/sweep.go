@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -69,6 +70,9 @@ func (o SeedOutcome) Failed() bool { return o.Verdict != "pass" }
 func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	if cfg.First > cfg.Last {
 		return nil, fmt.Errorf("seed range %d-%d is empty (first > last)", cfg.First, cfg.Last)
+	}
+	if cfg.Last-cfg.First == math.MaxUint64 {
+		return nil, fmt.Errorf("seed range %d-%d holds 2^64 seeds: at most 2^64-1", cfg.First, cfg.Last)
 	}
 	spec := cfg.Spec.Normalize()
 	spec.Seed = cfg.First

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -218,5 +219,19 @@ func TestSweepFiredWithinEligible(t *testing.T) {
 		*rep.CaughtFired == 0 || *rep.EligibleSeeds == rep.Runs {
 		t.Fatalf("caught fired %d, fired %d, eligible %d, runs %d: want strictly nested, non-trivial counts",
 			*rep.CaughtFired, *rep.FiredSeeds, *rep.EligibleSeeds, rep.Runs)
+	}
+}
+
+// TestSweepRangeOfEverySeed: a range of 2^64 seeds, whose count does not fit the report's 64-bit
+// counts, is refused; the widest countable range starts and, interrupted, says so.
+func TestSweepRangeOfEverySeed(t *testing.T) {
+	if _, err := Sweep(context.Background(), SweepConfig{First: 0, Last: math.MaxUint64, Workers: 1}); err == nil || !strings.Contains(err.Error(), "2^64 seeds") {
+		t.Fatalf("sweep of every seed: %v, want an error naming the count", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := Sweep(ctx, SweepConfig{First: 1, Last: math.MaxUint64, Workers: 1})
+	if err != nil || !rep.Interrupted {
+		t.Fatalf("interrupted sweep of 2^64-1 seeds: %v, interrupted %v", err, rep != nil && rep.Interrupted)
 	}
 }

@@ -183,6 +183,7 @@ var badInputs = []badInput{
 	{name: "sweep -j 0", args: "sweep --seeds 1-2 -j 0", code: exitUsage, want: "-j must be 1-1024, got 0"},
 	{name: "sweep -j 100000", args: "sweep --seeds 1-2 -j 100000", code: exitUsage, want: "-j must be 1-1024, got 100000"},
 	{name: "sweep --seeds 5-1", args: "sweep --seeds 5-1", code: exitUsage, want: `range "5-1" is empty`},
+	{name: "sweep --seeds 0-2^64-1", args: "sweep --seeds 0-18446744073709551615", code: exitUsage, want: "holds 2^64 seeds: at most 2^64-1"},
 	{name: "sweep --catch-rates --out FILE", args: "sweep --catch-rates --seeds 1-1 --out {dir}/ok.txt", code: exitUsage, want: "--out {dir}/ok.txt is not a directory"},
 	{name: "shrink --attempts 0", args: "shrink --seed 1 --attempts 0", code: exitUsage, want: "--attempts must be 1-100000, got 0"},
 	{name: "shrink a passing seed", args: "shrink --seed 1 --attempts 5", code: exitUsage, want: "passes: nothing to shrink"},

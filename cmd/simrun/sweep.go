@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -187,6 +188,9 @@ func parseSeedRange(text string) (first, last uint64, err error) {
 	}
 	if first > last {
 		return 0, 0, fmt.Errorf("range %q is empty: the first seed is above the last", text)
+	}
+	if last-first == math.MaxUint64 {
+		return 0, 0, fmt.Errorf("range %q holds 2^64 seeds: at most 2^64-1 (a count of seeds is a 64-bit number)", text)
 	}
 	return first, last, nil
 }
