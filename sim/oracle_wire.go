@@ -14,12 +14,12 @@ import (
 
 // headerReading is what the reference decoder reads in a record's headers.
 type headerReading struct {
-	expressed   node.Causes // the causes named; empty when undecodable or absent
-	present     bool        // some parsley.causes header is there
-	undecodable bool        // a receiver must refuse the record (UNDECODABLE_METADATA)
-	refusal     *wire.Refusal
-	valueLen    int      // the length of the first parsley.causes value, for the metadata budget
-	values      [][]byte // the parsley.causes values, when undecodable
+	expressed   node.Causes   // the causes named; empty when undecodable or absent
+	present     bool          // some parsley.causes header is there
+	undecodable bool          // a receiver must refuse the record (UNDECODABLE_METADATA)
+	refusal     *wire.Refusal // why, when undecodable
+	valueLen    int           // the length of the first parsley.causes value, for the metadata budget
+	values      [][]byte      // the parsley.causes values, when undecodable
 }
 
 // readRecordHeaders reads a produced record's headers with the reference decoder.
@@ -43,6 +43,7 @@ func readNodeHeaders(hs []node.Header) headerReading {
 	return readWireHeaders(ws)
 }
 
+// readWireHeaders reads a header list with the reference decoder.
 func readWireHeaders(ws []wire.Header) headerReading {
 	causes, present, r := wire.DecodeHeaders(ws)
 	hr := headerReading{present: present, undecodable: r != nil, refusal: r}
