@@ -10,7 +10,7 @@ import (
 // reference codec's encoding.
 func TestEncodedLenIsTheEncodingsLength(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m := map[Channel]Position{}
+		var m Positions
 		for range rapid.IntRange(0, 40).Draw(t, "causes") {
 			var c Channel
 			c.Topic[0] = byte(rapid.IntRange(1, 5).Draw(t, "topic"))
@@ -18,7 +18,7 @@ func TestEncodedLenIsTheEncodingsLength(t *testing.T) {
 			if rapid.Bool().Draw(t, "small partition") {
 				c.Partition %= 300
 			}
-			m[c] = Position(rapid.Int64Range(0, int64(End)-1).Draw(t, "position"))
+			m.Set(c, Position(rapid.Int64Range(0, int64(End)-1).Draw(t, "position")))
 		}
 		if got, want := encodedLen(m), len(encodeCauses(m)); got != want {
 			t.Fatalf("encodedLen %d, encoding %d bytes", got, want)

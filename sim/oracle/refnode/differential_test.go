@@ -404,16 +404,16 @@ func refRecord(r node.Record) refnode.Record {
 	return refnode.Record{Key: r.Key, Value: r.Value, Headers: refHeaders(r.Headers), TimestampMicros: r.TimestampMicros}
 }
 
-func refCauses(c node.Causes) map[refnode.Channel]refnode.Position {
-	out := map[refnode.Channel]refnode.Position{}
+func refCauses(c node.Causes) refnode.Positions {
+	var out refnode.Positions
 	for _, p := range c.Pairs() {
-		out[refChannel(p.Channel)] = refnode.Position(p.Position)
+		out.Set(refChannel(p.Channel), refnode.Position(p.Position))
 	}
 	return out
 }
 
 func refInit(init node.Init, budget int) refnode.Init {
-	out := refnode.Init{SendTopics: refTopics(init.SendTopics), Starts: map[refnode.Channel]refnode.Position{}, BudgetBytes: budget}
+	out := refnode.Init{SendTopics: refTopics(init.SendTopics), BudgetBytes: budget}
 	for _, c := range init.Received {
 		out.Received = append(out.Received, refChannel(c))
 	}
@@ -421,26 +421,27 @@ func refInit(init node.Init, budget int) refnode.Init {
 		out.Bindings = append(out.Bindings, refnode.Binding{Name: b.Name, Topic: refnode.TopicID(b.Topic)})
 	}
 	for _, s := range init.StartPositions {
-		out.Starts[refChannel(s.Channel)] = refnode.Position(s.Position)
+		out.Starts.Set(refChannel(s.Channel), refnode.Position(s.Position))
 	}
 	return out
 }
 
 // refState is the meaning of a committed node.State in the model's terms.
 func refState(s *node.State) *refnode.State {
-	out := &refnode.State{Version: s.Version(), Bindings: map[string]refnode.TopicID{}, Fed: map[refnode.Channel]refnode.Position{},
-		Held: map[refnode.Channel][]refnode.Message{}, Frontier: refCauses(s.Frontier()), Past: refCauses(s.DeliveredPast())}
+	out := &refnode.State{Version: s.Version(), Frontier: refCauses(s.Frontier()), Past: refCauses(s.DeliveredPast())}
 	for _, b := range s.Bindings() {
-		out.Bindings[b.Name] = refnode.TopicID(b.Topic)
+		out.Bindings = append(out.Bindings, refnode.Binding{Name: b.Name, Topic: refnode.TopicID(b.Topic)})
 	}
 	for _, f := range s.FedPositions() {
-		out.Fed[refChannel(f.Channel)] = refnode.Position(f.FedUpTo)
+		out.Fed = append(out.Fed, refnode.Entry{Channel: refChannel(f.Channel), Position: refnode.Position(f.FedUpTo)})
 	}
 	for _, c := range s.HeldChannels() {
+		buf := refnode.Buffer{Channel: refChannel(c)}
 		for _, m := range s.Held(c) {
-			out.Held[refChannel(c)] = append(out.Held[refChannel(c)], refnode.Message{Channel: refChannel(m.Channel),
+			buf.Messages = append(buf.Messages, &refnode.Message{Channel: refChannel(m.Channel),
 				Position: refnode.Position(m.Position), Record: refRecord(m.Record), Causes: refCauses(m.Causes)})
 		}
+		out.Held = append(out.Held, buf)
 	}
 	return out
 }

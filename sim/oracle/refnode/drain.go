@@ -3,22 +3,21 @@ package refnode
 // settled is SPEC §1.4: a held head's position − 1 while anything is held on c, else fedUpTo;
 // ok is false while nothing is known about c.
 func (n *Node) settled(c Channel) (Position, bool) {
-	if held := n.held[c]; len(held) > 0 {
+	if held := n.held.on(c); len(held) > 0 {
 		return held[0].Position - 1, true
 	}
-	p, ok := n.fed[c]
-	return p, ok
+	return n.fed.Get(c)
 }
 
 // decide is the gate (SPEC §2.1): deliverable iff every cause on a received channel is at or
 // below that channel's settled position (which must be known); causes on channels outside R are
 // skipped.
-func (n *Node) decide(causes map[Channel]Position) bool {
-	for c, p := range causes {
-		if !n.received[c] {
+func (n *Node) decide(causes Positions) bool {
+	for _, e := range causes {
+		if !n.receives(e.Channel) {
 			continue
 		}
-		if s, ok := n.settled(c); !ok || p > s {
+		if s, ok := n.settled(e.Channel); !ok || e.Position > s {
 			return false
 		}
 	}
@@ -34,23 +33,21 @@ func (n *Node) Next() (d Delivery, ok bool) {
 	if n.refusal != nil {
 		return Delivery{}, false
 	}
-	for _, c := range sortedChannels(n.received) {
-		held := n.held[c]
+	for _, c := range n.received {
+		held := n.held.on(c)
 		if len(held) == 0 || !n.decide(held[0].Causes) {
 			continue
 		}
 		head := held[0]
-		if len(held) == 1 {
-			delete(n.held, c)
-		} else {
-			n.held[c] = held[1:]
-		}
-		if r := n.mergeFrontier(map[Channel]Position{c: head.Position}); r != nil {
+		n.held.set(c, held[1:])
+		before := encodedLen(n.frontier)
+		n.frontier.Raise(c, head.Position)
+		if r := n.checkFrontierGrowth(before); r != nil {
 			n.fail(r)
 			return Delivery{}, false
 		}
-		for x, q := range head.Causes {
-			maxInto(n.past, x, q)
+		for _, e := range head.Causes {
+			n.past.Raise(e.Channel, e.Position)
 		}
 		return Delivery{Channel: c, Position: head.Position, Record: head.Record}, true
 	}

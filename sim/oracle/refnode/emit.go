@@ -1,6 +1,9 @@
 package refnode
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Emit is SPEC §3 for one emission to channel c: the topic must be a declared send topic
 // (EMISSION_TO_UNDECLARED_CHANNEL), the application may attach no parsley.* header
@@ -10,7 +13,7 @@ func (n *Node) Emit(c Channel, rec Record) ([]byte, *Refusal) {
 	if n.refusal != nil {
 		return nil, n.refusal
 	}
-	if !n.sends[c.Topic] {
+	if !slices.Contains(n.sends, c.Topic) {
 		return nil, n.fail(refuse(EmissionToUndeclaredChannel, "topic %s is not a declared send topic", c.Topic))
 	}
 	for _, h := range rec.Headers {

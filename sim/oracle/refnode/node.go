@@ -2,7 +2,6 @@ package refnode
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 )
 
@@ -18,28 +17,32 @@ type Init struct {
 	// SendTopics are the topics the process may emit to.
 	SendTopics []TopicID
 	// Starts is each received channel's start position: the first position the host will feed.
-	Starts map[Channel]Position
+	Starts Positions
 	// BudgetBytes is the metadata budget B; 0 means DefaultBudgetBytes.
 	BudgetBytes int
 }
 
-// Node is one execution of one process: the state of SPEC §2.3 in plain maps.
+// Node is one execution of one process: the state of SPEC §2.3.
+//
+// received, sends, bindings and floor are set by Start and never changed afterwards, so copies
+// and committed states share them; the other lists are each node's own (a buffer's messages are
+// shared: Buffer).
 type Node struct {
-	received map[Channel]bool // R
-	sends    map[TopicID]bool // the declared send topics
-	budget   int              // B
+	received []Channel // R, in channel order: the drain's scan order
+	sends    []TopicID // the declared send topics, sorted
+	budget   int       // B
 
 	// Persisted, step-atomic (what Commit hands back).
 	version  int
-	bindings map[string]TopicID
-	fed      map[Channel]Position // fedUpTo, of received channels and of those that left R
-	held     map[Channel][]Message
-	frontier map[Channel]Position
-	past     map[Channel]Position
+	bindings []Binding // sorted by name
+	fed      Positions // fedUpTo, of received channels and of those that left R
+	held     buffers
+	frontier Positions
+	past     Positions
 
 	// Per execution, memory only.
-	floor   map[Channel]Position // fedUpTo at the end of initialisation
-	lastFed map[Channel]Position // last position fed in this execution
+	floor   Positions // fedUpTo at the end of initialisation
+	lastFed Positions // last position fed in this execution
 
 	identityDone bool
 	refusal      *Refusal
@@ -54,56 +57,59 @@ func Start(committed *State, init Init) (*Node, *Refusal) {
 	if r := committed.check(); r != nil {
 		return nil, r
 	}
-	st := committed.clone()
+	if committed == nil {
+		committed = &State{}
+	}
 	n := &Node{
-		received: map[Channel]bool{}, sends: map[TopicID]bool{}, budget: init.BudgetBytes,
-		version: st.Version, bindings: st.Bindings, fed: st.Fed, held: st.Held,
-		frontier: st.Frontier, past: st.Past,
-		floor: map[Channel]Position{}, lastFed: map[Channel]Position{},
+		budget: init.BudgetBytes, version: committed.Version,
+		fed: slices.Clone(committed.Fed), held: buffers(committed.Held).clipped(),
+		frontier: slices.Clone(committed.Frontier), past: slices.Clone(committed.Past),
 	}
 	if n.budget == 0 {
 		n.budget = DefaultBudgetBytes
 	}
-	for _, c := range init.Received {
-		if !c.valid() || n.received[c] {
+	n.received = slices.SortedFunc(slices.Values(init.Received), compareChannels)
+	for i, c := range n.received {
+		if !c.valid() || (i > 0 && n.received[i-1] == c) {
 			panic(fmt.Sprintf("refnode: received channel %v is invalid or listed twice", c))
 		}
-		n.received[c] = true
 	}
-	for _, t := range init.SendTopics {
-		n.sends[t] = true
-	}
-	for _, c := range sortedChannels(n.held) {
-		if !n.received[c] {
-			return nil, refuse(ChannelRemovedWithHeld, "%d held message(s) on %v, which the declaration no longer receives", len(n.held[c]), c)
+	n.sends = slices.SortedFunc(slices.Values(init.SendTopics), func(a, b TopicID) int {
+		return compareChannels(Channel{Topic: a}, Channel{Topic: b})
+	})
+	for _, b := range n.held {
+		if !n.receives(b.Channel) {
+			return nil, refuse(ChannelRemovedWithHeld, "%d held message(s) on %v, which the declaration no longer receives", len(b.Messages), b.Channel)
 		}
 	}
-	declared := slices.Clone(init.Bindings)
-	slices.SortFunc(declared, func(a, b Binding) int { return compareStrings(a.Name, b.Name) })
-	for _, b := range declared {
-		if recorded, ok := n.bindings[b.Name]; ok && recorded != b.Topic {
+	n.bindings = slices.Clone(committed.Bindings)
+	for _, b := range init.Bindings {
+		if recorded, ok := n.binding(b.Name); ok && recorded != b.Topic {
 			return nil, refuse(ChannelIdentityChanged, "topic %q was recorded as %s and now resolves to %s", b.Name, recorded, b.Topic)
 		}
 	}
-	for _, b := range declared {
-		n.bindings[b.Name] = b.Topic
-	}
-	for _, c := range sortedChannels(n.received) {
-		if p, ok := n.past[c]; ok {
-			maxInto(n.fed, c, p) // join clamp
+	for _, b := range init.Bindings {
+		if _, ok := n.binding(b.Name); !ok {
+			n.bindings = append(n.bindings, b)
 		}
 	}
-	for _, c := range sortedChannels(init.Starts) {
-		if !n.received[c] || init.Starts[c] < 0 {
-			panic(fmt.Sprintf("refnode: start position %v@%d is negative or on a channel not received", c, init.Starts[c]))
-		}
-		if s := init.Starts[c]; s > 0 {
-			maxInto(n.fed, c, s-1) // start position
+	slices.SortFunc(n.bindings, func(a, b Binding) int { return compareStrings(a.Name, b.Name) })
+	for _, c := range n.received {
+		if p, ok := n.past.Get(c); ok {
+			n.fed.Raise(c, p) // join clamp
 		}
 	}
-	for c := range n.received {
-		if f, ok := n.fed[c]; ok {
-			n.floor[c] = f // session floor
+	for _, s := range init.Starts {
+		if !n.receives(s.Channel) || s.Position < 0 {
+			panic(fmt.Sprintf("refnode: start position %v@%d is negative or on a channel not received", s.Channel, s.Position))
+		}
+		if s.Position > 0 {
+			n.fed.Raise(s.Channel, s.Position-1) // start position
+		}
+	}
+	for _, c := range n.received {
+		if f, ok := n.fed.Get(c); ok {
+			n.floor.Set(c, f) // session floor
 		}
 	}
 	return n, nil
@@ -122,34 +128,47 @@ func (n *Node) Identity(dead, recreated []TopicID) *Refusal {
 	if n.refusal != nil {
 		return n.refusal
 	}
-	isDead, isRecreated := topicSet(dead), topicSet(recreated)
-	for _, c := range sortedChannels(n.received) {
-		if isRecreated[c.Topic] {
+	for _, c := range n.received {
+		if slices.Contains(recreated, c.Topic) {
 			return n.fail(refuse(ChannelIdentityChanged, "received topic %s was recreated under its name", c.Topic))
 		}
 	}
-	for _, c := range sortedChannels(n.received) {
-		if isDead[c.Topic] && len(n.held[c]) > 0 {
-			return n.fail(refuse(ChannelDeletedWithUndelivered, "received topic of %v deleted while %d message(s) from it are held", c, len(n.held[c])))
+	for _, c := range n.received {
+		if slices.Contains(dead, c.Topic) && len(n.held.on(c)) > 0 {
+			return n.fail(refuse(ChannelDeletedWithUndelivered, "received topic of %v deleted while %d message(s) from it are held", c, len(n.held.on(c))))
 		}
 	}
-	for c := range n.received {
-		if isDead[c.Topic] {
-			n.fed[c] = End
+	for _, c := range n.received {
+		if slices.Contains(dead, c.Topic) {
+			n.fed.Set(c, End)
 		}
 	}
-	for _, m := range []map[Channel]Position{n.frontier, n.past} {
-		for c := range m {
-			if isDead[c.Topic] || isRecreated[c.Topic] {
-				delete(m, c)
-			}
-		}
+	gone := func(e Entry) bool {
+		return slices.Contains(dead, e.Channel.Topic) || slices.Contains(recreated, e.Channel.Topic)
 	}
+	n.frontier = slices.DeleteFunc(n.frontier, gone)
+	n.past = slices.DeleteFunc(n.past, gone)
 	return nil
 }
 
 // Refusal returns the node's refusal, nil while it has not refused.
 func (n *Node) Refusal() *Refusal { return n.refusal }
+
+// receives reports whether c is in R.
+func (n *Node) receives(c Channel) bool {
+	_, ok := slices.BinarySearchFunc(n.received, c, compareChannels)
+	return ok
+}
+
+// binding returns the topic ID name is bound to, if it is.
+func (n *Node) binding(name string) (TopicID, bool) {
+	for _, b := range n.bindings {
+		if b.Name == name {
+			return b.Topic, true
+		}
+	}
+	return TopicID{}, false
+}
 
 // fail records the node's refusal; from now on it refuses everything.
 func (n *Node) fail(r *Refusal) *Refusal {
@@ -159,25 +178,13 @@ func (n *Node) fail(r *Refusal) *Refusal {
 	return n.refusal
 }
 
-// Clone returns an independent copy of n (messages are shared: they never change).
+// Clone returns an independent copy of n. Both keep their held messages, clipped (Buffer).
 func (n *Node) Clone() *Node {
 	c := *n
-	c.received, c.sends = maps.Clone(n.received), maps.Clone(n.sends)
-	c.bindings, c.fed, c.frontier, c.past = maps.Clone(n.bindings), maps.Clone(n.fed), maps.Clone(n.frontier), maps.Clone(n.past)
-	c.floor, c.lastFed = maps.Clone(n.floor), maps.Clone(n.lastFed)
-	c.held = make(map[Channel][]Message, len(n.held))
-	for ch, held := range n.held {
-		c.held[ch] = slices.Clone(held)
-	}
+	c.fed, c.frontier, c.past, c.lastFed = slices.Clone(n.fed), slices.Clone(n.frontier), slices.Clone(n.past), slices.Clone(n.lastFed)
+	n.held = n.held.clipped()
+	c.held = n.held.clipped()
 	return &c
-}
-
-func topicSet(ids []TopicID) map[TopicID]bool {
-	s := make(map[TopicID]bool, len(ids))
-	for _, id := range ids {
-		s[id] = true
-	}
-	return s
 }
 
 func compareStrings(a, b string) int {

@@ -11,7 +11,7 @@ import "fmt"
 // (Duplicate); any other raises fedUpTo and joins the channel's buffer (Held). A channel not in R
 // or a position outside 0..End−1 panics: the host broke its contract.
 func (n *Node) Receive(c Channel, pos Position, rec Record) (Outcome, *Refusal) {
-	if !n.received[c] || pos < 0 || pos >= End {
+	if !n.receives(c) || pos < 0 || pos >= End {
 		panic(fmt.Sprintf("refnode: fed %v@%d: not a received channel or not a position", c, pos))
 	}
 	if n.refusal != nil {
@@ -21,24 +21,25 @@ func (n *Node) Receive(c Channel, pos Position, rec Record) (Outcome, *Refusal) 
 	if r != nil {
 		return 0, n.fail(r)
 	}
-	if last, ok := n.lastFed[c]; ok && pos <= last {
+	if last, ok := n.lastFed.Get(c); ok && pos <= last {
 		return 0, n.fail(refuse(OutOfOrderFeed, "%v@%d fed after position %d in this execution", c, pos, last))
 	}
-	n.lastFed[c] = pos
+	n.lastFed.Set(c, pos)
 	if r := n.mergeFrontier(causes); r != nil {
 		return 0, n.fail(r)
 	}
-	if fed, ok := n.fed[c]; ok && pos <= fed {
+	if fed, ok := n.fed.Get(c); ok && pos <= fed {
 		if fed == End {
 			return 0, n.fail(refuse(OutOfOrderFeed, "%v@%d fed on a channel recorded as no longer existing", c, pos))
 		}
-		if floor, ok := n.floor[c]; !ok || pos > floor {
+		if floor, ok := n.floor.Get(c); !ok || pos > floor {
 			return 0, n.fail(refuse(CoveredPositionFed, "%v@%d is inside this execution's coverage (fedUpTo %d)", c, pos, fed))
 		}
 		return Duplicate, nil
 	}
-	n.fed[c] = pos
-	n.held[c] = append(n.held[c], Message{Channel: c, Position: pos, Record: visible(rec), Causes: causes})
+	n.fed.Set(c, pos)
+	m := &Message{Channel: c, Position: pos, Record: visible(rec), Causes: causes}
+	n.held.set(c, append(n.held.on(c), m))
 	return Held, nil
 }
 
@@ -46,7 +47,7 @@ func (n *Node) Receive(c Channel, pos Position, rec Record) (Outcome, *Refusal) 
 // undecodable whatever their values; one whose raw value is longer than the budget,
 // METADATA_BUDGET_EXCEEDED, judged before decoding (D93); one that fails the grammar (a null or
 // empty value included), undecodable.
-func (n *Node) extractCauses(headers []Header) (map[Channel]Position, *Refusal) {
+func (n *Node) extractCauses(headers []Header) (Positions, *Refusal) {
 	var values [][]byte
 	for _, h := range headers {
 		if h.Key == CausesKey {
@@ -55,7 +56,7 @@ func (n *Node) extractCauses(headers []Header) (map[Channel]Position, *Refusal) 
 	}
 	switch {
 	case len(values) == 0:
-		return map[Channel]Position{}, nil
+		return nil, nil
 	case len(values) > 1:
 		return nil, refuse(UndecodableMetadata, "%d %s headers", len(values), CausesKey)
 	case len(values[0]) > n.budget:
@@ -71,11 +72,16 @@ func (n *Node) extractCauses(headers []Header) (map[Channel]Position, *Refusal) 
 // mergeFrontier raises the frontier to every cause in causes, refusing when that makes the
 // frontier's encoding grow past the budget (SPEC §3: the budget is enforced whenever the merged
 // frontier grows).
-func (n *Node) mergeFrontier(causes map[Channel]Position) *Refusal {
+func (n *Node) mergeFrontier(causes Positions) *Refusal {
 	before := encodedLen(n.frontier)
-	for _, c := range sortedChannels(causes) {
-		maxInto(n.frontier, c, causes[c])
+	for _, e := range causes {
+		n.frontier.Raise(e.Channel, e.Position)
 	}
+	return n.checkFrontierGrowth(before)
+}
+
+// checkFrontierGrowth refuses when the frontier's encoding grew from before to past the budget.
+func (n *Node) checkFrontierGrowth(before int) *Refusal {
 	if after := encodedLen(n.frontier); after > before && after > n.budget {
 		return refuse(MetadataBudgetExceeded, "frontier of %d channels encodes to %d bytes, budget %d", len(n.frontier), after, n.budget)
 	}

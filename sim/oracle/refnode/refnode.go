@@ -4,9 +4,9 @@
 // it the same inputs within each step and judges the engine by whether the two agree.
 //
 // It shares nothing with the engine under test: it has its own types, keeps its state in plain
-// maps and slices, decides with the §2.1 rule written out, and reads and writes parsley.causes
-// through the oracle's own wire codec (sim/oracle/wire), never node's. It must not import node/
-// (its tests may, to drive both).
+// channel-ordered maps (Positions) and lists, decides with the §2.1 rule written out, and reads
+// and writes parsley.causes through the oracle's own wire codec (sim/oracle/wire), never node's.
+// It must not import node/ (its tests may, to drive both).
 //
 // A Node is one execution: Start builds it from a committed State, Identity applies the identity
 // report, Receive feeds a record, Next delivers, Emit stamps an emission, Commit returns the
@@ -19,7 +19,6 @@ import (
 	"cmp"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -86,7 +85,7 @@ type Message struct {
 	Channel  Channel
 	Position Position
 	Record   Record
-	Causes   map[Channel]Position
+	Causes   Positions
 }
 
 // Delivery is what Next hands the application.
@@ -152,23 +151,6 @@ func (o Outcome) String() string {
 		return "duplicate"
 	}
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
-}
-
-// sortedChannels returns the keys of m in channel order.
-func sortedChannels[V any](m map[Channel]V) []Channel {
-	out := make([]Channel, 0, len(m))
-	for c := range m {
-		out = append(out, c)
-	}
-	slices.SortFunc(out, compareChannels)
-	return out
-}
-
-// maxInto raises m[c] to at least p.
-func maxInto(m map[Channel]Position, c Channel, p Position) {
-	if q, ok := m[c]; !ok || q < p {
-		m[c] = p
-	}
 }
 
 // visible returns rec without its parsley.* headers (D56); nil headers when none remain.

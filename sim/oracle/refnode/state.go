@@ -2,7 +2,6 @@ package refnode
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 )
 
@@ -13,15 +12,19 @@ import (
 type State struct {
 	// Version is the store format version entry: 0 before the first commit, 1 after it.
 	Version int
-	// Bindings maps every declared received topic name ever recorded to its topic ID (D33).
-	Bindings map[string]TopicID
+	// Bindings are every declared received topic name ever recorded with its topic ID (D33),
+	// sorted by name.
+	Bindings []Binding
 	// Fed is fedUpTo per channel, received now or earlier: every position at or below it was fed
 	// or will never yield a message. End marks a deleted channel.
-	Fed map[Channel]Position
-	// Held is the hold-back buffer per channel, in position order; no empty buffers.
-	Held map[Channel][]Message
+	Fed Positions
+	// Held are the hold-back buffers, sorted by channel, none empty.
+	Held []Buffer
 	// Frontier is what every emission expresses; Past the delivered past (the join clamp).
-	Frontier, Past map[Channel]Position
+	Frontier, Past Positions
+
+	// valid says Commit made s: it is valid by construction, so Start does not check it again.
+	valid bool
 }
 
 // formatVersion is the only store format version.
@@ -34,12 +37,13 @@ func (s *State) empty() bool {
 }
 
 // check is INIT's "refuse corrupt rows" (SPEC §2.3, §2.5, §7.1 UNKNOWN_ORDERING_STATE_FORMAT):
-// an unknown version, state without its version entry, an empty or zero binding, a row naming
-// the zero topic ID or a negative partition, a negative fedUpTo, a frontier or delivered-past
-// position that is negative or End, an empty buffer, a hold out of order, on another channel,
-// at a position no header may name, above its channel's fedUpTo, or with such causes.
+// an unknown version, state without its version entry, rows out of order or repeated, an empty
+// or zero binding, a row naming the zero topic ID or a negative partition, a negative fedUpTo, a
+// frontier or delivered-past position that is negative or End, an empty buffer, a hold out of
+// order, on another channel, at a position no header may name, above its channel's fedUpTo, or
+// with such causes.
 func (s *State) check() *Refusal {
-	if s.empty() {
+	if s.empty() || s.valid {
 		return nil
 	}
 	if s.Version != formatVersion {
@@ -48,144 +52,113 @@ func (s *State) check() *Refusal {
 		}
 		return refuse(UnknownOrderingStateFormat, "unknown ordering state version %d", s.Version)
 	}
-	for _, name := range slices.Sorted(maps.Keys(s.Bindings)) {
-		if name == "" || s.Bindings[name] == (TopicID{}) {
-			return refuse(UnknownOrderingStateFormat, "binding %q -> %s is empty or zero", name, s.Bindings[name])
+	for i, b := range s.Bindings {
+		if b.Name == "" || b.Topic == (TopicID{}) || (i > 0 && s.Bindings[i-1].Name >= b.Name) {
+			return refuse(UnknownOrderingStateFormat, "binding %q -> %s is empty, zero or out of order", b.Name, b.Topic)
 		}
 	}
-	for _, c := range sortedChannels(s.Fed) {
-		if !c.valid() || s.Fed[c] < 0 {
-			return refuse(UnknownOrderingStateFormat, "fedUpTo row %v@%d is invalid", c, s.Fed[c])
+	if r := checkPositions("fedUpTo", s.Fed, End); r != nil {
+		return r
+	}
+	if r := checkPositions("frontier", s.Frontier, End-1); r != nil {
+		return r
+	}
+	if r := checkPositions("delivered past", s.Past, End-1); r != nil {
+		return r
+	}
+	for i, b := range s.Held {
+		if !b.Channel.valid() || len(b.Messages) == 0 || (i > 0 && compareChannels(s.Held[i-1].Channel, b.Channel) >= 0) {
+			return refuse(UnknownOrderingStateFormat, "held channel %v is invalid, out of order or its buffer empty", b.Channel)
 		}
-	}
-	if r := checkCauses("frontier", s.Frontier); r != nil {
-		return r
-	}
-	if r := checkCauses("delivered past", s.Past); r != nil {
-		return r
-	}
-	for _, c := range sortedChannels(s.Held) {
-		if r := s.checkHolds(c); r != nil {
+		if r := s.checkHolds(b); r != nil {
 			return r
 		}
 	}
 	return nil
 }
 
-// checkHolds checks channel c's committed buffer.
-func (s *State) checkHolds(c Channel) *Refusal {
-	held := s.Held[c]
-	if !c.valid() || len(held) == 0 {
-		return refuse(UnknownOrderingStateFormat, "held channel %v is invalid or its buffer empty", c)
-	}
-	fed, fedKnown := s.Fed[c]
-	for i, m := range held {
-		if m.Channel != c || m.Position < 0 || m.Position >= End || (i > 0 && held[i-1].Position >= m.Position) {
-			return refuse(UnknownOrderingStateFormat, "hold %d on %v (position %d) is out of order or invalid", i, c, m.Position)
+// checkHolds checks one channel's committed buffer.
+func (s *State) checkHolds(b Buffer) *Refusal {
+	fed, fedKnown := s.Fed.Get(b.Channel)
+	for i, m := range b.Messages {
+		if m.Channel != b.Channel || m.Position < 0 || m.Position >= End || (i > 0 && b.Messages[i-1].Position >= m.Position) {
+			return refuse(UnknownOrderingStateFormat, "hold %d on %v (position %d) is out of order or invalid", i, b.Channel, m.Position)
 		}
 		if !fedKnown || m.Position > fed {
-			return refuse(UnknownOrderingStateFormat, "hold %v@%d is above the channel's fedUpTo", c, m.Position)
+			return refuse(UnknownOrderingStateFormat, "hold %v@%d is above the channel's fedUpTo", b.Channel, m.Position)
 		}
-		if r := checkCauses("held causes", m.Causes); r != nil {
+		if r := checkPositions("held causes", m.Causes, End-1); r != nil {
 			return r
 		}
 	}
 	return nil
 }
 
-// checkCauses refuses a restored cause map with an invalid channel or a position outside
-// 0..End−1.
-func checkCauses(what string, causes map[Channel]Position) *Refusal {
-	for _, c := range sortedChannels(causes) {
-		if !c.valid() || causes[c] < 0 || causes[c] >= End {
-			return refuse(UnknownOrderingStateFormat, "%s entry %v@%d is invalid", what, c, causes[c])
+// checkPositions refuses restored rows out of channel order, on an invalid channel, or with a
+// position outside 0..highest.
+func checkPositions(what string, p Positions, highest Position) *Refusal {
+	for i, e := range p {
+		if !e.Channel.valid() || e.Position < 0 || e.Position > highest || (i > 0 && compareChannels(p[i-1].Channel, e.Channel) >= 0) {
+			return refuse(UnknownOrderingStateFormat, "%s entry %v@%d is invalid or out of order", what, e.Channel, e.Position)
 		}
 	}
 	return nil
-}
-
-// clone returns a copy of s whose maps are its own (messages are shared: they never change).
-func (s *State) clone() *State {
-	if s == nil {
-		s = &State{}
-	}
-	c := &State{
-		Version:  s.Version,
-		Bindings: maps.Clone(s.Bindings),
-		Fed:      maps.Clone(s.Fed),
-		Frontier: maps.Clone(s.Frontier),
-		Past:     maps.Clone(s.Past),
-		Held:     make(map[Channel][]Message, len(s.Held)),
-	}
-	for ch, held := range s.Held {
-		c.Held[ch] = slices.Clone(held)
-	}
-	if c.Bindings == nil {
-		c.Bindings = map[string]TopicID{}
-	}
-	for _, m := range []*map[Channel]Position{&c.Fed, &c.Frontier, &c.Past} {
-		if *m == nil {
-			*m = map[Channel]Position{}
-		}
-	}
-	return c
 }
 
 // Diff describes the first difference between the meaning of s and of t (nil states are
 // empty): version, bindings, fedUpTo, frontier, delivered past, then each channel's held
 // messages in order (position, record and causes). It returns "" when they mean the same.
 func (s *State) Diff(t *State) string {
-	a, b := s.clone(), t.clone()
-	if a.Version != b.Version {
-		return fmt.Sprintf("version %d vs %d", a.Version, b.Version)
+	if s == nil {
+		s = &State{}
 	}
-	for _, name := range slices.Sorted(maps.Keys(union(a.Bindings, b.Bindings))) {
-		x, xok := a.Bindings[name]
-		y, yok := b.Bindings[name]
-		if x != y || xok != yok {
-			return fmt.Sprintf("binding %q: %s vs %s", name, showTopic(x, xok), showTopic(y, yok))
+	if t == nil {
+		t = &State{}
+	}
+	if s.Version != t.Version {
+		return fmt.Sprintf("version %d vs %d", s.Version, t.Version)
+	}
+	if !slices.Equal(s.Bindings, t.Bindings) {
+		return fmt.Sprintf("bindings %v vs %v", s.Bindings, t.Bindings)
+	}
+	if d := DiffPositions("fedUpTo", s.Fed, t.Fed); d != "" {
+		return d
+	}
+	if d := DiffPositions("frontier", s.Frontier, t.Frontier); d != "" {
+		return d
+	}
+	if d := DiffPositions("delivered past", s.Past, t.Past); d != "" {
+		return d
+	}
+	for i := range max(len(s.Held), len(t.Held)) {
+		if i >= len(s.Held) || i >= len(t.Held) || s.Held[i].Channel != t.Held[i].Channel {
+			return fmt.Sprintf("channels holding messages: %v vs %v", heldChannels(s.Held), heldChannels(t.Held))
 		}
-	}
-	if d := diffPositions("fedUpTo", a.Fed, b.Fed); d != "" {
-		return d
-	}
-	if d := diffPositions("frontier", a.Frontier, b.Frontier); d != "" {
-		return d
-	}
-	if d := diffPositions("delivered past", a.Past, b.Past); d != "" {
-		return d
-	}
-	for _, c := range sortedChannels(union(a.Held, b.Held)) {
-		x, y := a.Held[c], b.Held[c]
-		for i := range max(len(x), len(y)) {
-			if i >= len(x) || i >= len(y) {
-				return fmt.Sprintf("held on %v: %s vs %s", c, showHeld(x), showHeld(y))
+		x, y := s.Held[i].Messages, t.Held[i].Messages
+		for j := range max(len(x), len(y)) {
+			if j >= len(x) || j >= len(y) {
+				return fmt.Sprintf("held on %v: %s vs %s", s.Held[i].Channel, showHeld(x), showHeld(y))
 			}
-			if d := diffMessage(&x[i], &y[i]); d != "" {
-				return fmt.Sprintf("held message %d on %v: %s", i, c, d)
+			if d := diffMessage(x[j], y[j]); d != "" {
+				return fmt.Sprintf("held message %d on %v: %s", j, s.Held[i].Channel, d)
 			}
 		}
 	}
 	return ""
 }
 
-// union returns a map holding the keys of a and b (values from a, else b).
-func union[K comparable, V any](a, b map[K]V) map[K]V {
-	u := maps.Clone(b)
-	if u == nil {
-		u = map[K]V{}
+// DiffPositions describes the first channel whose position differs between a and b, "" when
+// none does.
+func DiffPositions(what string, a, b Positions) string {
+	var all Positions
+	for _, e := range append(slices.Clone(a), b...) {
+		all.Set(e.Channel, 0)
 	}
-	maps.Copy(u, a)
-	return u
-}
-
-// diffPositions describes the first channel whose position differs between a and b.
-func diffPositions(what string, a, b map[Channel]Position) string {
-	for _, c := range sortedChannels(union(a, b)) {
-		x, xok := a[c]
-		y, yok := b[c]
+	for _, e := range all {
+		x, xok := a.Get(e.Channel)
+		y, yok := b.Get(e.Channel)
 		if x != y || xok != yok {
-			return fmt.Sprintf("%s on %v: %s vs %s", what, c, showPos(x, xok), showPos(y, yok))
+			return fmt.Sprintf("%s on %v: %s vs %s", what, e.Channel, showPos(x, xok), showPos(y, yok))
 		}
 	}
 	return ""
@@ -196,18 +169,18 @@ func diffMessage(x, y *Message) string {
 	switch {
 	case x.Channel != y.Channel || x.Position != y.Position:
 		return fmt.Sprintf("%v@%d vs %v@%d", x.Channel, x.Position, y.Channel, y.Position)
-	case !sameRecord(x.Record, y.Record):
+	case !SameRecord(x.Record, y.Record):
 		return fmt.Sprintf("record at %d: %s vs %s", x.Position, showRecord(x.Record), showRecord(y.Record))
 	}
-	if d := diffPositions("causes", x.Causes, y.Causes); d != "" {
+	if d := DiffPositions("causes", x.Causes, y.Causes); d != "" {
 		return fmt.Sprintf("at %d: %s", x.Position, d)
 	}
 	return ""
 }
 
-// sameRecord reports whether two records have the same key, value, headers (null and empty
-// values told apart) and timestamp.
-func sameRecord(x, y Record) bool {
+// SameRecord reports whether two records have the same key, value, headers in order (null and
+// empty values told apart) and timestamp.
+func SameRecord(x, y Record) bool {
 	if !sameBytes(x.Key, y.Key) || !sameBytes(x.Value, y.Value) || x.TimestampMicros != y.TimestampMicros ||
 		len(x.Headers) != len(y.Headers) {
 		return false
@@ -220,8 +193,24 @@ func sameRecord(x, y Record) bool {
 	return true
 }
 
+// DiffRecord describes how two records differ, "" when SameRecord.
+func DiffRecord(x, y Record) string {
+	if SameRecord(x, y) {
+		return ""
+	}
+	return showRecord(x) + " vs " + showRecord(y)
+}
+
 // sameBytes compares two byte strings, telling nil (null) from empty.
 func sameBytes(x, y []byte) bool { return (x == nil) == (y == nil) && string(x) == string(y) }
+
+func heldChannels(held []Buffer) []Channel {
+	var out []Channel
+	for _, b := range held {
+		out = append(out, b.Channel)
+	}
+	return out
+}
 
 func showPos(p Position, ok bool) string {
 	switch {
@@ -233,14 +222,7 @@ func showPos(p Position, ok bool) string {
 	return fmt.Sprint(p)
 }
 
-func showTopic(t TopicID, ok bool) string {
-	if !ok {
-		return "none"
-	}
-	return t.String()
-}
-
-func showHeld(held []Message) string {
+func showHeld(held []*Message) string {
 	out := "["
 	for i, m := range held {
 		if i > 0 {
@@ -253,13 +235,4 @@ func showHeld(held []Message) string {
 
 func showRecord(r Record) string {
 	return fmt.Sprintf("key=%q value=%q headers=%d ts=%d", r.Key, r.Value, len(r.Headers), r.TimestampMicros)
-}
-
-// DiffRecord describes how two records differ ("" when they have the same key, value, headers
-// in order, null and empty values told apart, and timestamp).
-func DiffRecord(x, y Record) string {
-	if sameRecord(x, y) {
-		return ""
-	}
-	return showRecord(x) + " vs " + showRecord(y)
 }

@@ -16,11 +16,11 @@ func TestModelRefusesCorruptState(t *testing.T) {
 	rc := refChannel(c)
 	zero := node.Channel{Partition: 0}
 	msg := node.HeldMessage{Channel: c, Position: 4, Record: node.Record{Value: []byte("v")}}
-	hold := refnode.Message{Channel: rc, Position: 4, Record: refnode.Record{Value: []byte("v")}, Causes: map[refnode.Channel]refnode.Position{}}
+	hold := &refnode.Message{Channel: rc, Position: 4, Record: refnode.Record{Value: []byte("v")}}
 	base := func() refnode.State {
-		return refnode.State{Version: 1, Bindings: map[string]refnode.TopicID{"a": refnode.TopicID(c.Topic)},
-			Fed: map[refnode.Channel]refnode.Position{rc: 5}, Held: map[refnode.Channel][]refnode.Message{rc: {hold}},
-			Frontier: map[refnode.Channel]refnode.Position{rc: 3}, Past: map[refnode.Channel]refnode.Position{}}
+		return refnode.State{Version: 1, Bindings: []refnode.Binding{{Name: "a", Topic: refnode.TopicID(c.Topic)}},
+			Fed: refnode.PositionsOf(refnode.Entry{Channel: rc, Position: 5}), Held: []refnode.Buffer{{Channel: rc, Messages: []*refnode.Message{hold}}},
+			Frontier: refnode.PositionsOf(refnode.Entry{Channel: rc, Position: 3})}
 	}
 	baseDelta := node.Delta{SetVersion: true, Bindings: []node.Binding{{Name: "a", Topic: c.Topic}},
 		Fed: []node.FedPosition{{Channel: c, FedUpTo: 5}}, NewHolds: []node.HeldMessage{msg},
@@ -34,19 +34,19 @@ func TestModelRefusesCorruptState(t *testing.T) {
 		{name: "valid", ok: true},
 		{name: "deleted marker in the frontier",
 			deltas:  []node.Delta{{Frontier: []node.Cause{{Channel: c, Position: node.MaxOffset}}}},
-			corrupt: func(s *refnode.State) { s.Frontier[rc] = refnode.End }},
+			corrupt: func(s *refnode.State) { s.Frontier.Set(rc, refnode.End) }},
 		{name: "negative delivered past",
 			deltas:  []node.Delta{{Past: []node.Cause{{Channel: c, Position: -2}}}},
-			corrupt: func(s *refnode.State) { s.Past[rc] = -2 }},
+			corrupt: func(s *refnode.State) { s.Past.Set(rc, -2) }},
 		{name: "negative fedUpTo elsewhere",
 			deltas:  []node.Delta{{Fed: []node.FedPosition{{Channel: node.Channel{Topic: topics[1][0]}, FedUpTo: -1}}}},
-			corrupt: func(s *refnode.State) { s.Fed[refnode.Channel{Topic: refnode.TopicID(topics[1][0])}] = -1 }},
+			corrupt: func(s *refnode.State) { s.Fed.Set(refnode.Channel{Topic: refnode.TopicID(topics[1][0])}, -1) }},
 		{name: "zero topic ID in fedUpTo",
 			deltas:  []node.Delta{{Fed: []node.FedPosition{{Channel: zero, FedUpTo: 1}}}},
-			corrupt: func(s *refnode.State) { s.Fed[refChannel(zero)] = 1 }},
+			corrupt: func(s *refnode.State) { s.Fed.Set(refChannel(zero), 1) }},
 		{name: "hold above fedUpTo",
 			deltas:  []node.Delta{{Fed: []node.FedPosition{{Channel: c, FedUpTo: 3}}}},
-			corrupt: func(s *refnode.State) { s.Fed[rc] = 3 }},
+			corrupt: func(s *refnode.State) { s.Fed.Set(rc, 3) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
