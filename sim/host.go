@@ -84,6 +84,8 @@ type proc struct {
 	refusalWhy string
 
 	o procOracle
+	// ref is the process's reference node, in lockstep with its engine (check_reference.go).
+	ref procRef
 	// share is the copy-on-write state and cached hash of an explored process (world_clone.go).
 	share procShare
 	// store is storage this process shell allocated when it owned its state in an earlier world,

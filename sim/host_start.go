@@ -26,9 +26,15 @@ func (p *proc) start(full bool) bool {
 	init := p.buildInit(recv, committedOffs, &se.init)
 	opts := node.Options{MetadataBudgetBytes: w.budget, Sabotage: w.opts.Sabotage}
 	eng, err := p.startEngine(se, init, opts)
+	var dead, recreated []node.TopicID
+	var ierr error
 	if err == nil {
-		dead, recreated := w.identityReport()
-		err = eng.Identity(dead, recreated)
+		dead, recreated = w.identityReport()
+		ierr = eng.Identity(dead, recreated)
+	}
+	w.refStart(p, init, err, dead, recreated, ierr)
+	if err == nil {
+		err = ierr
 	}
 	p.setReceived(recv, init.StartPositions, committedOffs)
 	w.checkStartPositions(p)

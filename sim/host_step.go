@@ -52,12 +52,15 @@ func (p *proc) feed(pc *pcState) {
 		nrec.Headers = w.hooks.feedHeaders(p.idx, pc.ch, nrec.Headers)
 	}
 	out, rerr := p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), nrec)
+	w.refReceive(p, pc.ch, pos, rec.Record, out, rerr) // the record as fetched: feedHeaders misreads it in the engine only
 	pc.readPos, pc.lastFed = int64(next), pos
 	p.stepDirty, p.drainable = true, true
 	p.chargeWork()
 	if rerr == nil && w.hooks != nil && w.hooks.refeed != nil && w.hooks.refeed(p.idx) {
 		w.checkFeed(p, pc, pos, uid)
-		_, rerr = p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
+		var again node.ReceiveOutcome
+		again, rerr = p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
+		w.refReceive(p, pc.ch, pos, rec.Record, again, rerr)
 	}
 	if rerr != nil {
 		p.refuse(rerr)
@@ -102,6 +105,7 @@ func (p *proc) drain() {
 	p.drains++
 	for {
 		d, ok := p.eng.Next()
+		w.refNext(p, d, ok)
 		if !ok {
 			break
 		}
@@ -155,7 +159,9 @@ func (p *proc) send(em Emission, tsMicros int64) bool {
 	}
 	inc := w.topics[t].inc
 	c := w.chanOf(inc, int(keyHash(em.Key)%uint32(w.incs[inc].parts)))
-	stamped, err := p.eng.Emit(w.chans[c].nc, node.Record{Key: em.Key, Value: em.Value, TimestampMicros: tsMicros})
+	in := node.Record{Key: em.Key, Value: em.Value, TimestampMicros: tsMicros}
+	stamped, err := p.eng.Emit(w.chans[c].nc, in)
+	w.refEmit(p, c, in, stamped, err)
 	if err != nil {
 		p.refuse(err)
 		return false
@@ -207,6 +213,7 @@ func (p *proc) commit() error {
 		}
 	}
 	p.applyDelta(delta)
+	w.refCommit(p)
 	for _, pc := range p.recv {
 		if w.alive(pc.ch) {
 			pc.committedPos = pc.readPos
@@ -285,6 +292,7 @@ func (p *proc) rollback() {
 		w.stats.Rollbacks++
 	}
 	p.eng = nil
+	p.ref.drop()
 	p.stepDirty, p.drainable = false, false
 	if p.status == procRunning {
 		p.status = procDown
@@ -306,6 +314,7 @@ func (p *proc) stop() {
 		panic(fmt.Sprintf("sim: clean stop of %s could not commit: %v", p.spec.Name, err))
 	}
 	p.eng = nil
+	p.ref.drop()
 	p.status = procDown
 	p.w.stats.Stops++
 	if p.w.tracing {

@@ -65,6 +65,10 @@ type RunOptions struct {
 	// RecordScript makes Result.Script the safety phase's actions as a script: the same run
 	// replayed as Scenario.Script, robust to actions being removed or inserted.
 	RecordScript bool
+	// NoReference switches the REFERENCE checker off (check_reference.go), for tests only: one
+	// that judges what the other criteria catch (a diagram of the S1 violation IGNORE_CAUSES
+	// makes), or what only REFERENCE catches.
+	NoReference bool
 
 	hooks *testHooks
 	// journal makes every engine keep a journal of its calls, so the world can be cloned

@@ -175,6 +175,9 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	if p.committed != nil {
 		p.committedShared, c.committedShared = true, true
 	}
+	if p.ref.live != nil { // the reference node is cloned on its first change (procRef.node)
+		p.ref.shared, c.ref.shared = true, true
+	}
 	for _, f := range p.o.frontiers() {
 		f.shared = true
 	}

@@ -19,7 +19,8 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",
 			"drainable", "stepChans", "workMark", "fetchBuf", "injected", "refusalWhy", "o", "pcList", "store",
-			"share"}, // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
+			"share", // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
+			"ref"},  // the reference node: shared copy-on-write (procRef.node), hashed in appendRef
 		"pcState": {"ch", "received", "readPos", "lastFed", "startPos", "committedPos", "firstRead", "firstFixed",
 			"clampAtStart", "fedHigh", "delivered", "pending"},
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",

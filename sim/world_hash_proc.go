@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -124,6 +125,7 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 		b = h.appendGroup(b, p)
 		b = h.appendCommitted(b, p)
 	}
+	b = h.appendRef(b, p, free)
 	return h.appendEngine(b, p)
 }
 
@@ -284,4 +286,59 @@ func (h *stateHasher) checkCached(stale bool, part string, p *proc) {
 	if stale {
 		panic(fmt.Sprintf("sim: the cached hash of the %s of process %s is stale: a change to it did not clear it", part, p.spec.Name))
 	}
+}
+
+// appendRef appends p's reference node: whether it still judges p, the hash of its live
+// execution and (unless free: only a restart reads it) of its committed state, each cached in
+// p.ref. On a path where the model never disagreed with an honest engine it means what the
+// engine's state means, but an engine that deviates from SPEC can reach one engine state by two
+// paths on which the models differ, and the model decides how the path's future is judged: so
+// it is part of the state.
+func (h *stateHasher) appendRef(b []byte, p *proc, free bool) []byte {
+	r := &p.ref
+	b = appendBool(b, r.off)
+	if r.live == nil {
+		b = append(b, 0)
+	} else {
+		lh := &r.liveHash
+		if lh.by != h || lh.live != r.live || lh.changes != r.changes || h.verify {
+			c := h.caches
+			c.sub = r.live.AppendCanonical(c.sub[:0], refEncoder{p.w})
+			key := h.sum(c.sub)
+			h.checkCached(lh.by == h && lh.live == r.live && lh.changes == r.changes && lh.key != key, "reference node", p)
+			*lh = refLiveHash{by: h, live: r.live, changes: r.changes, key: key}
+		}
+		b = appendKey(append(b, 1), lh.key)
+	}
+	if free {
+		return b
+	}
+	ch := &r.committedHash
+	if ch.by != h || ch.st != r.committed || h.verify {
+		c := h.caches
+		c.sub = r.committed.AppendCanonical(c.sub[:0], refEncoder{p.w})
+		key := h.sum(c.sub)
+		h.checkCached(ch.by == h && ch.st == r.committed && ch.key != key, "reference committed state", p)
+		*ch = refCommittedHash{by: h, st: r.committed, key: key}
+	}
+	return appendKey(b, ch.key)
+}
+
+// appendKey appends a hash key.
+func appendKey(b []byte, k hashKey) []byte {
+	b = binary.LittleEndian.AppendUint64(b, k[0])
+	return binary.LittleEndian.AppendUint64(b, k[1])
+}
+
+// refEncoder names the reference node's channels and topic IDs as worldEncoder names node's.
+type refEncoder struct{ w *world }
+
+// AppendChannel implements refnode.Encoder.
+func (e refEncoder) AppendChannel(b []byte, c refnode.Channel) []byte {
+	return appendNodeChan(b, e.w, node.Channel{Topic: node.TopicID(c.Topic), Partition: node.Partition(c.Partition)})
+}
+
+// AppendTopic implements refnode.Encoder.
+func (e refEncoder) AppendTopic(b []byte, t refnode.TopicID) []byte {
+	return appendTopicID(b, e.w, node.TopicID(t))
 }

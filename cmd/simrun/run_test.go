@@ -150,7 +150,7 @@ func TestViolationShrinksAutomatically(t *testing.T) {
 		t.Fatalf("exit %d, want 1:\n%s%s", code, out, errs)
 	}
 	shrunk := filepath.Join(dir, fmt.Sprintf("simrun-random-%d-IGNORE_CAUSES-shrunk", seed))
-	for _, want := range []string{"shrinking (at most", "first violation S1", shrunk + ".replay"} {
+	for _, want := range []string{"shrinking (at most", "first violation REFERENCE", shrunk + ".replay"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

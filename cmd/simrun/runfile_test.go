@@ -34,7 +34,7 @@ func TestRunFileSabotage(t *testing.T) {
 	code, out, _ := runCLI("run", "--sabotage", "IGNORE_CAUSES", diamondFile)
 	named := regexp.MustCompile(`diamond_hold\.txt:\d+: expect delivered p3: c1/0@0:A c2/0@0:A\n    but p3 delivered c2/0@0:A c1/0@0:A`)
 	if code != exitViolation || !named.MatchString(out) ||
-		!strings.Contains(out, "VIOLATION (S1), NOT as expected") {
+		!strings.Contains(out, "VIOLATION (REFERENCE, S1), NOT as expected") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }

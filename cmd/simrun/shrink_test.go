@@ -18,25 +18,25 @@ func TestShrinkCommand(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "min.replay")
 	var out, errOut bytes.Buffer
-	seed := uint64(0) // the first seed whose first violation under DROP_HELD is S3
+	seed := uint64(0) // the first seed whose first violation under DROP_HELD is REFERENCE
 	for s := uint64(1); s <= 200 && seed == 0; s++ {
-		if o := scenarios.RunSeed(scenarios.Spec{Sabotage: "DROP_HELD"}, s); len(o.Violations) > 0 && o.Violations[0].Criterion == sim.CritS3 {
+		if o := scenarios.RunSeed(scenarios.Spec{Sabotage: "DROP_HELD"}, s); len(o.Violations) > 0 && o.Violations[0].Criterion == sim.CritReference {
 			seed = s
 		}
 	}
 	if seed == 0 {
-		t.Fatal("no seed in 1-200 fails with S3 first under DROP_HELD")
+		t.Fatal("no seed in 1-200 fails with REFERENCE first under DROP_HELD")
 	}
 	code := shrinkMain([]string{"--seed", fmt.Sprint(seed), "--sabotage", "DROP_HELD", "--out", path}, &out, &errOut)
 	if code != exitViolation {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
-	for _, want := range []string{"before: ", "after: ", "first violation S3", "replay " + path, filepath.Join(dir, "min.txt")} {
+	for _, want := range []string{"before: ", "after: ", "first violation REFERENCE", "replay " + path, filepath.Join(dir, "min.txt")} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if txt, err := os.ReadFile(filepath.Join(dir, "min.txt")); err != nil || !strings.Contains(string(txt), "expect verdict: violation S3") {
+	if txt, err := os.ReadFile(filepath.Join(dir, "min.txt")); err != nil || !strings.Contains(string(txt), "expect verdict: violation REFERENCE") {
 		t.Fatalf("scenario file: %v\n%s", err, txt)
 	}
 	var rout, rerr bytes.Buffer
@@ -78,7 +78,7 @@ func TestShrinkAfterViolation(t *testing.T) {
 			t.Fatalf("%s not written: %v\n%s%s", name, err, out.String(), errOut.String())
 		}
 	}
-	if !strings.Contains(out.String(), "first violation OVEREXPRESSION") {
+	if !strings.Contains(out.String(), "first violation REFERENCE") {
 		t.Fatalf("output:\n%s", out.String())
 	}
 }

@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
+)
+
+// TestReferenceFiresAndCanBeSwitchedOff: an engine that stamps coverage (OVEREXPRESS) disagrees
+// with the reference node on its first stamp that differs, named with both answers; the test
+// switch leaves the other criteria to find what they find; honest runs never disagree.
+func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
+	scn := chainScope()
+	found := false
+	for seed := uint64(1); seed <= 30 && !found; seed++ {
+		res := Run(scn, ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sabotage: node.SabotageOverexpress})
+		for _, v := range res.Violations {
+			if v.Criterion == CritReference {
+				if !strings.Contains(v.Detail, "stamp") || !strings.Contains(v.Detail, "engine") || !strings.Contains(v.Detail, "reference") {
+					t.Fatalf("seed %d: the violation does not name the call and both answers: %v", seed, v)
+				}
+				found = true
+			}
+		}
+		off := Run(scn, ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sabotage: node.SabotageOverexpress,
+			NoReference: true})
+		for _, v := range off.Violations {
+			if v.Criterion == CritReference {
+				t.Fatalf("seed %d: REFERENCE fired while switched off: %v", seed, v)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no seed in 1-30 of the chain scope made the reference node object to OVEREXPRESS")
+	}
+	for seed := uint64(1); seed <= 30; seed++ {
+		if res := Run(scn, ExpandSettings(seed), NewRandomChooser(seed), RunOptions{}); res.Verdict != "pass" {
+			t.Fatalf("seed %d, honest: %v", seed, res.Violations)
+		}
+	}
+}
+
+// TestReferenceNodeIsHashed walks explored states and checks, at every process with a live
+// reference node, that the state hash tells the model apart: a refusal forced on the model alone
+// changes the hash. And, for the honest engine, that the live model means what the engine means
+// (the state it would commit against the engine's snapshot): the model is never ahead of or
+// behind what the hash already holds on an honest path.
+func TestReferenceNodeIsHashed(t *testing.T) {
+	checked := 0
+	for _, c := range []struct {
+		scn    *Scenario
+		budget string
+	}{
+		{chainScope(), "msgs=2,crash=1"},
+		{pairScope(), "msgs=2,crash=1,recreate=1"},
+		{chainScope(), "msgs=1,stop=1,redeclare=1,delete=1"},
+	} {
+		x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget)})
+		seen := make(map[hashKey]bool)
+		var walk func(s *exState)
+		walk = func(s *exState) {
+			k := x.hash(s)
+			if seen[k] || len(seen) >= 600 {
+				return
+			}
+			seen[k] = true
+			for _, p := range s.w.procs {
+				if p.ref.live == nil || p.eng == nil {
+					continue
+				}
+				st := p.ref.live.Clone().Commit()
+				if !sameCommitted(p.eng.view().Snapshot(), st, nil) {
+					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, refStateOf(p.eng.view().Snapshot()).Diff(st))
+				}
+				cp := *s
+				cp.w = s.w.cloneInto(nil, &s.w.idsPCG, s.w.chooser.inner)
+				if x.hash(&cp) != k {
+					t.Fatal("a clone hashes differently from its original")
+				}
+				q := cp.w.procs[p.idx]
+				q.own()
+				q.ref.node().Emit(refnode.Channel{Topic: refnode.TopicID{0xff}}, refnode.Record{})
+				if x.hash(&cp) == k {
+					t.Fatalf("%s: a refusal of the reference node alone leaves the state hash unchanged", p.spec.Name)
+				}
+				checked++
+			}
+			if x.anyEnabled(s) {
+				for _, tr := range x.successors(s, 0, 0) {
+					walk(&tr.next)
+				}
+			}
+		}
+		walk(x.root())
+	}
+	if checked < 500 {
+		t.Fatalf("checked only %d reference nodes", checked)
+	}
+}
