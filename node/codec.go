@@ -120,7 +120,18 @@ func countTopics(c Causes) int {
 // proportion to len(b).
 func Decode(b []byte) (Causes, error) {
 	var c Causes
-	if err := DecodeInto(&c, b); err != nil {
+	if need := decodeRoom(b); need > 0 {
+		if need == 1 {
+			c.pairs = new([1]Cause)[:] // one allocation without makeslice's size checks
+		} else {
+			c.pairs = make([]Cause, need)
+		}
+		if n, ok := decodeFast(c.pairs, b); ok {
+			c.pairs = c.pairs[:n]
+			return c, nil
+		}
+	}
+	if err := decodeStrict(&c, b); err != nil {
 		return Causes{}, err
 	}
 	return c, nil
@@ -131,9 +142,18 @@ func Decode(b []byte) (Causes, error) {
 // fast path (codec_fast.go); the strict parser below runs only to explain a refusal, or for the
 // rare valid spelling the fast path leaves to it.
 func DecodeInto(dst *Causes, b []byte) error {
-	if decodeFast(dst, b) {
+	if need := decodeRoom(b); cap(dst.pairs) < need {
+		dst.pairs = make([]Cause, 0, need)
+	}
+	if n, ok := decodeFast(dst.pairs, b); ok {
+		dst.pairs = dst.pairs[:n]
 		return nil
 	}
+	return decodeStrict(dst, b)
+}
+
+// decodeStrict runs the strict parser into dst from scratch, leaving dst empty on error.
+func decodeStrict(dst *Causes, b []byte) error {
 	dst.Reset()
 	if err := decodeInto(dst, b); err != nil {
 		dst.Reset()

@@ -1,12 +1,30 @@
 package node
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// decodeRoom is the number of entries decodeFast may fill for b: pairsMax of its length and topic
+// count, 0 when b does not start with a version byte and a short topic count (decodeFast then
+// refuses it at once). The callers reserve it before the walk, so the walk makes no call.
+func decodeRoom(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	topics, off := varintShort(b, 1)
+	if off < 0 {
+		return 0
+	}
+	return pairsMax(len(b)-off, topics)
+}
 
 // decodeFast is the decoder's hot path: one tight left-to-right pass that accepts only inputs the
 // strict parser (decodeInto) accepts, yielding the same frontier, but does not say why it turns
-// anything down. On any breach — and on the rare valid spelling it leaves to the strict parser, a
+// anything down. It fills pairs up to their capacity (the caller reserves decodeRoom(b)
+// entries), returns how many it filled, and never allocates. On any breach — and on the rare valid spelling it leaves to the strict parser, a
 // varint of three or more bytes (a partition, partition count or topic count of 16384 or more) — it
-// returns false with dst's contents unspecified, and the caller reruns decodeInto from scratch,
+// returns false with the contents of pairs unspecified, and the caller reruns decodeInto from scratch,
 // which either accepts or finds the first violation and builds the DecodeError. Keeping the
 // explanations and every call out of the loop keeps its state in registers: a call on a cold
 // branch still makes the compiler spill and reload around the hot one.
@@ -14,67 +32,88 @@ import "encoding/binary"
 // The checks, in the strict parser's terms: version byte; minimal varints (one- and two-byte
 // spellings inline); every topic ID strictly above the previous one, starting from the all-zero
 // ID, which covers both zero-topic-id and topics-not-ascending; partition count ≥ 1; partitions
-// strictly ascending from −1; positions below 2^63−1 as unsigned integers, which covers negative
-// and reserved positions; exact length. TestDecodeFastMatchesStrict holds the two parsers to the
-// same answers.
-func decodeFast(dst *Causes, b []byte) bool {
+// strictly ascending; positions below 2^63−1 as unsigned integers, which covers negative and
+// reserved positions; exact length. TestDecodeFastMatchesStrict holds the two parsers to the same
+// answers.
+//
+// The walk consumes rest from the front, so one length check per group and per pair covers every
+// read that follows it. A topic ID is read as two machine words in memory order, stored as they
+// are, and byte-swapped only to compare it with the previous one: the pair's Topic gets the bytes
+// of the input without a copy through the stack.
+func decodeFast(pairs []Cause, b []byte) (int, bool) {
 	if len(b) < 2 || b[0] != wireVersion {
-		return false
+		return 0, false
 	}
 	topics, off := varintShort(b, 1)
 	if off < 0 {
-		return false
-	}
-	need := pairsMax(len(b)-off, topics)
-	pairs := dst.pairs[:0]
-	if cap(pairs) < need {
-		pairs = make([]Cause, 0, need)
+		return 0, false
 	}
 	pairs = pairs[:cap(pairs)]
 	n := 0
-	var prev TopicID // all-zero: the first ID must sort above it, which refuses a zero ID
+	var prevHi, prevLo uint64 // all-zero: the first ID must sort above it, which refuses a zero ID
 	for ; topics > 0; topics-- {
-		if off > len(b)-groupBytesMin {
-			return false
+		if off > len(b)-(groupBytesMin+pairBytesMin) {
+			return 0, false
 		}
-		id := TopicID(b[off : off+topicIDBytes])
-		if compareTopicIDs(&id, &prev) <= 0 {
-			return false
+		w0, w1 := binary.LittleEndian.Uint64(b[off:]), binary.LittleEndian.Uint64(b[off+8:])
+		hi, lo := bits.ReverseBytes64(w0), bits.ReverseBytes64(w1)
+		if hi < prevHi || hi == prevHi && lo <= prevLo {
+			return 0, false
 		}
-		prev = id
+		prevHi, prevLo = hi, lo
+		if b[off+16] == 1 && b[off+17] < 0x80 && n < len(pairs) {
+			// The commonest group: one partition with a one-byte number, read in place.
+			pos := binary.BigEndian.Uint64(b[off+18:])
+			if pos >= uint64(MaxOffset) {
+				return 0, false
+			}
+			p := &pairs[n]
+			binary.LittleEndian.PutUint64(p.Channel.Topic[:8], w0)
+			binary.LittleEndian.PutUint64(p.Channel.Topic[8:], w1)
+			p.Channel.Partition, p.Position = Partition(b[off+17]), Offset(pos)
+			n++
+			off += groupBytesMin + pairBytesMin
+			continue
+		}
 		count, next := varintShort(b, off+topicIDBytes)
-		if next < 0 || count == 0 {
-			return false
+		if next < 0 || count == 0 || int(count) > len(pairs)-n {
+			return 0, false
 		}
 		off = next
-		prevPart := int64(-1)
-		for ; count > 0; count-- {
-			if off > len(b)-pairBytesMin || n >= len(pairs) {
-				return false
+		group := pairs[n : n+int(count)]
+		n += int(count)
+		// The topic ID goes into the group's first entry here and is copied from there into the
+		// others, so the walk over the pairs keeps fewer values in registers.
+		binary.LittleEndian.PutUint64(group[0].Channel.Topic[:8], w0)
+		binary.LittleEndian.PutUint64(group[0].Channel.Topic[8:], w1)
+		least := uint32(0) // the least partition the next pair may name
+		for k := range group {
+			if off > len(b)-pairBytesMin {
+				return 0, false
 			}
-			part := uint32(b[off])
-			off++
+			w := b[off : off+pairBytesMin]
+			part, pos := uint32(w[0]), binary.BigEndian.Uint64(w[1:])
+			off += pairBytesMin
 			if part >= 0x80 {
-				if part, off = varintShort(b, off-1); off < 0 || off > len(b)-positionBytes {
-					return false
+				if part, off = varintShort(b, off-pairBytesMin); off < 0 || off > len(b)-positionBytes {
+					return 0, false
 				}
+				pos = binary.BigEndian.Uint64(b[off:])
+				off += positionBytes
 			}
-			pos := binary.BigEndian.Uint64(b[off : off+positionBytes])
-			if int64(part) <= prevPart || pos >= uint64(MaxOffset) {
-				return false
+			if part < least || pos >= uint64(MaxOffset) {
+				return 0, false
 			}
-			prevPart = int64(part)
-			off += positionBytes
-			p := &pairs[n]
-			p.Channel.Topic, p.Channel.Partition, p.Position = id, Partition(part), Offset(pos)
-			n++
+			least = part + 1
+			p := &group[k]
+			p.Channel.Topic = group[0].Channel.Topic
+			p.Channel.Partition, p.Position = Partition(part), Offset(pos)
 		}
 	}
 	if off != len(b) {
-		return false
+		return 0, false
 	}
-	dst.pairs = pairs[:n]
-	return true
+	return n, true
 }
 
 // varintShort reads a minimal one- or two-byte varint at off (0..16383) and returns it with the
