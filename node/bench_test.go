@@ -136,7 +136,7 @@ func BenchmarkDecide(b *testing.B) {
 		causes, table := benchGate(w)
 		view := mapView{}
 		for _, e := range table.entries {
-			view[e.key.channel()] = e.settled
+			view[e.key().channel()] = e.settled
 		}
 		b.Run(fmt.Sprintf("map/width=%d", w), func(b *testing.B) {
 			benchDecide(b, causes, view, view)

@@ -50,20 +50,24 @@ func (v Verdict) Deliverable() bool { return len(v.Blockers) == 0 }
 // settled(c) is known and p ≤ settled(c). Causes on channels not received are skipped. It reads
 // nothing else: no clock, no timestamp, no I/O. The deliverable path does not allocate.
 func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
-	if t := sameTable(received, settled); t != nil && t.satisfied(causes) {
-		return Verdict{}
+	t := sameTable(received, settled)
+	if t == nil {
+		return Verdict{Blockers: appendBlockersViews(nil, causes, received, settled)}
 	}
-	return Verdict{Blockers: AppendBlockers(nil, causes, received, settled)}
+	if i := t.firstBlocked(causes.pairs); i < len(causes.pairs) {
+		return Verdict{Blockers: t.appendBlockers(nil, causes.pairs[i:])} // the causes before i are satisfied
+	}
+	return Verdict{}
 }
 
 // AppendBlockers is Decide for hot paths: it appends the blockers of causes to dst and returns
 // the extended slice, so a caller can reuse one buffer; no blocker appended means deliverable.
 func AppendBlockers(dst []Blocker, causes Causes, received ReceivedSet, settled SettledView) []Blocker {
 	if t := sameTable(received, settled); t != nil {
-		if t.satisfied(causes) {
-			return dst // the deliverable path: one tight walk, nothing built
+		if i := t.firstBlocked(causes.pairs); i < len(causes.pairs) {
+			return t.appendBlockers(dst, causes.pairs[i:])
 		}
-		return t.appendBlockers(dst, causes)
+		return dst // the deliverable path: one tight walk, nothing built
 	}
 	return appendBlockersViews(dst, causes, received, settled)
 }
@@ -78,7 +82,7 @@ func appendBlockersViews(dst []Blocker, causes Causes, received ReceivedSet, set
 		if known && c.Position <= pos {
 			continue
 		}
-		dst = append(dst, newBlocker(c, pos, known))
+		dst = appendBlocker(dst, &c, pos, known)
 	}
 	return dst
 }
@@ -87,7 +91,7 @@ func appendBlockersViews(dst []Blocker, causes Causes, received ReceivedSet, set
 // fast check; Decide explains a hold.
 func Satisfied(causes Causes, received ReceivedSet, settled SettledView) bool {
 	if t := sameTable(received, settled); t != nil {
-		return t.satisfied(causes)
+		return t.firstBlocked(causes.pairs) == len(causes.pairs)
 	}
 	for _, c := range causes.pairs {
 		if !received.Receives(c.Channel) {
@@ -101,13 +105,17 @@ func Satisfied(causes Causes, received ReceivedSet, settled SettledView) bool {
 	return true
 }
 
-// newBlocker builds the blocker for an unsatisfied cause. Settled is 0 whenever nothing is known,
+// appendBlocker appends the blocker for an unsatisfied cause, filled in place (a 48-byte struct
+// built apart and copied in goes through the stack). Settled is 0 whenever nothing is known,
 // whatever the view returned alongside known == false, so equal holds compare equal.
-func newBlocker(c Cause, settled Offset, known bool) Blocker {
-	if !known {
-		settled = 0
+func appendBlocker(dst []Blocker, c *Cause, settled Offset, known bool) []Blocker {
+	dst = append(dst, Blocker{})
+	b := &dst[len(dst)-1]
+	b.Channel, b.Required = c.Channel, c.Position
+	if known {
+		b.Settled, b.SettledKnown = settled, true
 	}
-	return Blocker{Channel: c.Channel, Required: c.Position, Settled: settled, SettledKnown: known}
+	return dst
 }
 
 // itoa formats a signed integer.
@@ -124,12 +132,19 @@ type SettledTable struct {
 	entries []settledEntry
 }
 
-// settledEntry is one received channel. Invariant: settled is 0 when known is false.
+// settledEntry is one received channel: its key spelled out, so that the entry packs into 32
+// bytes, and its settled position. Invariant: settled is −1 when known is false, so that the
+// gate's test of a cause (whose position is at least 0) against an entry is the one comparison
+// position ≤ settled.
 type settledEntry struct {
-	key     channelKey
-	settled Offset
-	known   bool
+	hi, lo    uint64
+	partition Partition
+	known     bool
+	settled   Offset
 }
+
+// key returns the entry's channel key.
+func (e *settledEntry) key() channelKey { return channelKey{e.hi, e.lo, e.partition} }
 
 // channelKey is a channel as integers in channel order: the topic ID's big-endian halves, then
 // the partition. Comparing two keys is at most three integer compares, inlined, where
@@ -166,24 +181,25 @@ func (k channelKey) less(m channelKey) bool {
 }
 
 // Receive adds ch to the received set, with nothing settled, unless it is already there.
-func (t *SettledTable) Receive(ch Channel) {
-	k := keyOf(&ch)
-	if i := t.seek(0, k); i == len(t.entries) || t.entries[i].key != k {
-		t.entries = slices.Insert(t.entries, i, settledEntry{key: k})
-	}
-}
+func (t *SettledTable) Receive(ch Channel) { t.entry(ch) }
 
 // Settle records ch as received with settled position pos: every position at or below pos has
 // been delivered or never will yield a message here. pos may be −1 (the channel is known but
 // nothing on it is settled) or MaxOffset (the channel was deleted). Settle sets, it does not
 // raise: the settled position falls when a message is held (SPEC §1.4).
 func (t *SettledTable) Settle(ch Channel, pos Offset) {
+	e := t.entry(ch)
+	e.settled, e.known = pos, true
+}
+
+// entry returns ch's entry, adding it with nothing known when ch is not received yet.
+func (t *SettledTable) entry(ch Channel) *settledEntry {
 	k := keyOf(&ch)
 	i := t.seek(0, k)
-	if i == len(t.entries) || t.entries[i].key != k {
-		t.entries = slices.Insert(t.entries, i, settledEntry{key: k})
+	if i == len(t.entries) || t.entries[i].key() != k {
+		t.entries = slices.Insert(t.entries, i, settledEntry{hi: k.hi, lo: k.lo, partition: k.partition, settled: -1})
 	}
-	t.entries[i].settled, t.entries[i].known = pos, true
+	return &t.entries[i]
 }
 
 // Drop removes ch from the received set and reports whether it was there.
@@ -207,8 +223,8 @@ func (t *SettledTable) Receives(ch Channel) bool {
 // Settled returns ch's settled position, known false when ch is not received or nothing is
 // settled on it yet.
 func (t *SettledTable) Settled(ch Channel) (Offset, bool) {
-	if i, ok := t.find(ch); ok {
-		return t.entries[i].settled, t.entries[i].known
+	if i, ok := t.find(ch); ok && t.entries[i].known {
+		return t.entries[i].settled, true
 	}
 	return 0, false
 }
@@ -217,7 +233,7 @@ func (t *SettledTable) Settled(ch Channel) (Offset, bool) {
 func (t *SettledTable) find(ch Channel) (int, bool) {
 	k := keyOf(&ch)
 	i := t.seek(0, k)
-	return i, i < len(t.entries) && t.entries[i].key == k
+	return i, i < len(t.entries) && t.entries[i].key() == k
 }
 
 // sameTable returns the table when both views are the same *SettledTable, else nil.
@@ -232,115 +248,115 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 	return t
 }
 
-// appendBlockers is AppendBlockers over a table for a held message: the walk of satisfied, but
-// appending a blocker for every unsatisfied cause instead of stopping at the first.
-func (t *SettledTable) appendBlockers(dst []Blocker, causes Causes) []Blocker {
-	if !t.linear(len(causes.pairs)) {
+// appendBlockers appends a blocker for every cause on a received channel above its settled
+// position (Decide's verdict for a held message): firstBlocked's walk, not stopping at the first.
+func (t *SettledTable) appendBlockers(dst []Blocker, causes []Cause) []Blocker {
+	es := t.entries
+	if len(es) > 8*len(causes)+16 {
 		return t.appendBlockersGalloping(dst, causes)
 	}
-	es := t.entries
 	j := 0
-	for i := range causes.pairs {
-		c := &causes.pairs[i]
+	for i := range causes {
+		c := &causes[i]
 		k := keyOf(&c.Channel)
-	walk:
 		for ; j < len(es); j++ {
 			e := &es[j]
-			switch {
-			case e.key.hi != k.hi:
-				if e.key.hi > k.hi {
-					break walk
+			if e.hi != k.hi {
+				if e.hi > k.hi {
+					break
 				}
-			case e.key.lo != k.lo:
-				if e.key.lo > k.lo {
-					break walk
-				}
-			case e.key.partition != k.partition:
-				if e.key.partition > k.partition {
-					break walk
-				}
-			default: // c's channel is received
-				if !e.known || c.Position > e.settled {
-					dst = append(dst, newBlocker(*c, e.settled, e.known))
-				}
-				j++
-				break walk
+				continue
 			}
+			if e.lo != k.lo {
+				if e.lo > k.lo {
+					break
+				}
+				continue
+			}
+			if e.partition != k.partition {
+				if e.partition > k.partition {
+					break
+				}
+				continue
+			}
+			if c.Position > e.settled { // c's channel is received
+				dst = appendBlocker(dst, c, e.settled, e.known)
+			}
+			j++
+			break
 		}
 	}
 	return dst
 }
 
 // appendBlockersGalloping is appendBlockers for a table much wider than the causes.
-func (t *SettledTable) appendBlockersGalloping(dst []Blocker, causes Causes) []Blocker {
+func (t *SettledTable) appendBlockersGalloping(dst []Blocker, causes []Cause) []Blocker {
 	j := 0
-	for i := range causes.pairs {
-		c := &causes.pairs[i]
-		e, ok := t.next(&j, c)
-		if !ok || (e.known && c.Position <= e.settled) {
-			continue
+	for i := range causes {
+		c := &causes[i]
+		if e, ok := t.next(&j, c); ok && c.Position > e.settled {
+			dst = appendBlocker(dst, c, e.settled, e.known)
 		}
-		dst = append(dst, newBlocker(*c, e.settled, e.known))
 	}
 	return dst
 }
 
-// satisfied is Satisfied over a table. Each entry the walk passes is compared with the cause once,
-// field by field, most significant first; most entries differ in the topic ID's first half.
-func (t *SettledTable) satisfied(causes Causes) bool {
-	if !t.linear(len(causes.pairs)) {
-		return t.satisfiedGalloping(causes)
-	}
+// firstBlocked returns the index of the first cause on a received channel above its settled
+// position, len(causes) when there is none: the gate's deliverable path. The causes and the
+// entries are both in channel order, so one merge-like pass answers every cause; each entry it
+// passes is compared with the cause field by field, most significant first (most entries differ
+// in the topic ID's first half), and a received cause costs one more comparison, with the
+// entry's settled position. A table much wider than the causes is galloped through instead.
+func (t *SettledTable) firstBlocked(causes []Cause) int {
 	es := t.entries
+	if len(es) > 8*len(causes)+16 {
+		return t.firstBlockedGalloping(causes)
+	}
 	j := 0
-	for i := range causes.pairs {
-		c := &causes.pairs[i]
+	for i := range causes {
+		c := &causes[i]
 		k := keyOf(&c.Channel)
-	walk:
 		for ; j < len(es); j++ {
 			e := &es[j]
-			switch {
-			case e.key.hi != k.hi:
-				if e.key.hi > k.hi {
-					break walk
+			if e.hi != k.hi {
+				if e.hi > k.hi {
+					break
 				}
-			case e.key.lo != k.lo:
-				if e.key.lo > k.lo {
-					break walk
-				}
-			case e.key.partition != k.partition:
-				if e.key.partition > k.partition {
-					break walk
-				}
-			default: // c's channel is received
-				if !e.known || c.Position > e.settled {
-					return false
-				}
-				j++
-				break walk
+				continue
 			}
+			if e.lo != k.lo {
+				if e.lo > k.lo {
+					break
+				}
+				continue
+			}
+			if e.partition != k.partition {
+				if e.partition > k.partition {
+					break
+				}
+				continue
+			}
+			if c.Position > e.settled { // c's channel is received
+				return i
+			}
+			j++
+			break
 		}
 	}
-	return true
+	return len(causes)
 }
 
-// linear reports whether a walk over width causes should step through the entries one by one (a
-// plain merge of two sorted sequences, O(width + entries), no calls in the loop) rather than
-// gallop (O(width log(entries/width)) compares, a call per cause). Linear wins unless the table is
-// much wider than the causes.
-func (t *SettledTable) linear(width int) bool { return len(t.entries) <= 8*width+16 }
-
-// satisfiedGalloping is satisfied for a table much wider than the causes.
-func (t *SettledTable) satisfiedGalloping(causes Causes) bool {
+// firstBlockedGalloping is firstBlocked for a table much wider than the causes: O(width ×
+// log(entries/width)) compares, a call per cause, where the plain merge is O(width + entries).
+func (t *SettledTable) firstBlockedGalloping(causes []Cause) int {
 	j := 0
-	for i := range causes.pairs {
-		c := &causes.pairs[i]
-		e, ok := t.next(&j, c)
-		if ok && (!e.known || c.Position > e.settled) {
-			return false
+	for i := range causes {
+		c := &causes[i]
+		if e, ok := t.next(&j, c); ok && c.Position > e.settled {
+			return i
 		}
 	}
-	return true
+	return len(causes)
 }
 
 // next advances *j to the first entry not below c's channel and returns that entry if it is c's
@@ -348,10 +364,10 @@ func (t *SettledTable) satisfiedGalloping(causes Causes) bool {
 // commonest step — the entry at *j is c's channel — costs one key comparison.
 func (t *SettledTable) next(j *int, c *Cause) (*settledEntry, bool) {
 	k := keyOf(&c.Channel)
-	if *j < len(t.entries) && t.entries[*j].key != k {
+	if *j < len(t.entries) && t.entries[*j].key() != k {
 		*j = t.seek(*j, k)
 	}
-	if *j < len(t.entries) && t.entries[*j].key == k {
+	if *j < len(t.entries) && t.entries[*j].key() == k {
 		*j++
 		return &t.entries[*j-1], true
 	}
@@ -365,13 +381,13 @@ func (t *SettledTable) next(j *int, c *Cause) (*settledEntry, bool) {
 func (t *SettledTable) seek(from int, k channelKey) int {
 	lo, step := from, 1
 	hi := lo
-	for ; hi < len(t.entries) && t.entries[hi].key.less(k); hi = lo + step - 1 {
+	for ; hi < len(t.entries) && t.entries[hi].key().less(k); hi = lo + step - 1 {
 		lo, step = hi+1, step*2
 	}
 	hi = min(hi, len(t.entries))
 	for lo < hi { // the answer is in [lo, hi]: entries[hi] is not below k, or hi is the end
 		mid := int(uint(lo+hi) >> 1)
-		if t.entries[mid].key.less(k) {
+		if t.entries[mid].key().less(k) {
 			lo = mid + 1
 		} else {
 			hi = mid

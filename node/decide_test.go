@@ -123,7 +123,7 @@ func TestDecideDeliverableDoesNotAllocate(t *testing.T) {
 	causes, table := benchGate(16)
 	view := &gateView{received: map[Channel]bool{}, settled: map[Channel]Offset{}}
 	for i := range table.entries {
-		ch := table.entries[i].key.channel()
+		ch := table.entries[i].key().channel()
 		view.received[ch], view.settled[ch] = true, table.entries[i].settled
 	}
 	var r ReceivedSet = view
@@ -169,7 +169,7 @@ func TestSettledTable(t *testing.T) {
 		t.Fatal("Drop misreports")
 	}
 	for i := 1; i < len(tab.entries); i++ {
-		if !tab.entries[i-1].key.less(tab.entries[i].key) {
+		if !tab.entries[i-1].key().less(tab.entries[i].key()) {
 			t.Fatal("entries out of order")
 		}
 	}
@@ -185,7 +185,7 @@ func TestSettledTableSeek(t *testing.T) {
 		for target := -1; target < 42; target++ {
 			k := keyOf(&Channel{fxTopic(max(target, 0)), Partition(min(target, 0))}) // target −1 sorts first
 			want := from
-			for want < tab.Len() && tab.entries[want].key.less(k) {
+			for want < tab.Len() && tab.entries[want].key().less(k) {
 				want++
 			}
 			if got := tab.seek(from, k); got != want {
@@ -246,14 +246,14 @@ func TestDecideMatchesNaiveModel(t *testing.T) {
 		for name, got := range map[string][]Blocker{
 			"general":          Decide(causes, view, view).Blockers,
 			"table":            Decide(causes, table, table).Blockers,
-			"table, galloping": table.appendBlockersGalloping(nil, causes),
+			"table, galloping": table.appendBlockersGalloping(nil, causes.pairs),
 		} {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: Decide = %v, naive model = %v", name, got, want)
 			}
 		}
 		if Satisfied(causes, table, table) != (len(want) == 0) || Satisfied(causes, view, view) != (len(want) == 0) ||
-			table.satisfiedGalloping(causes) != (len(want) == 0) {
+			(table.firstBlockedGalloping(causes.pairs) == causes.Len()) != (len(want) == 0) {
 			t.Fatalf("Satisfied disagrees with the model's %d blockers", len(want))
 		}
 	})
