@@ -91,6 +91,10 @@ type chanState struct {
 	scanAll      bool // a hold was inserted mid-buffer since the last Commit (sabotage only)
 	listed       bool // the channel is on Engine.dirty
 	frontierHint int  // where ch's frontier entry was last found (a hint, checked before use)
+	// gate is settled() as the gate uses it: the settled position, or −1 when none is known (a
+	// cause's position is at least 0, so either way a cause blocks iff its position is above
+	// gate). Whatever changes fed or the holds calls refreshGate.
+	gate Offset
 }
 
 // settled is SPEC §1.4: the head's position − 1 while anything is held, else fedUpTo.
@@ -99,6 +103,14 @@ func (c *chanState) settled() (Offset, bool) {
 		return c.held.front().Position - 1, true
 	}
 	return c.fed, c.fedKnown
+}
+
+// refreshGate recomputes gate from the holds and fedUpTo.
+func (c *chanState) refreshGate() {
+	c.gate = -1
+	if pos, known := c.settled(); known {
+		c.gate = pos
+	}
 }
 
 // Engine is the Parsley node engine of one process for one execution (SPEC §1–§3, §7). It is
@@ -216,6 +228,7 @@ func (e *Engine) markDirty(i int) {
 func (e *Engine) setFed(i int, pos Offset) {
 	c := &e.chans[i]
 	c.fed, c.fedKnown, c.fedDirty = pos, true, true
+	c.refreshGate()
 	e.markDirty(i)
 }
 

@@ -30,30 +30,31 @@ func (e *Engine) decodeCauses(value []byte) (Causes, error) { return e.causes.de
 // decode strictly decodes a parsley.causes value (exactly Decode's rules and errors) into storage
 // carved from the current chunk, starting a new chunk when it lacks room.
 func (a *causeArena) decode(value []byte) (Causes, error) {
-	// The decoder reserves pairsMax entries for a value of this length and topic count, and fills
-	// at most that many: with that much room left in the chunk it never allocates. Malformed
-	// values, 128 topics or more, and wide frontiers get storage of their own.
-	bound := causeChunkShareMax + 1
-	if len(value) >= 2 && value[1] < 0x80 {
-		bound = pairsMax(len(value)-2, uint32(value[1]))
+	// The fast path fills at most decodeRoom(value) entries: with that much room left in the
+	// chunk it never allocates. Values it turns down (malformed, or a valid spelling it leaves to
+	// the strict parser) and wide frontiers go through Decode, into storage of their own.
+	need := decodeRoom(value)
+	if need > causeChunkShareMax || need == 0 {
+		return decodeOwn(value)
 	}
-	if bound > causeChunkShareMax {
-		c, err := Decode(value)
-		c.pairs = c.pairs[:len(c.pairs):len(c.pairs)]
-		return c, err
-	}
-	if cap(a.chunk)-len(a.chunk) < bound {
+	if cap(a.chunk)-len(a.chunk) < need {
 		a.chunk = make([]Cause, 0, causeChunkPairs)
 	}
-	c := Causes{pairs: a.chunk[len(a.chunk):]}
-	if err := DecodeInto(&c, value); err != nil {
-		return Causes{}, err
+	room := a.chunk[len(a.chunk) : len(a.chunk)+need]
+	n, ok := decodeFast(room, value)
+	if !ok {
+		return decodeOwn(value)
 	}
-	n := len(c.pairs)
 	if n == 0 {
 		return Causes{}, nil // as Decode: no storage for the empty frontier
 	}
 	a.chunk = a.chunk[:len(a.chunk)+n]
-	c.pairs = c.pairs[:n:n]
-	return c, nil
+	return Causes{pairs: room[:n:n]}, nil
+}
+
+// decodeOwn is Decode with the result's capacity clipped to its length.
+func decodeOwn(value []byte) (Causes, error) {
+	c, err := Decode(value)
+	c.pairs = c.pairs[:len(c.pairs):len(c.pairs)]
+	return c, err
 }

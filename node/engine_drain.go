@@ -21,13 +21,15 @@ func (e *Engine) Next() (d Delivery, ok bool) {
 		if e.opts.Sabotage == SabotageNoFIFO {
 			for j := 0; j < c.held.len(); j++ {
 				if e.offer(c.held.msg(j)) {
-					return e.deliver(i, j)
+					ok = e.deliver(i, j, &d)
+					return d, ok
 				}
 			}
 			continue
 		}
 		if e.offer(c.held.front()) {
-			return e.deliver(i, 0)
+			ok = e.deliver(i, 0, &d)
+			return d, ok
 		}
 	}
 	return Delivery{}, false
@@ -42,17 +44,20 @@ func (e *Engine) offer(m *HeldMessage) bool {
 	return e.satisfied(m.Causes.pairs)
 }
 
-// deliver removes the j-th held message of chans[i] (the head, j = 0, except under NoFIFO),
-// merges its coordinate into the frontier (refusing over budget) and its causes into the
-// delivered past, and records the removal for Commit.
-func (e *Engine) deliver(i, j int) (Delivery, bool) {
+// deliver removes the j-th held message of chans[i] (the head, j = 0, except under NoFIFO) into
+// *d, merges its coordinate into the frontier (refusing over budget) and its causes into the
+// delivered past, and records the removal for Commit. It reports false, with *d zero, on a
+// refusal. It fills the caller's Delivery rather than returning one: a Delivery is returned
+// through memory, and a copy of it costs more than the rest of a delivery's bookkeeping.
+func (e *Engine) deliver(i, j int, d *Delivery) bool {
 	c := &e.chans[i]
 	m := c.held.msg(j)
-	d := Delivery{Channel: m.Channel, Position: m.Position, Record: m.Record, Causes: m.Causes}
+	d.Channel, d.Position, d.Record, d.Causes = m.Channel, m.Position, m.Record, m.Causes
 	if c.held.state(j) == holdFlushed {
 		e.removed = append(e.removed, HoldRef{Channel: m.Channel, Position: m.Position})
 	}
 	c.held.dropAt(j) // m is dead from here: read d
+	c.refreshGate()
 	e.heldCount--
 	e.counters.HoldsRemoved++
 	e.counters.Deliveries++
@@ -61,11 +66,14 @@ func (e *Engine) deliver(i, j int) (Delivery, bool) {
 	if e.opts.Sabotage == SabotageSkipReceiptMerge {
 		e.frontier.MergeFrom(d.Causes) // the sabotaged engine learns causes only at delivery
 	}
-	if r := e.checkFrontierSize(n, d.Channel, d.Position); r != nil {
-		e.fail(r)
-		return Delivery{}, false
+	if e.frontier.Len() != n {
+		if r := e.frontierGrew(d.Channel, d.Position); r != nil {
+			e.fail(r)
+			*d = Delivery{}
+			return false
+		}
 	}
 	mergeCauses(&e.past, d.Causes)
 	e.counters.CausesMerged += uint64(d.Causes.Len()) + 1
-	return d, true
+	return true
 }

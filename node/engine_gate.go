@@ -11,39 +11,37 @@ package node
 // them when satisfied, else those up to and including the first unsatisfied one — the entries
 // Satisfied would have asked the views about.
 func (e *Engine) satisfied(causes []Cause) bool {
-	keys := e.keys
+	keys, chans := e.keys, e.chans[:len(e.keys)]
 	j := 0
 	for i := range causes {
 		c := &causes[i]
 		k := keyOf(&c.Channel)
-	walk:
-		for ; j < len(keys); j++ {
-			r := &keys[j]
-			switch {
-			case r.hi != k.hi:
-				if r.hi > k.hi {
-					break walk
-				}
-			case r.lo != k.lo:
-				if r.lo > k.lo {
-					break walk
-				}
-			case r.partition != k.partition:
-				if r.partition > k.partition {
-					break walk
-				}
-			default: // c's channel is received
-				if pos, known := e.chans[j].settled(); !known || c.Position > pos {
-					e.counters.CausesCompared += uint64(i + 1)
-					return false
-				}
-				j++
-				break walk
+		if j < len(keys) && keys[j] == k { // the commonest step: the next received channel
+			if c.Position > chans[j].gate {
+				e.counters.CausesCompared += uint64(i + 1)
+				return false
 			}
+			j++
+			continue
+		}
+		if j = seekKey(keys, j, k); j < len(keys) && keys[j] == k {
+			if c.Position > chans[j].gate {
+				e.counters.CausesCompared += uint64(i + 1)
+				return false
+			}
+			j++
 		}
 	}
 	e.counters.CausesCompared += uint64(len(causes))
 	return true
+}
+
+// seekKey returns the index of the first key at or after j that is not below k.
+func seekKey(keys []channelKey, j int, k channelKey) int {
+	for j < len(keys) && keys[j].less(k) {
+		j++
+	}
+	return j
 }
 
 // appendBlockers appends the blockers of causes to dst (Decide's verdict, for Status). It counts
@@ -60,7 +58,7 @@ func (e *Engine) appendBlockers(dst []Blocker, causes []Cause) []Blocker {
 			continue // not received: never blocks
 		}
 		if pos, known := e.chans[j].settled(); !known || c.Position > pos {
-			dst = append(dst, newBlocker(*c, pos, known))
+			dst = appendBlocker(dst, c, pos, known)
 		}
 		j++
 	}
@@ -70,6 +68,14 @@ func (e *Engine) appendBlockers(dst []Blocker, causes []Cause) []Blocker {
 // index returns the position of ch in chans, or -1 when ch is not received.
 func (e *Engine) index(ch Channel) int {
 	k := keyOf(&ch)
+	if len(e.keys) <= 8 { // a few channels: a scan of equality tests beats the search's branches
+		for j := range e.keys {
+			if e.keys[j] == k {
+				return j
+			}
+		}
+		return -1
+	}
 	lo, hi := 0, len(e.keys)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

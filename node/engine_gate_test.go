@@ -36,6 +36,22 @@ func mapViewOf(e *Engine) *gateView {
 	return v
 }
 
+// checkGates fails the test when a channel's cached gate position differs from its settled
+// position (−1 when none is known).
+func checkGates(t etT, e *Engine) {
+	t.Helper()
+	for i := range e.chans {
+		c := &e.chans[i]
+		want := Offset(-1)
+		if pos, known := c.settled(); known {
+			want = pos
+		}
+		if c.gate != want {
+			t.Fatalf("channel %v: gate %d, settled position %d", c.ch, c.gate, want)
+		}
+	}
+}
+
 // TestEngineGateMatchesDecide: on random received sets, channel states (fedUpTo known or not,
 // a held head or not) and causes, the engine's satisfied and appendBlockers agree with Decide
 // over the same state given as maps, and satisfied counts the cause entries Satisfied examines.
@@ -58,6 +74,7 @@ func TestEngineGateMatchesDecide(t *testing.T) {
 					c.held.own.push(heldEntry{msg: HeldMessage{Channel: c.ch, Position: head}})
 				}
 			}
+			c.refreshGate()
 		}
 		causes := CausesOf(rapid.SliceOfN(rapid.Custom(func(t *rapid.T) Cause {
 			return Cause{rapid.SampledFrom(pool).Draw(t, "channel"), Offset(rapid.Int64Range(0, 7).Draw(t, "position"))}

@@ -1,14 +1,34 @@
 package node
 
 // mergeCauses raises dst pointwise to at least src (a pointwise maximum), like Causes.MergeFrom,
-// tuned for the engine's hot path: a delivered or received message usually names channels the
-// frontier already has, in the same order, so each source entry is matched by an equality test
-// (two words and a partition, in place, no copies) after at most a few ordered comparisons, and
-// nothing is allocated. A source channel missing from dst falls back to MergeFrom.
+// tuned for the engine's hot path: a delivered or received message usually names the channels
+// the frontier already has, in the same order, so the walk first tries the next entry of dst for
+// each entry of src (one equality test, in place); anything else goes on in mergeRest.
 func mergeCauses(dst *Causes, src Causes) {
 	d, s := dst.pairs, src.pairs
 	i := 0
 	for k := range s {
+		o := &s[k]
+		if i == len(d) || d[i].Channel != o.Channel {
+			mergeRest(dst, src, i, k)
+			return
+		}
+		if o.Position > d[i].Position {
+			d[i].Position = o.Position
+		}
+		i++
+	}
+}
+
+// mergeRest is mergeCauses from dst's entry i and src's entry k on, where dst's entry i is not
+// src's channel: it skips dst's entries below each source channel, raises the ones it finds, and
+// falls back to MergeFrom when src names a channel dst lacks. Out of line, so that mergeCauses's
+// walk keeps its state in registers.
+//
+//go:noinline
+func mergeRest(dst *Causes, src Causes, i, k int) {
+	d, s := dst.pairs, src.pairs
+	for ; k < len(s); k++ {
 		o := &s[k]
 		for {
 			if i == len(d) {

@@ -40,9 +40,16 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	if e.opts.Sabotage == SabotageSilentDrop && pos == 3 {
 		return Duplicate, nil
 	}
-	e.setFed(i, pos)
+	c.fed, c.fedKnown, c.fedDirty = pos, true, true // setFed, with the gate refreshed once below
+	e.markDirty(i)
 	h := c.held.pushZero()
-	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes = ch, pos, visibleRecord(rec), causes
+	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes = ch, pos, rec, causes
+	if hs := rec.Headers; len(hs) == 1 && strings.HasPrefix(hs[0].Key, ReservedHeaderPrefix) {
+		h.msg.Record.Headers = nil // the commonest case, without a call: parsley.causes alone
+	} else if len(hs) > 0 {
+		h.msg.Record.Headers = visibleHeaders(hs)
+	}
+	c.refreshGate()
 	e.heldCount++
 	c.holdsDirty = true
 	e.counters.HoldsAdded++
@@ -53,7 +60,16 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 // over the budget → METADATA_BUDGET_EXCEEDED, judged before decoding; decode failure →
 // undecodable.
 func (e *Engine) extractCauses(ch Channel, pos Offset, headers []Header) (Causes, *Refusal) {
-	value, present, err := CausesHeader(headers)
+	var value []byte
+	var present bool
+	var err error
+	if len(headers) == 1 { // the commonest case, without a call: CausesHeader of one header
+		if present = headers[0].Key == HeaderKey; present {
+			value = headers[0].Value
+		}
+	} else {
+		value, present, err = CausesHeader(headers)
+	}
 	if err != nil {
 		if e.opts.Sabotage == SabotageUndecodableAsAbsent {
 			return Causes{}, nil
@@ -85,15 +101,15 @@ func (e *Engine) mergeFrontier(causes Causes, ch Channel, pos Offset) *Refusal {
 	n := e.frontier.Len()
 	mergeCauses(&e.frontier, causes)
 	e.counters.CausesMerged += uint64(causes.Len())
-	return e.checkFrontierSize(n, ch, pos)
-}
-
-// checkFrontierSize refreshes frontierBytes if the frontier's channel count changed from n, and
-// refuses when it exceeds the budget.
-func (e *Engine) checkFrontierSize(n int, ch Channel, pos Offset) *Refusal {
 	if e.frontier.Len() == n {
 		return nil
 	}
+	return e.frontierGrew(ch, pos)
+}
+
+// frontierGrew refreshes frontierBytes after the frontier's channel count changed, and refuses
+// when it exceeds the budget.
+func (e *Engine) frontierGrew(ch Channel, pos Offset) *Refusal {
 	e.frontierBytes = EncodedLen(e.frontier)
 	if e.frontierBytes > e.budgetBytes {
 		return refuse(ReasonMetadataBudgetExceeded, ch, pos,
@@ -120,7 +136,8 @@ func (e *Engine) replay(i int, pos Offset, rec Record, causes Causes) (ReceiveOu
 			"position inside this execution's coverage (fedUpTo %d, session floor %s)", c.fed, floor))
 	}
 	if e.opts.Sabotage == SabotageRedeliverRefeeds {
-		e.holdAgain(i, HeldMessage{Channel: c.ch, Position: pos, Record: visibleRecord(rec), Causes: causes})
+		rec.Headers = visibleHeaders(rec.Headers)
+		e.holdAgain(i, HeldMessage{Channel: c.ch, Position: pos, Record: rec, Causes: causes})
 		return Held, nil
 	}
 	return Duplicate, nil
@@ -138,37 +155,34 @@ func (e *Engine) holdAgain(i int, m HeldMessage) {
 		return
 	}
 	c.held.insertAt(j, heldEntry{msg: m})
+	c.refreshGate()
 	e.heldCount++
 	c.holdsDirty, c.scanAll = true, true
 	e.markDirty(i)
 	e.counters.HoldsAdded++
 }
 
-// visibleRecord hides reserved parsley.* headers from the application (D56). The record is
-// returned unchanged (no allocation) when it carries none.
-func visibleRecord(rec Record) Record {
+// visibleHeaders hides reserved parsley.* headers from the application (D56): it returns the
+// headers without them, headers itself (no allocation) when there are none, and nil when there
+// is nothing else.
+func visibleHeaders(headers []Header) []Header {
 	n := 0
-	for i := range rec.Headers {
-		if strings.HasPrefix(rec.Headers[i].Key, ReservedHeaderPrefix) {
+	for i := range headers {
+		if strings.HasPrefix(headers[i].Key, ReservedHeaderPrefix) {
 			n++
 		}
 	}
 	if n == 0 {
-		return rec
+		return headers
 	}
-	if n == len(rec.Headers) {
-		rec.Headers = nil // the commonest case: parsley.causes was the only header
-		return rec
+	if n == len(headers) {
+		return nil // the commonest case: parsley.causes was the only header
 	}
-	visible := make([]Header, 0, len(rec.Headers)-n)
-	for _, h := range rec.Headers {
+	visible := make([]Header, 0, len(headers)-n)
+	for _, h := range headers {
 		if !strings.HasPrefix(h.Key, ReservedHeaderPrefix) {
 			visible = append(visible, h)
 		}
 	}
-	if len(visible) == 0 {
-		visible = nil
-	}
-	rec.Headers = visible
-	return rec
+	return visible
 }

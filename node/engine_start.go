@@ -66,6 +66,7 @@ func StartInto(dst *Engine, committed *State, init Init, opts Options) (*Engine,
 	for i := range e.chans {
 		c := &e.chans[i]
 		c.floor, c.floorKnown = c.fed, c.fedKnown
+		c.refreshGate()
 	}
 	return e, nil
 }

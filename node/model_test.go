@@ -448,6 +448,9 @@ func TestModelEngineAgreesWithReference(t *testing.T) {
 			if w.e != nil && w.e.refusal == nil && w.e.heldCount != w.e.Status().Held {
 				t.Fatalf("engine counts %d held messages, its buffers hold %d", w.e.heldCount, w.e.Status().Held)
 			}
+			if w.e != nil {
+				checkGates(t, w.e)
+			}
 		}
 		t.Repeat(actions)
 	})
