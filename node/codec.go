@@ -119,13 +119,12 @@ func countTopics(c Causes) int {
 // (FamilyNullValue); an empty one is truncated. Decode never panics and allocates at most in
 // proportion to len(b).
 func Decode(b []byte) (Causes, error) {
+	if p, ok := decodeOne(b); ok {
+		return Causes{pairs: p[:]}, nil
+	}
 	var c Causes
 	if need := decodeRoom(b); need > 0 {
-		if need == 1 {
-			c.pairs = new([1]Cause)[:] // one allocation without makeslice's size checks
-		} else {
-			c.pairs = make([]Cause, need)
-		}
+		c.pairs = make([]Cause, need)
 		if n, ok := decodeFast(c.pairs, b); ok {
 			c.pairs = c.pairs[:n]
 			return c, nil
@@ -135,6 +134,31 @@ func Decode(b []byte) (Causes, error) {
 		return Causes{}, err
 	}
 	return c, nil
+}
+
+// oneEntryLen is the length of a value naming one channel whose partition number takes one byte:
+// version, topic count, topic ID, partition count, partition, position.
+const oneEntryLen = 1 + 1 + topicIDBytes + 1 + 1 + positionBytes
+
+// decodeOne is Decode for the commonest value, one channel with a one-byte partition number, in
+// one allocation of exactly one entry and without the general walk. It accepts exactly the
+// values of that shape the strict parser accepts (ok false for any other, valid or not): a
+// one-byte varint below 0x80 is minimal, one topic needs no order, and the position compared as
+// unsigned refuses both negative and reserved positions.
+func decodeOne(b []byte) (*[1]Cause, bool) {
+	if len(b) != oneEntryLen || b[0] != wireVersion || b[1] != 1 || b[18] != 1 || b[19] >= 0x80 {
+		return nil, false
+	}
+	w0, w1 := binary.LittleEndian.Uint64(b[2:10]), binary.LittleEndian.Uint64(b[10:18])
+	pos := binary.BigEndian.Uint64(b[20:28])
+	if w0|w1 == 0 || pos >= uint64(MaxOffset) {
+		return nil, false
+	}
+	p := new([1]Cause)
+	binary.LittleEndian.PutUint64(p[0].Channel.Topic[:8], w0)
+	binary.LittleEndian.PutUint64(p[0].Channel.Topic[8:], w1)
+	p[0].Channel.Partition, p[0].Position = Partition(b[19]), Offset(pos)
+	return p, true
 }
 
 // DecodeInto decodes b into dst, reusing dst's storage, so a hot path with a reused frontier
