@@ -21,13 +21,14 @@ func decodeRoom(b []byte) int {
 
 // decodeFast is the decoder's hot path: one tight left-to-right pass that accepts only inputs the
 // strict parser (decodeInto) accepts, yielding the same frontier, but does not say why it turns
-// anything down. It fills pairs up to their capacity (the caller reserves decodeRoom(b)
-// entries), returns how many it filled, and never allocates. On any breach — and on the rare valid spelling it leaves to the strict parser, a
-// varint of three or more bytes (a partition, partition count or topic count of 16384 or more) — it
-// returns false with the contents of pairs unspecified, and the caller reruns decodeInto from scratch,
-// which either accepts or finds the first violation and builds the DecodeError. Keeping the
-// explanations and every call out of the loop keeps its state in registers: a call on a cold
-// branch still makes the compiler spill and reload around the hot one.
+// anything down. It fills pairs up to their capacity (the caller reserves decodeRoom(b) entries),
+// returns how many it filled, and never allocates. On any breach — and on the rare valid spelling
+// it leaves to the strict parser, a varint of three or more bytes (a partition, partition count or
+// topic count of 16384 or more) — it returns false with the contents of pairs unspecified, and the
+// caller reruns decodeInto from scratch, which either accepts or finds the first violation and
+// builds the DecodeError. Keeping the explanations, the allocation and every call out of the loop
+// keeps its state in registers: a call on a cold branch still makes the compiler spill and reload
+// around the hot one.
 //
 // The checks, in the strict parser's terms: version byte; minimal varints (one- and two-byte
 // spellings inline); every topic ID strictly above the previous one, starting from the all-zero
@@ -36,10 +37,10 @@ func decodeRoom(b []byte) int {
 // reserved positions; exact length. TestDecodeFastMatchesStrict holds the two parsers to the same
 // answers.
 //
-// The walk consumes rest from the front, so one length check per group and per pair covers every
-// read that follows it. A topic ID is read as two machine words in memory order, stored as they
-// are, and byte-swapped only to compare it with the previous one: the pair's Topic gets the bytes
-// of the input without a copy through the stack.
+// One length check per group and per pair covers the reads that follow it. A topic ID is read as
+// two machine words in memory order, stored as they are, and byte-swapped only to compare it with
+// the previous one: the pair's Topic gets the bytes of the input without a copy through the stack.
+// A group of one partition with a one-byte number, the commonest, is decoded straight-line.
 func decodeFast(pairs []Cause, b []byte) (int, bool) {
 	if len(b) < 2 || b[0] != wireVersion {
 		return 0, false

@@ -1,8 +1,8 @@
 package node
 
-// Counters are the engine's cumulative deterministic work. Later issues charge virtual time from
-// them and gate them exactly, so a regression to work proportional to buffer depth shows up as a
-// fact, not a timing.
+// Counters are the engine's cumulative deterministic work. The simulator charges virtual time from
+// them and the benchmark baseline (results/sim-metrics.json) gates them exactly, so a regression to
+// work proportional to buffer depth shows up as a fact, not a timing.
 type Counters struct {
 	HeadsOffered       uint64 // held messages offered to the gate (heads only, except under NO_FIFO)
 	CausesCompared     uint64 // cause entries the gate examined

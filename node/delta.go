@@ -30,9 +30,9 @@ func (d Delta) IsEmpty() bool {
 
 // Apply applies a step's delta to the committed state. It costs in proportion to the delta (plus
 // a binary search per touched channel). It never writes into a filled slot of a hold queue
-// (fifo.popShared), so engines started from s, which view its holds in place, are unaffected. A delta that does not fit s — removing a hold s does not
-// have, adding one it already has or one above fedUpTo — is refused with
-// UNKNOWN_ORDERING_STATE_FORMAT and leaves s unchanged.
+// (fifo.popShared), so engines started from s, which view its holds in place, are unaffected. A
+// delta that does not fit s — removing a hold s does not have, adding one it already has or one
+// above fedUpTo — is refused with UNKNOWN_ORDERING_STATE_FORMAT and leaves s unchanged.
 func (s *State) Apply(d Delta) error {
 	if r := s.checkApply(d); r != nil {
 		return r

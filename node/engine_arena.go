@@ -3,9 +3,9 @@ package node
 // causeChunkPairs is the size, in entries, of the chunks the engine decodes received causes into
 // (2 KiB of 32-byte entries).
 //
-// Why chunks: decoding every received header into its own slice made one allocation per message,
-// a large share of a receipt's cost, and garbage the collector then had to chase. The engine
-// instead carves each message's causes out of a chunk, capacity-capped (s[:n:n]) so no append
+// Why chunks: decoding every received header into a slice of its own would cost an allocation
+// per message, a large share of a receipt, and garbage for the collector to chase. The engine
+// carves each message's causes out of a chunk instead, capacity-capped (s[:n:n]) so no append
 // through one message's causes can reach a neighbour's. Chunks are never reused: the decoded
 // causes are shared with the host (Delivery.Causes, HeldMessage.Causes in a Delta, the committed
 // State), which may keep them for as long as it likes. The price is retention: a message's causes

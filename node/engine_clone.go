@@ -5,30 +5,28 @@ import "slices"
 // Clone returns an independent engine in exactly e's state: the same received channels, holds
 // (with their commit bookkeeping), fedUpTo positions, frontier, delivered past, bindings, refusal,
 // counters and uncommitted change, so that every later call on either engine behaves as the same
-// call on the other would. The simulator's explorer clones a world for every transition; before
-// Clone it rebuilt each engine by replaying a journal of calls.
+// call on the other would. The simulator's explorer clones a world for every transition.
 //
 // Sharing: record bytes and the decoded causes of held messages are immutable once received, so
 // they stay shared; so do the channel keys, retained fedUpTo positions, send topics and bindings,
 // which only Start sets (shared with their capacity clipped, so even an append could not write
-// into the other engine's view); everything else the engine changes in place is copied. The decode chunk is not
-// carried over (its spare room would be written by both engines), so the clone's next receipt
-// starts a fresh chunk. The refusal is shared: it is never changed after it is made.
+// into the other engine's view); everything else the engine changes in place is copied. The
+// decode chunk is not carried over (its spare room would be written by both engines), so the
+// clone's next receipt starts a fresh chunk. The refusal is shared: it is never changed after it is made.
 //
 // Cost: at most four allocations whatever the number of channels and holds (the engine, its
 // channels, one block for every channel's own held entries, one block for the four frontiers;
 // the blocks only when not empty), plus the uncommitted change lists when a step is under way.
-// The explorer clones an engine on most transitions, and before the blocks the allocations per
-// channel and per frontier were a large share of a transition's cost.
+// The explorer clones an engine on most transitions: an allocation per channel and per frontier
+// would be a large share of a transition's cost.
 func (e *Engine) Clone() *Engine { return e.CloneInto(new(Engine)) }
 
 // CloneInto is Clone into the storage of dst, an engine nothing reads or changes any more (the
 // simulator's explorer recycles the engines of worlds it is done with): dst's channel array and
-// step change lists, holds block, frontier block and CommitReused's room are reused (e's room
-// is not copied), so a clone costs up to four
-// allocations fewer. (Frontier and DeliveredPast hand out views of the frontier block: they must
-// not be read once the engine is dead.) It returns dst, in exactly e's state. dst must
-// not be e.
+// step change lists, holds block, frontier block and CommitReused's room are reused (e's room is
+// not copied), so a clone costs up to four allocations fewer. (Frontier and DeliveredPast hand
+// out views of the frontier block: they must not be read once the engine is dead.) It returns
+// dst, in exactly e's state. dst must not be e.
 func (e *Engine) CloneInto(dst *Engine) *Engine {
 	if dst == e {
 		panic("node: CloneInto an engine's own storage")

@@ -3,9 +3,9 @@ package node
 // heldBuffer is one received channel's hold-back buffer in the engine, in position order: first
 // restored, the committed holds the execution started with, then own, the holds taken since.
 //
-// Why two parts: a restart used to copy every committed hold into the engine, so starting an
-// execution cost time and memory in proportion to the held messages (a long hold-back buffer made
-// every restart slow). Restored holds are instead viewed in place in the committed State's queue:
+// Why two parts: copying every committed hold into the engine at a restart would make starting an
+// execution cost time and memory in proportion to the held messages, and every restart behind a
+// long hold-back buffer slow. Restored holds are viewed in place in the committed State's queue:
 // the view is read-only and capacity-clipped, and a committed queue never writes into a slot it
 // has filled (fifo.popShared, fifo.dropAtShared, fifo.insertAtShared), so the host may keep
 // applying deltas to the State while the engine runs. Clones share the view as well.

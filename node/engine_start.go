@@ -27,9 +27,8 @@ func Start(committed *State, init Init, opts Options) (*Engine, error) {
 // fewer. The slices a clone of dst may share (channel keys, send topics, retained positions,
 // bindings) are never written; the keys, send topics and bindings are kept, as they are, when the
 // new engine's are equal to them (a process restarted with the same declaration), else made
-// afresh. It
-// returns dst (or a new engine when dst is nil) in exactly the state Start returns, or nil and
-// the refusal; either way dst must not be used again except as the engine returned.
+// afresh. It returns dst (or a new engine when dst is nil) in exactly the state Start returns, or
+// nil and the refusal; either way dst must not be used again except as the engine returned.
 func StartInto(dst *Engine, committed *State, init Init, opts Options) (*Engine, error) {
 	var spare []Cause          // dst's frontier block, for the frontiers' copies
 	var prevBindings []Binding // dst's bindings: kept when the new ones are equal (read-only)

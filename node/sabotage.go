@@ -10,7 +10,7 @@ import (
 // one on. The zero value, SabotageNone, is the honest engine.
 type Sabotage uint8
 
-// The sabotage modes of issue 3, each changing exactly one rule.
+// The sabotage modes, each changing exactly one rule.
 const (
 	// SabotageNone is the honest engine.
 	SabotageNone Sabotage = iota
