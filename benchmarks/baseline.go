@@ -33,14 +33,14 @@ type CaseInfo struct {
 }
 
 // Collect measures everything the baseline holds: the scenario cases, the engine workloads and
-// the allocations. It also returns the scenario results (raw samples for the plots).
-func Collect(commit string) (*Baseline, []*ScenarioResult, error) {
+// the allocations.
+func Collect(commit string) (*Baseline, error) {
 	b := &Baseline{Command: BaselineCommand, Commit: commit, GoVersion: runtime.Version(),
 		Machine: "any: virtual-time metrics and work counters are exact; allocations depend on the Go version",
 		Metrics: map[string]map[string]int64{}}
 	results, err := MeasureAll(Cases)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for i, r := range results {
 		spec := Cases[i].Spec.Normalize()
@@ -49,15 +49,15 @@ func Collect(commit string) (*Baseline, []*ScenarioResult, error) {
 	}
 	work, err := EngineWork()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for name, m := range work {
 		b.Metrics["engine_work/"+name] = m
 	}
 	if b.Metrics["allocs_per_op"], err = Allocs(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return b, results, nil
+	return b, nil
 }
 
 // ReadBaseline reads a baseline file; errors name the file.

@@ -8,11 +8,11 @@ import (
 
 // TestCollectIsExact: two collections agree metric for metric, and the baseline file round-trips.
 func TestCollectIsExact(t *testing.T) {
-	a, _, err := Collect("c1")
+	a, err := Collect("c1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := Collect("c2")
+	b, err := Collect("c2")
 	if err != nil {
 		t.Fatal(err)
 	}

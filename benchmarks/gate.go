@@ -3,22 +3,19 @@ package benchmarks
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"regexp"
-	"slices"
-	"strings"
 
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchmath"
 )
 
-// The wall-clock gate. Shared machines are noisy, so a benchmark fails the gate only when its
-// median time per op is more than SlowdownFactor times the baseline's AND a Mann-Whitney U test
-// (benchmath.AssumeNothing: no assumption on the distribution) says the two samples differ with
-// p < GateAlpha. With 6 runs on each side the smallest attainable p is 2/924 ≈ 0.002, so a
-// consistent slowdown is caught and a single noisy run is not.
+// Reading Go benchmark output, and the time half of the side-by-side gate (sidebyside.go). Shared
+// machines are noisy, so a benchmark fails on time only when its time per op in the median round
+// is more than SlowdownFactor times the baseline build's AND a Mann-Whitney U test
+// (benchmath.AssumeNothing: no assumption on the distribution) says the two builds' samples
+// differ with p < GateAlpha. With 6 rounds the smallest attainable p is 2/924 ≈ 0.002, so a
+// consistent slowdown is caught and a single noisy round is not.
 
-// SlowdownFactor is how many times slower the median must be to fail the gate.
+// SlowdownFactor is how many times slower the median round must be to fail the gate on time.
 const SlowdownFactor = 2.0
 
 // GateAlpha is the significance level of the U test.
@@ -69,76 +66,6 @@ func ParseBenchUnits(data []byte, fileName string, orig bool) map[string]map[str
 	return out
 }
 
-// ReadBench reads a benchmark file's time per op.
-func ReadBench(path string) (BenchSamples, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s := ParseBench(data, path, "sec/op")
-	if len(s) == 0 {
-		return nil, fmt.Errorf("%s: no benchmark results", path)
-	}
-	return s, nil
-}
-
-// GateResult is one benchmark's comparison.
-type GateResult struct {
-	Key                  string
-	OldMedian, NewMedian float64 // seconds per op
-	P                    float64 // U test p-value (1 when there is no baseline)
-	NoBaseline           bool
-}
-
-// Slower reports whether the result fails the gate.
-func (g GateResult) Slower() bool {
-	return !g.NoBaseline && g.NewMedian > SlowdownFactor*g.OldMedian && g.P < GateAlpha
-}
-
-// String renders the comparison, e.g.
-// "pkg BenchmarkX: median 120ns -> 260ns (2.17x, p=0.002) SLOWER".
-func (g GateResult) String() string {
-	if g.NoBaseline {
-		return fmt.Sprintf("%s: median %s, not in the baseline", g.Key, formatSeconds(g.NewMedian))
-	}
-	s := fmt.Sprintf("%s: median %s -> %s (%.2fx, p=%.3f)", g.Key, formatSeconds(g.OldMedian),
-		formatSeconds(g.NewMedian), g.NewMedian/g.OldMedian, g.P)
-	if g.Slower() {
-		s += " SLOWER"
-	}
-	return s
-}
-
-// Gate compares every benchmark of cur with the baseline, in key order.
-func Gate(base, cur BenchSamples) []GateResult {
-	keys := make([]string, 0, len(cur))
-	for k := range cur {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	thresholds := benchmath.DefaultThresholds
-	thresholds.CompareAlpha = GateAlpha
-	out := make([]GateResult, 0, len(keys))
-	for _, k := range keys {
-		ns := benchmath.NewSample(cur[k], &thresholds)
-		g := GateResult{Key: k, NewMedian: median(ns), P: 1}
-		if old, ok := base[k]; ok && len(old) > 0 {
-			os := benchmath.NewSample(old, &thresholds)
-			g.OldMedian = median(os)
-			g.P = benchmath.AssumeNothing.Compare(os, ns).P
-		} else {
-			g.NoBaseline = true
-		}
-		out = append(out, g)
-	}
-	return out
-}
-
-// median returns a sample's median.
-func median(s *benchmath.Sample) float64 {
-	return benchmath.AssumeNothing.Summary(s, 0.95).Center
-}
-
 // formatSeconds renders seconds per op in ns, µs or ms.
 func formatSeconds(s float64) string {
 	switch {
@@ -148,18 +75,4 @@ func formatSeconds(s float64) string {
 		return fmt.Sprintf("%.2fµs", s*1e6)
 	}
 	return fmt.Sprintf("%.2fms", s*1e3)
-}
-
-// FormatGate renders the results one a line and returns how many failed.
-func FormatGate(results []GateResult) (string, int) {
-	var b strings.Builder
-	failed := 0
-	for _, g := range results {
-		if g.Slower() {
-			failed++
-		}
-		b.WriteString(g.String())
-		b.WriteByte('\n')
-	}
-	return b.String(), failed
 }

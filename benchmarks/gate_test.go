@@ -32,31 +32,52 @@ func TestParseBench(t *testing.T) {
 	}
 }
 
-func TestGate(t *testing.T) {
-	base := ParseBench([]byte(benchText("p", "BenchmarkA", 100, 101, 99, 102, 98, 100)), "base", "sec/op")
+// pair builds a side-by-side pair with the given rounds of ns/op and instructions per op.
+func pair(base, cur []float64, baseInstr, newInstr float64) Pair {
+	p := Pair{Key: "github.com/parsleysim/parsleysim/node BenchmarkA", BaseInstr: baseInstr, NewInstr: newInstr}
+	for _, v := range base {
+		p.Base = append(p.Base, v*1e-9)
+	}
+	for _, v := range cur {
+		p.New = append(p.New, v*1e-9)
+	}
+	return p
+}
+
+// TestSideBySideGate: time fails only on a consistent slowdown beyond SlowdownFactor (not on one
+// slow round, not on a 1.5x slowdown, not on a speedup), instructions fail beyond
+// InstructionFactor whatever the times, and the report marks exactly the failing rows.
+func TestSideBySideGate(t *testing.T) {
+	base := []float64{100, 101, 99, 102, 98, 100}
 	cases := []struct {
-		name   string
-		cur    []float64
-		slower bool
+		name                string
+		cur                 []float64
+		baseInstr, newInstr float64
+		slower              bool
 	}{
-		{"same", []float64{101, 99, 100, 103, 97, 100}, false},
-		{"1.5x slower", []float64{150, 151, 149, 152, 148, 150}, false},
-		{"2.5x slower", []float64{250, 251, 249, 252, 248, 250}, true},
-		{"one slow run in six", []float64{100, 101, 99, 900, 98, 100}, false},
-		{"3x faster", []float64{33, 34, 33, 32, 33, 34}, false},
+		{"same", []float64{101, 99, 100, 103, 97, 100}, 300, 301, false},
+		{"1.5x slower", []float64{150, 151, 149, 152, 148, 150}, 300, 300, false},
+		{"2.5x slower", []float64{250, 251, 249, 252, 248, 250}, 300, 300, true},
+		{"one slow round in six", []float64{100, 101, 99, 900, 98, 100}, 300, 300, false},
+		{"3x faster", []float64{33, 34, 33, 32, 33, 34}, 300, 100, false},
+		{"twice the instructions", []float64{101, 99, 100, 103, 97, 100}, 300, 600, true},
+		{"1.4x the instructions", []float64{101, 99, 100, 103, 97, 100}, 300, 420, false},
+		{"not counted", []float64{101, 99, 100, 103, 97, 100}, 0, 0, false},
 	}
 	for _, c := range cases {
-		cur := ParseBench([]byte(benchText("p", "BenchmarkA", c.cur...)), "cur", "sec/op")
-		res := Gate(base, cur)
-		if len(res) != 1 || res[0].Slower() != c.slower {
-			t.Errorf("%s: %v, want slower=%v", c.name, res, c.slower)
+		p := pair(base, c.cur, c.baseInstr, c.newInstr)
+		if got := p.TimeSlower() || p.InstrSlower(); got != c.slower {
+			t.Errorf("%s: slower = %v, want %v (speedup %v, p %.3f)", c.name, got, c.slower, p.Base, p.P())
 		}
-		if out, failed := FormatGate(res); (failed == 1) != c.slower || strings.Contains(out, "SLOWER") != c.slower {
+		if out, failed := FormatSideBySide([]Pair{p}, true); (failed == 1) != c.slower || strings.Contains(out, "SLOWER") != c.slower {
 			t.Errorf("%s: report %q, %d failed", c.name, out, failed)
 		}
 	}
-	res := Gate(base, ParseBench([]byte(benchText("p", "BenchmarkNew", 5, 5)), "cur", "sec/op"))
-	if !res[0].NoBaseline || res[0].Slower() || !strings.Contains(res[0].String(), "not in the baseline") {
-		t.Errorf("new benchmark: %v", res[0])
+	s, lo, hi, ok := pair(base, []float64{50, 50, 50, 51, 49, 200}, 0, 0).Speedup()
+	if !ok || s != 2 || lo != 0.5 || math.Abs(hi-2.02) > 0.001 {
+		t.Errorf("speedup %v, spread %v..%v, want 2 and 0.5..2.02", s, lo, hi)
+	}
+	if _, _, _, ok := pair(base, nil, 0, 0).Speedup(); ok {
+		t.Error("a speedup without the new build's rounds")
 	}
 }

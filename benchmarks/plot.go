@@ -132,24 +132,37 @@ func shortCase(name string) string {
 	return name
 }
 
+// wallPlots are the plots drawn from results/bench.txt, by file name.
+var wallPlots = []struct {
+	file string
+	draw func(wallMedians, string) error
+}{{"codec-width.svg", plotCodec}, {"drain-depth.svg", plotDepth}, {"simulator-speed.svg", plotSimulator}}
+
+// plotNames returns the file names of the report's plots: the latency plot, and the wall-clock
+// ones when there are wall-clock figures.
+func plotNames(hasWall bool) []string {
+	files := []string{"hold-latency.svg"}
+	if hasWall {
+		for _, d := range wallPlots {
+			files = append(files, d.file)
+		}
+	}
+	return files
+}
+
 // writePlots writes the report's SVG plots into dir and returns their file names.
 func writePlots(dir string, w wallMedians, results []*ScenarioResult) ([]string, error) {
-	files := []string{"hold-latency.svg"}
+	files := plotNames(len(w) > 0)
 	if err := plotHold(results, filepath.Join(dir, files[0])); err != nil {
 		return nil, err
 	}
 	if len(w) == 0 {
 		return files, nil
 	}
-	draws := []struct {
-		file string
-		draw func(wallMedians, string) error
-	}{{"codec-width.svg", plotCodec}, {"drain-depth.svg", plotDepth}, {"simulator-speed.svg", plotSimulator}}
-	for _, d := range draws {
+	for _, d := range wallPlots {
 		if err := d.draw(w, filepath.Join(dir, d.file)); err != nil {
 			return nil, err
 		}
-		files = append(files, d.file)
 	}
 	return files, nil
 }

@@ -2,8 +2,8 @@ package benchmarks
 
 // The wall-clock benchmarks, listed in one place. Each is an ordinary `go test -bench`
 // benchmark beside the code it measures, reporting a checksum of its result; this list is what
-// the baseline run (benchgate -update) and the short CI pass (benchgate) execute, and what
-// results/README.md tabulates.
+// the baseline run (benchgate -update) and the CI gate (benchgate, side by side with the
+// baseline commit) execute, and what results/README.md tabulates.
 
 // WallBench is one wall-clock benchmark family.
 type WallBench struct {
@@ -36,4 +36,15 @@ var WallBenches = []WallBench{
 	{"./sim/", "^BenchmarkOracle$", "the oracle's causal-order checks over a run's deliveries (ns/delivery)", ""},
 	{"./sim/", "^BenchmarkExplore$", "a complete exploration of the chain scope (states/s)", ""},
 	{"./scenarios/", "^BenchmarkRandomSeed$", "one default random-scenario seed (seeds/s)", "^BenchmarkRandomSeed$/^sabotage=NONE$"},
+}
+
+// SpeedBenches are the engine's speed goals, measured side by side with a baseline commit
+// (benchgate -bench speed): the gate at width 4 and its held path, receive and drain at fan-in 8,
+// decoding one entry (allocating) and 64 entries of many topics into a reused buffer.
+var SpeedBenches = []WallBench{
+	{Pkg: "./node/", Bench: "^BenchmarkDecide$/^table$/^width=4$", Measures: "one gate decision at width 4"},
+	{Pkg: "./node/", Bench: "^BenchmarkDecideHeld$/^width=4$", Measures: "one held decision listing blockers at width 4"},
+	{Pkg: "./node/", Bench: "^BenchmarkEngineFanIn8$", Measures: "receive + drain of one message naming 8 channels"},
+	{Pkg: "./node/", Bench: "^BenchmarkDecode$/^few-topics$/^entries=1$", Measures: "decode one entry (allocating)"},
+	{Pkg: "./node/", Bench: "^BenchmarkDecodeInto$/^many-topics$/^entries=64$", Measures: "decode 64 entries of 64 topics into a reused buffer"},
 }

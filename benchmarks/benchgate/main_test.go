@@ -1,38 +1,110 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/parsleysim/parsleysim/benchmarks"
 )
 
-// TestUsage: stray arguments and a missing baseline exit 2 before any benchmark runs, the latter
-// naming the file and the command that creates it.
+// TestUsage: stray arguments, bad flag values, an unknown -bench set and a baseline that is not
+// a revision exit 2 before anything is built, naming the problem.
 func TestUsage(t *testing.T) {
-	var out, errs bytes.Buffer
-	if code := run([]string{"extra"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "extra") {
-		t.Errorf("stray argument: exit %d, stderr %q", code, errs.String())
-	}
-	errs.Reset()
-	if code := run([]string{"-baseline", "no-such-bench.txt"}, &out, &errs); code != 2 ||
-		!strings.Contains(errs.String(), "no-such-bench.txt") || !strings.Contains(errs.String(), "-update") {
-		t.Errorf("missing baseline: exit %d, stderr %q", code, errs.String())
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"extra"}, "extra"},
+		{[]string{"-rounds", "0"}, "-rounds"},
+		{[]string{"-instructions", "maybe"}, "-instructions"},
+		{[]string{"-bench", "nocolon"}, "PKG:PATTERN"},
+		{[]string{"-baseline", "no-such-revision-anywhere"}, "no-such-revision-anywhere"},
+		{[]string{"-results", t.TempDir()}, "bench.txt"},
+	} {
+		var out, errs bytes.Buffer
+		if code := run(c.args, &out, &errs); code != 2 || !strings.Contains(errs.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 naming %q", c.args, code, errs.String(), c.want)
+		}
 	}
 }
 
-// TestSlowFamilies: only the gate families with a significant slowdown are measured again.
-func TestSlowFamilies(t *testing.T) {
-	slow := benchmarks.GateResult{Key: "github.com/parsleysim/parsleysim/substrate BenchmarkModelMixed",
-		OldMedian: 1, NewMedian: 3, P: 0.002}
-	fine := benchmarks.GateResult{Key: "github.com/parsleysim/parsleysim/node BenchmarkEngineChain",
-		OldMedian: 1, NewMedian: 1.1, P: 0.3}
-	got := slowFamilies([]benchmarks.GateResult{slow, fine})
-	if len(got) != 1 || got[0].Pkg != "./substrate/" || got[0].Gate != "^BenchmarkModelMixed$" {
-		t.Errorf("slow families %+v, want the substrate ModelMixed entry only", got)
+// TestEntries: the named sets and a custom list pick what they say.
+func TestEntries(t *testing.T) {
+	gate, err := entries("gate")
+	if err != nil || len(gate) == 0 {
+		t.Fatalf("gate: %v, %v", gate, err)
 	}
-	if len(slowFamilies([]benchmarks.GateResult{fine})) != 0 {
-		t.Error("a result within the gate re-measured")
+	all, _ := entries("all")
+	if len(all) <= len(gate) {
+		t.Errorf("all (%d entries) is not more than the gate subset (%d)", len(all), len(gate))
+	}
+	speed, _ := entries("speed")
+	if len(speed) != 5 || speed[0].pkg != "./node/" {
+		t.Errorf("speed: %v", speed)
+	}
+	custom, err := entries("./node/:^BenchmarkX$,./sim/:^BenchmarkY$")
+	if err != nil || len(custom) != 2 || custom[1] != (entry{"./sim/", "^BenchmarkY$"}) {
+		t.Errorf("custom: %v, %v", custom, err)
+	}
+}
+
+// TestExactPattern: the pattern of a benchmark name matches it and not its neighbours.
+func TestExactPattern(t *testing.T) {
+	p := exactPattern("BenchmarkDecode/many-topics/entries=1")
+	if p != "^BenchmarkDecode$/^many-topics$/^entries=1$" {
+		t.Fatalf("pattern %q", p)
+	}
+	levels := strings.Split(p, "/")
+	for i, name := range []string{"BenchmarkDecode", "many-topics", "entries=1"} {
+		if !regexp.MustCompile(levels[i]).MatchString(name) {
+			t.Errorf("level %q does not match %q", levels[i], name)
+		}
+	}
+	if regexp.MustCompile(levels[2]).MatchString("entries=16") || regexp.MustCompile(levels[0]).MatchString("BenchmarkDecodeInto") {
+		t.Error("a level matches a neighbour")
+	}
+}
+
+// TestBenchCommit: the default baseline is the commit bench.txt records; a file without one is an
+// error that names it.
+func TestBenchCommit(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.txt")
+	os.WriteFile(good, []byte("# go run ./benchmarks/benchgate -update\n# commit 052a2ce 2026-11-30T23:01:11+00:00   go1.26\nBenchmarkX-2 1 1 ns/op\n"), 0o644)
+	if c, err := benchCommit(good); err != nil || c != "052a2ce" {
+		t.Errorf("commit %q, %v", c, err)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("BenchmarkX-2 1 1 ns/op\n"), 0o644)
+	if _, err := benchCommit(bad); err == nil || !strings.Contains(err.Error(), "bad.txt") {
+		t.Errorf("no commit line: %v", err)
+	}
+}
+
+// TestUntar: files and directories are written, and an entry that would leave the directory is
+// refused.
+func TestUntar(t *testing.T) {
+	archive := func(names ...string) *bytes.Buffer {
+		var b bytes.Buffer
+		w := tar.NewWriter(&b)
+		for _, n := range names {
+			w.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: 2, Typeflag: tar.TypeReg})
+			w.Write([]byte("ok"))
+		}
+		w.Close()
+		return &b
+	}
+	dir := t.TempDir()
+	if err := untar(archive("a/b/c.go", "d.go"), dir); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "a", "b", "c.go")); err != nil || string(data) != "ok" {
+		t.Errorf("a/b/c.go: %q, %v", data, err)
+	}
+	if err := untar(archive("../escape.go"), dir); err == nil {
+		t.Error("an entry leaving the directory was written")
 	}
 }

@@ -27,8 +27,11 @@ an unreadable baseline.`
 //
 //	simrun bench                   print the metrics, one scenario per line
 //	simrun bench --check           compare with the baseline; exit 1 naming every metric that moved
-//	simrun bench --update          rewrite the baseline (an intended change)
-//	simrun bench --report results/ write results/README.md and its SVG plots (reads results/bench.txt)
+//	simrun bench --update          rewrite the baseline (an intended change); a baseline named
+//	                               sim-metrics.json is a results directory's, whose report
+//	                               (README.md and its SVG plots) is rewritten too
+//	simrun bench --report results/ write results/README.md and its SVG plots from the committed
+//	                               results/sim-metrics.json and results/bench.txt
 func benchMain(args []string, stdout, stderr io.Writer) int {
 	const name = "simrun bench"
 	fs := newFlagSet(name, benchUsage)
@@ -36,7 +39,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	update := fs.Bool("update", false, "rewrite the baseline with the new figures")
 	jsonOut := fs.Bool("json", false, "print the metrics as JSON (the baseline's format)")
 	baseline := fs.String("baseline", "results/sim-metrics.json", "the baseline `FILE`")
-	report := fs.String("report", "", "write README.md and the SVG plots into `DIR`, created if missing (wall clock read from DIR/bench.txt)")
+	report := fs.String("report", "", "write README.md and the SVG plots into `DIR`, created if missing, from DIR/sim-metrics.json and DIR/bench.txt")
 	rest, code, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -47,6 +50,10 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if *check && *update {
 		return usageError(stderr, name, "--check and --update exclude each other")
 	}
+	reportDir := *report
+	if *update && reportDir == "" && filepath.Base(*baseline) == "sim-metrics.json" {
+		reportDir = filepath.Dir(*baseline) // the report quotes the metrics: regenerate it with them
+	}
 	var inputs, outputs []fileArg
 	if *check {
 		inputs = append(inputs, fileArg{"--baseline", *baseline})
@@ -54,21 +61,28 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	if *update {
 		outputs = append(outputs, fileArg{"--baseline", *baseline})
 	}
-	if *report != "" {
-		inputs = append(inputs, fileArg{"the wall-clock input", filepath.Join(*report, "bench.txt")})
+	if reportDir != "" {
+		inputs = append(inputs, fileArg{"the wall-clock input", filepath.Join(reportDir, "bench.txt")})
+		if metrics := filepath.Join(reportDir, "sim-metrics.json"); !*update || filepath.Clean(metrics) != filepath.Clean(*baseline) {
+			inputs = append(inputs, fileArg{"the metrics input", metrics})
+		}
+		what := "--report's"
+		if *report == "" {
+			what = "the report's"
+		}
 		for _, f := range benchmarks.ReportFiles() {
-			outputs = append(outputs, fileArg{"--report's", filepath.Join(*report, f)})
+			outputs = append(outputs, fileArg{what, filepath.Join(reportDir, f)})
 		}
 	}
 	if err := checkOutputs(inputs, outputs); err != nil {
 		return usageError(stderr, name, "%v", err)
 	}
-	if *report != "" {
-		if err := os.MkdirAll(*report, 0o755); err != nil {
+	if reportDir != "" {
+		if err := os.MkdirAll(reportDir, 0o755); err != nil {
 			return usageError(stderr, name, "--report: %v", err)
 		}
 	}
-	b, results, err := benchmarks.Collect(gitCommit())
+	b, err := benchmarks.Collect(gitCommit())
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun bench: %v\n", err)
 		return exitViolation
@@ -90,8 +104,8 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "simrun bench: wrote %d metrics to %s\n", b.MetricCount(), *baseline)
 	}
-	if *report != "" {
-		files, err := benchmarks.WriteReport(*report, b, results)
+	if reportDir != "" {
+		files, err := benchmarks.WriteReport(reportDir, b)
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun bench: report: %v\n", err)
 			return exitUsage
