@@ -384,10 +384,10 @@ func countInstructions(pairs map[string]*benchmarks.Pair, list []entry, base, cu
 		if pkg == "" || ns <= 0 || ns > maxInstrNs {
 			continue
 		}
-		// About 4 ms of the machine's time for the larger run: the counts are deterministic to a
-		// fraction of an instruction per op (the collector is off, one P), and the run takes
-		// about a second under valgrind, most of it starting the binary.
-		n := max(2, int(4e6/ns))
+		// About 10 ms of the machine's time for the larger run: long enough that the runtime's
+		// lumpy costs (a span refilled, a page faulted in; the collector is off) average out to
+		// a fraction of an instruction per op, and a second or two under valgrind.
+		n := max(2, int(10e6/ns))
 		for _, b := range []*build{base, cur} {
 			if b.bins[pkg] != "" {
 				jobs = append(jobs, &job{p: pairs[p.Key], b: b, pkg: pkg, name: name, n: n})
