@@ -366,35 +366,28 @@ func measure(pairs map[string]*benchmarks.Pair, list []entry, base, cur *build, 
 const maxInstrNs = 1e6
 
 // countInstructions fills every pair's instructions per op for both builds, by cachegrind, one
-// run per CPU at a time (counts do not depend on what else runs).
+// benchmark per CPU at a time (counts do not depend on what else runs). Both builds of a benchmark
+// run the same numbers of ops: a benchmark that redoes its setup every so many ops (the engine's
+// restart after a batch) counts that setup per op in proportion.
 func countInstructions(pairs map[string]*benchmarks.Pair, list []entry, base, cur *build, stderr io.Writer) error {
 	type job struct {
-		p     *benchmarks.Pair
-		b     *build
-		pkg   string
-		name  string
-		n     int
-		count float64
-		err   error
+		p         *benchmarks.Pair
+		pkg, name string
+		n, maxN   int
+		err       error
 	}
 	var jobs []*job
 	for _, p := range values(pairs) {
 		pkg, name := entryOf(p.Key, list)
-		ns := max(medianOf(p.Base), medianOf(p.New)) * 1e9
-		if pkg == "" || ns <= 0 || ns > maxInstrNs {
+		ns := min(medianOf(p.Base), medianOf(p.New)) * 1e9 // the faster build: load only slows
+		if pkg == "" || ns <= 0 || ns > maxInstrNs || base.bins[pkg] == "" || cur.bins[pkg] == "" {
 			continue
 		}
-		// About 10 ms of the machine's time for the larger run: long enough that the runtime's
-		// lumpy costs (a span refilled, a page faulted in; the collector is off) average out to
-		// a fraction of an instruction per op, and a second or two under valgrind.
-		n := max(2, int(10e6/ns))
-		for _, b := range []*build{base, cur} {
-			if b.bins[pkg] != "" {
-				jobs = append(jobs, &job{p: pairs[p.Key], b: b, pkg: pkg, name: name, n: n})
-			}
-		}
+		// About 20 ms of the machine's time for the larger run, a few hundred thousand to a
+		// hundred million instructions; up to 200 ms when the benchmark's setup dwarfs that.
+		jobs = append(jobs, &job{p: pairs[p.Key], pkg: pkg, name: name, n: max(2, int(20e6/ns)), maxN: max(2, int(200e6/ns))})
 	}
-	fmt.Fprintf(stderr, "benchgate: counting instructions per op of %d benchmark runs\n", len(jobs))
+	fmt.Fprintf(stderr, "benchgate: counting the instructions per op of %d benchmarks\n", len(jobs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.NumCPU())
 	for _, j := range jobs {
@@ -403,47 +396,73 @@ func countInstructions(pairs map[string]*benchmarks.Pair, list []entry, base, cu
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			j.count, j.err = instructionsPerOp(j.b.bins[j.pkg], filepath.Join(j.b.dir, j.pkg), exactPattern(j.name), j.n/2, j.n)
+			pattern := exactPattern(j.name)
+			var n int
+			if j.p.BaseInstr, n, j.err = instructionsPerOp(base.bins[j.pkg], filepath.Join(base.dir, j.pkg), pattern, j.n, j.maxN); j.err != nil {
+				j.err = fmt.Errorf("%s (%s): %w", base.name, base.rev, j.err)
+				return
+			}
+			if j.p.NewInstr, _, j.err = instructionsPerOp(cur.bins[j.pkg], filepath.Join(cur.dir, j.pkg), pattern, n, n); j.err != nil {
+				j.err = fmt.Errorf("%s (%s): %w", cur.name, cur.rev, j.err)
+			}
 		}()
 	}
 	wg.Wait()
 	for _, j := range jobs {
 		if j.err != nil {
-			return fmt.Errorf("%s (%s): instructions of %s: %v", j.b.name, j.b.rev, j.name, j.err)
-		}
-		if j.b == base {
-			j.p.BaseInstr = j.count
-		} else {
-			j.p.NewInstr = j.count
+			return fmt.Errorf("instructions of %s: %v", j.name, j.err)
 		}
 	}
 	return nil
 }
 
-// instructionsPerOp runs the benchmarks of pattern for n1 and for n2 ops under cachegrind and
-// returns the difference of the instructions executed over n2 − n1.
-func instructionsPerOp(bin, dir, pattern string, n1, n2 int) (float64, error) {
+// instructionsPerOp returns the instructions per op of the benchmarks of pattern: the difference
+// of the instructions executed by runs of n/2 and n ops under cachegrind, over n − n/2. What
+// differs between two runs besides the ops (the runtime's background work, which grows with the
+// run's wall time under valgrind) is a small fraction of a run's whole count, but a benchmark
+// whose setup dwarfs its ops would show it: when the setup is more than maxSetupRatio times the
+// difference, the runs are made that much longer (up to maxN ops), and the count taken again. It
+// returns the count and the n it ran.
+func instructionsPerOp(bin, dir, pattern string, n, maxN int) (float64, int, error) {
+	perOp, setup, err := instructionRuns(bin, dir, pattern, n/2, n)
+	if err != nil {
+		return 0, 0, err
+	}
+	if diff := perOp * float64(n-n/2); perOp > 0 && setup > maxSetupRatio*diff && n < maxN {
+		n = min(maxN, int(float64(n)*setup/(maxSetupRatio*diff))+1)
+		perOp, _, err = instructionRuns(bin, dir, pattern, n/2, n)
+	}
+	return perOp, n, err
+}
+
+// maxSetupRatio is how many times the instructions of the differenced ops a benchmark's setup
+// may take before instructionsPerOp lengthens the runs.
+const maxSetupRatio = 1
+
+// instructionRuns runs the benchmarks of pattern for n1 and for n2 ops under cachegrind (one P,
+// the collector and asynchronous preemption off) and returns the instructions per op of the
+// difference, and the instructions of the n1 run that are not its ops (the setup).
+func instructionRuns(bin, dir, pattern string, n1, n2 int) (perOp, setup float64, err error) {
 	var counts [2]float64
 	for i, n := range []int{n1, n2} {
 		cmd := exec.Command("valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
 			bin, "-test.run", "^$", "-test.bench", pattern, "-test.benchtime", fmt.Sprintf("%dx", n))
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "GOGC=off")
+		cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return 0, fmt.Errorf("%v: %s", err, lastLines(out, 5))
+			return 0, 0, fmt.Errorf("%v: %s", err, lastLines(out, 5))
 		}
 		m := irefs.FindSubmatch(out)
 		if m == nil {
-			return 0, fmt.Errorf("no instruction count in valgrind's output: %s", lastLines(out, 5))
+			return 0, 0, fmt.Errorf("no instruction count in valgrind's output: %s", lastLines(out, 5))
 		}
-		v, err := strconv.ParseFloat(strings.ReplaceAll(string(m[1]), ",", ""), 64)
-		if err != nil {
-			return 0, err
+		if counts[i], err = strconv.ParseFloat(strings.ReplaceAll(string(m[1]), ",", ""), 64); err != nil {
+			return 0, 0, err
 		}
-		counts[i] = v
 	}
-	return (counts[1] - counts[0]) / float64(n2-n1), nil
+	perOp = (counts[1] - counts[0]) / float64(n2-n1)
+	return perOp, counts[0] - perOp*float64(n1), nil
 }
 
 // irefs finds cachegrind's total instruction count.
