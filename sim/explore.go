@@ -197,11 +197,16 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 
 // ExploreSettings are the run settings an exploration uses (and a reproduction must use):
 // every kind the budget allows on, constant durations, the seed, the liveness budget and hop
-// bound. Retention is off.
+// bound. With a retention budget, external topics keep their newest exploreRetentionRecords
+// records when a retention sweep runs (a size policy: with constant durations a time policy
+// would only say the same in microseconds); without one there is no retention policy.
 func ExploreSettings(opts ExploreOptions) Settings {
 	set := Settings{Seed: max(opts.Seed, 1), LivenessStepsMax: opts.LivenessStepsMax, ForwardHopsMax: max(opts.HopsMax, 1)}
 	if set.LivenessStepsMax == 0 {
 		set.LivenessStepsMax = 1000
+	}
+	if opts.Budget.allows(spec.ActRetention) {
+		set.RetentionRecords = exploreRetentionRecords
 	}
 	for k := range spec.NumActionKinds {
 		if opts.Budget.allows(spec.ActionKind(k)) {
@@ -211,6 +216,11 @@ func ExploreSettings(opts ExploreOptions) Settings {
 	}
 	return set
 }
+
+// exploreRetentionRecords is the size retention of external topics in an exploration with a
+// retention budget: a sweep drops every record but the newest of each partition, so a receiver
+// behind the newest record finds its next record gone.
+const exploreRetentionRecords = 1
 
 // exploreStepMicros is every action's virtual duration in an exploration.
 const exploreStepMicros = 100

@@ -436,3 +436,24 @@ func TestExploreAbortBudgetEnds(t *testing.T) {
 		t.Fatalf("exploration %+v", res)
 	}
 }
+
+// TestExploreRetentionDropsRecords: a retention budget gives the external topics a size policy,
+// so a sweep drops records a receiver has not read: the host that resets such a fetch to the log
+// start is caught (S8), and the honest host is clean. Without the policy the sweep would drop
+// nothing and the sabotaged host would pass.
+func TestExploreRetentionDropsRecords(t *testing.T) {
+	one := &Scenario{Name: "one", Topics: []TopicSpec{{Name: "a", Partitions: 1, External: true}},
+		Processes: []ProcessSpec{{Name: "p", Receives: []string{"a"}}}}
+	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2,retention=1"), Reduce: true}
+	if res := Explore(one, opts); res.Verdict != "pass" || !res.Complete {
+		t.Fatalf("honest: %v", res)
+	}
+	opts.HostSabotage = HostResetPastLogStart
+	res := Explore(one, opts)
+	if res.Verdict != "violation" || res.Violations[0].Criterion != CritS8 {
+		t.Fatalf("RESET_PAST_LOG_START under a retention sweep: %v %+v", res, res.Violations)
+	}
+	if set := ExploreSettings(opts); set.RetentionRecords != exploreRetentionRecords {
+		t.Fatalf("settings %+v: no retention policy for a reproduction", set)
+	}
+}

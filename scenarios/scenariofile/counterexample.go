@@ -43,6 +43,7 @@ func Counterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOpti
 	set := sim.ExploreSettings(opts)
 	fs := DefaultFileSettings()
 	fs.Seed, fs.LivenessStepsMax, fs.HopsMax = set.Seed, set.LivenessStepsMax, set.ForwardHopsMax
+	fs.RetentionRecords = set.RetentionRecords
 	fs.Given = map[string]bool{"seed": true, "hops": true}
 	mode := sabotage
 	if mode == "" {
