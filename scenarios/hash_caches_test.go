@@ -10,16 +10,16 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// TestHashCachesStayFresh explores the whole catalogue — every scope honest (the reference scope
-// capped), every scope under every sabotage mode it claims, and random budgets with random
-// sabotage over the catalogue's topologies — with the state hasher verifying its caches
+// TestHashCachesStayFresh explores the shaped catalogue — every scope honest (the reference scope
+// capped), every scope under every sabotage mode it claims, 24 scopes of the general family drawn
+// at random (capped), and random budgets with random sabotage over the shaped topologies — with the state hasher verifying its caches
 // (sim.VerifyHashCaches): every cached digest (channel shadow logs, message contents, process,
 // engine and committed-state hashes) is recomputed at every hash and a stale one panics. A
 // change the explorer makes without clearing the cache of what it changed would otherwise merge
 // distinct states silently. Each exploration is also run without verification and must find the
 // same result.
 func TestHashCachesStayFresh(t *testing.T) {
-	for _, sc := range Scopes() {
+	for _, sc := range ShapedScopes() {
 		opts, err := sc.Options()
 		if err != nil {
 			t.Fatal(err)
@@ -38,9 +38,19 @@ func TestHashCachesStayFresh(t *testing.T) {
 			checkVerifiedExplore(t, sc.Name+" "+m, sc.Build, o)
 		}
 	}
+	general, pick := GeneralScopes(), rand.New(rand.NewPCG(8, 8))
+	for range 24 {
+		sc := general[pick.IntN(len(general))]
+		opts, err := sc.Options()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.MaxStates = 3_000
+		checkVerifiedExplore(t, sc.Name+" honest", sc.Build, opts)
+	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := range 24 {
-		sc := Scopes()[rng.IntN(len(Scopes()))]
+		sc := ShapedScopes()[rng.IntN(len(ShapedScopes()))]
 		budget := randomBudget(rng)
 		mode := randomSabotage(rng)
 		b, err := sim.ParseBudget(budget)

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
 )
@@ -18,6 +19,9 @@ import (
 type Scope struct {
 	Name    string
 	Summary string
+	// Family is FamilyShaped for the hand-written scopes, FamilyGeneral for the generated ones;
+	// Fault is a general scope's fault kind ("none" for none).
+	Family, Fault string
 	// Budget is the scope's budget (sim.ParseBudget syntax); MaxDepth bounds the steps (0: none).
 	Budget   string
 	MaxDepth int
@@ -103,21 +107,55 @@ var scopes = []Scope{
 		}},
 }
 
-// Scopes returns the catalogue in order: the engine and host scopes, then the session scopes
-// (scopes_session.go).
-func Scopes() []Scope { return append(slices.Clone(scopes), sessionScopes...) }
+// The catalogue's families: the scopes shaped for the sabotage modes (this file and
+// scopes_session.go), and the general family of every small wiring (scopes_general.go).
+const (
+	FamilyShaped  = "shaped"
+	FamilyGeneral = "general"
+)
 
-// LookupScope returns the scope named name, or an error listing the names.
+// Families lists the families in catalogue order.
+func Families() []string { return []string{FamilyShaped, FamilyGeneral} }
+
+// ShapedScopes returns the shaped family in order: the engine and host scopes, then the session
+// scopes (scopes_session.go).
+func ShapedScopes() []Scope {
+	out := append(slices.Clone(scopes), sessionScopes...)
+	for i := range out {
+		out[i].Family = FamilyShaped
+	}
+	return out
+}
+
+// Scopes returns the whole catalogue in order: the shaped family, then the general family.
+func Scopes() []Scope { return append(ShapedScopes(), generalScopes()...) }
+
+// FamilyScopes returns the scopes of the named family, or an error naming the families.
+func FamilyScopes(family string) ([]Scope, error) {
+	switch family {
+	case FamilyShaped:
+		return ShapedScopes(), nil
+	case FamilyGeneral:
+		return GeneralScopes(), nil
+	}
+	return nil, fmt.Errorf("unknown scope family %q (known: %s)", family, strings.Join(Families(), ", "))
+}
+
+// LookupScope returns the scope named name, or an error listing the shaped scopes' names and
+// the general family's form.
 func LookupScope(name string) (Scope, error) {
-	all := Scopes()
-	for _, s := range all {
+	shaped := ShapedScopes()
+	for _, s := range shaped {
 		if s.Name == name {
 			return s, nil
 		}
 	}
-	names := make([]string, len(all))
-	for i, s := range all {
+	if s, ok := generalByName()[name]; ok {
+		return s, nil
+	}
+	names := make([]string, len(shaped))
+	for i, s := range shaped {
 		names[i] = s.Name
 	}
-	return Scope{}, fmt.Errorf("unknown scope %q (known: %v)", name, names)
+	return Scope{}, fmt.Errorf("unknown scope %q (known: %v, and the general family general.FAULT.WIRING: 'simrun explore --list --family general')", name, names)
 }

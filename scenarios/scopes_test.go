@@ -19,7 +19,7 @@ var exploreReference = flag.Bool("explore.reference", false, "also explore the r
 // exploration of a scope that claims it.
 func TestScopeCatalogue(t *testing.T) {
 	claimed := map[string][]Scope{}
-	for _, sc := range Scopes() {
+	for _, sc := range ShapedScopes() {
 		for _, m := range sc.Catches {
 			claimed[m] = append(claimed[m], sc)
 		}
@@ -36,14 +36,7 @@ func TestScopeCatalogue(t *testing.T) {
 			t.Errorf("scope %s: the honest engine is not clean: %v %+v", sc.Name, res, res.Violations)
 		}
 	}
-	var modes []string
-	for _, m := range node.SabotageModes() {
-		if m != node.SabotageTreatCoveredFeedAsReplay {
-			modes = append(modes, m.String())
-		}
-	}
-	modes = append(modes, sim.HostResetPastLogStart.String())
-	modes = append(modes, sim.SessionSabotageNames()...)
+	modes := append(reachableEngineHostModes(), sim.SessionSabotageNames()...)
 	for _, m := range modes {
 		if len(claimed[m]) == 0 {
 			t.Errorf("no scope claims sabotage mode %s", m)
@@ -58,6 +51,18 @@ func TestScopeCatalogue(t *testing.T) {
 			t.Logf("%-18s catches %-24s %s after %d states", sc.Name, m, res.Violations[0].Criterion, res.States)
 		}
 	}
+}
+
+// reachableEngineHostModes lists the engine and host sabotage modes an honest host can reach:
+// every one but TREAT_COVERED_FEED_AS_REPLAY.
+func reachableEngineHostModes() []string {
+	var modes []string
+	for _, m := range node.SabotageModes() {
+		if m != node.SabotageTreatCoveredFeedAsReplay {
+			modes = append(modes, m.String())
+		}
+	}
+	return append(modes, sim.HostResetPastLogStart.String())
 }
 
 // exploreSabotaged explores sc under sabotage mode name until the first violation.
@@ -76,25 +81,32 @@ func exploreSabotaged(t *testing.T, sc Scope, name string) sim.ExploreResult {
 }
 
 func TestLookupScope(t *testing.T) {
-	if _, err := LookupScope("chain"); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"chain", "general.crash.a-m.am", "general.none.a"} {
+		if sc, err := LookupScope(name); err != nil || sc.Name != name {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
-	if _, err := LookupScope("nope"); err == nil {
-		t.Fatal("an unknown scope name was accepted")
+	for _, name := range []string{"nope", "general.crash.am.a-m", "general.crash", "general.bogus.a"} {
+		if _, err := LookupScope(name); err == nil {
+			t.Fatalf("the unknown scope name %s was accepted", name)
+		}
 	}
-	names := []string{}
+	names := map[string]bool{}
 	for _, s := range Scopes() {
-		if slices.Contains(names, s.Name) {
+		if names[s.Name] {
 			t.Fatalf("scope %s listed twice", s.Name)
 		}
-		names = append(names, s.Name)
+		names[s.Name] = true
+		if !slices.Contains(Families(), s.Family) {
+			t.Fatalf("scope %s has family %q", s.Name, s.Family)
+		}
 	}
 }
 
 // TestCounterexampleFilesReproduce writes the shortest counterexample of every claimed catch as
 // a scenario file and checks that running the file reproduces the violation.
 func TestCounterexampleFilesReproduce(t *testing.T) {
-	for _, sc := range Scopes() {
+	for _, sc := range ShapedScopes() {
 		for _, m := range sc.Catches {
 			res := exploreSabotaged(t, sc, m)
 			if len(res.Violations) == 0 {
