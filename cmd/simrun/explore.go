@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +19,9 @@ import (
 )
 
 // exploreUsage is the help text of `simrun explore`.
-const exploreUsage = `usage: simrun explore --scenario NAME [--sabotage MODE] [--max-depth N] [--max-states N] [--budget KEY=N,...] [--seed N] [--no-reduce] [--out FILE] [--json]
-       simrun explore --catalogue [--reference] [--sabotage MODE] [--max-states N] [--out DIR] [--json]
+const exploreUsage = `usage: simrun explore --scenario NAME [--sabotage MODE] [--max-depth N] [--max-states N] [--budget KEY=N,...] [--seed N] [--no-reduce] [--first] [--out FILE] [--json]
+       simrun explore --catalogue | --family NAME [--reference] [--sabotage MODE] [--max-states N] [-j N] [--first] [--out DIR] [--json]
+       simrun explore --list [--family NAME]
 
 Explores every schedule and fault choice of a small scope (scenarios/scopes.go; 'simrun explore
 --list' names them): depth-first over every Chooser answer, each state expanded once (canonical
@@ -30,8 +33,14 @@ migrate, zombie). On a violation the shortest path to it is written as a scenari
 default explore-SCOPE-MODE.txt; with --catalogue only when --out DIR is given) that
 'simrun run FILE --sabotage MODE' reproduces.
 
---catalogue explores every scope of the catalogue (--reference adds the slow reference scope);
-its counterexample files go into --out DIR, created if missing. --max-states N stops each scope
+--catalogue explores every scope of the catalogue: the shaped family (one scope per sabotage
+mode, scenarios/scopes.go; --reference adds the slow reference scope) and the general family
+(every small wiring under every fault kind, named general.FAULT.WIRING: scenarios/
+scopes_general.go). --family shaped or --family general explores one family. Scopes run on -j
+workers (default: every core) and are reported in catalogue order, then a summary per family
+(and per fault kind of the general family). Counterexample files go into --out DIR, created if
+missing. --first stops at the first violation: within a scope, and with --catalogue or --family
+at the first scope (in catalogue order) that has one. --max-states N stops each scope
 after N states, and --max-depth N cuts every path at N steps: when either left something
 unexplored the report says INCOMPLETE ("complete": false in JSON), and a pass means only that no
 violation was found in the part explored.
@@ -42,6 +51,9 @@ Exit status: 0 no violation, 1 a violation, 2 bad usage.`
 type exploreArgs struct {
 	scope     string
 	catalogue bool
+	family    string // with catalogue: only this family ("" for all)
+	jobs      int
+	first     bool
 	reference bool
 	list      bool
 	sabotage  string
@@ -66,8 +78,8 @@ func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int 
 		return code
 	}
 	if a.list {
-		for _, sc := range scenarios.Scopes() {
-			fmt.Fprintf(stdout, "%-18s %-40s %s\n", sc.Name, sc.Budget, sc.Summary)
+		for _, sc := range a.scopes() {
+			fmt.Fprintf(stdout, "%-28s %-28s %s\n", sc.Name, sc.Budget, sc.Summary)
 		}
 		return exitPass
 	}
@@ -83,19 +95,17 @@ func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int 
 		// in the environment wins.
 		debug.SetGCPercent(400)
 	}
-	var reports []scopeReport
-	for _, sc := range a.scopes() {
-		r, err := exploreScope(sc, a, stderr, progress)
-		if err != nil {
-			return usageError(stderr, "simrun explore", "%v", err)
-		}
-		reports = append(reports, r)
-		if !a.jsonOut {
-			r.print(stdout)
-		}
+	start := time.Now()
+	reports, err := exploreScopes(a.scopes(), a, stdout, stderr, progress)
+	if err != nil {
+		return usageError(stderr, "simrun explore", "%v", err)
+	}
+	wall := time.Since(start).Seconds()
+	if a.catalogue && !a.jsonOut {
+		printCatalogueSummary(stdout, reports, a.jobs, wall)
 	}
 	if a.jsonOut {
-		writeExploreJSON(stdout, a, reports)
+		writeExploreJSON(stdout, a, reports, wall)
 	}
 	for _, r := range reports {
 		if r.Verdict != "pass" {
@@ -111,6 +121,9 @@ func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, c
 	fs := newFlagSet("simrun explore", exploreUsage)
 	fs.StringVar(&a.scope, "scenario", "", "the scope to explore (a name from --list)")
 	fs.BoolVar(&a.catalogue, "catalogue", false, "explore every scope of the catalogue")
+	fs.StringVar(&a.family, "family", "", "explore (or with --list, list) one family of the catalogue: shaped or general")
+	fs.IntVar(&a.jobs, "j", 0, "with --catalogue or --family: scopes explored at once (default: every core)")
+	fs.BoolVar(&a.first, "first", false, "stop at the first violation (with --catalogue or --family: at the first scope that has one)")
 	fs.BoolVar(&a.reference, "reference", false, "with --catalogue: include the reference scope (slow)")
 	fs.BoolVar(&a.list, "list", false, "list the scopes and exit")
 	fs.StringVar(&a.sabotage, "sabotage", "", "engine or host sabotage mode (see 'simrun list')")
@@ -136,14 +149,18 @@ func (a *exploreArgs) check(rest []string) error {
 	switch {
 	case len(rest) > 0:
 		return fmt.Errorf("unexpected argument %q", rest[0])
+	case a.family != "" && !slices.Contains(scenarios.Families(), a.family):
+		return fmt.Errorf("--family %q: want one of %s", a.family, strings.Join(scenarios.Families(), ", "))
 	case a.list:
 		return nil
-	case a.scope != "" && a.catalogue:
-		return errors.New("--scenario and --catalogue are mutually exclusive")
-	case a.scope == "" && !a.catalogue:
-		return errors.New("give --scenario NAME or --catalogue (--list names the scopes)")
-	case a.catalogue && a.budget != "":
-		return errors.New("--budget needs --scenario: each scope of --catalogue has its own")
+	case a.scope != "" && (a.catalogue || a.family != ""):
+		return errors.New("--scenario and --catalogue or --family are mutually exclusive")
+	case a.jobs < 0 || a.jobs > maxWorkers:
+		return fmt.Errorf("-j must be 1-%d, got %d", maxWorkers, a.jobs)
+	case a.scope == "" && !a.catalogue && a.family == "":
+		return errors.New("give --scenario NAME, --catalogue or --family NAME (--list names the scopes)")
+	case (a.catalogue || a.family != "") && a.budget != "":
+		return errors.New("--budget needs --scenario: each scope of the catalogue has its own")
 	case a.maxDepth < 0:
 		return fmt.Errorf("--max-depth %d: must be 0 or more", a.maxDepth)
 	case a.maxStates < 0:
@@ -160,6 +177,12 @@ func (a *exploreArgs) check(rest []string) error {
 	if _, err := sim.ParseBudget(a.budget); err != nil {
 		return fmt.Errorf("--budget: %w", err)
 	}
+	if a.family != "" {
+		a.catalogue = true
+	}
+	if a.jobs == 0 {
+		a.jobs = runtime.GOMAXPROCS(0)
+	}
 	if a.catalogue && a.out != "" {
 		if fi, err := os.Stat(a.out); err == nil && !fi.IsDir() {
 			return fmt.Errorf("--out %s: with --catalogue, --out names a directory", a.out)
@@ -174,9 +197,13 @@ func (a exploreArgs) scopes() []scenarios.Scope {
 		sc, _ := scenarios.LookupScope(a.scope)
 		return []scenarios.Scope{sc}
 	}
+	all := scenarios.Scopes()
+	if a.family != "" {
+		all, _ = scenarios.FamilyScopes(a.family)
+	}
 	var out []scenarios.Scope
-	for _, sc := range scenarios.Scopes() {
-		if !sc.Reference || a.reference {
+	for _, sc := range all {
+		if !sc.Reference || a.reference || a.list {
 			out = append(out, sc)
 		}
 	}
@@ -186,6 +213,8 @@ func (a exploreArgs) scopes() []scenarios.Scope {
 // scopeReport is one scope's exploration, as printed and as JSON.
 type scopeReport struct {
 	Scope    string `json:"scope"`
+	Family   string `json:"family"`
+	Fault    string `json:"fault,omitempty"`
 	Budget   string `json:"budget"`
 	Sabotage string `json:"sabotage"`
 	sim.ExploreResult
@@ -215,7 +244,7 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 		opts.Budget, _ = sim.ParseBudget(a.budget)
 	}
 	opts.MaxDepth, opts.Seed, opts.Reduce = a.maxDepth, a.seed, !a.noReduce
-	opts.MaxStates = a.maxStates
+	opts.MaxStates, opts.StopAtFirst = a.maxStates, a.first
 	opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(a.sabotage)
 	start := time.Now()
 	if progress {
@@ -230,7 +259,7 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 	if progress {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	r := scopeReport{Scope: sc.Name, Budget: opts.Budget.String(), Sabotage: orNone(a.sabotage), ExploreResult: res,
+	r := scopeReport{Scope: sc.Name, Family: sc.Family, Fault: sc.Fault, Budget: opts.Budget.String(), Sabotage: orNone(a.sabotage), ExploreResult: res,
 		Seconds: el, StatesPerSec: float64(res.States) / max(el, 1e-9), Found: []exploreFinding{}}
 	for _, v := range res.Violations {
 		r.Found = append(r.Found, finding(sc, opts, a, v))
@@ -307,7 +336,7 @@ func (r scopeReport) print(w io.Writer) {
 
 // writeExploreJSON prints one object: the single scope's report, or for --catalogue the totals
 // with a "scopes" list.
-func writeExploreJSON(w io.Writer, a exploreArgs, reports []scopeReport) {
+func writeExploreJSON(w io.Writer, a exploreArgs, reports []scopeReport, wall float64) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if !a.catalogue {
@@ -320,10 +349,12 @@ func writeExploreJSON(w io.Writer, a exploreArgs, reports []scopeReport) {
 		Transitions    int              `json:"transitions"`
 		TerminalStates int              `json:"terminal_states"`
 		Seconds        float64          `json:"seconds"`
+		WallSeconds    float64          `json:"wall_seconds"`
+		Jobs           int              `json:"jobs"`
 		Verdict        string           `json:"verdict"`
 		Violations     []exploreFinding `json:"violations"`
 		Scopes         []scopeReport    `json:"scopes"`
-	}{Sabotage: orNone(a.sabotage), Verdict: "pass", Violations: []exploreFinding{}, Scopes: reports}
+	}{Sabotage: orNone(a.sabotage), WallSeconds: wall, Jobs: a.jobs, Verdict: "pass", Violations: []exploreFinding{}, Scopes: reports}
 	for _, r := range reports {
 		total.States += r.States
 		total.Transitions += r.Transitions

@@ -52,7 +52,7 @@ func TestExploreSabotageWritesAReproducingFile(t *testing.T) {
 }
 
 func TestExploreCatalogueJSON(t *testing.T) {
-	code, out, errs := invokeExplore("--catalogue", "--sabotage", "RESET_PAST_LOG_START", "--json")
+	code, out, errs := invokeExplore("--family", "shaped", "--sabotage", "RESET_PAST_LOG_START", "--json")
 	if code != exitViolation {
 		t.Fatalf("exit %d, want 1 (truncate_unread catches the host fault)\n%s", code, errs)
 	}
@@ -84,6 +84,11 @@ func TestExploreUsageErrors(t *testing.T) {
 		{"--scenario", "chain", "--budget", "crash=x"},
 		{"--scenario", "chain", "--sabotage", "NOPE"},
 		{"--catalogue", "--budget", "crash=1"},
+		{"--family", "nope"},
+		{"--list", "--family", "nope"},
+		{"--scenario", "chain", "--family", "general"},
+		{"--family", "general", "-j", "-1"},
+		{"--scenario", "general.crash.am.a-m"},
 		{"--scenario", "chain", "--max-states", "-1"},
 	} {
 		if code, _, errs := invokeExplore(args...); code != exitUsage || errs == "" {
@@ -116,5 +121,54 @@ func TestExploreMaxStatesReportsIncomplete(t *testing.T) {
 	}
 	if _, full, _ := invokeExplore("--scenario", "stamped_fanin", "--json"); !strings.Contains(full, `"complete": true`) {
 		t.Fatalf("the uncapped exploration is not complete:\n%s", full)
+	}
+}
+
+// TestExploreGeneralFamily: --list --family general lists the generated scopes and nothing else,
+// a general scope explores by name, and --family general --first stops at the first scope that
+// catches a mode, in catalogue order whatever the number of workers.
+func TestExploreGeneralFamily(t *testing.T) {
+	_, list, _ := invokeExplore("--list", "--family", "general")
+	lines := strings.Split(strings.TrimSpace(list), "\n")
+	if len(lines) < 100 || !strings.HasPrefix(lines[0], "general.none.a ") {
+		t.Fatalf("--list --family general: %d lines, first %q", len(lines), lines[0])
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "general.") {
+			t.Fatalf("--list --family general lists %q", l)
+		}
+	}
+	if code, out, errs := invokeExplore("--scenario", "general.crash.a-m.am"); code != exitPass || !strings.Contains(out, "PASS") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var first string
+	for _, jobs := range []string{"1", "2"} {
+		code, out, errs := invokeExplore("--family", "general", "--sabotage", "DELIVER_PAST_DEAD_HOLDS", "--first", "-j", jobs, "--json")
+		if code != exitViolation {
+			t.Fatalf("-j %s: exit %d, want 1\n%s", jobs, code, errs)
+		}
+		var r struct {
+			Scopes []struct {
+				Scope   string `json:"scope"`
+				Verdict string `json:"verdict"`
+			} `json:"scopes"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		last := r.Scopes[len(r.Scopes)-1]
+		for _, s := range r.Scopes[:len(r.Scopes)-1] {
+			if s.Verdict != "pass" {
+				t.Fatalf("-j %s: scope %s before the last has verdict %s", jobs, s.Scope, s.Verdict)
+			}
+		}
+		if last.Verdict != "violation" || (first != "" && last.Scope != first) {
+			t.Fatalf("-j %s: stopped at %s (%s), want the first catch %q", jobs, last.Scope, last.Verdict, first)
+		}
+		first = last.Scope
+	}
+	_, human, _ := invokeExplore("--family", "general", "--sabotage", "DELIVER_PAST_DEAD_HOLDS", "--first")
+	if !strings.Contains(human, "summary:") || !strings.Contains(human, "general delete") {
+		t.Fatalf("no summary per fault kind:\n%s", human)
 	}
 }
