@@ -28,6 +28,11 @@ type SweepConfig struct {
 	Spec        Spec
 	First, Last uint64 // inclusive; First <= Last
 	Workers     int    // worker goroutines; 0 means runtime.GOMAXPROCS(0)
+	// Shard, when set, runs only the seeds of the range that shard owns (sweep_shard.go).
+	Shard Shard
+	// Replays makes every failing seed's outcome carry its replay (SeedOutcome.Replay), for
+	// `simrun sweep --save-failures`. It hashes every run's trace, as TraceDigest does.
+	Replays bool
 	// TraceDigest makes every run hash its trace (as `simrun --seed N` does) and the report carry
 	// TraceDigest, a digest of every seed's trace hash in seed order. Tracing makes each run
 	// slower, so it is off unless asked for.
@@ -58,6 +63,8 @@ type SeedOutcome struct {
 	// mode that needs none; false when honest): eligible seeds whose fault never fired cannot
 	// expose the mode, so the catch rate over fired seeds measures the checkers alone.
 	Fired bool
+	// Replay is a failing run's replay file, when the sweep asked for replays (SweepConfig.Replays).
+	Replay *sim.Replay
 }
 
 // Failed reports whether the seed's run failed (a violation or a panic).
@@ -74,6 +81,9 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	if cfg.Last-cfg.First == math.MaxUint64 {
 		return nil, fmt.Errorf("seed range %d-%d holds 2^64 seeds: at most 2^64-1", cfg.First, cfg.Last)
 	}
+	if err := cfg.Shard.Check(); err != nil {
+		return nil, err
+	}
 	spec := cfg.Spec.Normalize()
 	spec.Seed = cfg.First
 	if _, err := spec.Prepare(); err != nil {
@@ -84,11 +94,13 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	rep := newSweepReport(spec, cfg.First, cfg.Last, cfg.TraceDigest)
+	rep.Shard, rep.shard = cfg.Shard.String(), cfg.Shard
 	results := make(chan SeedOutcome, workers)
-	go feedSeeds(ctx, spec, cfg.First, cfg.Last, workers, cfg.TraceDigest, results)
+	run := runOptions{hashTrace: cfg.TraceDigest || cfg.Replays, replays: cfg.Replays}
+	go feedSeeds(ctx, spec, cfg, workers, run, results)
 
 	pending := map[uint64]SeedOutcome{} // finished out of order, waiting for their predecessors
-	next := cfg.First
+	next, more := cfg.Shard.firstSeed(cfg.First, cfg.Last)
 	done, failed := 0, 0
 	for o := range results {
 		done++
@@ -96,14 +108,14 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 			failed++
 		}
 		pending[o.Seed] = o
-		for {
+		for more {
 			ready, ok := pending[next]
 			if !ok {
 				break
 			}
 			delete(pending, next)
 			rep.add(ready, cfg.Visit)
-			next++
+			next, more = cfg.Shard.nextSeed(next, cfg.Last)
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(done, failed)
@@ -118,14 +130,21 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	for _, seed := range rest {
 		rep.add(pending[seed], cfg.Visit)
 	}
-	rep.Interrupted = uint64(rep.Runs) < cfg.Last-cfg.First+1
+	rep.Interrupted = uint64(rep.Runs) < cfg.Shard.SeedCount(cfg.First, cfg.Last)
 	rep.finish()
 	return rep, nil
 }
 
-// feedSeeds runs the seeds on a pool of workers, sending each outcome to results, and closes
-// results when every started run has finished. It stops handing out seeds when ctx is done.
-func feedSeeds(ctx context.Context, spec Spec, first, last uint64, workers int, hashTrace bool, results chan<- SeedOutcome) {
+// runOptions say what a sweep's run keeps besides the verdict: the trace hash, the replay of a
+// failing seed.
+type runOptions struct {
+	hashTrace, replays bool
+}
+
+// feedSeeds runs the seeds of cfg's range and shard on a pool of workers, sending each outcome
+// to results, and closes results when every started run has finished. It stops handing out seeds
+// when ctx is done.
+func feedSeeds(ctx context.Context, spec Spec, cfg SweepConfig, workers int, run runOptions, results chan<- SeedOutcome) {
 	seeds := make(chan uint64)
 	var wg sync.WaitGroup
 	for range workers {
@@ -133,11 +152,11 @@ func feedSeeds(ctx context.Context, spec Spec, first, last uint64, workers int, 
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				results <- runSeed(spec, seed, hashTrace)
+				results <- runSeedWith(spec, seed, run)
 			}
 		}()
 	}
-	handOut(ctx, first, last, seeds)
+	handOut(ctx, cfg.Shard, cfg.First, cfg.Last, seeds)
 	close(seeds)
 	wg.Wait()
 	close(results)
@@ -149,7 +168,12 @@ func feedSeeds(ctx context.Context, spec Spec, first, last uint64, workers int, 
 func RunSeed(spec Spec, seed uint64) SeedOutcome { return runSeed(spec, seed, false) }
 
 // runSeed is RunSeed, hashing the run's trace into SeedOutcome.TraceHash when hashTrace is set.
-func runSeed(spec Spec, seed uint64, hashTrace bool) (out SeedOutcome) {
+func runSeed(spec Spec, seed uint64, hashTrace bool) SeedOutcome {
+	return runSeedWith(spec, seed, runOptions{hashTrace: hashTrace})
+}
+
+// runSeedWith is RunSeed keeping what run asks for.
+func runSeedWith(spec Spec, seed uint64, run runOptions) (out SeedOutcome) {
 	spec.Seed = seed
 	out.Seed = seed
 	defer func() {
@@ -167,7 +191,7 @@ func runSeed(spec Spec, seed uint64, hashTrace bool) (out SeedOutcome) {
 		out.Eligible = prep.Settings.Eligible(spec.Sabotage)
 	}
 	var hash *trace.HashSink
-	if hashTrace {
+	if run.hashTrace {
 		hash = trace.NewHashSink()
 		prep.Options.Sinks = append(prep.Options.Sinks, hash)
 	}
@@ -176,6 +200,9 @@ func runSeed(spec Spec, seed uint64, hashTrace bool) (out SeedOutcome) {
 		out.TraceHash = hash.Sum64()
 	}
 	out.Verdict, out.Violations, out.Stats, out.Steps = res.Verdict, res.Violations, res.Stats, res.Steps
+	if run.replays && res.Verdict != "pass" {
+		out.Replay = spec.ReplayOf(res, trace.FormatHash(out.TraceHash))
+	}
 	if spec.Sabotage != "" {
 		out.Fired = faultFired(spec.Sabotage, res.Stats)
 	}
@@ -187,17 +214,16 @@ func runSeed(spec Spec, seed uint64, hashTrace bool) (out SeedOutcome) {
 	return out
 }
 
-// handOut sends the seeds first..last in order until ctx is done.
-func handOut(ctx context.Context, first, last uint64, seeds chan<- uint64) {
-	for seed := first; ctx.Err() == nil; seed++ {
+// handOut sends the seeds of first..last that shard owns, in order, until ctx is done.
+func handOut(ctx context.Context, shard Shard, first, last uint64, seeds chan<- uint64) {
+	seed, more := shard.firstSeed(first, last)
+	for more && ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
 			return
 		case seeds <- seed:
 		}
-		if seed == last {
-			return
-		}
+		seed, more = shard.nextSeed(seed, last)
 	}
 }
 

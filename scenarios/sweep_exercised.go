@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // up in sweeps and in the vacuity guard without a change here. Virtual-time figures (latency
 // summaries, rates) are not totals and are left out.
 type Exercised struct {
-	names  []string // in the order first met: action kinds, then the Stats fields in declaration order
+	names  []string // Names' order; nil when a counter was added since it was last sorted
 	counts map[string]*ExercisedCount
 }
 
@@ -42,13 +43,13 @@ func newExercised() Exercised {
 	return e
 }
 
-// counter returns the named counter, adding it in order when first met.
+// counter returns the named counter, adding it when first met.
 func (e *Exercised) counter(name string) *ExercisedCount {
 	c, ok := e.counts[name]
 	if !ok {
 		c = &ExercisedCount{}
 		e.counts[name] = c
-		e.names = append(e.names, name)
+		e.names = nil
 	}
 	return c
 }
@@ -96,9 +97,55 @@ func (e *Exercised) add(s sim.Stats) {
 	}
 }
 
-// Names returns the counters in a stable order: action kinds, then the Stats fields in
-// declaration order, map entries as first met.
-func (e Exercised) Names() []string { return e.names }
+// Names returns the counters in a canonical order, whatever order the runs were added in: action
+// kinds in their order, then the Stats fields in declaration order, a map's entries sorted by
+// key. Two sweeps of the same runs (a whole range, or its shards merged) list them alike.
+func (e *Exercised) Names() []string {
+	if e.names == nil {
+		e.names = make([]string, 0, len(e.counts))
+		for name := range e.counts {
+			e.names = append(e.names, name)
+		}
+		slices.SortFunc(e.names, func(a, b string) int {
+			ra, ka := exercisedRank(a)
+			rb, kb := exercisedRank(b)
+			if ra != rb {
+				return ra - rb
+			}
+			return strings.Compare(ka, kb)
+		})
+	}
+	return e.names
+}
+
+// exercisedRank places a counter name in Names' order: its group (an action kind, then a Stats
+// field) and its key within the group (a map entry's key).
+func exercisedRank(name string) (int, string) {
+	if rest, ok := strings.CutPrefix(name, "action."); ok {
+		for i, k := range spec.ActionKinds() {
+			if k.String() == rest {
+				return i, ""
+			}
+		}
+	}
+	group, key, _ := strings.Cut(name, ".")
+	t := reflect.TypeFor[sim.Stats]()
+	for i := range t.NumField() {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n == group || n == "" && t.Field(i).Name == group {
+			return int(spec.NumActionKinds) + i, key
+		}
+	}
+	return int(spec.NumActionKinds) + t.NumField(), name
+}
+
+// merge folds another sweep's totals in (MergeSweeps): totals and runs add up.
+func (e *Exercised) merge(o *Exercised) {
+	for name, c := range o.counts {
+		mine := e.counter(name)
+		mine.Total += c.Total
+		mine.Runs += c.Runs
+	}
+}
 
 // Count returns a counter's total and runs (zero when never met).
 func (e Exercised) Count(name string) ExercisedCount {
@@ -106,6 +153,22 @@ func (e Exercised) Count(name string) ExercisedCount {
 		return *c
 	}
 	return ExercisedCount{}
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (a shard's report, for MergeSweeps).
+func (e *Exercised) UnmarshalJSON(b []byte) error {
+	var m map[string]ExercisedCount
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*e = Exercised{counts: make(map[string]*ExercisedCount, len(m))}
+	for name, c := range m {
+		if c.Total < 0 || c.Runs < 0 {
+			return fmt.Errorf("exercised counter %q: negative count", name)
+		}
+		e.counts[name] = &c
+	}
+	return nil
 }
 
 // MarshalJSON writes the counters as one object keyed by name (sorted, as encoding/json does).

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -16,10 +17,13 @@ type SweepReport struct {
 	Sabotage  string `json:"sabotage"` // "NONE" for the honest engine and host
 	FirstSeed uint64 `json:"first_seed"`
 	LastSeed  uint64 `json:"last_seed"`
-	Runs      int    `json:"runs"` // seeds finished (fewer than the range when interrupted)
-	Passed    int    `json:"passed"`
+	// Shard is the shard swept ("i/n", sweep_shard.go); empty for the whole range.
+	Shard  string `json:"shard,omitempty"`
+	Runs   int    `json:"runs"` // seeds finished (fewer than the range or shard when interrupted)
+	Passed int    `json:"passed"`
 	// FailedSeeds lists every failing seed, sorted; Failures gives each with its first
-	// violation's criterion and the command that replays it.
+	// violation's criterion and step and the command that replays it, shortest first (by the
+	// step of the first violation, then by seed).
 	FailedSeeds []uint64       `json:"failed_seeds"`
 	Failures    []SweepFailure `json:"failures"`
 	// ViolationsByCriterion counts violations; SeedsByCriterion counts the seeds with at least
@@ -46,7 +50,17 @@ type SweepReport struct {
 	TraceDigest string `json:"trace_digest,omitempty"`
 
 	spec   Spec
+	shard  Shard
 	digest *traceDigest // nil unless the sweep hashes its traces
+	// hashes are the finished seeds' trace hashes in seed order, kept with the digest so shards'
+	// digests can be folded again into the whole range's (MergeSweeps).
+	hashes []SeedHash
+}
+
+// SeedHash is one seed's trace hash.
+type SeedHash struct {
+	Seed uint64 `json:"seed"`
+	Hash string `json:"hash"`
 }
 
 // traceDigest folds (seed, trace hash) pairs into one FNV-1a 64-bit digest; the fold order is
@@ -65,14 +79,16 @@ func (d *traceDigest) add(seed, hash uint64) {
 	}
 }
 
-// SweepFailure is one failing seed: its first violation's criterion, every criterion it broke,
-// the first violation in full and the command that replays the seed.
+// SweepFailure is one failing seed: its first violation's criterion and step, every criterion it
+// broke, the first violation in full and the command that replays the seed.
 type SweepFailure struct {
-	Seed      uint64          `json:"seed"`
-	Criterion sim.Criterion   `json:"criterion"`
-	Criteria  []sim.Criterion `json:"criteria"`
-	Detail    string          `json:"detail"`
-	Replay    string          `json:"replay"`
+	Seed      uint64        `json:"seed"`
+	Criterion sim.Criterion `json:"criterion"`
+	// Step is the first violation's step: how long a reproduction is (0 for a panic).
+	Step     int             `json:"step"`
+	Criteria []sim.Criterion `json:"criteria"`
+	Detail   string          `json:"detail"`
+	Replay   string          `json:"replay"`
 }
 
 func newSweepReport(spec Spec, first, last uint64, traceDigest bool) *SweepReport {
@@ -96,6 +112,7 @@ func (r *SweepReport) add(o SeedOutcome, visit func(SeedOutcome)) {
 	r.Steps += int64(o.Steps)
 	if r.digest != nil {
 		r.digest.add(o.Seed, o.TraceHash)
+		r.hashes = append(r.hashes, SeedHash{o.Seed, trace.FormatHash(o.TraceHash)})
 	}
 	r.Exercised.add(o.Stats)
 	for _, v := range o.Violations {
@@ -114,8 +131,8 @@ func (r *SweepReport) add(o SeedOutcome, visit func(SeedOutcome)) {
 		spec := r.spec
 		spec.Seed = o.Seed
 		r.FailedSeeds = append(r.FailedSeeds, o.Seed)
-		r.Failures = append(r.Failures, SweepFailure{Seed: o.Seed, Criterion: o.Criteria[0], Criteria: o.Criteria,
-			Detail: o.Violations[0].String(), Replay: RerunCommand(spec)})
+		r.Failures = append(r.Failures, SweepFailure{Seed: o.Seed, Criterion: o.Criteria[0], Step: o.Violations[0].Step,
+			Criteria: o.Criteria, Detail: o.Violations[0].String(), Replay: RerunCommand(spec)})
 	}
 	if visit != nil {
 		visit(o)
@@ -132,22 +149,30 @@ func countIf(in, failed bool, seeds, caught *int) {
 	}
 }
 
-// finish sorts the failures by seed (an interrupted sweep may add them out of order).
+// finish sorts the failing seeds, and the failures shortest first (an interrupted sweep may add
+// them out of order).
 func (r *SweepReport) finish() {
 	slices.Sort(r.FailedSeeds)
-	slices.SortFunc(r.Failures, func(a, b SweepFailure) int {
-		switch {
-		case a.Seed < b.Seed:
-			return -1
-		case a.Seed > b.Seed:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(r.Failures, compareFailures)
 	if r.digest != nil {
 		r.TraceDigest = trace.FormatHash(r.digest.sum)
 	}
 }
+
+// compareFailures orders failures shortest first: by the first violation's step, then by seed.
+func compareFailures(a, b SweepFailure) int {
+	if c := cmp.Compare(a.Step, b.Step); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Seed, b.Seed)
+}
+
+// TraceHashes returns every finished seed's trace hash in seed order (nil unless the sweep hashed
+// its traces): what a shard's result keeps so MergeSweeps can fold the whole range's digest.
+func (r *SweepReport) TraceHashes() []SeedHash { return r.hashes }
+
+// SeedCount returns the number of seeds the sweep was to run: the range's, or its shard's.
+func (r *SweepReport) SeedCount() uint64 { return r.shard.SeedCount(r.FirstSeed, r.LastSeed) }
 
 // Failed returns the number of failing seeds.
 func (r *SweepReport) Failed() int { return len(r.FailedSeeds) }

@@ -22,19 +22,30 @@ import (
 
 // sweepUsage is the help text of `simrun sweep`.
 const sweepUsage = `usage: simrun sweep --seeds A-B [-j N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N] [--trace-digest] [--json]
+                    [--shard i/n] [--result FILE] [--save-failures DIR]
        simrun sweep --catch-rates --seeds A-B [-j N] [--out DIR]
 
 Runs every seed of the inclusive range A-B (or the single seed N) on N worker goroutines (default:
-all cores). Each seed is the run 'simrun --seed SEED' makes, so its result does not depend on -j;
-results are reported in seed order. A progress bar is drawn on a terminal only. The summary gives
-the runs, the violations by criterion, what the runs exercised (totals of the run stats) and every
-failing seed with the command that replays it. Ctrl-C stops cleanly and prints the partial summary
-marked "interrupted".
+all cores; --workers N is the same as -j N). Each seed is the run 'simrun --seed SEED' makes, so
+its result does not depend on -j; results are reported in seed order. A progress bar is drawn on a
+terminal only. The summary gives the runs, the violations by criterion, what the runs exercised
+(totals of the run stats) and every failing seed with the command that replays it, shortest
+first. Ctrl-C stops cleanly and prints the partial summary marked "interrupted".
+
+--shard i/n runs only shard i of n (counting from 1): the seeds s of the range with s mod n = i-1,
+so shards are balanced and a seed's shard depends only on the seed and n. Without the flag the
+shard is read from a batch runner's variables: JOB_COMPLETION_INDEX with SIMRUN_SHARD_TOTAL
+(a Kubernetes Indexed Job), CI_NODE_INDEX/CI_NODE_TOTAL (GitLab), BUILDKITE_PARALLEL_JOB/
+BUILDKITE_PARALLEL_JOB_COUNT, CIRCLE_NODE_INDEX/CIRCLE_NODE_TOTAL, TEST_SHARD_INDEX/
+TEST_TOTAL_SHARDS (Bazel); the resolved shard is printed on stderr. --result FILE writes the
+shard's report as a result document that 'simrun merge' combines with the other shards' into the
+report of the whole range (a retried shard overwrites its file). --save-failures DIR writes a
+replay file of every failing seed into DIR (created if missing), for a CI job to attach.
 
 --trace-digest hashes every run's trace (the hash 'simrun --seed N' prints) and reports one
 digest of all of them in seed order ("trace_digest" in JSON): two builds that give it alike ran
-every seed of the range alike, event for event. It does not depend on -j. Tracing makes the
-sweep slower.
+every seed of the range alike, event for event. It does not depend on -j or on sharding. Tracing
+makes the sweep slower.
 
 With --sabotage the summary also counts the eligible seeds (whose settings switch on a fault class
 the mode needs) and how many of them were caught. A caught seed is a failing seed, so under
@@ -42,20 +53,25 @@ the mode needs) and how many of them were caught. A caught seed is a failing see
 
 --catch-rates sweeps the range once per sabotage mode (engine and host modes over the random
 scenario, the session tiers' modes over the session scenario) and writes the catch-rate table to
-DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md).
+DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md). It is not sharded.
 
 Exit status: 0 every seed passed, 1 some seed failed (a violation or a simulator panic), 2 bad
 usage, 130 interrupted before any seed failed (not a pass: not every seed ran).`
 
 // sweepArgs are the flags of `simrun sweep`.
 type sweepArgs struct {
-	spec        scenarios.Spec
-	first, last uint64
-	workers     int
-	jsonOut     bool
-	traceDigest bool
-	catchRates  bool
-	outDir      string
+	spec         scenarios.Spec
+	seeds        string
+	first, last  uint64
+	workers      int
+	jsonOut      bool
+	traceDigest  bool
+	catchRates   bool
+	outDir       string
+	shardFlag    shardFlag
+	shard        scenarios.Shard
+	result       string
+	saveFailures string
 }
 
 // sweepMain is `simrun sweep`: see sweepUsage.
@@ -75,12 +91,33 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		a.workers = runtime.GOMAXPROCS(0)
 	}
 	if a.catchRates {
+		if v := shardEnvSet(os.Getenv); v != "" {
+			fmt.Fprintf(stderr, "simrun sweep: --catch-rates is not sharded: ignoring %s\n", v)
+		}
 		return catchRatesCommand(ctx, a, stdout, stderr, progress)
 	}
-	cfg := scenarios.SweepConfig{Spec: a.spec, First: a.first, Last: a.last, Workers: a.workers, TraceDigest: a.traceDigest}
+	var err error
+	if a.shard, err = shardFromEnvironment(a.shardFlag, "simrun sweep", stderr); err != nil {
+		return usageError(stderr, "simrun sweep", "%v", err)
+	}
+	if a.saveFailures != "" {
+		if err := os.MkdirAll(a.saveFailures, 0o755); err != nil {
+			return usageError(stderr, "simrun sweep", "--save-failures: %v", err)
+		}
+	}
+	cfg := scenarios.SweepConfig{Spec: a.spec, First: a.first, Last: a.last, Workers: a.workers, TraceDigest: a.traceDigest,
+		Shard: a.shard, Replays: a.saveFailures != ""}
+	var saveErr error
+	if a.saveFailures != "" {
+		cfg.Visit = func(o scenarios.SeedOutcome) {
+			if err := saveFailure(a.saveFailures, o); err != nil && saveErr == nil {
+				saveErr = err
+			}
+		}
+	}
 	var bar *progressBar
 	if progress {
-		bar = newProgressBar(stderr, a.last-a.first+1, "")
+		bar = newProgressBar(stderr, a.shard.SeedCount(a.first, a.last), "")
 		cfg.Progress = bar.update
 	}
 	start := time.Now()
@@ -91,12 +128,23 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		return exitUsage
 	}
 	if a.jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(rep)
+		writeSweepJSON(stdout, rep)
 	} else {
-		printSweep(stdout, rep, a.workers, time.Since(start))
+		printSweep(stdout, rep, fmt.Sprintf("on %d workers", a.workers), time.Since(start))
 	}
+	if a.result != "" {
+		if err := writeResult(a.result, a.resultHeader(), rep, rep.TraceHashes()); err != nil {
+			return usageError(stderr, "simrun sweep", "--result: %v", err)
+		}
+	}
+	if saveErr != nil {
+		return usageError(stderr, "simrun sweep", "--save-failures: %v", saveErr)
+	}
+	return sweepExitCode(rep)
+}
+
+// sweepExitCode is a sweep's exit status: 1 when a seed failed, 130 when interrupted, else 0.
+func sweepExitCode(rep *scenarios.SweepReport) int {
 	switch {
 	case rep.Failed() > 0:
 		return exitViolation
@@ -106,13 +154,55 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	return exitPass
 }
 
+// writeSweepJSON prints the report as --json does.
+func writeSweepJSON(w io.Writer, rep *scenarios.SweepReport) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(rep)
+}
+
+// resultHeader is the header of the sweep's --result document.
+func (a *sweepArgs) resultHeader() resultHeader {
+	spec := a.spec.Normalize()
+	settings := map[string]string{"steps": "from the seed", "processes": "the scenario's", "trace_digest": fmt.Sprint(a.traceDigest)}
+	if spec.Steps > 0 {
+		settings["steps"] = fmt.Sprint(spec.Steps)
+	}
+	if spec.Processes > 0 {
+		settings["processes"] = fmt.Sprint(spec.Processes)
+	}
+	return newResultHeader(resultHeader{Kind: "sweep", Scenario: spec.Scenario, Sabotage: orNone(spec.Sabotage),
+		Settings: settings, Seeds: fmt.Sprintf("%d-%d", a.first, a.last)}, a.shard)
+}
+
+// saveFailure writes a failing seed's replay file into dir, named as a failing run names it.
+func saveFailure(dir string, o scenarios.SeedOutcome) error {
+	if o.Replay == nil {
+		return nil
+	}
+	r := *o.Replay
+	for _, v := range o.Violations {
+		r.Notes = append(r.Notes, "violation: "+v.String())
+	}
+	spec, err := scenarios.SpecOfReplay(&r)
+	if err != nil {
+		return err
+	}
+	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(spec))
+	return sim.SaveReplay(filepath.Join(dir, autoReplayName(spec)), &r)
+}
+
 // parseSweepArgs parses and checks the sweep's flags; every error names the flag and the bad
 // text. When ok is false the command is over with exit code code.
 func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code int, ok bool) {
 	a = &sweepArgs{}
 	fs := newFlagSet("simrun sweep", sweepUsage)
-	seeds := fs.String("seeds", "", "inclusive seed range `A-B`, or a single seed N (required)")
+	fs.StringVar(&a.seeds, "seeds", "", "inclusive seed range `A-B`, or a single seed N (required)")
 	fs.IntVar(&a.workers, "j", 0, "worker goroutines (default: all cores)")
+	fs.IntVar(&a.workers, "workers", 0, "the same as -j")
+	fs.Var(&a.shardFlag, "shard", "run shard `i/n` of the range (default: from a batch runner's variables, or none)")
+	fs.StringVar(&a.result, "result", "", "write the report as a result document to `FILE`, for simrun merge")
+	fs.StringVar(&a.saveFailures, "save-failures", "", "write a replay file of every failing seed into `DIR`")
 	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
 	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of every run, 1-%d (default: 250-500, from the seed)", sim.MaxSteps))
@@ -125,7 +215,7 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code
 	if !ok {
 		return nil, code, false
 	}
-	if err := a.check(fs, rest, *seeds); err != nil {
+	if err := a.check(fs, rest); err != nil {
 		return nil, usageError(stderr, "simrun sweep", "%v", err), false
 	}
 	return a, exitPass, true
@@ -135,26 +225,26 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code
 const maxWorkers = 1024
 
 // check checks the parsed flags.
-func (a *sweepArgs) check(fs *flagSet, rest []string, seeds string) error {
+func (a *sweepArgs) check(fs *flagSet, rest []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (flags: simrun sweep -h)", rest[0])
 	}
-	if seeds == "" {
+	if a.seeds == "" {
 		return errors.New("--seeds is required (an inclusive range A-B or a single seed N)")
 	}
 	var err error
-	if a.first, a.last, err = parseSeedRange(seeds); err != nil {
+	if a.first, a.last, err = parseSeedRange(a.seeds); err != nil {
 		return fmt.Errorf("--seeds: %v", err)
 	}
 	set := fs.given()
-	if a.workers < 0 || a.workers > maxWorkers || set["j"] && a.workers == 0 {
-		return fmt.Errorf("-j must be 1-%d, got %d", maxWorkers, a.workers)
+	if err := checkWorkers(set, a.workers); err != nil {
+		return err
 	}
 	if err := checkSize(fs, &a.spec); err != nil {
 		return err
 	}
 	if a.catchRates {
-		for _, name := range []string{"sabotage", "json", "scenario", "steps", "processes", "trace-digest"} {
+		for _, name := range []string{"sabotage", "json", "scenario", "steps", "processes", "trace-digest", "shard", "result", "save-failures"} {
 			if set[name] {
 				return fmt.Errorf("--catch-rates and --%s cannot be used together (catch rates sweep every mode over its own scenario)", name)
 			}
@@ -170,6 +260,24 @@ func (a *sweepArgs) check(fs *flagSet, rest []string, seeds string) error {
 	}
 	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {
 		return fmt.Errorf("--scenario: unknown scenario %q (known: %s)", a.spec.Scenario, strings.Join(scenarios.Names(), ", "))
+	}
+	if fi, err := os.Stat(a.saveFailures); a.saveFailures != "" && err == nil && !fi.IsDir() {
+		return fmt.Errorf("--save-failures %s is not a directory", a.saveFailures)
+	}
+	return checkResultPath(a.result)
+}
+
+// checkWorkers checks -j and --workers (one variable; given names the flags given).
+func checkWorkers(given map[string]bool, workers int) error {
+	if given["j"] && given["workers"] {
+		return errors.New("-j and --workers are the same flag: give one")
+	}
+	name := "-j"
+	if given["workers"] {
+		name = "--workers"
+	}
+	if workers < 0 || workers > maxWorkers || (given["j"] || given["workers"]) && workers == 0 {
+		return fmt.Errorf("%s must be 1-%d, got %d", name, maxWorkers, workers)
 	}
 	return nil
 }
@@ -195,15 +303,19 @@ func parseSeedRange(text string) (first, last uint64, err error) {
 	return first, last, nil
 }
 
-// printSweep prints the human summary: what ran, the verdict counts, the violations by
-// criterion, the eligibility under sabotage, what the runs exercised and every failing seed with
-// its replay command.
-func printSweep(w io.Writer, rep *scenarios.SweepReport, workers int, elapsed time.Duration) {
-	fmt.Fprintf(w, "sweep: scenario %s, sabotage %s, seeds %d-%d on %d workers\n", rep.Scenario, rep.Sabotage,
-		rep.FirstSeed, rep.LastSeed, workers)
+// printSweep prints the human summary: what ran (how: "on 4 workers", "merged from 4 shards"),
+// the verdict counts, the violations by criterion, the eligibility under sabotage, what the runs
+// exercised and every failing seed with its replay command. elapsed 0 prints no timing.
+func printSweep(w io.Writer, rep *scenarios.SweepReport, how string, elapsed time.Duration) {
+	shard := ""
+	if rep.Shard != "" {
+		shard = fmt.Sprintf(", shard %s (%d seeds)", rep.Shard, rep.SeedCount())
+	}
+	fmt.Fprintf(w, "sweep: scenario %s, sabotage %s, seeds %d-%d%s %s\n", rep.Scenario, rep.Sabotage,
+		rep.FirstSeed, rep.LastSeed, shard, how)
 	status := ""
 	if rep.Interrupted {
-		status = fmt.Sprintf("  INTERRUPTED after %d of %d seeds", rep.Runs, rep.LastSeed-rep.FirstSeed+1)
+		status = fmt.Sprintf("  INTERRUPTED after %d of %d seeds", rep.Runs, rep.SeedCount())
 	}
 	fmt.Fprintf(w, "runs %d  passed %d  failed %d%s\n", rep.Runs, rep.Passed, rep.Failed(), status)
 	if rep.EligibleSeeds != nil {
@@ -225,7 +337,7 @@ func printSweep(w io.Writer, rep *scenarios.SweepReport, workers int, elapsed ti
 	}
 	fmt.Fprint(w, indent(strings.Join(wrapFields(fields, 96), "\n")+"\n", "  "))
 	if len(rep.Failures) > 0 {
-		fmt.Fprintf(w, "failing seeds (%d):\n", len(rep.Failures))
+		fmt.Fprintf(w, "failing seeds (%d, shortest first):\n", len(rep.Failures))
 		for _, f := range rep.Failures {
 			fmt.Fprintf(w, "  seed %d: %s\n    %s\n", f.Seed, f.Detail, f.Replay)
 		}
@@ -233,7 +345,7 @@ func printSweep(w io.Writer, rep *scenarios.SweepReport, workers int, elapsed ti
 	if rep.TraceDigest != "" {
 		fmt.Fprintf(w, "trace digest %s (every seed's trace hash, in seed order)\n", rep.TraceDigest)
 	}
-	if secs := elapsed.Seconds(); secs > 0 {
+	if secs := elapsed.Seconds(); elapsed > 0 && secs > 0 {
 		fmt.Fprintf(w, "took %.1fs: %.1f seeds/s, %.0f steps/s\n", secs, float64(rep.Runs)/secs, float64(rep.Steps)/secs)
 	}
 	switch {

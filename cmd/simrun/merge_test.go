@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// invokeMerge runs `simrun merge ARGS` and returns the exit code, stdout and stderr.
+func invokeMerge(args ...string) (int, string, string) {
+	var out, errs bytes.Buffer
+	code := mergeMain(args, &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+// shardedSweep runs `simrun sweep ARGS --shard i/n --result DIR/sweep-i.json` for every i and
+// returns the result files.
+func shardedSweep(t *testing.T, dir string, n int, args ...string) []string {
+	t.Helper()
+	var files []string
+	for i := 1; i <= n; i++ {
+		file := filepath.Join(dir, fmt.Sprintf("sweep-%d.json", i))
+		code, _, stderr := runSweep(context.Background(), append(args, "--shard", fmt.Sprintf("%d/%d", i, n), "--result", file)...)
+		if code != exitPass && code != exitViolation {
+			t.Fatalf("shard %d/%d: exit %d: %s", i, n, code, stderr)
+		}
+		files = append(files, file)
+	}
+	return files
+}
+
+// TestMergeSweepShards: the merged report of a sweep's shards is the unsharded report, in JSON
+// and in the human form (but for the line saying how it ran and the timing), with and without a
+// sabotage mode, whatever the order of the files, with a file given twice, and through a merged
+// result file merged again.
+func TestMergeSweepShards(t *testing.T) {
+	for _, extra := range [][]string{{"--trace-digest"}, {"--sabotage", "SKIP_RECEIPT_MERGE"}} {
+		args := append([]string{"--seeds", "1-12", "-j", "2"}, extra...)
+		wantCode, want, _ := runSweep(context.Background(), append(args, "--json")...)
+		_, wantHuman, _ := runSweep(context.Background(), args...)
+		dir := t.TempDir()
+		files := shardedSweep(t, dir, 4, args...)
+		code, got, stderr := invokeMerge(append([]string{"--json"}, files[3], files[1], files[0], files[2], files[1])...)
+		if code != wantCode || got != want || !strings.Contains(stderr, "counted once") {
+			t.Fatalf("%v: merge exit %d (want %d), stderr %q\n%s\nwant\n%s", extra, code, wantCode, stderr, got, want)
+		}
+		_, human, _ := invokeMerge(files...)
+		if body(human) != body(wantHuman) || !strings.Contains(human, "merged from 4 result files") {
+			t.Fatalf("%v: the human report differs:\n%s\nwant\n%s", extra, human, wantHuman)
+		}
+		half := filepath.Join(dir, "half.json")
+		if code, _, stderr := invokeMerge("--result", half, files[0], files[1]); code == exitPass || !strings.Contains(stderr, "missing shards 3, 4 of 4") {
+			t.Fatalf("%v: half the shards: exit %d, stderr %q", extra, code, stderr)
+		}
+		if _, again, _ := invokeMerge("--json", half, files[2], files[3]); again != want {
+			t.Fatalf("%v: a merged file merged again:\n%s\nwant\n%s", extra, again, want)
+		}
+	}
+}
+
+// body drops a sweep report's first line (how it ran) and its timing line.
+func body(report string) string {
+	var keep []string
+	for i, l := range strings.Split(report, "\n") {
+		if i > 0 && !strings.HasPrefix(l, "took ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestMergeRefusesOtherRuns: files of different runs, an unreadable file, a file that is not a
+// result, and an honest sweep missing a shard are exit 2 with a message naming the problem.
+func TestMergeRefusesOtherRuns(t *testing.T) {
+	dir := t.TempDir()
+	a := shardedSweep(t, filepath.Join(dir), 2, "--seeds", "1-4")
+	other := filepath.Join(dir, "other.json")
+	if code, _, stderr := runSweep(context.Background(), "--seeds", "1-4", "--sabotage", "NO_FIFO", "--shard", "2/2", "--result", other); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	wider := filepath.Join(dir, "wider.json")
+	runSweep(context.Background(), "--seeds", "1-5", "--shard", "2/2", "--result", wider)
+	garbage := filepath.Join(dir, "garbage.json")
+	os.WriteFile(garbage, []byte(`{"format": "simrun-result/1", "header": {}}`), 0o644)
+	tampered := filepath.Join(dir, "tampered.json")
+	data, _ := os.ReadFile(a[1])
+	os.WriteFile(tampered, bytes.Replace(data, []byte(`"steps": "from the seed"`), []byte(`"steps": "30"`), 1), 0o644)
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{a[0], other}, `sabotage "NONE" differs from "NO_FIFO"`},
+		{[]string{a[0], wider}, `settings_digest`},
+		{[]string{a[0], filepath.Join(dir, "missing.json")}, "missing.json: open"},
+		{[]string{a[0], garbage}, `garbage.json: kind ""`},
+		{[]string{a[0], tampered}, "does not match its header"},
+		{[]string{a[0], dir}, "is a directory"},
+		{[]string{a[0]}, "missing shards 2 of 2"},
+	} {
+		if code, _, stderr := invokeMerge(tc.files...); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("merge %v: exit %d, stderr %q; want 2 naming %q", tc.files, code, stderr, tc.want)
+		}
+	}
+	if code, _, _ := invokeMerge(a...); code != exitPass {
+		t.Fatalf("the honest shards merge with exit %d", code)
+	}
+}
+
+// TestSweepSaveFailures: --save-failures writes one replay file per failing seed, each of which
+// replays its run exactly, and none for a passing seed.
+func TestSweepSaveFailures(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "failures")
+	code, stdout, stderr := runSweep(context.Background(), "--seeds", "1-6", "--sabotage", "IGNORE_CAUSES", "--save-failures", dir, "--json")
+	got := decodeSweep(t, stdout)
+	if code != exitViolation || len(got.FailedSeeds) == 0 {
+		t.Fatalf("exit %d, failed %v: %s", code, got.FailedSeeds, stderr)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != len(got.FailedSeeds) {
+		t.Fatalf("%d files for %d failing seeds (%v)", len(entries), len(got.FailedSeeds), err)
+	}
+	for _, seed := range got.FailedSeeds {
+		file := filepath.Join(dir, fmt.Sprintf("simrun-random-%d-IGNORE_CAUSES.replay", seed))
+		var out, errs bytes.Buffer
+		if code := replayMain([]string{file, "--json"}, &out, &errs); code != exitViolation {
+			t.Fatalf("replay %s: exit %d: %s", file, code, errs.String())
+		}
+		var r struct {
+			Verdict string `json:"verdict"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Verdict != "violation" {
+			t.Fatalf("replay %s: %v %s", file, err, out.String())
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package scenarios
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/trace"
+)
+
+// Merging the reports of a sharded sweep: shards own disjoint seeds (sweep_shard.go), so every
+// count adds up, the failing seeds and failures are the union, and the trace digest is folded
+// again over every seed's trace hash in seed order. The merged report of every shard of a range is
+// the report of the unsharded sweep of that range, field for field.
+
+// MergeSweeps merges the reports of shards of one sweep (same scenario, sabotage and seed range;
+// disjoint shards) into the report of the seeds they ran. hashes[i] are reports[i]'s trace
+// hashes (SweepReport.TraceHashes), needed when the reports carry a trace digest. The merge is
+// interrupted when the reports do not cover every seed of the range. An error names the
+// inconsistency: reports of different sweeps, a seed in two reports, counts that do not add up.
+func MergeSweeps(reports []*SweepReport, hashes [][]SeedHash) (*SweepReport, error) {
+	if len(reports) == 0 {
+		return nil, errors.New("no reports to merge")
+	}
+	if len(hashes) != len(reports) {
+		return nil, errors.New("one list of trace hashes per report")
+	}
+	first := reports[0]
+	out := &SweepReport{Scenario: first.Scenario, Sabotage: first.Sabotage, FirstSeed: first.FirstSeed, LastSeed: first.LastSeed,
+		FailedSeeds: []uint64{}, Failures: []SweepFailure{}, ViolationsByCriterion: map[sim.Criterion]int{},
+		SeedsByCriterion: map[sim.Criterion]int{}, Exercised: newExercised()}
+	if first.EligibleSeeds != nil {
+		out.EligibleSeeds, out.CaughtEligible, out.FiredSeeds, out.CaughtFired = new(int), new(int), new(int), new(int)
+	}
+	digest := first.TraceDigest != ""
+	var all []SeedHash
+	for i, r := range reports {
+		if err := checkMergeable(first, r); err != nil {
+			return nil, fmt.Errorf("report %d: %w", i+1, err)
+		}
+		out.Runs += r.Runs
+		out.Passed += r.Passed
+		out.Steps += r.Steps
+		out.FailedSeeds = append(out.FailedSeeds, r.FailedSeeds...)
+		out.Failures = append(out.Failures, r.Failures...)
+		addCounts(out.ViolationsByCriterion, r.ViolationsByCriterion)
+		addCounts(out.SeedsByCriterion, r.SeedsByCriterion)
+		if out.EligibleSeeds != nil {
+			*out.EligibleSeeds += *r.EligibleSeeds
+			*out.CaughtEligible += *r.CaughtEligible
+			*out.FiredSeeds += *r.FiredSeeds
+			*out.CaughtFired += *r.CaughtFired
+		}
+		out.Exercised.merge(&r.Exercised)
+		if digest {
+			if len(hashes[i]) != r.Runs {
+				return nil, fmt.Errorf("report %d: %d trace hashes for %d runs", i+1, len(hashes[i]), r.Runs)
+			}
+			all = append(all, hashes[i]...)
+		}
+	}
+	slices.Sort(out.FailedSeeds)
+	if i := duplicateIndex(out.FailedSeeds); i >= 0 {
+		return nil, fmt.Errorf("seed %d failed in two reports: shards overlap", out.FailedSeeds[i])
+	}
+	if uint64(out.Runs) > out.LastSeed-out.FirstSeed+1 {
+		return nil, fmt.Errorf("%d runs merged over %d seeds: shards overlap", out.Runs, out.LastSeed-out.FirstSeed+1)
+	}
+	out.finish()
+	out.Interrupted = uint64(out.Runs) < out.LastSeed-out.FirstSeed+1
+	if digest {
+		d, err := foldHashes(all)
+		if err != nil {
+			return nil, err
+		}
+		out.digest, out.hashes = d, all
+		out.TraceDigest = trace.FormatHash(d.sum)
+	}
+	return out, nil
+}
+
+// checkMergeable returns an error when r is not a shard of the sweep first is, or its counts do
+// not add up.
+func checkMergeable(first, r *SweepReport) error {
+	switch {
+	case r.Scenario != first.Scenario || r.Sabotage != first.Sabotage:
+		return fmt.Errorf("scenario %s, sabotage %s: another sweep than scenario %s, sabotage %s", r.Scenario, r.Sabotage, first.Scenario, first.Sabotage)
+	case r.FirstSeed != first.FirstSeed || r.LastSeed != first.LastSeed:
+		return fmt.Errorf("seeds %d-%d: another range than %d-%d", r.FirstSeed, r.LastSeed, first.FirstSeed, first.LastSeed)
+	case r.Runs < 0 || r.Passed < 0 || r.Passed+len(r.FailedSeeds) != r.Runs || len(r.Failures) != len(r.FailedSeeds):
+		return fmt.Errorf("%d runs, %d passed, %d failed seeds, %d failures: the counts do not add up", r.Runs, r.Passed, len(r.FailedSeeds), len(r.Failures))
+	case (r.EligibleSeeds == nil) != (first.EligibleSeeds == nil) || r.EligibleSeeds != nil && (r.CaughtEligible == nil || r.FiredSeeds == nil || r.CaughtFired == nil):
+		return errors.New("the eligibility counts are missing")
+	case (r.TraceDigest == "") != (first.TraceDigest == ""):
+		return errors.New("one report has a trace digest and another not")
+	}
+	return nil
+}
+
+// addCounts adds the counts of from into to.
+func addCounts(to, from map[sim.Criterion]int) {
+	for c, n := range from {
+		to[c] += n
+	}
+}
+
+// duplicateIndex returns the index of the first element of sorted xs equal to its predecessor, or -1.
+func duplicateIndex(xs []uint64) int {
+	for i := 1; i < len(xs); i++ {
+		if xs[i] == xs[i-1] {
+			return i
+		}
+	}
+	return -1
+}
+
+// foldHashes sorts hashes by seed and folds them into a trace digest, as a sweep does.
+func foldHashes(hashes []SeedHash) (*traceDigest, error) {
+	slices.SortFunc(hashes, func(a, b SeedHash) int { return cmp.Compare(a.Seed, b.Seed) })
+	d := newTraceDigest()
+	for i, h := range hashes {
+		if i > 0 && hashes[i-1].Seed == h.Seed {
+			return nil, fmt.Errorf("seed %d has two trace hashes: shards overlap", h.Seed)
+		}
+		v, err := strconv.ParseUint(h.Hash, 16, 64)
+		if err != nil || len(h.Hash) != 16 {
+			return nil, fmt.Errorf("seed %d: trace hash %q is not 16 hex digits", h.Seed, h.Hash)
+		}
+		d.add(h.Seed, v)
+	}
+	return d, nil
+}
