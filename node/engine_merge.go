@@ -5,18 +5,21 @@ package node
 // the frontier already has, in the same order, so the walk first tries the next entry of dst for
 // each entry of src (one equality test, in place); anything else goes on in mergeRest.
 func mergeCauses(dst *Causes, src Causes) {
-	d, s := dst.pairs, src.pairs
-	i := 0
+	s := src.pairs
+	if len(dst.pairs) < len(s) {
+		mergeRest(dst, src, 0, 0)
+		return
+	}
+	d := dst.pairs[:len(s)] // while dst's entries match src's one for one, they share an index
 	for k := range s {
-		o := &s[k]
-		if i == len(d) || d[i].Channel != o.Channel {
-			mergeRest(dst, src, i, k)
+		o, p := &s[k], &d[k]
+		if p.Channel != o.Channel {
+			mergeRest(dst, src, k, k)
 			return
 		}
-		if o.Position > d[i].Position {
-			d[i].Position = o.Position
+		if o.Position > p.Position {
+			p.Position = o.Position
 		}
-		i++
 	}
 }
 
