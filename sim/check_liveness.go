@@ -27,7 +27,7 @@ func (w *world) checkLiveness() {
 				if from, ok := exempt[c]; ok && pm.pos >= from {
 					break
 				}
-				w.violations = append(w.violations, Violation{Criterion: CritLiveness, Step: w.step, Process: p.idx,
+				w.report(Violation{Criterion: CritLiveness, Step: w.step, Process: p.idx,
 					Detail: fmt.Sprintf("%s was fed at step %d and never delivered", w.msgName(pm.uid), pm.fedStep)})
 				break
 			}

@@ -98,7 +98,7 @@ func (w *world) refViolate(p *proc, detail string) {
 // got (when the engine's start did not refuse), comparing both outcomes: serr is the engine's
 // start refusal, ierr its identity report's.
 func (w *world) refStart(p *proc, init node.Init, serr error, dead, recreated []node.TopicID, ierr error) {
-	if p.ref.off || w.opts.NoReference {
+	if p.ref.off || !w.opts.reports(CritReference) {
 		return
 	}
 	p.ref.drop()

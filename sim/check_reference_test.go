@@ -25,7 +25,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 			}
 		}
 		off := Run(scn, ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sabotage: node.SabotageOverexpress,
-			NoReference: true})
+			Disabled: []Criterion{CritReference}})
 		for _, v := range off.Violations {
 			if v.Criterion == CritReference {
 				t.Fatalf("seed %d: REFERENCE fired while switched off: %v", seed, v)

@@ -47,6 +47,9 @@ func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc
 	if len(scn.Script) == 0 {
 		panic("sim: CheckRestartInvisibility needs a scripted scenario")
 	}
+	if !opts.reports(CritRestartInvisibility) {
+		return nil
+	}
 	opts.Sinks = nil
 	base := Run(scn, set, NewRandomChooser(set.Seed), opts)
 	opts.restart = &restartPoint{proc: proc, after: after}

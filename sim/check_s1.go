@@ -52,7 +52,7 @@ func (w *world) checkCausalOrderLifetime() {
 		for _, c := range p.sortedPCs() {
 			for _, d := range p.pcs.at(c).delivered {
 				if v, ok := w.inversionBefore(p, d); ok {
-					w.violations = append(w.violations, Violation{Criterion: CritS1, Step: w.step, Process: p.idx, Detail: v})
+					w.report(Violation{Criterion: CritS1, Step: w.step, Process: p.idx, Detail: v})
 				}
 			}
 		}

@@ -40,6 +40,8 @@ type ExploreOptions struct {
 	LivenessStepsMax int
 	// HopsMax is the forwarding bound (Settings.ForwardHopsMax); 0 means 1.
 	HopsMax int
+	// Disabled lists criteria the oracle does not report, for tests only (RunOptions.Disabled).
+	Disabled []Criterion
 	// StopAtFirst ends the exploration at the first violation.
 	StopAtFirst bool
 	// MaxStates stops the exploration (Complete false) after this many states; 0 = no cap.
@@ -251,7 +253,7 @@ func exploreStreams(seed uint64) (Streams, *rand.PCG) {
 func (x *explorer) root() *exState {
 	streams, ids := exploreStreams(x.set.Seed)
 	opts := &RunOptions{Sabotage: x.opts.Sabotage, HostSabotage: x.opts.HostSabotage, Streams: streams,
-		RecordScript: true, journal: true, hooks: x.opts.hooks}
+		RecordScript: true, journal: true, hooks: x.opts.hooks, Disabled: x.opts.Disabled}
 	set := x.set
 	w := newWorld(x.scn, &set, NewReplayChooser(nil), opts)
 	w.hooks = opts.hooks

@@ -268,6 +268,9 @@ func (o *procOracle) readStamp(headers []node.Header) headerReading {
 
 // stage records a violation that becomes real only if the step commits.
 func (o *procOracle) stage(p *proc, crit Criterion, detail string) {
+	if !p.w.opts.reports(crit) {
+		return
+	}
 	o.staged = append(o.staged, Violation{Criterion: crit, Step: p.w.step, Process: p.idx, Detail: detail})
 }
 
@@ -382,9 +385,19 @@ func (w *world) checkCommittedStep(p *proc) {
 
 // violate records a violation found now (not staged).
 func (w *world) violate(crit Criterion, proc int, detail string) {
+	if !w.opts.reports(crit) {
+		return
+	}
 	w.violations = append(w.violations, Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
 	if w.tracing {
 		w.emitRaw("violation", proc, string(crit)+": "+detail)
+	}
+}
+
+// report records a violation found at the end of the run (liveness, the lifetime half of S1).
+func (w *world) report(v Violation) {
+	if w.opts.reports(v.Criterion) {
+		w.violations = append(w.violations, v)
 	}
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -65,10 +66,11 @@ type RunOptions struct {
 	// RecordScript makes Result.Script the safety phase's actions as a script: the same run
 	// replayed as Scenario.Script, robust to actions being removed or inserted.
 	RecordScript bool
-	// NoReference switches the REFERENCE checker off (check_reference.go), for tests only: one
-	// that judges what the other criteria catch (a diagram of the S1 violation IGNORE_CAUSES
-	// makes), or what only REFERENCE catches.
-	NoReference bool
+	// Disabled lists criteria the oracle does not report (a disabled REFERENCE does not even run
+	// its reference nodes), for tests only: one that shows what a criterion alone catches (the run
+	// passes without it), or that judges what the other criteria catch (a diagram of the S1
+	// violation IGNORE_CAUSES makes). No command sets it.
+	Disabled []Criterion
 
 	hooks *testHooks
 	// journal makes every engine keep a journal of its calls, so the world can be cloned
@@ -76,6 +78,9 @@ type RunOptions struct {
 	journal bool
 	restart *restartPoint
 }
+
+// reports reports whether the oracle reports violations of criterion c (RunOptions.Disabled).
+func (o *RunOptions) reports(c Criterion) bool { return !slices.Contains(o.Disabled, c) }
 
 // Result is the outcome of a run.
 type Result struct {

@@ -43,7 +43,7 @@ func renderRun(t *testing.T, scn *sim.Scenario, seed uint64, sab node.Sabotage, 
 	// The reference node is off: it would report IGNORE_CAUSES's first wrong delivery at once,
 	// before the S1 violation whose causal chain these pictures draw.
 	res := sim.Run(scn, sim.ExpandSettings(seed), sim.NewRandomChooser(seed), sim.RunOptions{Sabotage: sab,
-		Sinks: []trace.Sink{sink}, NoReference: true})
+		Sinks: []trace.Sink{sink}, Disabled: []sim.Criterion{sim.CritReference}})
 	var svg bytes.Buffer
 	if err := sink.WriteSVG(&svg, res.Violations); err != nil {
 		t.Fatal(err)
