@@ -40,9 +40,8 @@ const (
 // violate records a session violation about client c.
 func (s *sessionWorld) violate(crit Criterion, c int, detail string, msgs ...uint64) {
 	prefix := fmt.Sprintf("client %d session %d: ", c, s.clients[c].session)
-	s.w.violate(crit, -1, prefix+detail)
-	if n := len(s.w.violations); len(msgs) > 0 {
-		s.w.violations[n-1].Msgs = msgs
+	if s.w.violate(crit, -1, prefix+detail) && len(msgs) > 0 {
+		s.w.violations[len(s.w.violations)-1].Msgs = msgs
 	}
 }
 

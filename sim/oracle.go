@@ -383,15 +383,17 @@ func (w *world) checkCommittedStep(p *proc) {
 	w.checkRecreatedReceived(p)
 }
 
-// violate records a violation found now (not staged).
-func (w *world) violate(crit Criterion, proc int, detail string) {
+// violate records a violation found now (not staged) and reports whether it did (false when the
+// criterion is disabled).
+func (w *world) violate(crit Criterion, proc int, detail string) bool {
 	if !w.opts.reports(crit) {
-		return
+		return false
 	}
 	w.violations = append(w.violations, Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
 	if w.tracing {
 		w.emitRaw("violation", proc, string(crit)+": "+detail)
 	}
+	return true
 }
 
 // report records a violation found at the end of the run (liveness, the lifetime half of S1).
