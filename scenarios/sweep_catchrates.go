@@ -16,7 +16,17 @@ import (
 // session tiers') on which the simulator finds a violation, over all seeds and over the eligible
 // seeds (whose settings switch on a fault class the mode needs, sim.Settings.Eligible), next to
 // the protocol's own figure from SPEC §6.2. `simrun sweep --catch-rates` writes the table to
-// results/catch-rates.md and results/catch-rates.json; the tests assert floors at half of it.
+// results/catch-rates.md and results/catch-rates.json; TestCatchRateFloors holds every mode to
+// its count over the table's first FloorSeeds seeds.
+
+// FloorSeeds is the size of the floor range: a calibration records each mode's catches over its
+// first FloorSeeds seeds (CatchRate.FloorCaught), which go test sweeps again.
+const FloorSeeds = 200
+
+// FloorSlack is how many of the floor range's seeds a mode may lose against its calibration
+// before TestCatchRateFloors fails: 1% of the range, room for a change that moves a seed or two
+// without weakening the oracle, far less than a weaker checker loses.
+const FloorSlack = 2
 
 // ProtocolCatch is the protocol's own measured catch for a mode (SPEC §6.2): caught of seeds.
 type ProtocolCatch struct {
@@ -90,6 +100,11 @@ type CatchRate struct {
 	PanicSeeds []uint64 `json:"panic_seeds,omitempty"`
 	// Exempt, when set, says why the mode is exempt from the goals.
 	Exempt string `json:"exempt,omitempty"`
+	// FloorSeeds and FloorCaught are the floor range (the first FloorSeeds seeds of the sweep,
+	// fewer when the sweep is shorter) and the seeds of it caught (panics excluded): what
+	// TestCatchRateFloors sweeps again and holds the mode to.
+	FloorSeeds  int `json:"floor_seeds"`
+	FloorCaught int `json:"floor_caught"`
 }
 
 // CatchRateTable is the whole calibration: the swept range, how it was made and one row per mode.
@@ -145,6 +160,12 @@ func catchRateOf(mode string, rep *SweepReport) CatchRate {
 		Eligible: *rep.EligibleSeeds, CaughtEligible: *rep.CaughtEligible - panicsEligible, Fired: *rep.FiredSeeds,
 		CaughtFired: *rep.CaughtFired, CaughtBy: caughtBy, Exempt: exemptReasons[mode],
 		Panics: len(panics), PanicSeeds: panics}
+	row.FloorSeeds = int(min(uint64(FloorSeeds), rep.LastSeed-rep.FirstSeed+1))
+	for _, seed := range rep.FailedSeeds {
+		if seed < rep.FirstSeed+uint64(row.FloorSeeds) && !slices.Contains(panics, seed) {
+			row.FloorCaught++
+		}
+	}
 	row.Rate = ratio(row.Caught, row.Runs)
 	row.EligibleRate = ratio(row.CaughtEligible, row.Eligible)
 	row.FiredRate = ratio(row.CaughtFired, row.Fired)
