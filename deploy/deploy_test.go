@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -101,7 +102,7 @@ func TestShellLoopSweep(t *testing.T) {
 	for _, args := range [][]string{{"sweep", "--seeds", "1-24", "-j", "1"}, {"sweep", "--seeds", "1-24", "-j", "1", "--sabotage", "IGNORE_CAUSES"}} {
 		wantCode, want := unsharded(t, args...)
 		out := filepath.Join(t.TempDir(), "out")
-		code, report, errs := run(t, ".", []string{"SIMRUN=" + simrun}, "sh", append([]string{"shell/shards.sh", "4", out}, args...)...)
+		code, report, errs := run(t, t.TempDir(), []string{"SIMRUN=" + simrun}, "sh", append([]string{shardsScript(t), "4", out}, args...)...)
 		if code != wantCode || !strings.Contains(report, "merged from 4 result files") {
 			t.Fatalf("%v: the loop exited %d (the unsharded sweep %d):\n%s\n%s", args, code, wantCode, report, errs)
 		}
@@ -114,6 +115,56 @@ func TestShellLoopSweep(t *testing.T) {
 			t.Fatalf("%v: %d replay files for %d failing seeds", args, len(replays), failed)
 		}
 	}
+}
+
+// TestShellLoopExplore: deploy/shell/shards.sh runs an exploration as 3 shard processes and
+// merges them into the unsharded verdict and violations (with their shortest counterexamples),
+// the scope reported complete.
+func TestShellLoopExplore(t *testing.T) {
+	for _, args := range [][]string{{"explore", "--scenario", "delete_held", "--sabotage", "DELIVER_PAST_DEAD_HOLDS"}, {"explore", "--scenario", "chain"}} {
+		wantCode, want := unsharded(t, args...)
+		out := filepath.Join(t.TempDir(), "out")
+		code, report, errs := run(t, t.TempDir(), []string{"SIMRUN=" + simrun}, "sh", append([]string{shardsScript(t), "3", out}, args...)...)
+		if code != wantCode || !strings.Contains(report, "shard 1-3/3") {
+			t.Fatalf("%v: the loop exited %d (the unsharded exploration %d):\n%s\n%s", args, code, wantCode, report, errs)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "shard-*.json"))
+		_, got := mergedJSON(t, files...)
+		if verdict(t, got) != verdict(t, want) {
+			t.Fatalf("%v: merged %s\nunsharded %s", args, verdict(t, got), verdict(t, want))
+		}
+	}
+}
+
+// verdict renders an exploration report's verdict, completeness and violations (criterion,
+// process, shortest path).
+func verdict(t *testing.T, report string) string {
+	t.Helper()
+	var r struct {
+		Verdict    string `json:"verdict"`
+		Complete   bool   `json:"complete"`
+		Violations []struct {
+			Criterion string  `json:"criterion"`
+			Process   int     `json:"process"`
+			Steps     int     `json:"shortest_steps"`
+			Path      [][]int `json:"path"`
+		} `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(report), &r); err != nil {
+		t.Fatalf("%v: %s", err, report)
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// shardsScript is the shell loop's absolute path.
+func shardsScript(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("shell/shards.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // k8sObject is the part of a Kubernetes object the test reads.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"slices"
 
@@ -46,12 +47,18 @@ type ExploreOptions struct {
 	StopAtFirst bool
 	// MaxStates stops the exploration (Complete false) after this many states; 0 = no cap.
 	MaxStates int
+	// Shard of Shards (counting from 1; Shards 0: unsharded) explores one shard of the scope's
+	// subtrees below SplitDepth (0: chosen), explore_shard.go.
+	Shard, Shards, SplitDepth int
 	// Progress, when set, is called every ProgressEvery states (default 65536) and at the end.
 	Progress      func(ExploreResult)
 	ProgressEvery int
 
 	hooks  *testHooks
 	target *violationKey // stop at the first violation with this key (ShortestViolation)
+	// hashSeeds, when set, are the state hasher's seeds, so explorations' hashes compare (tests,
+	// and the workers of one exploration).
+	hashSeeds *[2]maphash.Seed
 	// sleepOnly switches persistent sets off (sleep sets only), for comparisons.
 	sleepOnly bool
 }
@@ -69,6 +76,11 @@ type ExploreResult struct {
 	Verdict  string `json:"verdict"`
 	// Violations lists one entry per (criterion, process) found, in the order found.
 	Violations []ExploreViolation `json:"violations"`
+	// SplitDepth, Subtrees and OwnSubtrees describe a sharded exploration (explore_shard.go): the
+	// depth of the subtrees dealt to shards, their number, and how many this shard explored.
+	SplitDepth  int `json:"split_depth,omitempty"`
+	Subtrees    int `json:"subtrees,omitempty"`
+	OwnSubtrees int `json:"own_subtrees,omitempty"`
 	// terminals are the distinct terminal states' hashes (for the reduction test); termsAlso
 	// the same states under explorer.termHasher.
 	terminals, termsAlso map[hashKey]struct{}
@@ -129,6 +141,9 @@ type explorer struct {
 	maxDepthZero bool
 	// termHasher, when set, also hashes every terminal state into res.termsAlso (for tests).
 	termHasher *stateHasher
+	// split, in a sharded exploration's top phase, records the subtrees at its depth instead of
+	// entering them (explore_shard.go).
+	split *splitState
 }
 
 // visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
@@ -148,6 +163,9 @@ func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
+	if opts.Shards > 0 {
+		return exploreShard(scn, opts)
+	}
 	x := newExplorer(scn, opts)
 	res := x.run()
 	x.visited.free() // it may be a large mapping outside the Go heap (explore_visited_mem_linux.go)
@@ -156,10 +174,20 @@ func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
 
 // run explores from the root and finishes the result.
 func (x *explorer) run() ExploreResult {
-	opts := x.opts
+	x.start()
+	x.enter(x.root(), 0)
+	return x.finish()
+}
+
+// start prepares an exploration: the visited set.
+func (x *explorer) start() {
 	x.res.Complete = true
 	x.visited = newVisitedSet(x.bounded())
-	x.enter(x.root(), 0)
+}
+
+// finish completes the result: terminal states, verdict, completeness; and reports progress.
+func (x *explorer) finish() ExploreResult {
+	opts := x.opts
 	x.res.TerminalStates = len(x.res.terminals)
 	x.res.Verdict = "pass"
 	if len(x.res.Violations) > 0 {
@@ -188,6 +216,9 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 		found: make(map[violationKey]bool)}
 	x.res.terminals, x.res.termsAlso = make(map[hashKey]struct{}), make(map[hashKey]struct{})
 	x.hasher = newStateHasher(&x.set)
+	if opts.hashSeeds != nil {
+		x.hasher.seeds = *opts.hashSeeds
+	}
 	if opts.Reduce {
 		x.por = newPORTable(scn, &x.set)
 		if !opts.sleepOnly {
@@ -273,6 +304,10 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 		return
 	}
 	key := x.hash(s)
+	if x.split.cuts(s.depth) {
+		x.split.record(key, x.path, sleep)
+		return
+	}
 	v, seen := x.visited.get(key)
 	var only uint64 // on a revisit: the transitions to explore now (asleep before, awake now)
 	switch {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 
 // exploreUsage is the help text of `simrun explore`.
 const exploreUsage = `usage: simrun explore --scenario NAME [--sabotage MODE] [--max-depth N] [--max-states N] [--budget KEY=N,...] [--seed N] [--no-reduce] [--first] [--out FILE] [--json]
+                      [--shard i/n] [--split-depth N] [--result FILE]
        simrun explore --catalogue | --family NAME [--reference] [--sabotage MODE] [--max-states N] [-j N] [--first] [--out DIR] [--json]
        simrun explore --list [--family NAME]
 
@@ -45,6 +47,16 @@ after N states, and --max-depth N cuts every path at N steps: when either left s
 unexplored the report says INCOMPLETE ("complete": false in JSON), and a pass means only that no
 violation was found in the part explored.
 
+--shard i/n (counting from 1; without it, a batch runner's variables as for 'simrun sweep -h')
+explores shard i of n of one scope: every shard explores the top of the tree, the states fewer
+than --split-depth steps from the root (default: the smallest depth with 8 subtrees per shard),
+and then the subtrees below it whose first path hashes to shard i. The shards share no visited
+set, so their states add up to more than the unsharded count (results/explore.md), but together
+they reach every state: 'simrun merge' of all n result files gives the unsharded verdict and
+violations (with their shortest counterexamples), and reports the scope complete only when every
+shard is present and complete. --result FILE writes the scope's report as a result document
+for 'simrun merge'.
+
 Exit status: 0 no violation, 1 a violation, 2 bad usage.`
 
 // exploreArgs are the flags of `simrun explore`.
@@ -64,6 +76,10 @@ type exploreArgs struct {
 	noReduce  bool
 	out       string
 	jsonOut   bool
+	shardFlag shardFlag
+	shard     scenarios.Shard
+	split     int
+	result    string
 }
 
 // exploreMain is `simrun explore`: see exploreUsage.
@@ -107,6 +123,11 @@ func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int 
 	if a.jsonOut {
 		writeExploreJSON(stdout, a, reports, wall)
 	}
+	if a.result != "" && len(reports) == 1 {
+		if err := writeResult(a.result, a.resultHeader(reports[0]), reports[0], nil); err != nil {
+			return usageError(stderr, "simrun explore", "--result: %v", err)
+		}
+	}
 	for _, r := range reports {
 		if r.Verdict != "pass" {
 			return exitViolation
@@ -134,12 +155,23 @@ func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, c
 	fs.BoolVar(&a.noReduce, "no-reduce", false, "switch the partial-order reduction (persistent and sleep sets) off")
 	fs.StringVar(&a.out, "out", "", "counterexample `FILE` (--scenario) or directory (--catalogue)")
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object")
+	fs.Var(&a.shardFlag, "shard", "with --scenario: explore shard `i/n` of the scope (default: from a batch runner's variables, or none)")
+	fs.IntVar(&a.split, "split-depth", 0, "with a shard: the depth of the subtrees dealt to shards (0: chosen)")
+	fs.StringVar(&a.result, "result", "", "with --scenario: write the report as a result document to `FILE`, for simrun merge")
 	rest, code, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return a, code, false
 	}
 	if err := a.check(rest); err != nil {
 		return a, usageError(stderr, "simrun explore", "%v", err), false
+	}
+	if !a.list && !a.catalogue {
+		var err error
+		if a.shard, err = shardFromEnvironment(a.shardFlag, "simrun explore", stderr); err != nil {
+			return a, usageError(stderr, "simrun explore", "%v", err), false
+		}
+	} else if v := shardEnvSet(os.Getenv); v != "" && !a.list {
+		fmt.Fprintf(stderr, "simrun explore: a catalogue is not sharded: ignoring %s\n", v)
 	}
 	return a, exitPass, true
 }
@@ -165,6 +197,16 @@ func (a *exploreArgs) check(rest []string) error {
 		return fmt.Errorf("--max-depth %d: must be 0 or more", a.maxDepth)
 	case a.maxStates < 0:
 		return fmt.Errorf("--max-states %d: must be 0 or more", a.maxStates)
+	case a.scope == "" && (a.shardFlag.set || a.result != ""):
+		return errors.New("--shard and --result need --scenario: a catalogue is explored whole")
+	case a.split < 0 || a.split > sim.MaxSplitDepth:
+		return fmt.Errorf("--split-depth %d: must be 0-%d", a.split, sim.MaxSplitDepth)
+	}
+	if err := checkResultPath(a.result); err != nil {
+		return err
+	}
+	if err := checkOutputs(nil, []fileArg{{"--out", a.out}, {"--result", a.result}}); err != nil {
+		return err
 	}
 	if a.scope != "" {
 		if _, err := scenarios.LookupScope(a.scope); err != nil {
@@ -189,6 +231,17 @@ func (a *exploreArgs) check(rest []string) error {
 		}
 	}
 	return nil
+}
+
+// resultHeader is the header of the --result document of scope report r.
+func (a exploreArgs) resultHeader(r scopeReport) resultHeader {
+	split := "chosen"
+	if a.split > 0 {
+		split = fmt.Sprint(a.split)
+	}
+	settings := map[string]string{"seed": fmt.Sprint(a.seed), "max_depth": fmt.Sprint(a.maxDepth), "max_states": fmt.Sprint(a.maxStates),
+		"reduce": fmt.Sprint(!a.noReduce), "first": fmt.Sprint(a.first), "split_depth": split}
+	return newResultHeader(resultHeader{Kind: "explore", Scenario: r.Scope, Sabotage: r.Sabotage, Budget: r.Budget, Settings: settings}, a.shard)
 }
 
 // scopes returns the scopes the arguments name.
@@ -218,6 +271,8 @@ type scopeReport struct {
 	Budget   string `json:"budget"`
 	Sabotage string `json:"sabotage"`
 	sim.ExploreResult
+	// Shard is the shard explored ("i/n"); a merge says which shards it holds ("1-4/4").
+	Shard        string           `json:"shard,omitempty"`
 	Seconds      float64          `json:"seconds"`
 	StatesPerSec float64          `json:"states_per_s"`
 	Found        []exploreFinding `json:"violations"` // shadows ExploreResult.Violations in JSON
@@ -230,8 +285,10 @@ type exploreFinding struct {
 	Detail    string `json:"detail"`
 	Steps     int    `json:"shortest_steps"`
 	Terminal  bool   `json:"at_terminal_state"`
-	File      string `json:"file,omitempty"`
-	Reproduce string `json:"reproduce,omitempty"`
+	// Path is the shortest path's Chooser answers, step by step.
+	Path      [][]int `json:"path"`
+	File      string  `json:"file,omitempty"`
+	Reproduce string  `json:"reproduce,omitempty"`
 }
 
 // exploreScope explores one scope and finds the shortest path to each violation.
@@ -246,6 +303,7 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 	opts.MaxDepth, opts.Seed, opts.Reduce = a.maxDepth, a.seed, !a.noReduce
 	opts.MaxStates, opts.StopAtFirst = a.maxStates, a.first
 	opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(a.sabotage)
+	opts.Shard, opts.Shards, opts.SplitDepth = a.shard.Index, a.shard.Total, a.split
 	start := time.Now()
 	if progress {
 		opts.ProgressEvery = 1 << 14
@@ -260,17 +318,33 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	r := scopeReport{Scope: sc.Name, Family: sc.Family, Fault: sc.Fault, Budget: opts.Budget.String(), Sabotage: orNone(a.sabotage), ExploreResult: res,
-		Seconds: el, StatesPerSec: float64(res.States) / max(el, 1e-9), Found: []exploreFinding{}}
+		Shard: a.shard.String(), Seconds: el, StatesPerSec: float64(res.States) / max(el, 1e-9), Found: []exploreFinding{}}
 	for _, v := range res.Violations {
 		r.Found = append(r.Found, finding(sc, opts, a, v))
 	}
+	slices.SortFunc(r.Found, compareFindings)
 	return r, nil
+}
+
+// compareFindings orders findings shortest first: by the shortest path's steps, then criterion,
+// process and the path itself.
+func compareFindings(a, b exploreFinding) int {
+	if c := cmp.Compare(a.Steps, b.Steps); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Criterion, b.Criterion); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Process, b.Process); c != 0 {
+		return c
+	}
+	return slices.CompareFunc(a.Path, b.Path, slices.Compare)
 }
 
 // finding shortens violation v and writes its counterexample file when asked to.
 func finding(sc scenarios.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.ExploreViolation) exploreFinding {
 	s := sim.ShortestViolation(sc.Build(), opts, v)
-	f := exploreFinding{Criterion: string(s.Criterion), Process: s.Process, Detail: s.Detail, Steps: s.Depth, Terminal: s.Terminal}
+	f := exploreFinding{Criterion: string(s.Criterion), Process: s.Process, Detail: s.Detail, Steps: s.Depth, Terminal: s.Terminal, Path: s.Path}
 	path := a.out
 	switch {
 	case a.catalogue && a.out == "":
@@ -319,6 +393,10 @@ func (r scopeReport) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  states %d, transitions %d, distinct terminal states %d, max depth %d, %s\n",
 		r.States, r.Transitions, r.TerminalStates, r.MaxDepth, complete)
+	if r.SplitDepth > 0 {
+		fmt.Fprintf(w, "  shard %s: %d of %d subtrees at depth %d (the shards' counts add up to more than the scope's: they share no visited set)\n",
+			r.Shard, r.OwnSubtrees, r.Subtrees, r.SplitDepth)
+	}
 	fmt.Fprintf(w, "  time %.2fs, %.0f states/s\n", r.Seconds, r.StatesPerSec)
 	for _, f := range r.Found {
 		where := "on a transition"

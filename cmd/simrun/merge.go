@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -269,7 +270,63 @@ func mergeSweeps(a mergeArgs, ins []*mergeInput, header resultHeader, missing bo
 	return exitPass
 }
 
-// mergeExplorations merges exploration shards (explore_shard.go).
+// mergeExplorations merges exploration shards: the verdict and the violations (each with the
+// shortest counterexample any shard found, the least path among equally short ones) are the
+// unsharded exploration's; the counts add up over the shards (more than the scope's distinct
+// states: the shards share no visited set). The scope is complete only when every shard is
+// present and complete.
 func mergeExplorations(a mergeArgs, ins []*mergeInput, header resultHeader, missing []int, stdout, stderr io.Writer) int {
-	return usageError(stderr, "simrun merge", "%s: merging explorations is not supported yet", ins[0].path)
+	first := *ins[0].explore
+	m := first
+	m.States, m.Transitions, m.TerminalStates, m.DepthCut, m.MaxDepth, m.OwnSubtrees, m.Seconds = 0, 0, 0, 0, 0, 0, 0
+	m.Complete, m.Verdict, m.Shard, m.Found = len(missing) == 0, "pass", header.Shards, nil
+	found := map[string]exploreFinding{}
+	for _, in := range ins {
+		r := in.explore
+		if r.Scope != first.Scope || r.Budget != first.Budget || r.Sabotage != first.Sabotage || r.SplitDepth != first.SplitDepth || r.Subtrees != first.Subtrees {
+			return usageError(stderr, "simrun merge", "%s and %s explored the scope differently (scope, budget, sabotage or split)", ins[0].path, in.path)
+		}
+		m.States += r.States
+		m.Transitions += r.Transitions
+		m.TerminalStates += r.TerminalStates
+		m.DepthCut += r.DepthCut
+		m.MaxDepth = max(m.MaxDepth, r.MaxDepth)
+		m.OwnSubtrees += r.OwnSubtrees
+		m.Seconds += r.Seconds
+		m.Complete = m.Complete && r.Complete
+		if r.Verdict != "pass" {
+			m.Verdict = "violation"
+		}
+		for _, f := range r.Found {
+			key := fmt.Sprintf("%s/%d", f.Criterion, f.Process)
+			if g, ok := found[key]; !ok || compareFindings(f, g) < 0 {
+				found[key] = f
+			}
+		}
+	}
+	m.Found = []exploreFinding{}
+	for _, f := range found {
+		m.Found = append(m.Found, f)
+	}
+	slices.SortFunc(m.Found, compareFindings)
+	m.StatesPerSec = float64(m.States) / max(m.Seconds, 1e-9)
+	if a.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(m)
+	} else {
+		m.print(stdout)
+	}
+	if a.result != "" {
+		if err := writeResult(a.result, header, m, nil); err != nil {
+			return usageError(stderr, "simrun merge", "--result: %v", err)
+		}
+	}
+	switch {
+	case m.Verdict != "pass":
+		return exitViolation
+	case len(missing) > 0:
+		return exitUsage
+	}
+	return exitPass
 }

@@ -138,3 +138,58 @@ func TestSweepSaveFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeExploreShards: an exploration's shards merge into the unsharded verdict and
+// violations, each with the unsharded shortest counterexample; the merged scope is complete only
+// with every shard, and a missing shard is named (exit 2 when it leaves no violation to report).
+func TestMergeExploreShards(t *testing.T) {
+	for _, tc := range []struct{ scope, sabotage string }{{"delete_held", "DELIVER_PAST_DEAD_HOLDS"}, {"chain", "NONE"}, {"crash_hold", "DROP_HELD"}} {
+		dir := t.TempDir()
+		base := []string{"--scenario", tc.scope, "--sabotage", tc.sabotage, "--json"}
+		wantCode, out, _ := invokeExplore(append(base, "--out", filepath.Join(dir, "whole.txt"))...)
+		want := findings(t, out)
+		var files []string
+		for i := 1; i <= 3; i++ {
+			file := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+			code, _, stderr := invokeExplore(append(base, "--shard", fmt.Sprintf("%d/3", i), "--result", file, "--out", filepath.Join(dir, fmt.Sprintf("cx-%d.txt", i)))...)
+			if code != exitPass && code != exitViolation {
+				t.Fatalf("%s shard %d: exit %d: %s", tc.scope, i, code, stderr)
+			}
+			files = append(files, file)
+		}
+		code, merged, stderr := invokeMerge(append([]string{"--json"}, files...)...)
+		var m struct {
+			Complete bool   `json:"complete"`
+			Verdict  string `json:"verdict"`
+		}
+		json.Unmarshal([]byte(merged), &m)
+		if code != wantCode || !m.Complete || findings(t, merged) != want {
+			t.Fatalf("%s: merge exit %d (want %d), complete %v, %s\nfindings %s\nwant %s", tc.scope, code, wantCode, m.Complete, stderr, findings(t, merged), want)
+		}
+		code, merged, stderr = invokeMerge(append([]string{"--json"}, files[:2]...)...)
+		json.Unmarshal([]byte(merged), &m)
+		if m.Complete || !strings.Contains(stderr, "missing shards 3 of 3") || (code != exitUsage && code != exitViolation) {
+			t.Fatalf("%s: two of three shards: exit %d, complete %v, stderr %q", tc.scope, code, m.Complete, stderr)
+		}
+	}
+}
+
+// findings renders an exploration report's violations without the files they were written to.
+func findings(t *testing.T, report string) string {
+	t.Helper()
+	var r struct {
+		Verdict    string `json:"verdict"`
+		Violations []struct {
+			Criterion string  `json:"criterion"`
+			Process   int     `json:"process"`
+			Detail    string  `json:"detail"`
+			Steps     int     `json:"shortest_steps"`
+			Path      [][]int `json:"path"`
+		} `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(report), &r); err != nil {
+		t.Fatalf("%v: %s", err, report)
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}

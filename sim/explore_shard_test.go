@@ -1,0 +1,82 @@
+package sim
+
+import (
+	"hash/maphash"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// TestShardedExplorationUnion: for shard counts 1 to 5 and split depths chosen or given, the
+// shards of an exploration together reach exactly the unsharded exploration's terminal states and
+// find its verdict and (criterion, process) pairs; each shard explores at least the top, the sum
+// of their states is at least the unsharded count, and every subtree is owned by one shard.
+func TestShardedExplorationUnion(t *testing.T) {
+	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	cases := []struct {
+		name   string
+		scn    *Scenario
+		budget string
+		sab    node.Sabotage
+		split  int
+	}{
+		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses, 0},
+		{"reference crash", referenceScope(), "msgs=2,crash=1", node.SabotageNone, 0},
+		{"reference all faults", referenceScope(), "msgs=1,crash=1,delete=1,truncate=1", node.SabotageNone, 3},
+		{"reference DELIVER_PAST_DEAD_HOLDS", referenceScope(), "msgs=2,delete=1", node.SabotageDeliverPastDeadHolds, 0},
+		{"pair DROP_HELD", pairScope(), "msgs=1,crash=1", node.SabotageDropHeld, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true, hashSeeds: &seeds}
+			whole := Explore(c.scn, opts)
+			for n := 1; n <= 5; n++ {
+				terminals := map[hashKey]struct{}{}
+				pairs := map[string]bool{}
+				verdict, states, owned := "pass", 0, 0
+				for i := 1; i <= n; i++ {
+					o := opts
+					o.Shard, o.Shards, o.SplitDepth = i, n, c.split
+					r := Explore(c.scn, o)
+					if !r.Complete || r.SplitDepth == 0 || (c.split > 0 && r.SplitDepth != c.split) {
+						t.Fatalf("n %d shard %d: complete %v, split depth %d", n, i, r.Complete, r.SplitDepth)
+					}
+					for k := range r.terminals {
+						terminals[k] = struct{}{}
+					}
+					for _, v := range r.Violations {
+						pairs[verdictSet(ExploreResult{Violations: []ExploreViolation{v}})] = true
+					}
+					if r.Verdict != "pass" {
+						verdict = r.Verdict
+					}
+					states += r.States
+					owned += r.OwnSubtrees
+					if owned > r.Subtrees || r.States == 0 {
+						t.Fatalf("n %d shard %d: %d states, %d subtrees owned of %d", n, i, r.States, owned, r.Subtrees)
+					}
+				}
+				if len(terminals) != whole.TerminalStates {
+					t.Fatalf("n %d: %d terminal states in the union, %d unsharded", n, len(terminals), whole.TerminalStates)
+				}
+				for k := range whole.terminals {
+					if _, ok := terminals[k]; !ok {
+						t.Fatalf("n %d: a terminal state of the unsharded exploration is missing from the shards", n)
+					}
+				}
+				if verdict != whole.Verdict || len(pairs) != len(whole.Violations) {
+					t.Fatalf("n %d: verdict %s with %d pairs, unsharded %s with %s", n, verdict, len(pairs), whole.Verdict, verdictSet(whole))
+				}
+				for _, v := range whole.Violations {
+					if !pairs[verdictSet(ExploreResult{Violations: []ExploreViolation{v}})] {
+						t.Fatalf("n %d: the shards miss %s/%d", n, v.Criterion, v.Process)
+					}
+				}
+				if states < whole.States {
+					t.Fatalf("n %d: the shards explored %d states, fewer than the unsharded %d", n, states, whole.States)
+				}
+				t.Logf("n %d: %d states over the shards, %.2fx the unsharded %d", n, states, float64(states)/float64(whole.States), whole.States)
+			}
+		})
+	}
+}
