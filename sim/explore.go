@@ -50,6 +50,11 @@ type ExploreOptions struct {
 	// Shard of Shards (counting from 1; Shards 0: unsharded) explores one shard of the scope's
 	// subtrees below SplitDepth (0: chosen), explore_shard.go.
 	Shard, Shards, SplitDepth int
+	// Workers is the number of goroutines exploring the scope together (explore_parallel.go); 0
+	// or 1: one, on the caller's goroutine.
+	Workers int
+	// Interrupt, when closed, stops the exploration (Complete false, Interrupted true).
+	Interrupt <-chan struct{}
 	// Progress, when set, is called every ProgressEvery states (default 65536) and at the end.
 	Progress      func(ExploreResult)
 	ProgressEvery int
@@ -68,14 +73,22 @@ type ExploreResult struct {
 	States         int `json:"states"`
 	Transitions    int `json:"transitions"`
 	TerminalStates int `json:"terminal_states"`
-	MaxDepth       int `json:"max_depth"`
+	// MaxDepth is the largest depth a state was first reached at (with several workers it may
+	// differ from run to run, as Transitions may: explore_parallel.go).
+	MaxDepth int `json:"max_depth"`
 	// Complete says every schedule of the scope was explored: false when MaxStates stopped the
-	// exploration or MaxDepth cut a path that could go on (DepthCut counts the states cut).
+	// exploration, MaxDepth cut a path that could go on (DepthCut counts the states cut), or
+	// Interrupt stopped it.
 	Complete bool   `json:"complete"`
 	DepthCut int    `json:"depth_cut,omitempty"`
 	Verdict  string `json:"verdict"`
-	// Violations lists one entry per (criterion, process) found, in the order found.
+	// Violations lists one entry per (criterion, process) found: in the order found by one
+	// worker, sorted by criterion and process by several (explore_parallel.go).
 	Violations []ExploreViolation `json:"violations"`
+	// Interrupted says Interrupt stopped the exploration; Workers is how many explored it
+	// when more than one did.
+	Interrupted bool `json:"interrupted,omitempty"`
+	Workers     int  `json:"workers,omitempty"`
 	// SplitDepth, Subtrees and OwnSubtrees describe a sharded exploration (explore_shard.go): the
 	// depth of the subtrees dealt to shards, their number, and how many this shard explored.
 	SplitDepth  int `json:"split_depth,omitempty"`
@@ -84,6 +97,8 @@ type ExploreResult struct {
 	// terminals are the distinct terminal states' hashes (for the reduction test); termsAlso
 	// the same states under explorer.termHasher.
 	terminals, termsAlso map[hashKey]struct{}
+	// shared counts the work items a parallel exploration's workers gave each other.
+	shared int
 }
 
 // ExploreViolation is one violation and a path to it.
@@ -144,6 +159,10 @@ type explorer struct {
 	// split, in a sharded exploration's top phase, records the subtrees at its depth instead of
 	// entering them (explore_shard.go).
 	split *splitState
+	// par is the shared part of a parallel exploration, frames the states this worker is
+	// expanding (explore_parallel.go).
+	par    *parallelExplore
+	frames []exploreFrame
 }
 
 // visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
@@ -165,6 +184,9 @@ func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
 	}
 	if opts.Shards > 0 {
 		return exploreShard(scn, opts)
+	}
+	if exploreWorkers(scn, opts) > 1 {
+		return exploreParallel(scn, opts)
 	}
 	x := newExplorer(scn, opts)
 	res := x.run()
@@ -193,7 +215,7 @@ func (x *explorer) finish() ExploreResult {
 	if len(x.res.Violations) > 0 {
 		x.res.Verdict = "violation"
 	}
-	if x.stop && x.opts.MaxStates > 0 && x.res.States >= x.opts.MaxStates || x.res.DepthCut > 0 {
+	if x.stop && x.opts.MaxStates > 0 && x.res.States >= x.opts.MaxStates || x.res.DepthCut > 0 || x.res.Interrupted {
 		x.res.Complete = false
 	}
 	if opts.Progress != nil {
@@ -308,6 +330,20 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 		x.split.record(key, x.path, sleep)
 		return
 	}
+	if x.par != nil {
+		if x.par.stop.Load() {
+			x.stop = true
+			return
+		}
+		only, expand, isNew := x.par.visit(key, sleep, x.por != nil)
+		if isNew {
+			x.countState(s)
+		}
+		if expand {
+			x.expand(s, key, sleep, only)
+		}
+		return
+	}
 	v, seen := x.visited.get(key)
 	var only uint64 // on a revisit: the transitions to explore now (asleep before, awake now)
 	switch {
@@ -325,10 +361,27 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 	x.expand(s, key, sleep, only)
 }
 
+// interrupted reports whether c is closed (nil: never).
+func interrupted(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
 // countState counts a newly visited state and reports progress.
 func (x *explorer) countState(s *exState) {
 	x.res.States++
 	x.res.MaxDepth = max(x.res.MaxDepth, s.depth)
+	if x.par != nil {
+		x.par.counted()
+		return
+	}
+	if interrupted(x.opts.Interrupt) {
+		x.stop, x.res.Interrupted = true, true
+	}
 	if x.opts.Progress != nil && x.res.States%x.opts.ProgressEvery == 0 {
 		x.opts.Progress(x.res)
 	}
@@ -346,8 +399,15 @@ func (x *explorer) hash(s *exState) hashKey {
 // expand computes s's transitions and enters each successor. only, when non-zero, restricts a
 // revisit to those sleeping transitions.
 func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
+	x.expandFrom(s, key, sleep, only, 0, nil)
+}
+
+// expandFrom is expand with done the local transitions already explored from s (it grows as
+// transitions are explored: a later one's sleep set includes the earlier ones) and, when not nil,
+// prefixes the Chooser answer prefixes still to run (a parallel exploration's shared work).
+func (x *explorer) expandFrom(s *exState, key hashKey, sleep, only, done uint64, prefixes [][]int) {
 	enabled := x.anyEnabled(s)
-	if !enabled || (x.bounded() && s.depth >= x.opts.MaxDepth) {
+	if prefixes == nil && (!enabled || (x.bounded() && s.depth >= x.opts.MaxDepth)) {
 		if only == 0 {
 			if enabled {
 				x.res.DepthCut++
@@ -356,18 +416,30 @@ func (x *explorer) expand(s *exState, key hashKey, sleep, only uint64) {
 		}
 		return
 	}
-	var done uint64              // local transitions explored from s before the current one
 	acts := x.actionsAt(s.depth) // filled by anyEnabled
-	x.eachSuccessor(s, acts, sleep, only, x.persistentFilter(s, acts), func(t *transition) bool {
+	fi := -1                     // s's frame in a parallel exploration
+	if x.par != nil {
+		fi = len(x.frames)
+		x.frames = append(x.frames, exploreFrame{depth: s.depth, qbase: len(x.queue), key: key, sleep: sleep, only: only})
+		defer func() { x.frames = x.frames[:fi] }()
+	}
+	x.eachSuccessorFrom(s, acts, sleep, only, x.persistentFilter(s, acts), prefixes, func(t *transition) bool {
 		x.res.Transitions++
 		if x.noteViolations(s, t) {
 			return true
+		}
+		if fi >= 0 {
+			f := &x.frames[fi]
+			f.done, f.cur = done, t.bit()
+			if x.par.wanted.Load() > 0 {
+				x.share()
+			}
 		}
 		x.path = append(x.path, t.choices)
 		x.enter(&t.next, x.childSleep(sleep|done, t.id))
 		x.path = x.path[:len(x.path)-1]
 		done |= t.bit()
-		return !x.stop
+		return !x.stop && (fi < 0 || !x.frames[fi].given)
 	})
 }
 
@@ -424,6 +496,9 @@ func (x *explorer) report(v Violation, terminal bool, last []int) {
 		Detail: v.Detail, Depth: len(path), Terminal: terminal, Path: path})
 	if x.opts.StopAtFirst || (x.opts.target != nil && *x.opts.target == k) {
 		x.stop = true
+		if x.par != nil {
+			x.par.stop.Store(true)
+		}
 	}
 }
 

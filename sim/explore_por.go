@@ -42,8 +42,12 @@ import "github.com/parsleysim/parsleysim/sim/spec"
 // exploration reach the same terminal states and find the same verdicts.
 
 // porTable interns local transitions (at most 64: a sleep set is a bitset) and knows which
-// are independent.
+// are independent. When every possible local transition fits (processes times topics plus two
+// is at most 64), they are all interned up front in a fixed order, so the table is never written
+// afterwards and the workers of a parallel exploration share it (explore_parallel.go); otherwise
+// they are interned as they first occur, up to 64.
 type porTable struct {
+	fixed     bool     // every local transition was interned up front
 	footprint []uint64 // per process: bitmask of topics
 	ids       map[porKey]int
 	keys      []porKey
@@ -77,6 +81,16 @@ func newPORTable(scn *Scenario, set *Settings) *porTable {
 		}
 		t.footprint = append(t.footprint, f)
 	}
+	if len(scn.Processes)*(len(scn.Topics)+2) <= 64 {
+		for proc := range scn.Processes {
+			t.intern(porKey{kind: spec.ActDrain, proc: proc, topic: -1})
+			t.intern(porKey{kind: spec.ActCommit, proc: proc, topic: -1})
+			for topic := range scn.Topics {
+				t.intern(porKey{kind: spec.ActFeed, proc: proc, topic: topic})
+			}
+		}
+		t.fixed = true
+	}
 	return t
 }
 
@@ -97,9 +111,14 @@ func (t *porTable) id(w *world) int {
 	if id, ok := t.ids[k]; ok {
 		return id
 	}
-	if len(t.keys) == 64 {
+	if t.fixed || len(t.keys) == 64 {
 		return -1
 	}
+	return t.intern(k)
+}
+
+// intern gives key k the next identity and records its independence of the keys before it.
+func (t *porTable) intern(k porKey) int {
 	id := len(t.keys)
 	t.ids[k] = id
 	t.keys = append(t.keys, k)

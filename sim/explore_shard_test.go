@@ -12,6 +12,9 @@ import (
 // find its verdict and (criterion, process) pairs; each shard explores at least the top, the sum
 // of their states is at least the unsharded count, and every subtree is owned by one shard.
 func TestShardedExplorationUnion(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential: the plain run covers it")
+	}
 	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 	cases := []struct {
 		name   string

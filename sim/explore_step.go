@@ -104,9 +104,23 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 // has one transition slot (transitionAt). visit must not keep t or t.choices after it returns
 // (report copies the path).
 func (x *explorer) eachSuccessor(s *exState, acts *stateActions, sleep, only uint64, filter *porFilter, visit func(t *transition) bool) {
+	x.eachSuccessorFrom(s, acts, sleep, only, filter, nil, visit)
+}
+
+// eachSuccessorFrom is eachSuccessor running prefixes (in queue order: the last runs first), when
+// not nil, instead of the empty prefix: the rest of an enumeration begun elsewhere.
+func (x *explorer) eachSuccessorFrom(s *exState, acts *stateActions, sleep, only uint64, filter *porFilter, prefixes [][]int,
+	visit func(t *transition) bool) {
 	qbase, abase := len(x.queue), len(x.arena)
 	defer func() { x.queue, x.arena = x.queue[:qbase], x.arena[:abase] }()
-	x.queue = append(x.queue, span{abase, abase}) // the empty prefix
+	if prefixes == nil {
+		x.queue = append(x.queue, span{abase, abase}) // the empty prefix
+	}
+	for _, pre := range prefixes {
+		at := len(x.arena)
+		x.arena = append(x.arena, pre...)
+		x.queue = append(x.queue, span{at, len(x.arena)})
+	}
 	t := x.transitionAt(s.depth)
 	c := &x.chooser
 	for len(x.queue) > qbase {

@@ -213,6 +213,8 @@ var badInputs = []badInput{
 	{name: "explore --budget msgs=256", args: "explore --scenario chain --budget msgs=256", code: exitUsage, want: "the count must be an integer in 0..255"},
 	{name: "explore --catalogue --out FILE", args: "explore --catalogue --out {dir}/ok.txt", code: exitUsage, want: "--out {dir}/ok.txt: with --catalogue, --out names a directory"},
 	{name: "explore --scenario nope", args: "explore --scenario nope", code: exitUsage, want: `unknown scope "nope"`},
+	{name: "explore -j --workers", args: "explore --scenario chain -j 2 --workers 2", code: exitUsage, want: "-j and --workers are the same flag: give one"},
+	{name: "explore --workers 0", args: "explore --scenario chain --workers 0", code: exitUsage, want: "--workers must be 1-"},
 	{name: "explore --catalogue --shard", args: "explore --catalogue --shard 1/2", code: exitUsage, want: "--shard and --result need --scenario: a catalogue is explored whole"},
 	{name: "explore --shard 3/2", args: "explore --scenario chain --shard 3/2", code: exitUsage, want: "shard 3/2: want i/n"},
 	{name: "explore --split-depth 65", args: "explore --scenario chain --shard 1/2 --split-depth 65", code: exitUsage, want: "--split-depth 65: must be 0-64"},

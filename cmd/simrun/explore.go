@@ -2,11 +2,13 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -21,7 +23,7 @@ import (
 
 // exploreUsage is the help text of `simrun explore`.
 const exploreUsage = `usage: simrun explore --scenario NAME [--sabotage MODE] [--max-depth N] [--max-states N] [--budget KEY=N,...] [--seed N] [--no-reduce] [--first] [--out FILE] [--json]
-                      [--shard i/n] [--split-depth N] [--result FILE]
+                      [--workers N] [--shard i/n] [--split-depth N] [--result FILE]
        simrun explore --catalogue | --family NAME [--reference] [--sabotage MODE] [--max-states N] [-j N] [--first] [--out DIR] [--json]
        simrun explore --list [--family NAME]
 
@@ -38,14 +40,22 @@ default explore-SCOPE-MODE.txt; with --catalogue only when --out DIR is given) t
 --catalogue explores every scope of the catalogue: the shaped family (one scope per sabotage
 mode, scenarios/scopes.go; --reference adds the slow reference scope) and the general family
 (every small wiring under every fault kind, named general.FAULT.WIRING: scenarios/
-scopes_general.go). --family shaped or --family general explores one family. Scopes run on -j
-workers (default: every core) and are reported in catalogue order, then a summary per family
+scopes_general.go). --family shaped or --family general explores one family. Scopes run -j at
+once, each on one worker, and are reported in catalogue order, then a summary per family
 (and per fault kind of the general family). Counterexample files go into --out DIR, created if
 missing. --first stops at the first violation: within a scope, and with --catalogue or --family
 at the first scope (in catalogue order) that has one. --max-states N stops each scope
 after N states, and --max-depth N cuts every path at N steps: when either left something
 unexplored the report says INCOMPLETE ("complete": false in JSON), and a pass means only that no
 violation was found in the part explored.
+
+--workers N (or -j N: one flag, the number of cores to use; default every core) explores one
+scope with N workers sharing one visited set and handing each other work, and a catalogue or
+family N scopes at once. A complete exploration reaches the same states, terminal states,
+verdict, violations (listed in a canonical order) and shortest counterexamples whatever N and
+the timing; the transitions and the maximum depth may differ. A depth-bounded (--max-depth) or
+sharded exploration runs on one worker. Ctrl-C stops an exploration cleanly: the partial report
+says INCOMPLETE (interrupted).
 
 --shard i/n (counting from 1; without it, a batch runner's variables as for 'simrun sweep -h')
 explores shard i of n of one scope: every shard explores the top of the tree, the states fewer
@@ -55,9 +65,10 @@ set, so their states add up to more than the unsharded count (results/explore.md
 they reach every state: 'simrun merge' of all n result files gives the unsharded verdict and
 violations (with their shortest counterexamples), and reports the scope complete only when every
 shard is present and complete. --result FILE writes the scope's report as a result document
-for 'simrun merge'.
+for 'simrun merge'. Each shard runs on one worker.
 
-Exit status: 0 no violation, 1 a violation, 2 bad usage.`
+Exit status: 0 no violation, 1 a violation, 2 bad usage, 130 interrupted before a violation was
+found.`
 
 // exploreArgs are the flags of `simrun explore`.
 type exploreArgs struct {
@@ -80,19 +91,25 @@ type exploreArgs struct {
 	shard     scenarios.Shard
 	split     int
 	result    string
+	given     map[string]bool
+	interrupt <-chan struct{} // closed by Ctrl-C
 }
 
 // exploreMain is `simrun explore`: see exploreUsage.
 func exploreMain(args []string, stdout, stderr io.Writer) int {
-	return exploreCommand(args, stdout, stderr, isTerminal(os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return exploreCommand(ctx, args, stdout, stderr, isTerminal(os.Stderr))
 }
 
-// exploreCommand runs the command; progress says whether to draw progress on stderr.
-func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int {
+// exploreCommand runs the command until ctx is done; progress says whether to draw progress on
+// stderr.
+func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer, progress bool) int {
 	a, code, ok := parseExploreArgs(args, stdout, stderr)
 	if !ok {
 		return code
 	}
+	a.interrupt = ctx.Done()
 	if a.list {
 		for _, sc := range a.scopes() {
 			fmt.Fprintf(stdout, "%-28s %-28s %s\n", sc.Name, sc.Budget, sc.Summary)
@@ -128,12 +145,19 @@ func exploreCommand(args []string, stdout, stderr io.Writer, progress bool) int 
 			return usageError(stderr, "simrun explore", "--result: %v", err)
 		}
 	}
+	code = exitPass
 	for _, r := range reports {
-		if r.Verdict != "pass" {
+		switch {
+		case r.Verdict != "pass":
 			return exitViolation
+		case r.Interrupted:
+			code = exitInterrupted
 		}
 	}
-	return exitPass
+	if ctx.Err() != nil {
+		code = exitInterrupted
+	}
+	return code
 }
 
 // parseExploreArgs parses and checks the flags. When ok is false the command is over with exit
@@ -143,7 +167,8 @@ func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, c
 	fs.StringVar(&a.scope, "scenario", "", "the scope to explore (a name from --list)")
 	fs.BoolVar(&a.catalogue, "catalogue", false, "explore every scope of the catalogue")
 	fs.StringVar(&a.family, "family", "", "explore (or with --list, list) one family of the catalogue: shaped or general")
-	fs.IntVar(&a.jobs, "j", 0, "with --catalogue or --family: scopes explored at once (default: every core)")
+	fs.IntVar(&a.jobs, "j", 0, "cores to use: workers exploring one scope, or scopes explored at once (default: every core)")
+	fs.IntVar(&a.jobs, "workers", 0, "the same as -j")
 	fs.BoolVar(&a.first, "first", false, "stop at the first violation (with --catalogue or --family: at the first scope that has one)")
 	fs.BoolVar(&a.reference, "reference", false, "with --catalogue: include the reference scope (slow)")
 	fs.BoolVar(&a.list, "list", false, "list the scopes and exit")
@@ -162,6 +187,7 @@ func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, c
 	if !ok {
 		return a, code, false
 	}
+	a.given = fs.given()
 	if err := a.check(rest); err != nil {
 		return a, usageError(stderr, "simrun explore", "%v", err), false
 	}
@@ -187,8 +213,6 @@ func (a *exploreArgs) check(rest []string) error {
 		return nil
 	case a.scope != "" && (a.catalogue || a.family != ""):
 		return errors.New("--scenario and --catalogue or --family are mutually exclusive")
-	case a.jobs < 0 || a.jobs > maxWorkers:
-		return fmt.Errorf("-j must be 1-%d, got %d", maxWorkers, a.jobs)
 	case a.scope == "" && !a.catalogue && a.family == "":
 		return errors.New("give --scenario NAME, --catalogue or --family NAME (--list names the scopes)")
 	case (a.catalogue || a.family != "") && a.budget != "":
@@ -201,6 +225,9 @@ func (a *exploreArgs) check(rest []string) error {
 		return errors.New("--shard and --result need --scenario: a catalogue is explored whole")
 	case a.split < 0 || a.split > sim.MaxSplitDepth:
 		return fmt.Errorf("--split-depth %d: must be 0-%d", a.split, sim.MaxSplitDepth)
+	}
+	if err := checkWorkers(a.given, a.jobs); err != nil {
+		return err
 	}
 	if err := checkResultPath(a.result); err != nil {
 		return err
@@ -304,6 +331,10 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 	opts.MaxStates, opts.StopAtFirst = a.maxStates, a.first
 	opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(a.sabotage)
 	opts.Shard, opts.Shards, opts.SplitDepth = a.shard.Index, a.shard.Total, a.split
+	opts.Interrupt = a.interrupt
+	if !a.catalogue {
+		opts.Workers = a.jobs
+	}
 	start := time.Now()
 	if progress {
 		opts.ProgressEvery = 1 << 14
@@ -386,6 +417,8 @@ func (r scopeReport) print(w io.Writer) {
 	complete := "complete"
 	switch {
 	case r.Complete:
+	case r.Interrupted:
+		complete = "INCOMPLETE (interrupted)"
 	case r.DepthCut > 0:
 		complete = fmt.Sprintf("INCOMPLETE (--max-depth cut %d states)", r.DepthCut)
 	default:
@@ -397,7 +430,11 @@ func (r scopeReport) print(w io.Writer) {
 		fmt.Fprintf(w, "  shard %s: %d of %d subtrees at depth %d (the shards' counts add up to more than the scope's: they share no visited set)\n",
 			r.Shard, r.OwnSubtrees, r.Subtrees, r.SplitDepth)
 	}
-	fmt.Fprintf(w, "  time %.2fs, %.0f states/s\n", r.Seconds, r.StatesPerSec)
+	on := ""
+	if r.Workers > 1 {
+		on = fmt.Sprintf(" on %d workers", r.Workers)
+	}
+	fmt.Fprintf(w, "  time %.2fs, %.0f states/s%s\n", r.Seconds, r.StatesPerSec, on)
 	for _, f := range r.Found {
 		where := "on a transition"
 		if f.Terminal {

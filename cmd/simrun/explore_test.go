@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,8 +13,49 @@ import (
 
 func invokeExplore(args ...string) (int, string, string) {
 	var out, errs bytes.Buffer
-	code := exploreCommand(args, &out, &errs, false)
+	code := exploreCommand(context.Background(), args, &out, &errs, false)
 	return code, out.String(), errs.String()
+}
+
+// TestExploreWorkers: --workers 1, 2 and 8 and -j 2 give the same JSON report of a scope but for
+// the transitions, maximum depth, timings and workers; an interrupted exploration is reported
+// incomplete and exits 130.
+func TestExploreWorkers(t *testing.T) {
+	strip := func(out string) string {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		for _, k := range []string{"transitions", "max_depth", "seconds", "states_per_s", "workers"} {
+			delete(m, k)
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	for _, sab := range []string{"DELIVER_PAST_DEAD_HOLDS", "NONE"} {
+		var want string
+		dir := t.TempDir()
+		for _, w := range [][]string{{"--workers", "1"}, {"--workers", "2"}, {"-j", "2"}, {"--workers", "8"}} {
+			code, out, errs := invokeExplore(append([]string{"--scenario", "delete_held", "--sabotage", sab, "--json", "--out", filepath.Join(dir, "cx.txt")}, w...)...)
+			if code != exitPass && code != exitViolation {
+				t.Fatalf("%v: exit %d: %s", w, code, errs)
+			}
+			if got := strip(out); want == "" {
+				want = got
+			} else if got != want {
+				t.Fatalf("%s %v:\n%s\nwith one worker:\n%s", sab, w, got, want)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, w := range []string{"1", "2"} {
+		var out, errs bytes.Buffer
+		code := exploreCommand(ctx, []string{"--scenario", "delete_held", "--workers", w}, &out, &errs, false)
+		if code != exitInterrupted || !strings.Contains(out.String(), "INCOMPLETE (interrupted)") {
+			t.Fatalf("interrupted, %s workers: exit %d\n%s%s", w, code, out.String(), errs.String())
+		}
+	}
 }
 
 func TestExploreHonestScopePasses(t *testing.T) {

@@ -1,0 +1,134 @@
+package sim
+
+import (
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// TestParallelExploreIsDeterministic: with 1, 2 and 8 workers a complete exploration reaches
+// the same distinct states, the same terminal states (the same hashes) and the same verdict and
+// violations, in the same order, as the sequential one; and the canonical shortest counterexample
+// of each violation is the same. Run under -race it also checks the workers share nothing
+// unguarded. The scopes include honest and sabotaged ones with every fault kind the reference
+// scope has, so the sleep-set correction and shared work are exercised.
+func TestParallelExploreIsDeterministic(t *testing.T) {
+	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	cases := []struct {
+		name   string
+		scn    *Scenario
+		budget string
+		sab    node.Sabotage
+		big    bool // skipped under the race detector
+	}{
+		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses, false},
+		{"reference crash", referenceScope(), "msgs=2,crash=1", node.SabotageNone, false},
+		{"reference all faults", referenceScope(), "msgs=1,crash=1,delete=1,truncate=1", node.SabotageNone, true},
+		{"reference DELIVER_PAST_DEAD_HOLDS", referenceScope(), "msgs=2,delete=1", node.SabotageDeliverPastDeadHolds, false},
+		{"pair DROP_HELD", pairScope(), "msgs=1,crash=1", node.SabotageDropHeld, false},
+	}
+	shared := 0
+	defer func() {
+		if !t.Failed() && shared == 0 {
+			t.Fatal("no worker gave another work: the shared work was not exercised")
+		}
+	}()
+	for _, c := range cases {
+		if c.big && raceEnabled {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true, hashSeeds: &seeds}
+			want := Explore(c.scn, opts)
+			if !want.Complete || want.States == 0 {
+				t.Fatalf("sequential: %v, complete %v", want, want.Complete)
+			}
+			wantShortest := shortestOf(c.scn, opts, want)
+			for _, n := range []int{1, 2, 8} {
+				o := opts
+				o.Workers = n
+				got := Explore(c.scn, o)
+				if !got.Complete || got.States != want.States || got.TerminalStates != want.TerminalStates ||
+					got.Verdict != want.Verdict {
+					t.Fatalf("%d workers: %v, complete %v; sequential %v", n, got, got.Complete, want)
+				}
+				for k := range want.terminals {
+					if _, ok := got.terminals[k]; !ok {
+						t.Fatalf("%d workers: a terminal state of the sequential exploration is missing", n)
+					}
+				}
+				if g, w := violationOrder(got), violationOrder(sortedViolations(want)); g != w {
+					t.Fatalf("%d workers: violations %s, sequential %s", n, g, w)
+				}
+				if g := shortestOf(c.scn, opts, got); g != wantShortest {
+					t.Fatalf("%d workers: shortest counterexamples %s, sequential %s", n, g, wantShortest)
+				}
+				shared += got.shared
+				t.Logf("%d workers: %d states, %d transitions, max depth %d (sequential %d, %d), %d work items shared", n, got.States,
+					got.Transitions, got.MaxDepth, want.Transitions, want.MaxDepth, got.shared)
+			}
+		})
+	}
+}
+
+// TestParallelExploreStops: a capped parallel exploration is incomplete and stops near the cap;
+// an interrupted one is incomplete and says so; StopAtFirst stops at a violation.
+func TestParallelExploreStops(t *testing.T) {
+	opts := ExploreOptions{Budget: mustBudget(t, "msgs=1,crash=1,delete=1,truncate=1"), Reduce: true, Workers: 4, MaxStates: 500}
+	r := Explore(referenceScope(), opts)
+	if r.Complete || r.States < 500 || r.States > 500+opts.Workers {
+		t.Fatalf("capped at 500: %v, complete %v", r, r.Complete)
+	}
+	opts.MaxStates = 0
+	stop := make(chan struct{})
+	close(stop)
+	opts.Interrupt = stop
+	r = Explore(referenceScope(), opts)
+	if r.Complete || !r.Interrupted {
+		t.Fatalf("interrupted: %v, complete %v, interrupted %v", r, r.Complete, r.Interrupted)
+	}
+	opts.Workers = 1
+	r = Explore(referenceScope(), opts)
+	if r.Complete || !r.Interrupted || r.States > 1 {
+		t.Fatalf("interrupted, one worker: %v, complete %v, interrupted %v", r, r.Complete, r.Interrupted)
+	}
+	r = Explore(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses, Reduce: true, Workers: 4, StopAtFirst: true})
+	if r.Verdict != "violation" || len(r.Violations) == 0 {
+		t.Fatalf("StopAtFirst: %v", r)
+	}
+}
+
+// sortedViolations returns r with its violations sorted by criterion and process.
+func sortedViolations(r ExploreResult) ExploreResult {
+	r.Violations = slices.Clone(r.Violations)
+	slices.SortFunc(r.Violations, func(a, b ExploreViolation) int {
+		if a.Criterion != b.Criterion {
+			return map[bool]int{true: -1, false: 1}[a.Criterion < b.Criterion]
+		}
+		return a.Process - b.Process
+	})
+	return r
+}
+
+// violationOrder renders r's violations' criteria and processes in order.
+func violationOrder(r ExploreResult) string {
+	s := ""
+	for _, v := range r.Violations {
+		s += fmt.Sprintf("%s/%d ", v.Criterion, v.Process)
+	}
+	return s
+}
+
+// shortestOf renders the canonical shortest counterexample of each of r's violations, sorted.
+func shortestOf(scn *Scenario, opts ExploreOptions, r ExploreResult) string {
+	var out []string
+	for _, v := range r.Violations {
+		s := ShortestViolation(scn, opts, v)
+		out = append(out, fmt.Sprintf("%s/%d %d %v", s.Criterion, s.Process, s.Depth, s.Path))
+	}
+	slices.Sort(out)
+	return fmt.Sprint(out)
+}
