@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkRefusal reports OVER_REFUSAL when p refuses without an injected cause.
@@ -41,7 +42,7 @@ func (w *world) refusalInjected(p *proc, r *node.Refusal) bool {
 		if budget == 0 {
 			budget = node.DefaultMetadataBudgetBytes
 		}
-		return node.EncodedLen(p.o.bound.c) > budget || w.headerOver(r, budget)
+		return w.frontierOver(p, r, budget) || w.headerOver(r, budget)
 	case node.ReasonChannelRemovedWithHeldMessages:
 		return p.injected.removedHeld
 	case node.ReasonChannelIdentityChanged:
@@ -50,6 +51,24 @@ func (w *world) refusalInjected(p *proc, r *node.Refusal) bool {
 		return p.injected.deletedHeld
 	}
 	return false
+}
+
+// frontierOver reports whether what p may have seen is over the budget: the bound, and when the
+// refusal names a record, what the refused step would have added to it, which the bound has not
+// taken in: a receipt's header (refused in a feed), a delivery's coordinate (refused in a drain).
+func (w *world) frontierOver(p *proc, r *node.Refusal, budget int) bool {
+	bound := p.o.bound.c
+	if c := w.nodeChan(r.Channel); c >= 0 && r.Position >= 0 {
+		if uid := w.recordAt(c, int64(r.Position)); uid != 0 {
+			bound = bound.Clone()
+			if w.action == spec.ActFeed {
+				bound.MergeFrom(w.msgs[uid-1].expressed)
+			} else {
+				bound.Merge(r.Channel, r.Position)
+			}
+		}
+	}
+	return node.EncodedLen(bound) > budget
 }
 
 // headerOver reports whether the record a refusal names carried a header over the budget.
