@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -280,14 +281,30 @@ func (w Wiring) Scenario(name string) *sim.Scenario {
 // it adds to the messages.
 type generalFault struct{ name, budget string }
 
+// tightFault is the kind that adds no action but sets every engine's metadata budget (SPEC §3: a
+// header or a frontier of more than B bytes is refused) to exactly the size of a one-cause header
+// (tightBudgetBytes), so the limit is explored at its boundary: a frontier or a stamp of one cause
+// fits exactly, one of two is refused.
+const tightFault = "budget"
+
+// tight reports whether f is tightFault.
+func (f generalFault) tight() bool { return f.name == tightFault }
+
+// tightBudgetBytes is the encoded size of a header naming one position on partition 0 of one
+// topic (positions have a fixed width, and a general scope's topics have one partition, so every
+// one-cause header of a general scope has this size).
+var tightBudgetBytes = node.EncodedLen(node.CausesOf(node.Cause{Channel: node.Channel{Topic: node.TopicID{0: 1}}}))
+
 // generalFaults are the family's fault kinds, one per scope: every budgeted kind of the
-// explorer's vocabulary (sim.ParseBudget) but the session actions, and none at all. A rewind and
-// a redeclaration act on a stopped process, so their scopes also allow one clean stop.
+// explorer's vocabulary (sim.ParseBudget) but the session actions, none at all, and a tight
+// metadata budget. A rewind and a redeclaration act on a stopped process, so their scopes also
+// allow one clean stop.
 var generalFaults = []generalFault{
 	{"none", ""}, {"stamped", "stamped=1"}, {"corrupt", "corrupt=1"},
 	{"crash", "crash=1"}, {"stop", "stop=1"}, {"rewind", "stop=1,rewind=1"}, {"redeclare", "stop=1,redeclare=1"},
 	{"truncate", "truncate=1"}, {"retention", "retention=1"}, {"delete", "delete=1"}, {"recreate", "recreate=1"},
 	{"abort", "abort=1"}, {"open", "open=1"}, {"migrate", "migrate=1"}, {"zombie", "zombie=1"},
+	{tightFault, ""},
 }
 
 // generalBudget is the budget of wiring w under fault f. The states of a scope grow with its
@@ -324,7 +341,13 @@ var generalScopes = sync.OnceValue(func() []Scope {
 			name := FamilyGeneral + "." + f.name + "." + w.Name()
 			out = append(out, Scope{Name: name, Family: FamilyGeneral, Fault: f.name, Budget: generalBudget(w, f),
 				Summary: w.describe() + "; " + f.describe(),
-				Build:   func() *sim.Scenario { return w.Scenario(name) }})
+				Build: func() *sim.Scenario {
+					scn := w.Scenario(name)
+					if f.tight() {
+						scn.MetadataBudgetBytes = tightBudgetBytes
+					}
+					return scn
+				}})
 		}
 	}
 	return out
@@ -356,7 +379,10 @@ func (w Wiring) describe() string {
 
 // describe renders the fault for a summary.
 func (f generalFault) describe() string {
-	if f.budget == "" {
+	switch {
+	case f.tight():
+		return fmt.Sprintf("no fault, metadata budget %d bytes (one cause)", tightBudgetBytes)
+	case f.budget == "":
 		return "no fault"
 	}
 	return "one " + f.name
