@@ -324,6 +324,50 @@ func generalBudget(w Wiring, f generalFault) string {
 // generalSize bounds a general scope: arcs plus records (generalBudget).
 const generalSize = 4
 
+// Pairs of fault kinds. Some behaviour needs two faults to show: a replay re-merges the causes of
+// a record whose channel an identity change pruned from the frontier only when a deletion or a
+// recreation and a rewind meet. So every wiring of at most generalPairArcs arcs and
+// generalPairProcs processes is also explored under every pair of distinct kinds that act, with
+// one record: a scope named general.KIND+KIND.WIRING, its Fault "pair". The kinds that act are
+// all but none and budget, and but corrupt, whose branching over every representative header
+// makes a pair scope hundreds of times its single-fault one (general.corrupt+rewind.a.a.a: 1.2
+// million states).
+const (
+	generalPairArcs  = 3
+	generalPairProcs = 2
+	pairFault        = "pair"
+)
+
+// generalPairs returns the pairs of distinct acting fault kinds, in generalFaults order.
+func generalPairs() [][2]generalFault {
+	var acting []generalFault
+	for _, f := range generalFaults {
+		if f.budget != "" && f.name != "corrupt" {
+			acting = append(acting, f)
+		}
+	}
+	var out [][2]generalFault
+	for i := range acting {
+		for j := i + 1; j < len(acting); j++ {
+			out = append(out, [2]generalFault{acting[i], acting[j]})
+		}
+	}
+	return out
+}
+
+// pairBudget is one record and both kinds' budgets, an entry both give (a stop) once.
+func pairBudget(pair [2]generalFault) string {
+	parts := []string{"msgs=1"}
+	for _, f := range pair {
+		for _, e := range strings.Split(f.budget, ",") {
+			if !slices.Contains(parts, e) {
+				parts = append(parts, e)
+			}
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
 // Arcs counts the wiring's arcs: every topic a process receives or sends to.
 func (w Wiring) Arcs() int {
 	n := 0
@@ -348,6 +392,15 @@ var generalScopes = sync.OnceValue(func() []Scope {
 					}
 					return scn
 				}})
+		}
+		if w.Arcs() > generalPairArcs || len(w.Procs) > generalPairProcs {
+			continue
+		}
+		for _, pair := range generalPairs() {
+			name := FamilyGeneral + "." + pair[0].name + "+" + pair[1].name + "." + w.Name()
+			out = append(out, Scope{Name: name, Family: FamilyGeneral, Fault: pairFault, Budget: pairBudget(pair),
+				Summary: w.describe() + "; one " + pair[0].name + " and one " + pair[1].name,
+				Build:   func() *sim.Scenario { return w.Scenario(name) }})
 		}
 	}
 	return out
