@@ -19,7 +19,7 @@ import (
 //	go test -run '^$' -bench ExploreScope -benchtime 1x ./scenarios
 //
 // -explore-states N changes the reference scope's cap (for runs under valgrind --tool=cachegrind,
-// where 200,000 states take minutes).
+// where 200,000 states take minutes); -explore-no-restart switches the restart check off.
 func BenchmarkExploreScope(b *testing.B) {
 	for _, c := range []struct {
 		scope     string
@@ -40,6 +40,7 @@ func BenchmarkExploreScope(b *testing.B) {
 				b.Fatal(err)
 			}
 			opts.MaxStates = c.maxStates
+			opts.NoRestartCheck = *exploreNoRestart
 			var states, transitions, sum int
 			for b.Loop() {
 				r := sim.Explore(sc.Build(), opts)
@@ -53,6 +54,9 @@ func BenchmarkExploreScope(b *testing.B) {
 		})
 	}
 }
+
+// exploreNoRestart switches BenchmarkExploreScope's restart check off (to measure its cost).
+var exploreNoRestart = flag.Bool("explore-no-restart", false, "BenchmarkExploreScope: no restart check at terminal states")
 
 // exploreStates is BenchmarkExploreScope's cap on the reference scope.
 var exploreStates = flag.Int("explore-states", 200_000, "BenchmarkExploreScope: states to explore of the reference scope")

@@ -1,36 +1,90 @@
 package sim
 
-// RESTART_INVISIBILITY (SPEC §6.1, §9.25): a
-// restart that keeps the received-channel set is not observable in what is delivered or its
-// order. Metamorphic: the same committed script runs twice, as given and with a clean restart
-// (stop, then start) of one process inserted right after one of its commits — so both runs have
-// the same committed history — and every process must make the same committed deliveries in the
-// same order in both runs.
+// RESTART_INVISIBILITY (SPEC §6.1, §9.25): a restart that keeps the received-channel set is not
+// observable in what is delivered or its order. Metamorphic: a run's script runs again with a
+// clean restart (a stop, which commits nothing new, then a full start) of one process inserted
+// at a point where that process is running with its step committed — so both runs have the same
+// committed history — and every process must make the same committed deliveries in the same
+// order in both runs, and the run with the restart must break no other criterion (a violation it
+// finds is reported as RESTART_INVISIBILITY naming the criterion: it shows only with the restart,
+// and once a restart changed the world the script's later actions may no longer mean what they
+// meant, a rewind to an offset that now lies ahead, say).
+//
+// Where it runs:
+//   - In every run whose settings switch it on (Settings.RestartCheck; the swarm switches it on
+//     for a seeded share of seeds, RestartCheckSharePct): after the run, when it passed, its
+//     recorded script (or its Scenario.Script) runs again with the restart inserted. The process
+//     and the point are drawn from the seed's own stream, never the Chooser, so the run's choices
+//     are the same with the check on or off.
+//   - In every exploration, at every distinct terminal state (explore_restart.go).
+//   - In scenario files, at the points they name (expect restart-invisible), and in Go tests
+//     (CheckRestartInvisibility).
+//
+// What "clean" means. A process is restarted only when it is running and its step is committed
+// (nothing fed, delivered or sent since its last commit, and its start's work committed): a stop
+// then commits nothing, so the committed history is the one the run without the restart has.
+// Mid-step, a stop would commit the step early, and a crash the run takes later would then roll
+// back less than it does without the restart; while the process is down or has failed closed
+// there is nothing to restart. So the restart goes at the first point at or after the drawn one
+// where some process is running with its step committed, to the first such process counting from
+// the drawn one, and when there is none the run is not checked (Stats.RestartChecks counts the
+// checks made). One process, one point per run: each point costs a run of the whole script.
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // restartPoint asks a scripted run for a clean restart of process proc after script action after
-// (when the process is running then).
+// (when the process is running with its step committed then), or, with orLater, after the first
+// action from after on where some process is: the first such process counting from process index
+// from. at and proc record where it happened and to whom (at -1: not yet).
 type restartPoint struct {
-	proc  string
-	after int
+	proc    string
+	after   int
+	orLater bool
+	from    int
+	at      int
 }
 
 // maybeRestart performs the requested clean restart after script action i.
 func (w *world) maybeRestart(i int) {
 	rp := w.opts.restart
-	if rp == nil || rp.after != i {
+	if rp == nil || rp.at >= 0 || i < rp.after || (!rp.orLater && i != rp.after) {
 		return
 	}
-	p := w.procByName(rp.proc)
-	if p.status != procRunning || p.stepDirty {
-		return // only a restart after a commit keeps the committed history unchanged
+	var p *proc
+	if rp.orLater {
+		p = w.firstRestartable(rp.from)
+	} else if q := w.procByName(rp.proc); restartable(q) {
+		p = q
 	}
+	if p == nil {
+		return
+	}
+	rp.at, rp.proc = i, p.spec.Name
+	w.cleanRestart(p)
+}
+
+// firstRestartable returns the first restartable process counting from process index from, or nil.
+func (w *world) firstRestartable(from int) *proc {
+	for j := range w.procs {
+		if p := w.procs[(from+j)%len(w.procs)]; restartable(p) {
+			return p
+		}
+	}
+	return nil
+}
+
+// restartable reports whether p can be restarted cleanly now: running, with its step committed.
+func restartable(p *proc) bool { return p.status == procRunning && !p.stepDirty }
+
+// cleanRestart stops p (a commit of nothing) and starts it again, as two steps of their own.
+func (w *world) cleanRestart(p *proc) {
+	p.own()
 	w.step++
 	w.action = spec.ActStop
 	p.stop()
@@ -51,12 +105,20 @@ func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc
 		return nil
 	}
 	opts.Sinks = nil
+	set.RestartCheck = RestartCheck{}
 	base := Run(scn, set, NewRandomChooser(set.Seed), opts)
-	opts.restart = &restartPoint{proc: proc, after: after}
+	opts.restart = &restartPoint{proc: proc, after: after, at: -1}
 	restarted := Run(scn, set, NewRandomChooser(set.Seed), opts)
+	return compareDeliveries(base.Deliveries, restarted.Deliveries, proc, after, after)
+}
+
+// compareDeliveries returns a RESTART_INVISIBILITY violation for each process whose delivery
+// sequence differs between base and restarted (proc was restarted after script action at, drawn
+// at after), naming the first difference.
+func compareDeliveries(base, restarted [][]uint64, proc string, after, at int) []Violation {
 	var out []Violation
-	for i := range base.Deliveries {
-		a, b := base.Deliveries[i], restarted.Deliveries[i]
+	for i := range base {
+		a, b := base[i], restarted[i]
 		if slices.Equal(a, b) {
 			continue
 		}
@@ -64,11 +126,19 @@ func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc
 		for j < len(a) && j < len(b) && a[j] == b[j] {
 			j++
 		}
-		out = append(out, Violation{Criterion: CritRestartInvisibility, Step: after, Process: i, Detail: fmt.Sprintf(
-			"a clean restart of %s after script action %d changes delivery %d: %s without it, %s with it (%d vs %d deliveries)",
-			proc, after, j, uidAt(a, j), uidAt(b, j), len(a), len(b))})
+		out = append(out, Violation{Criterion: CritRestartInvisibility, Step: at, Process: i, Detail: fmt.Sprintf(
+			"a clean restart of %s after script action %d%s changes delivery %d: %s without it, %s with it (%d vs %d deliveries)",
+			proc, at, drawnAt(after, at), j, uidAt(a, j), uidAt(b, j), len(a), len(b))})
 	}
 	return out
+}
+
+// drawnAt says where a restart that moved to a later point was drawn.
+func drawnAt(after, at int) string {
+	if after == at {
+		return ""
+	}
+	return fmt.Sprintf(" (drawn at %d)", after)
 }
 
 // uidAt renders the j-th uid of seq, or "nothing".
@@ -77,4 +147,81 @@ func uidAt(seq []uint64, j int) string {
 		return fmt.Sprintf("m%d", seq[j])
 	}
 	return "nothing"
+}
+
+// RestartCheck says whether a run checks RESTART_INVISIBILITY once it has passed, and where: at
+// the first point from AtPermille thousandths of the script on where a process is running with its
+// step committed, the first such process counting from Process (modulo the number of processes)
+// is restarted. Drawn from the seed's own stream (drawRestartCheck).
+type RestartCheck struct {
+	On         bool
+	Process    int
+	AtPermille int
+}
+
+// RestartCheckSharePct is the share of swarm seeds whose settings switch the restart check on:
+// the check runs the script a second time, so it is a seeded share of runs, not every run.
+const RestartCheckSharePct = 25
+
+// restartStream is the PCG stream constant of the restart check's draws ("restart" in ASCII),
+// distinct from every other stream, so switching the check on or off moves no other draw.
+const restartStream = 0x72657374617274
+
+// drawRestartCheck draws the seed's restart check.
+func drawRestartCheck(seed uint64) RestartCheck {
+	rng := rand.New(rand.NewPCG(seed, restartStream))
+	rc := RestartCheck{On: rng.IntN(100) < RestartCheckSharePct, Process: rng.IntN(MaxProcesses), AtPermille: rng.IntN(1000)}
+	if !rc.On {
+		return RestartCheck{}
+	}
+	return rc
+}
+
+// checkRestart runs the restart check of a finished run whose settings ask for it: the run's
+// script (scn.Script, or the script it recorded) again with the drawn clean restart, and the
+// violations it finds.
+func checkRestart(scn *Scenario, set Settings, opts RunOptions, res *Result) []Violation {
+	script := scn.Script
+	if len(script) == 0 {
+		script = res.Script
+	}
+	if len(script) == 0 || len(scn.Processes) == 0 {
+		return nil
+	}
+	rc := set.RestartCheck
+	after := len(script) * rc.AtPermille / 1000
+	re := *scn
+	re.Script = script
+	set.RestartCheck = RestartCheck{}
+	opts.Sinks, opts.RecordScript = nil, false
+	opts.Disabled = append(slices.Clip(opts.Disabled), CritReference)
+	opts.restart = &restartPoint{after: after, orLater: true, from: rc.Process % len(scn.Processes), at: -1}
+	restarted := Run(&re, set, NewRandomChooser(set.Seed), opts)
+	if opts.restart.at < 0 {
+		return nil // no process was running with its step committed from there on
+	}
+	res.Stats.RestartChecks++
+	at, proc := opts.restart.at, opts.restart.proc
+	out := compareDeliveries(res.Deliveries, restarted.Deliveries, proc, after, at)
+	for _, v := range restarted.Violations {
+		out = append(out, restartViolation(v, proc, after, at))
+	}
+	return out
+}
+
+// restartViolation reports violation v, found in a run with a clean restart of proc after script
+// action at (drawn at after), as a RESTART_INVISIBILITY violation naming it.
+func restartViolation(v Violation, proc string, after, at int) Violation {
+	return Violation{Criterion: CritRestartInvisibility, Step: v.Step, Process: v.Process, Msgs: v.Msgs,
+		Detail: fmt.Sprintf("a clean restart of %s after script action %d%s makes the run break %s: %s",
+			proc, at, drawnAt(after, at), v.Criterion, v.Detail)}
+}
+
+// describe renders the check for Settings.Describe, with the share of seeds that get one.
+func (rc RestartCheck) describe() string {
+	if !rc.On {
+		return fmt.Sprintf("off (on for %d%% of seeds)", RestartCheckSharePct)
+	}
+	return fmt.Sprintf("process %d (modulo the process count) from %d.%d%% of the script on (on for %d%% of seeds)",
+		rc.Process, rc.AtPermille/10, rc.AtPermille%10, RestartCheckSharePct)
 }

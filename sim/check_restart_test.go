@@ -68,3 +68,45 @@ func commitsOf(script []ScriptedAction, name string, n int) []int {
 	}
 	return out
 }
+
+// TestRestartCheckCatchesExecutionPartitioner shows the restart check in ordinary runs catching a
+// host bug no other criterion sees: a partitioner that mixes the execution number into the
+// partition of an emission (as a partitioner seeded per producer instance would). Every run is
+// legal on its own — each execution routes consistently, the receivers' engines agree with their
+// reference nodes — but a clean restart sends the later emissions to another partition of mid,
+// so p2, which receives mid's partition 0 only, delivers another sequence.
+func TestRestartCheckCatchesExecutionPartitioner(t *testing.T) {
+	scn := diamondScenario()
+	scn.Topics[1].Partitions = 2
+	hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
+		return int((keyHash(key) + uint32(execution)) % uint32(parts))
+	}}
+	caught, checked := 0, 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		set := ExpandSettings(seed)
+		set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
+		honest := Run(scn, set, NewRandomChooser(seed), RunOptions{})
+		if honest.Verdict != "pass" {
+			t.Fatalf("seed %d, honest partitioner: %v", seed, honest.Violations)
+		}
+		checked += honest.Stats.RestartChecks
+		set.RestartCheck = RestartCheck{}
+		if res := Run(scn, set, NewRandomChooser(seed), RunOptions{hooks: hooks}); res.Verdict != "pass" {
+			t.Fatalf("seed %d, without the restart check: %v (only the restart check may see this bug)", seed, res.Violations)
+		}
+		set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
+		res := Run(scn, set, NewRandomChooser(seed), RunOptions{hooks: hooks})
+		for _, v := range res.Violations {
+			if v.Criterion != CritRestartInvisibility {
+				t.Fatalf("seed %d: %v", seed, v)
+			}
+		}
+		if res.Verdict != "pass" {
+			caught++
+		}
+	}
+	t.Logf("%d of 40 seeds caught, %d honest checks made", caught, checked)
+	if checked < 30 || caught < 5 {
+		t.Fatalf("%d of 40 seeds caught, %d honest checks made", caught, checked)
+	}
+}

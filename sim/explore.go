@@ -43,6 +43,9 @@ type ExploreOptions struct {
 	HopsMax int
 	// Disabled lists criteria the oracle does not report, for tests only (RunOptions.Disabled).
 	Disabled []Criterion
+	// NoRestartCheck switches the restart check at terminal states off (explore_restart.go), for
+	// tests and to measure its cost.
+	NoRestartCheck bool
 	// StopAtFirst ends the exploration at the first violation.
 	StopAtFirst bool
 	// MaxStates stops the exploration (Complete false) after this many states; 0 = no cap.
@@ -82,6 +85,9 @@ type ExploreResult struct {
 	Complete bool   `json:"complete"`
 	DepthCut int    `json:"depth_cut,omitempty"`
 	Verdict  string `json:"verdict"`
+	// RestartChecks counts the terminal states checked for RESTART_INVISIBILITY
+	// (explore_restart.go).
+	RestartChecks int `json:"restart_checks"`
 	// Violations lists one entry per (criterion, process) found: in the order found by one
 	// worker, sorted by criterion and process by several (explore_parallel.go).
 	Violations []ExploreViolation `json:"violations"`
@@ -111,6 +117,8 @@ type ExploreViolation struct {
 	Terminal bool `json:"terminal"`
 	// Path is every step's Chooser answers (ReplayPath replays it).
 	Path [][]int `json:"path"`
+	// Restart, on a RESTART_INVISIBILITY violation, is the clean restart inserted into Path.
+	Restart *ExploreRestart `json:"restart,omitempty"`
 }
 
 // exState is one explored state: a world, its ID stream, the budget it has spent and its depth.
@@ -163,6 +171,10 @@ type explorer struct {
 	// expanding (explore_parallel.go).
 	par    *parallelExplore
 	frames []exploreFrame
+	// pathStates are the states of the path the search is on, root first, and pathScript the
+	// actions its steps recorded (explore_restart.go).
+	pathStates []pathState
+	pathScript []ScriptedAction
 }
 
 // visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
@@ -197,7 +209,7 @@ func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
 // run explores from the root and finishes the result.
 func (x *explorer) run() ExploreResult {
 	x.start()
-	x.enter(x.root(), 0)
+	x.enterRoot()
 	return x.finish()
 }
 
@@ -436,7 +448,9 @@ func (x *explorer) expandFrom(s *exState, key hashKey, sleep, only, done uint64,
 			}
 		}
 		x.path = append(x.path, t.choices)
+		x.pushPath(&t.next, t.script)
 		x.enter(&t.next, x.childSleep(sleep|done, t.id))
+		x.popPath()
 		x.path = x.path[:len(x.path)-1]
 		done |= t.bit()
 		return !x.stop && (fi < 0 || !x.frames[fi].given)
@@ -455,11 +469,22 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 	}
 	w := s.w
 	before := len(w.violations)
+	var restarted *world
+	at, p, check := 0, 0, !x.opts.NoRestartCheck && !slices.Contains(x.opts.Disabled, CritRestartInvisibility)
+	if check {
+		at, p, check = x.restartCandidate()
+	}
+	if check {
+		restarted = x.restartCopy(at, p) // the path's states, this one included, are still intact
+	}
 	w.livenessPhase()
 	w.checkLiveness()
 	w.checkCausalOrderLifetime()
 	for _, v := range w.violations[before:] {
 		x.report(v, true, nil)
+	}
+	if check && len(w.violations) == before {
+		x.checkRestart(w, restarted, at, p)
 	}
 }
 

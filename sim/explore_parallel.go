@@ -164,6 +164,7 @@ func (p *parallelExplore) result(xs []*explorer) ExploreResult {
 	for _, x := range xs {
 		res.States += x.res.States
 		res.Transitions += x.res.Transitions
+		res.RestartChecks += x.res.RestartChecks
 		res.MaxDepth = max(res.MaxDepth, x.res.MaxDepth)
 		for k := range x.res.terminals {
 			res.terminals[k] = struct{}{}
@@ -292,7 +293,7 @@ func (x *explorer) work() {
 			return
 		}
 		if it.root {
-			x.enter(x.root(), 0)
+			x.enterRoot()
 			continue
 		}
 		s := x.replayTo(it.path)
@@ -302,6 +303,7 @@ func (x *explorer) work() {
 		x.path = append(x.path[:0], it.path...)
 		x.expandFrom(s, it.key, it.sleep, it.only, it.done, it.prefixes)
 		x.path = x.path[:0]
+		x.clearPath()
 		x.release(s)
 	}
 }

@@ -129,7 +129,7 @@ func splitTop(scn *Scenario, opts ExploreOptions) *explorer {
 		x := newExplorer(scn, opts)
 		x.split = &splitState{depth: depth, first: map[hashKey]int{}}
 		x.start()
-		x.enter(x.root(), 0)
+		x.enterRoot()
 		if opts.SplitDepth > 0 || x.stop || x.split.subtrees() == 0 || x.split.subtrees() >= splitItemsPerShard*opts.Shards ||
 			depth >= MaxSplitDepth {
 			return x
@@ -147,14 +147,17 @@ func (x *explorer) enterSubtree(item *splitItem) {
 	x.path = append(x.path[:0], item.path...)
 	x.enter(s, item.sleep)
 	x.path = x.path[:0]
+	x.clearPath()
 	x.release(s)
 }
 
 // replayTo returns the state path leads to from the root, each step taken as the exploration
 // takes it (a clone of the state before, answered by a forced prefix), so the state is the one
-// the exploration reached.
+// the exploration reached. The states on the way stay alive and make the search's path
+// (x.pathStates, for the restart check) until clearPath.
 func (x *explorer) replayTo(path [][]int) *exState {
 	s := x.root()
+	x.resetPath(s)
 	var c stepChooser
 	for i, answers := range path {
 		acts := new(stateActions).of(s.w)
@@ -168,6 +171,7 @@ func (x *explorer) replayTo(path [][]int) *exState {
 			panic(fmt.Sprintf("sim: explore: step %d of a replayed path answered %v, not %v", i+1, c.answers, answers))
 		}
 		s = &t.next // the state before is not released: the one after may share its storage
+		x.pushPath(s, t.script)
 	}
 	return s
 }

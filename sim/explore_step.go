@@ -20,6 +20,8 @@ type transition struct {
 	// id is the transition's identity for the reduction (-1: none, it is never asleep).
 	id               int
 	violationsBefore int
+	// script is what the step recorded (in storage the slot reuses).
+	script []ScriptedAction
 }
 
 // bit returns the transition's sleep-set bit (0 when it has none).
@@ -189,7 +191,7 @@ func (x *explorer) takeFree() *world { return popFree(&x.free) }
 func (x *explorer) step(s *exState, acts *stateActions, c *stepChooser, t *transition) {
 	w := s.w.cloneInto(x.takeFree(), s.ids, c)
 	*t = transition{next: exState{w: w, ids: &w.idsPCG, spent: s.spent, depth: s.depth + 1}, id: -1,
-		violationsBefore: len(w.violations)}
+		violationsBefore: len(w.violations), script: t.script[:0]}
 	if cap(x.masks) < len(w.procs) {
 		x.masks = make([]procMask, len(w.procs))
 	}
@@ -205,5 +207,6 @@ func (x *explorer) step(s *exState, acts *stateActions, c *stepChooser, t *trans
 	if x.por != nil {
 		t.id = x.por.id(w)
 	}
+	t.script = append(t.script, w.script...)
 	w.script = w.script[:0]
 }

@@ -158,7 +158,11 @@ func (p *proc) send(em Emission, tsMicros int64) bool {
 		panic(fmt.Sprintf("sim: %s emits to unknown or deleted topic %q", p.spec.Name, em.Topic))
 	}
 	inc := w.topics[t].inc
-	c := w.chanOf(inc, int(keyHash(em.Key)%uint32(w.incs[inc].parts)))
+	part := int(keyHash(em.Key) % uint32(w.incs[inc].parts))
+	if w.hooks != nil && w.hooks.partition != nil {
+		part = w.hooks.partition(p.idx, p.execution, em.Key, w.incs[inc].parts)
+	}
+	c := w.chanOf(inc, part)
 	in := node.Record{Key: em.Key, Value: em.Value, TimestampMicros: tsMicros}
 	stamped, err := p.eng.Emit(w.chans[c].nc, in)
 	w.refEmit(p, c, in, stamped, err)

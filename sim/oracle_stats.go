@@ -36,6 +36,9 @@ type Stats struct {
 	Zombies      int                      `json:"zombies_fenced"`
 	AbortedTxns  int                      `json:"aborted_txns"`
 	OpenTxns     int                      `json:"open_txns"`
+	// RestartChecks counts the RESTART_INVISIBILITY checks the run made (check_restart.go): 1
+	// when its settings asked for one and the drawn process was restartable from the drawn point.
+	RestartChecks int `json:"restart_checks"`
 
 	// CorruptDecodable counts the corrupt records whose headers the reference decoder reads:
 	// near misses, which are forged records judged by what they say.

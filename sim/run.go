@@ -133,12 +133,28 @@ func (r *recorder) Choose(label string, weights []uint32) int {
 // the safety phase (set.SafetySteps actions chosen by ch, or scn.Script when given), then the
 // liveness phase (faults off; every process started, fed, drained and committed until nothing
 // moves, at most set.LivenessStepsMax actions; skipped when that is 0), then the end-of-run
-// checks. It is deterministic: no map order, goroutine or wall clock reaches the result.
+// checks, and, when set.RestartCheck asks for it and the run passed, the restart check
+// (check_restart.go: the script once more with a clean restart inserted; not with opts.Streams
+// given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
 func Run(scn *Scenario, set Settings, ch Chooser, opts RunOptions) *Result {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
-	return newWorld(scn, &set, ch, &opts).run()
+	check := set.RestartCheck.On && opts.restart == nil && opts.Streams.isZero() && opts.reports(CritRestartInvisibility)
+	caller := opts
+	if check {
+		opts.RecordScript = true
+	}
+	res := newWorld(scn, &set, ch, &opts).run()
+	if check && res.Verdict == "pass" {
+		if vs := checkRestart(scn, set, caller, res); len(vs) > 0 {
+			res.Violations, res.Verdict = append(res.Violations, vs...), "violation"
+		}
+	}
+	if !caller.RecordScript {
+		res.Script = nil
+	}
+	return res
 }
 
 // run executes the phases of a run and returns its result.

@@ -60,6 +60,10 @@ type Settings struct {
 	RetentionRecords      int   // size retention in records per partition (0 = infinite)
 	ForwardHopsMax        int   // application logic forwards a message at most this many hops
 
+	// RestartCheck, when on, runs the run's script again with a clean restart of one process
+	// inserted and compares every process's deliveries (RESTART_INVISIBILITY, check_restart.go).
+	RestartCheck RestartCheck
+
 	// WorkUnitsPerMicro converts the engine's work counters (heads offered, causes compared
 	// and merged, header bytes / 64, holds added and removed) into virtual microseconds charged
 	// on top of an action's drawn duration; 0 means DefaultWorkUnitsPerMicro.

@@ -123,6 +123,7 @@ func ExpandSettings(seed uint64) Settings {
 	drawFaultSchedule(rand.New(rand.NewPCG(seed, faultScheduleStream)), &set)
 	set.HoldPauseSteps = holdPauseSteps
 	set.SpareDeadHoldSurvivors = true
+	set.RestartCheck = drawRestartCheck(seed)
 	return set
 }
 

@@ -23,6 +23,7 @@ func (s Settings) Describe() string {
 	fmt.Fprintf(&b, "feed_lag_factor          %s\n", offIfZero(int64(s.FeedLagFactor), ""))
 	fmt.Fprintf(&b, "hold_pause_steps         %s\n", offIfZero(int64(s.HoldPauseSteps), ""))
 	fmt.Fprintf(&b, "spare_survivors          %s\n", onOff(s.SpareDeadHoldSurvivors))
+	fmt.Fprintf(&b, "restart_check            %s\n", s.RestartCheck.describe())
 	on := 0
 	for k := range spec.NumActionKinds {
 		if s.Weights[k] > 0 {

@@ -16,4 +16,7 @@ type testHooks struct {
 	// feedHeaders may replace the headers of a record on channel c as process p's engine is fed
 	// it (the substrate keeps the record's own): a codec that misreads them.
 	feedHeaders func(p int, c int32, hs []node.Header) []node.Header
+	// partition may replace the partition (of parts) process p, in its execution-th execution,
+	// sends an emission with key to: a partitioner that is not a function of the key alone.
+	partition func(p, execution int, key []byte, parts int) int
 }

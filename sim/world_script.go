@@ -15,15 +15,19 @@ import (
 // runScript executes the script.
 func (w *world) runScript(script []ScriptedAction) {
 	for i := range script {
-		a := &script[i]
-		w.step++
-		w.action = a.Kind
-		w.stats.Actions[a.Kind]++
-		w.clock.advance(a.Kind)
-		if !w.doScripted(a) {
-			w.emitRaw("skipped", -1, fmt.Sprintf("script action %d (%s %s %s) does not apply", i, a.Kind, a.Process, a.Topic))
-		}
+		w.runScripted(i, &script[i])
 		w.maybeRestart(i)
+	}
+}
+
+// runScripted performs script action a, the i-th of the script, as one step.
+func (w *world) runScripted(i int, a *ScriptedAction) {
+	w.step++
+	w.action = a.Kind
+	w.stats.Actions[a.Kind]++
+	w.clock.advance(a.Kind)
+	if !w.doScripted(a) {
+		w.emitRaw("skipped", -1, fmt.Sprintf("script action %d (%s %s %s) does not apply", i, a.Kind, a.Process, a.Topic))
 	}
 }
 

@@ -3,6 +3,7 @@ package scenariofile
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
@@ -31,9 +32,27 @@ func Counterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOpti
 	if err != nil {
 		return nil, fmt.Errorf("scope %s: %w", name, err)
 	}
+	if v.Restart != nil {
+		return restartCounterexample(name, budget, scn, opts, sabotage, v, script)
+	}
 	if res.Verdict != "violation" {
 		return nil, fmt.Errorf("scope %s: the path to %s does not reproduce in place", name, v.Criterion)
 	}
+	for i := range script {
+		if script[i].Kind == spec.ActProducePlain && script[i].Key == nil {
+			script[i].Key, script[i].Value = explorePayloadKey, explorePayloadValue
+		}
+	}
+	data := formatCounterexample(name, budget, scn, opts, sabotage, v, script)
+	// The expectation makes 'simrun run FILE --sabotage MODE' report the violation as expected
+	// (as shrunk reproductions do, shrink_script.go) rather than as a failure.
+	data = append(bytes.TrimRight(data, "\n"), []byte("\nexpect verdict: violation "+string(v.Criterion)+"\n")...)
+	return data, checkReproduces(data, sabotage, v.Criterion)
+}
+
+// formatCounterexample writes the explored path's script as a scenario file with the
+// exploration's settings and comments naming the violation.
+func formatCounterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation, script []sim.ScriptedAction) []byte {
 	for i := range script {
 		if script[i].Kind == spec.ActProducePlain && script[i].Key == nil {
 			script[i].Key, script[i].Value = explorePayloadKey, explorePayloadValue
@@ -49,14 +68,61 @@ func Counterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOpti
 	if mode == "" {
 		mode = "NONE"
 	}
-	data := Format(scn, fs,
+	return Format(scn, fs,
 		fmt.Sprintf("Shortest counterexample found by 'simrun explore --scenario %s --sabotage %s' (budget %s).", name, mode, budget),
 		fmt.Sprintf("%s (process %d): %s", v.Criterion, v.Process, v.Detail),
 		fmt.Sprintf("Reproduce: simrun run FILE --sabotage %s", mode))
-	// The expectation makes 'simrun run FILE --sabotage MODE' report the violation as expected
-	// (as shrunk reproductions do, shrink_script.go) rather than as a failure.
-	data = append(bytes.TrimRight(data, "\n"), []byte("\nexpect verdict: violation "+string(v.Criterion)+"\n")...)
-	return data, checkReproduces(data, sabotage, v.Criterion)
+}
+
+// restartCounterexample writes a RESTART_INVISIBILITY violation found at a terminal state: the
+// path's script with an 'expect restart-invisible' line after the action the restart followed,
+// which running the file must find broken.
+func restartCounterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation, script []sim.ScriptedAction) ([]byte, error) {
+	r := v.Restart
+	if r.After < 0 || r.After >= len(script) {
+		return nil, fmt.Errorf("scope %s: the restart follows action %d of a path of %d actions", name, r.After, len(script))
+	}
+	data := formatCounterexample(name, budget, scn, opts, sabotage, v, script)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	first := len(lines) - countActionLines(script) // the action lines close the file
+	at := first + actionLine(script, r.After)
+	out := append(append(slices.Clone(lines[:at+1]), "expect restart-invisible "+r.Process), lines[at+1:]...)
+	data = []byte(strings.Join(out, "\n") + "\n")
+	f, err := ParseFile("counterexample", data)
+	if err != nil {
+		return nil, fmt.Errorf("the counterexample file does not parse: %w", err)
+	}
+	run, err := RunFile(f, FileRunOptions{Sabotage: sabotage})
+	if err != nil {
+		return nil, fmt.Errorf("the counterexample file does not run: %w", err)
+	}
+	if len(run.Failures) == 0 {
+		return nil, fmt.Errorf("scope %s: the counterexample file does not reproduce %s", name, v.Criterion)
+	}
+	return data, nil
+}
+
+// countActionLines returns how many lines Format writes for script (repeated feeds fold into one).
+func countActionLines(script []sim.ScriptedAction) int {
+	return actionLine(script, len(script)-1) + 1
+}
+
+// actionLine returns the index, among the action lines Format writes for script, of the line
+// that holds action i.
+func actionLine(script []sim.ScriptedAction, i int) int {
+	line := 0
+	for j := 0; j < len(script); {
+		n := 1
+		for script[j].Kind == spec.ActFeed && j+n < len(script) && sameAction(script[j], script[j+n]) {
+			n++
+		}
+		if i < j+n {
+			return line
+		}
+		line++
+		j += n
+	}
+	return line
 }
 
 // checkReproduces runs a written counterexample file and checks it violates crit.

@@ -56,6 +56,7 @@ func (fs FileSettings) Sim() sim.Settings {
 	if fs.Swarm != 0 {
 		set = sim.ExpandSettings(fs.Swarm)
 		set.Weights = [len(set.Weights)]uint32{}
+		set.RestartCheck = sim.RestartCheck{} // a file asks for restart checks where it wants them (expect restart-invisible)
 	}
 	set.Seed, set.SafetySteps = fs.Seed, 0
 	apply := func(key string) bool { return fs.Swarm == 0 || fs.Given[key] }
