@@ -110,3 +110,47 @@ func TestRestartCheckCatchesExecutionPartitioner(t *testing.T) {
 		t.Fatalf("%d of 40 seeds caught, %d honest checks made", caught, checked)
 	}
 }
+
+// TestRestartCheckFiresInSweepAndExplore shows the execution partitioner of
+// TestRestartCheckCatchesExecutionPartitioner caught as the sweep and the explorer run, with
+// nothing switched on or off: a sweep over seeds whose swarm settings draw the restart check
+// (RestartCheckSharePct of them) and an exhaustive exploration, each finding RESTART_INVISIBILITY
+// and no other criterion.
+func TestRestartCheckFiresInSweepAndExplore(t *testing.T) {
+	hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
+		return int((keyHash(key) + uint32(execution)) % uint32(parts))
+	}}
+	scn := diamondScenario()
+	scn.Topics[1].Partitions = 2
+	caught, checked := 0, 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		set := ExpandSettings(seed)
+		res := Run(scn, set, NewRandomChooser(seed), RunOptions{hooks: hooks})
+		checked += res.Stats.RestartChecks
+		for _, v := range res.Violations {
+			if v.Criterion != CritRestartInvisibility {
+				t.Fatalf("seed %d: %v (only the restart check may see this bug)", seed, v)
+			}
+		}
+		if res.Verdict != "pass" {
+			caught++
+		}
+	}
+	t.Logf("sweep: %d of 400 seeds caught, %d restart checks made", caught, checked)
+	if caught == 0 {
+		t.Errorf("sweep: no seed caught (%d restart checks made)", checked)
+	}
+
+	chain := chainScope()
+	chain.Topics[1].Partitions = 2
+	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2"), StopAtFirst: true, hooks: hooks}
+	res := Explore(chain, opts)
+	t.Log(res)
+	if res.Verdict != "violation" || res.Violations[0].Criterion != CritRestartInvisibility || res.Violations[0].Restart == nil {
+		t.Fatalf("explore: %v", res)
+	}
+	opts.NoRestartCheck = true
+	if res := Explore(chain, opts); res.Verdict != "pass" {
+		t.Fatalf("explore without the restart check: %v (only the restart check may see this bug)", res.Violations)
+	}
+}
