@@ -87,6 +87,12 @@ var scopes = []Scope{
 		Budget: "msgs=2,delete=1", Catches: []string{"DELIVER_PAST_DEAD_HOLDS"}, Build: oneReceiver("delete_held", false, "a", "b")},
 	{Name: "truncate_unread", Summary: "one process whose unread records are truncated away",
 		Budget: "msgs=1,truncate=1", Catches: []string{"RESET_PAST_LOG_START"}, Build: oneReceiver("truncate_unread", false, "a")},
+	{Name: "commit_crash", Summary: "one forwarding process, a crash between two calls of its commit sequence",
+		Budget: "msgs=1,commitcrash=1", Catches: []string{"STATE_BEFORE_COMMIT", "STATE_AFTER_COMMIT", "OFFSETS_OUTSIDE_TXN"},
+		Build: oneReceiver("commit_crash", true, "a")},
+	{Name: "zombie_commit", Summary: "one forwarding process superseded while its step is open: the old execution runs its commit",
+		Budget: "msgs=1,zombie=1", Catches: []string{"ZOMBIE_IGNORES_FENCE", "OFFSETS_OUTSIDE_TXN"},
+		Build: oneReceiver("zombie_commit", true, "a")},
 	{Name: "chain", Summary: "two processes: p1 forwards ext to mid, p2 receives ext and mid",
 		Budget: "msgs=2", Catches: []string{"IGNORE_CAUSES"},
 		Build: func() *sim.Scenario {

@@ -304,7 +304,7 @@ var generalFaults = []generalFault{
 	{"crash", "crash=1"}, {"stop", "stop=1"}, {"rewind", "stop=1,rewind=1"}, {"redeclare", "stop=1,redeclare=1"},
 	{"truncate", "truncate=1"}, {"retention", "retention=1"}, {"delete", "delete=1"}, {"recreate", "recreate=1"},
 	{"abort", "abort=1"}, {"open", "open=1"}, {"migrate", "migrate=1"}, {"zombie", "zombie=1"},
-	{tightFault, ""},
+	{tightFault, ""}, {"commitcrash", "commitcrash=1"},
 }
 
 // generalBudget is the budget of wiring w under fault f. The states of a scope grow with its

@@ -62,7 +62,7 @@ func reachableEngineHostModes() []string {
 			modes = append(modes, m.String())
 		}
 	}
-	return append(modes, sim.HostResetPastLogStart.String())
+	return append(modes, sim.HostSabotageNames()...)
 }
 
 // exploreSabotaged explores sc under sabotage mode name until the first violation.

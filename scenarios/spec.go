@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
@@ -26,18 +27,18 @@ type Prepared struct {
 	Options  sim.RunOptions // sabotage set; sinks and streams left for the caller
 }
 
-// SabotageNames returns every valid --sabotage name: the engine modes in node's order, then the
-// host's RESET_PAST_LOG_START.
+// SabotageNames returns every valid --sabotage name of the engine and the host: the engine modes
+// in node's order, then the host's (sim.HostSabotageNames).
 func SabotageNames() []string {
 	var names []string
 	for _, m := range node.SabotageModes() {
 		names = append(names, m.String())
 	}
-	return append(names, sim.HostResetPastLogStart.String())
+	return append(names, sim.HostSabotageNames()...)
 }
 
 // IsHostSabotage reports whether name is a host (not engine) sabotage mode.
-func IsHostSabotage(name string) bool { return name == sim.HostResetPastLogStart.String() }
+func IsHostSabotage(name string) bool { return sim.IsHostSabotage(name) }
 
 // ParseSabotage resolves a --sabotage name into the engine and host modes it sets (at most one is
 // not honest; "" and "NONE" are honest). An unknown name is an error listing the valid ones.
@@ -111,7 +112,7 @@ func SpecOfReplay(r *sim.Replay) (Spec, error) {
 			return Spec{}, fmt.Errorf("replay names both sabotage %s and host-sabotage %s; a run has at most one", r.Sabotage, r.HostSabotage)
 		}
 		if !IsHostSabotage(r.HostSabotage) {
-			return Spec{}, fmt.Errorf("unknown host-sabotage %q (valid: %s)", r.HostSabotage, sim.HostResetPastLogStart)
+			return Spec{}, fmt.Errorf("unknown host-sabotage %q (valid: %s)", r.HostSabotage, strings.Join(sim.HostSabotageNames(), ", "))
 		}
 		s.Sabotage = r.HostSabotage
 	}

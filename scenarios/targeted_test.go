@@ -29,6 +29,10 @@ func TestTargetedCatchSabotage(t *testing.T) {
 		"IGNORE_RECREATION":       {"recreated_received_topic_refusal", sim.CritRecreation},
 		"DELIVER_PAST_DEAD_HOLDS": {"pruned_dead_channel_cannot_deliver_past_held_cause", sim.CritS9},
 		"RESET_PAST_LOG_START":    {"truncation_one_unread", sim.CritS8},
+		"STATE_BEFORE_COMMIT":     {"crash_inside_commit", sim.CritReference},
+		"STATE_AFTER_COMMIT":      {"crash_inside_commit", sim.CritReference},
+		"OFFSETS_OUTSIDE_TXN":     {"crash_inside_commit", sim.CritHost},
+		"ZOMBIE_IGNORES_FENCE":    {"zombie_commit_fenced", sim.CritHost},
 	}
 	for _, mode := range SabotageNames() {
 		c, ok := catches[mode]

@@ -4,12 +4,21 @@ package sim
 // execution each channel is fed in strictly increasing position order. H2: a start position
 // never covers a committed record the process was not fed (below it everything was fed and
 // committed, lies below the first read, or is within the true delivered past). H6: a step begun
-// by a superseded execution never commits (the zombie's commit must be fenced). H3–H5 hold by
-// construction of the step (one commit applies the substrate transaction and the ordering delta
-// together; every start is node.Start from committed state; a crash discards the working
-// positions) and show up through the other checkers when broken.
+// by a superseded execution never commits: after a zombie's attempt at the host's commit
+// sequence the group offsets and the state store are as they were (host_commit.go). H3–H5 are
+// judged on what reached the substrate and the state store by the other checkers: a crash can
+// land between any two calls of the commit sequence (host_commit.go), after which the state store
+// must hold the reference node's committed state (REFERENCE) and the next start must feed every
+// record its committed history did not (H2, S8); every start is node.Start from committed state;
+// a crash discards the working positions.
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/substrate"
+)
 
 // checkFeed checks H1 for feeding pos on pc, then the S8 reader-jump rule.
 func (w *world) checkFeed(p *proc, pc *pcState, pos int64, uid uint64) {
@@ -36,9 +45,14 @@ func (w *world) checkStartPositions(p *proc) {
 	}
 }
 
-// checkZombieFenced reports H6 when a superseded execution's commit went through.
-func (w *world) checkZombieFenced(p *proc, err error) {
-	if err == nil {
-		w.violate(CritHost, p.idx, "H6: a superseded execution committed its step")
+// checkZombieFenced reports H6 when a superseded execution's commit attempt changed what the next
+// start reads: the group's committed offsets (offs before the attempt) or the state store (the
+// committed state was state before it; a write replaces it, world.zombie).
+func (w *world) checkZombieFenced(p *proc, offs []substrate.GroupOffset, state *node.State) {
+	if now := w.sub.AppendCommittedOffsets(nil, p.group); !slices.Equal(now, offs) {
+		w.violate(CritHost, p.idx, fmt.Sprintf("H6: a superseded execution committed read positions %v (were %v)", now, offs))
+	}
+	if p.committed != state {
+		w.violate(CritHost, p.idx, "H6: a superseded execution wrote its step's ordering state")
 	}
 }

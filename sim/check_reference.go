@@ -79,6 +79,14 @@ func (r *procRef) node() *refnode.Node {
 	return r.live
 }
 
+// committedOrEmpty returns the model's committed state, the empty one before its first commit.
+func (r *procRef) committedOrEmpty() *refnode.State {
+	if r.committed == nil {
+		return &refnode.State{}
+	}
+	return r.committed
+}
+
 // drop ends the model's execution with the engine's.
 func (r *procRef) drop() { r.live, r.shared = nil, false }
 
@@ -178,18 +186,39 @@ func (w *world) refEmit(p *proc, c int32, rec node.Record, stamped node.Record, 
 	}
 }
 
-// refCommit commits p's model and compares its committed state with the one the host persisted
-// from the engine's delta.
+// refCommit commits p's model at the step's durable point (its transaction committed,
+// host_commit.go).
 func (w *world) refCommit(p *proc) {
 	if p.ref.off || p.ref.live == nil {
 		return
 	}
-	st := p.ref.node().Commit()
-	p.ref.committed = st
+	p.ref.committed = p.ref.node().Commit()
+}
+
+// refCheckCommitted compares, once p's commit sequence is over, the committed state the host
+// persisted from the engine's delta with the model's.
+func (w *world) refCheckCommitted(p *proc) {
+	if p.ref.off || p.ref.live == nil {
+		return
+	}
+	st := p.ref.committedOrEmpty()
 	prev := p.ref.checked
 	p.ref.checked = st
 	if !sameCommitted(p.committed, st, prev) {
 		w.refViolate(p, "committed ordering state, engine vs reference: "+refStateOf(p.committed).Diff(st))
+	}
+}
+
+// refCheckStored compares the committed state in p's state store with the model's committed
+// state after a commit sequence that did not end (a crash inside it, a zombie's attempt; when
+// says which): the next start reads it, and nothing writes it while p is down.
+func (w *world) refCheckStored(p *proc, when string) {
+	if p.ref.off || !w.opts.reports(CritReference) {
+		return
+	}
+	st := p.ref.committedOrEmpty()
+	if !sameCommitted(p.committed, st, nil) {
+		w.refViolate(p, "committed ordering state "+when+", engine vs reference: "+refStateOf(p.committed).Diff(st))
 	}
 }
 

@@ -30,6 +30,7 @@ var budgetKeys = []struct {
 	{"delete", spec.ActDeleteTopic}, {"recreate", spec.ActRecreateTopic}, {"redeclare", spec.ActRedeclare},
 	{"abort", spec.ActTxnAbort}, {"open", spec.ActTxnOpen}, {"migrate", spec.ActMigrate}, {"zombie", spec.ActZombie},
 	{"swrite", spec.ActSessionWrite}, {"sread", spec.ActSessionRead}, {"damage", spec.ActTokenDamage},
+	{"commitcrash", spec.ActCommitCrash},
 }
 
 // freeKinds are the kinds no budget limits.
@@ -38,7 +39,7 @@ var freeKinds = []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, s
 // budgetAliases are other names accepted for a key.
 var budgetAliases = map[string]string{"plain": "msgs", "messages": "msgs", "restart": "stop",
 	"delete-records": "truncate", "deletion": "delete", "recreation": "recreate", "aborted": "abort",
-	"session-write": "swrite", "session-read": "sread", "token-damage": "damage"}
+	"session-write": "swrite", "session-read": "sread", "token-damage": "damage", "commit-crash": "commitcrash"}
 
 // Set gives kind k a budget of n.
 func (b *Budget) Set(k spec.ActionKind, n int) { b.limits[k] = n }
@@ -55,9 +56,10 @@ func (b Budget) Limit(k spec.ActionKind) int {
 func (b Budget) allows(k spec.ActionKind) bool { return b.Limit(k) != 0 }
 
 // ParseBudget parses "crash=1,truncate=1,msgs=4" (keys: msgs, stamped, corrupt, crash, stop,
-// rewind, truncate, retention, delete, recreate, redeclare, abort, open, migrate, zombie, and the
-// session actions swrite, sread and damage, which act only in a scope with sessions). A bad key or
-// count is an error naming it.
+// rewind, truncate, retention, delete, recreate, redeclare, abort, open, migrate, zombie,
+// commitcrash — a crash between two substrate calls of a commit, each of its points a branch —
+// and the session actions swrite, sread and damage, which act only in a scope with sessions). A
+// bad key or count is an error naming it.
 func ParseBudget(s string) (Budget, error) {
 	var b Budget
 	if strings.TrimSpace(s) == "" {

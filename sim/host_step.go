@@ -199,38 +199,12 @@ func (p *proc) send(em Emission, tsMicros int64) bool {
 	return true
 }
 
-// commit commits the step atomically (H3): the transaction carrying the emissions and the read
-// positions, then the engine's delta to the committed ordering state. A fenced commit (a zombie)
-// applies nothing.
+// commit commits the step atomically (H3): one transaction carries the emissions, the read
+// positions and the engine's delta to the committed ordering state (host_commit.go). A fenced
+// commit (a zombie) changes nothing.
 func (p *proc) commit() error {
-	w := p.w
-	delta := p.eng.Commit()
-	var offs []substrate.GroupOffset
-	for _, pc := range p.recv {
-		if pc.readPos != pc.committedPos && w.alive(pc.ch) {
-			offs = append(offs, substrate.GroupOffset{TopicPartition: w.chans[pc.ch].tp, Offset: substrate.Offset(pc.readPos)})
-		}
-	}
-	if len(offs) > 0 || p.txnOpen {
-		if err := p.commitTxn(offs); err != nil {
-			return err
-		}
-	}
-	p.applyDelta(delta)
-	w.refCommit(p)
-	for _, pc := range p.recv {
-		if w.alive(pc.ch) {
-			pc.committedPos = pc.readPos
-		}
-	}
-	p.refreshStepChans()
-	p.o.onCommit(p)
-	p.stepDirty = false
-	w.stats.Commits++
-	if w.tracing {
-		w.emitProc("committed", p, "")
-	}
-	return nil
+	_, err := p.commitSequence(-1)
+	return err
 }
 
 // applyDelta applies the engine's step delta to p's committed state. An empty delta on an
@@ -249,27 +223,6 @@ func (p *proc) applyDelta(delta node.Delta) {
 	if err := p.committed.Apply(delta); err != nil {
 		panic(fmt.Sprintf("sim: %s: applying the engine's delta: %v", p.spec.Name, err))
 	}
-}
-
-// commitTxn sends the read positions into the step's transaction and commits it.
-func (p *proc) commitTxn(offs []substrate.GroupOffset) error {
-	w := p.w
-	if !p.txnOpen {
-		if err := w.sub.BeginTransaction(p.txn); err != nil {
-			return err
-		}
-		p.txnOpen = true
-	}
-	if len(offs) > 0 {
-		if err := w.sub.SendOffsetsToTransaction(p.txn, p.group, offs); err != nil {
-			return err
-		}
-	}
-	if err := w.sub.CommitTransaction(p.txn); err != nil {
-		return err
-	}
-	p.txnOpen = false
-	return nil
 }
 
 // refreshStepChans re-reads the LSO of every channel the step's transaction wrote.

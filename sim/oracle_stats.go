@@ -39,6 +39,8 @@ type Stats struct {
 	// RestartChecks counts the RESTART_INVISIBILITY checks the run made (check_restart.go): 1
 	// when its settings asked for one and the drawn process was restartable from the drawn point.
 	RestartChecks int `json:"restart_checks"`
+	// CommitCrashes counts the crashes inside a commit sequence (host_commit.go).
+	CommitCrashes int `json:"commit_crashes"`
 
 	// CorruptDecodable counts the corrupt records whose headers the reference decoder reads:
 	// near misses, which are forged records judged by what they say.

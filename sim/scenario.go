@@ -105,6 +105,9 @@ type ScriptedAction struct {
 	Partition int32
 	// Offset: delete-records "before" offset; rewind target offset.
 	Offset int64
+	// Calls: commit-crash crashes once the commit sequence has made this many substrate calls
+	// (at least 1; more than the sequence has: after its last).
+	Calls int
 	// Key, Value: produce payload (nil draws from the payload stream).
 	Key, Value []byte
 	// Causes, when non-nil on a produce, is the exact frontier the record's parsley.causes

@@ -63,6 +63,10 @@ type Settings struct {
 	// RestartCheck, when on, runs the run's script again with a clean restart of one process
 	// inserted and compares every process's deliveries (RESTART_INVISIBILITY, check_restart.go).
 	RestartCheck RestartCheck
+	// CommitCrashPct is the share, in percent, of the scheduled crashes of a process whose step
+	// is not committed that land inside its commit sequence instead, between two of its
+	// substrate calls (host_commit.go). 0 (scripted runs, explorations) never.
+	CommitCrashPct int
 
 	// WorkUnitsPerMicro converts the engine's work counters (heads offered, causes compared
 	// and merged, header bytes / 64, holds added and removed) into virtual microseconds charged

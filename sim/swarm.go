@@ -72,6 +72,10 @@ var swarmKinds = [spec.NumActionKinds]swarmKind{
 	spec.ActSessionWrite: {always: true, weightMin: 300, weightMax: 900, durationMicros: Range{200, 3000}},
 	spec.ActSessionRead:  {always: true, weightMin: 300, weightMax: 900, durationMicros: Range{100, 2000}},
 	spec.ActTokenDamage:  {onPct: 80, weightMin: 30, weightMax: 120, durationMicros: Range{10, 100}},
+	// A crash inside a commit is never scheduled as a kind of its own (its weight stays 0, so
+	// every seed keeps its schedule): a scheduled crash of a process mid-step lands inside its
+	// commit instead, for a seeded share of such crashes (Settings.CommitCrashPct).
+	spec.ActCommitCrash: {durationMicros: Range{200, 3000}},
 }
 
 // ExpandSettings derives a run's settings from its seed, like TigerBeetle's VOPR: which fault
@@ -124,6 +128,10 @@ func ExpandSettings(seed uint64) Settings {
 	set.HoldPauseSteps = holdPauseSteps
 	set.SpareDeadHoldSurvivors = true
 	set.RestartCheck = drawRestartCheck(seed)
+	set.CommitCrashPct = drawCommitCrashPct(seed)
+	// A crash inside a commit is a scheduled crash: it takes a crash's time, so a run's script,
+	// which records it as one, advances the clock as the run did.
+	set.DurationMicros[spec.ActCommitCrash] = set.DurationMicros[spec.ActCrash]
 	return set
 }
 

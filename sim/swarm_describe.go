@@ -24,6 +24,7 @@ func (s Settings) Describe() string {
 	fmt.Fprintf(&b, "hold_pause_steps         %s\n", offIfZero(int64(s.HoldPauseSteps), ""))
 	fmt.Fprintf(&b, "spare_survivors          %s\n", onOff(s.SpareDeadHoldSurvivors))
 	fmt.Fprintf(&b, "restart_check            %s\n", s.RestartCheck.describe())
+	fmt.Fprintf(&b, "commit_crash_pct         %s\n", offIfZero(int64(s.CommitCrashPct), "%"))
 	on := 0
 	for k := range spec.NumActionKinds {
 		if s.Weights[k] > 0 {
@@ -64,7 +65,7 @@ var everySeed = []spec.ActionKind{}
 // but with such restarts were caught).
 var restartKinds = []spec.ActionKind{spec.ActCrash, spec.ActStop, spec.ActMigrate, spec.ActZombie, spec.ActDeleteTopic, spec.ActRecreateTopic}
 
-// sabotageNeeds maps each sabotage mode (engine modes and the host's RESET_PAST_LOG_START) to the
+// sabotageNeeds maps each sabotage mode (engine and host modes) to the
 // fault classes that can expose it: a seed is eligible when at least one of them is on. An empty
 // list means every seed is eligible. TREAT_COVERED_FEED_AS_REPLAY is absent on purpose: no host
 // keeping the in-order feed reaches its guard, so no seed is eligible (it is shown by a property
@@ -82,6 +83,10 @@ var sabotageNeeds = map[string][]spec.ActionKind{
 	"IGNORE_RECREATION":       {spec.ActRecreateTopic},
 	"DELIVER_PAST_DEAD_HOLDS": {spec.ActDeleteTopic},
 	"RESET_PAST_LOG_START":    {spec.ActDeleteRecords, spec.ActRetention},
+	"STATE_BEFORE_COMMIT":     {spec.ActCrash, spec.ActZombie}, // a crash inside a commit is a crash (CommitCrashPct)
+	"STATE_AFTER_COMMIT":      {spec.ActCrash},
+	"OFFSETS_OUTSIDE_TXN":     {spec.ActCrash, spec.ActZombie},
+	"ZOMBIE_IGNORES_FENCE":    {spec.ActZombie},
 	// The session tiers' modes act on session writes and reads, which only a scenario with
 	// sessions makes (the session actions are always on in the settings).
 	"READ_SKIPS_UNKNOWN_CHANNELS": {spec.ActSessionRead},

@@ -47,6 +47,9 @@ func TestExpandSettingsShape(t *testing.T) {
 		if (s.RetentionMicros > 0) != s.Enabled(spec.ActRetention) {
 			t.Fatalf("seed %d: retention %dus with retention action %v", seed, s.RetentionMicros, s.Enabled(spec.ActRetention))
 		}
+		if s.CommitCrashPct < 25 || s.CommitCrashPct > 75 {
+			t.Fatalf("seed %d: commit_crash_pct %d, want 25-75", seed, s.CommitCrashPct)
+		}
 		for _, k := range spec.ActionKinds() {
 			d := s.DurationMicros[k]
 			if d.Min < 0 || d.Max < d.Min {
@@ -59,7 +62,7 @@ func TestExpandSettingsShape(t *testing.T) {
 	}
 	// Swarm: every optional fault class is on for some seeds and off for others.
 	for _, k := range spec.ActionKinds() {
-		if swarmKinds[k].always {
+		if swarmKinds[k].always || k == spec.ActCommitCrash { // never scheduled: Settings.CommitCrashPct
 			continue
 		}
 		if onCount[k] == 0 || onCount[k] == seeds {

@@ -75,6 +75,11 @@ type world struct {
 	idsPCG  rand.PCG
 	idsRand *rand.Rand
 	idsFn   func() substrate.TopicID
+	// commitCrashPCG draws which scheduled crashes land inside a commit, and where
+	// (Settings.CommitCrashPct; seeded at the first draw, commitCrashSeeded). A value, so a clone
+	// draws on from its own copy.
+	commitCrashPCG    rand.PCG
+	commitCrashSeeded bool
 }
 
 const recentRing = 16

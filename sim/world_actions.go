@@ -11,7 +11,7 @@ func (w *world) do(k spec.ActionKind, masks []procMask) {
 	w.stats.Actions[k]++
 	w.clock.advance(k)
 	switch k {
-	case spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind, spec.ActRedeclare, spec.ActMigrate, spec.ActZombie:
+	case spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind, spec.ActRedeclare, spec.ActMigrate, spec.ActZombie, spec.ActCommitCrash:
 		w.doProcess(k, w.chooseProc(processLabels[k], k, masks))
 	case spec.ActProducePlain, spec.ActProduceCorrupt, spec.ActProduceStamped, spec.ActTxnAbort, spec.ActTxnOpen:
 		w.doProduce(k)
@@ -111,6 +111,24 @@ func (w *world) doProcess(k spec.ActionKind, p *proc) {
 			w.record(a)
 			w.redeclare(p, t)
 		}
+	case spec.ActCrash:
+		if n := w.crashInsideCommit(p); n > 0 {
+			w.stats.Actions[spec.ActCommitCrash]++ // a crash and a crash inside a commit
+			a.Kind, a.Calls = spec.ActCommitCrash, n
+			w.record(a)
+			w.commitCrash(p, n)
+			break
+		}
+		w.record(a)
+		w.doLifecycle(k, p)
+	case spec.ActCommitCrash:
+		weights := w.weightBuf(p.commitCalls())
+		for i := range weights {
+			weights[i] = 1
+		}
+		a.Calls = 1 + w.chooser.Choose("commit-crash.calls", weights)
+		w.record(a)
+		w.commitCrash(p, a.Calls)
 	default:
 		w.record(a)
 		w.doLifecycle(k, p)

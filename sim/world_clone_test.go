@@ -15,6 +15,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"incs", "chans", "chanByNode", "procs", "msgs", "msgsShared", "recent", "recentN", "ext", "step", "action", "liveness",
 			"violations", "stats", "lat", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
+			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",

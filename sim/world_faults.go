@@ -252,28 +252,32 @@ func (w *world) migrate(p *proc) {
 }
 
 // zombie supersedes running process p's execution with a new one while the old one still tries
-// to commit its step: the new execution's InitTransactions fences the old producer, so the
-// zombie's commit must fail and none of its step may count (H6).
+// to commit its step: the new instance's InitTransactions fences the old producer (aborting its
+// open transaction), then the old execution runs the host's own commit sequence with its read
+// positions, emissions and delta (host_commit.go), then the new instance starts from whatever
+// that left. The attempt must change neither the group offsets nor the state store (H6, judged
+// on them), and the state store must still hold what the reference node committed (REFERENCE);
+// none of the zombie's step counts.
 func (w *world) zombie(p *proc) {
-	oldTxn, oldOpen := p.txn, p.txnOpen
 	oldChans := slices.Clone(p.stepChans)
-	p.txnOpen = false
-	p.rollback()
-	if !p.start(false) {
-		// The new instance refused after initialising its producer: the fence stands.
-		_, ferr := w.sub.InitTransactions(p.txnID)
-		must(ferr)
+	_, err := w.sub.InitTransactions(p.txnID)
+	must(err)
+	offs := w.sub.AppendCommittedOffsets(nil, p.group)
+	state := p.committed
+	p.committedShared = true // a write to the state store replaces it: the check sees it
+	var cerr error
+	if p.commitCalls() > 0 { // with nothing to persist the sequence makes no call
+		_, cerr = p.commitSequence(-1)
 	}
-	var err error
-	if oldOpen {
-		err = w.sub.CommitTransaction(oldTxn)
-	} else {
-		err = w.sub.BeginTransaction(oldTxn)
-	}
-	w.checkZombieFenced(p, err)
+	w.checkZombieFenced(p, offs, state)
+	w.refCheckStored(p, "after a fenced execution's commit")
 	for _, c := range oldChans {
 		w.refreshLSO(c)
 	}
+	p.rollback()
+	p.start(false)
 	w.stats.Zombies++
-	w.emitProc("zombie-fenced", p, fmt.Sprint(err))
+	if w.tracing {
+		w.emitProc("zombie-fenced", p, fmt.Sprint(cerr))
+	}
 }

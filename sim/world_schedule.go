@@ -16,7 +16,7 @@ type procMask uint32
 
 // processKinds are the action kinds that act on one process.
 var processKinds = []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind,
-	spec.ActRedeclare, spec.ActMigrate, spec.ActZombie}
+	spec.ActRedeclare, spec.ActMigrate, spec.ActZombie, spec.ActCommitCrash}
 
 // maskOf computes the kinds p is an eligible target of.
 func (w *world) maskOf(p *proc) procMask {
@@ -34,6 +34,9 @@ func (w *world) maskOf(p *proc) procMask {
 		}
 		if p.stepDirty {
 			m |= 1 << spec.ActCommit
+			if m&(1<<spec.ActCrash) != 0 {
+				m |= 1 << spec.ActCommitCrash
+			}
 		}
 	case procDown:
 		m |= 1 << spec.ActStart

@@ -163,6 +163,11 @@ func (w *world) doScriptedProcess(a *ScriptedAction, p *proc) bool {
 			return false
 		}
 		w.redeclare(p, t)
+	case spec.ActCommitCrash:
+		if !running { // with nothing to persist, a crash inside the commit is a crash
+			return false
+		}
+		w.commitCrash(p, max(a.Calls, 1))
 	default:
 		if !running {
 			return false

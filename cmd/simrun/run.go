@@ -95,7 +95,7 @@ func runFlags() (*flagSet, *runArgs) {
 		return nil
 	})
 	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
-	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
+	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
 	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget, 1-%d (default: 250-500, from the seed)", sim.MaxSteps))
 	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate a topology of N processes, 2-%d (random scenario)", sim.MaxProcesses))
 	fs.StringVar(&a.tracePath, "trace", "", "write every event as JSON lines to `FILE`")

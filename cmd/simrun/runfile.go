@@ -96,7 +96,7 @@ func parseRunFileArgs(args []string, stdout, stderr io.Writer) (a *runFileArgs, 
 	fs.BoolVar(&a.verbose, "v", false, "print the readable timeline of every event before the story")
 	fs.StringVar(&a.tracePath, "trace", "", "write every event as JSON lines to `FILE`")
 	a.diagram.register(fs.FlagSet)
-	fs.StringVar(&a.sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
+	fs.StringVar(&a.sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
 	fs.BoolVar(&a.rewrite, "rewrite", false, "write the run's story into the file's ---- section")
 	files, code, ok := fs.parse(args, stdout, stderr)
 	if !ok {

@@ -36,7 +36,7 @@ func (c cli) shrink(args []string) int {
 	var cfg scenarios.ShrinkConfig
 	seed := fs.String("seed", "", "the failing run's seed (required)")
 	fs.StringVar(&cfg.Spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
-	fs.StringVar(&cfg.Spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START")
+	fs.StringVar(&cfg.Spec.Sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
 	fs.IntVar(&cfg.Spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of the failing run, 1-%d (default: from the seed)", sim.MaxSteps))
 	fs.IntVar(&cfg.Spec.Processes, "processes", 0, fmt.Sprintf("topology size of the failing run, 2-%d (random scenario)", sim.MaxProcesses))
 	fs.IntVar(&cfg.Attempts, "attempts", scenarios.DefaultShrinkAttempts, fmt.Sprintf("at most this many runs, 1-%d", maxShrinkAttempts))

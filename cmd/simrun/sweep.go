@@ -204,7 +204,7 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code
 	fs.StringVar(&a.result, "result", "", "write the report as a result document to `FILE`, for simrun merge")
 	fs.StringVar(&a.saveFailures, "save-failures", "", "write a replay file of every failing seed into `DIR`")
 	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
-	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine mode or RESET_PAST_LOG_START (see simrun list)")
+	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
 	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of every run, 1-%d (default: 250-500, from the seed)", sim.MaxSteps))
 	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate topologies of N processes, 2-%d (random scenario)", sim.MaxProcesses))
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human summary")

@@ -129,6 +129,8 @@ func FormatAction(a sim.ScriptedAction) string {
 		return fmt.Sprintf("redeclare %s remove=%s", a.Process, a.Topic)
 	case spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActMigrate, spec.ActZombie:
 		return verb + " " + a.Process
+	case spec.ActCommitCrash:
+		return fmt.Sprintf("%s %s calls=%d", verb, a.Process, max(a.Calls, 1))
 	case spec.ActRetention:
 		return verb
 	case spec.ActTxnClose:

@@ -19,7 +19,7 @@ import (
 var processVerbs = map[string]spec.ActionKind{
 	"feed": spec.ActFeed, "drain": spec.ActDrain, "commit": spec.ActCommit, "crash": spec.ActCrash,
 	"stop": spec.ActStop, "start": spec.ActStart, "rewind": spec.ActRewind, "redeclare": spec.ActRedeclare,
-	"migrate": spec.ActMigrate, "zombie": spec.ActZombie,
+	"migrate": spec.ActMigrate, "zombie": spec.ActZombie, "commit-crash": spec.ActCommitCrash,
 }
 
 // worldVerbs are the actions on the world: producers, transactions, truncation, topics.
@@ -78,6 +78,7 @@ func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error)
 	verb := a.Kind.String()
 	allowed := map[spec.ActionKind][]string{
 		spec.ActFeed: {"topic", "n"}, spec.ActRewind: {"topic", "offset"}, spec.ActRedeclare: {"add", "remove"},
+		spec.ActCommitCrash: {"calls"},
 	}[a.Kind]
 	args, err := p.keyValues(words, verb, allowed...)
 	if err != nil {
@@ -107,6 +108,13 @@ func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error)
 		a.Topic = args["topic"]
 		if a.Offset, err = p.atoi64("offset", args["offset"], 0); err != nil {
 			return 0, err
+		}
+	case spec.ActCommitCrash:
+		a.Calls = 1
+		if v, ok := args["calls"]; ok {
+			if a.Calls, err = p.atoiMax("calls", v, 1, 16); err != nil {
+				return 0, err
+			}
 		}
 	case spec.ActRedeclare:
 		add, hasAdd := args["add"]

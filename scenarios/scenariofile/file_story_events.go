@@ -74,6 +74,8 @@ func (s *story) worldLine(e *trace.Event, who string) string {
 		return who + " migrated to another instance"
 	case "zombie-fenced":
 		return who + " zombie fenced: " + e.Detail
+	case "commit-crash":
+		return who + " crashes inside its commit, " + e.Detail
 	}
 	line := e.Kind
 	if who != "" {

@@ -29,6 +29,7 @@ const (
 	ActSessionWrite                     // a session client writes through the write tier (session_write.go)
 	ActSessionRead                      // a session client reads through the read tier (session_read.go)
 	ActTokenDamage                      // the simulator damages a client's next token in flight
+	ActCommitCrash                      // crash inside a commit, between two substrate calls of the host's commit sequence
 	NumActionKinds
 )
 
@@ -37,7 +38,7 @@ var actionNames = [NumActionKinds]string{
 	"produce-plain", "produce-stamped", "produce-corrupt",
 	"txn-abort", "txn-open", "txn-close", "delete-records", "retention",
 	"delete-topic", "recreate-topic", "redeclare", "migrate", "zombie",
-	"session-write", "session-read", "token-damage",
+	"session-write", "session-read", "token-damage", "commit-crash",
 }
 
 // String returns the action's trace name, such as "feed" or "delete-topic".
