@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -54,7 +55,7 @@ func Measure(c Case) (*ScenarioResult, error) {
 	sink := newLatencySink()
 	opts := prep.Options
 	opts.Sinks = []trace.Sink{sink}
-	res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(prep.Spec.Seed), opts)
+	res := sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(prep.Spec.Seed), opts)
 	if sink.err != nil {
 		return nil, fmt.Errorf("%s: reading the trace: %w", c.Name, sink.err)
 	}

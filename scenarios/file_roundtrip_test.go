@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 )
 
 // TestFormatRoundTrip: every scenario file, written back by Format, parses to the same scenario
@@ -36,7 +37,7 @@ func TestFormatRecordedRandomScript(t *testing.T) {
 			t.Fatal(err)
 		}
 		set := sim.ExpandSettings(seed)
-		rec := sim.Run(scn, set, sim.NewRandomChooser(seed), sim.RunOptions{RecordScript: true})
+		rec := sim.Run(scn, set, choose.NewRandom(seed), sim.RunOptions{RecordScript: true})
 		scripted := *scn
 		scripted.Script = rec.Script
 		fs := scenariofile.DefaultFileSettings()
@@ -49,7 +50,7 @@ func TestFormatRecordedRandomScript(t *testing.T) {
 		if !reflect.DeepEqual(f.Scenario.Script, scripted.Script) {
 			t.Fatalf("seed %d: the script did not survive the round trip", seed)
 		}
-		want := sim.Run(&scripted, fs.Sim(), sim.NewRandomChooser(seed), sim.RunOptions{})
+		want := sim.Run(&scripted, fs.Sim(), choose.NewRandom(seed), sim.RunOptions{})
 		run, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkRandomSeed(b *testing.B) {
 				hash := trace.NewHashSink()
 				opts := prep.Options
 				opts.Sinks = []trace.Sink{hash}
-				res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(spec.Seed), opts)
+				res := sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(spec.Seed), opts)
 				steps += res.Steps
 				checksum ^= hash.Sum64()
 			}

@@ -4,10 +4,10 @@ import (
 	"flag"
 	"testing"
 
-	"pgregory.net/rapid"
-
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/rapidchoose"
+	"pgregory.net/rapid"
 )
 
 // TestRapidDrivesHonestRuns: with every schedule decision drawn from rapid, honest runs of the
@@ -53,7 +53,7 @@ func TestRapidShrinksAViolation(t *testing.T) {
 	if first == nil || last == nil {
 		t.Fatal("rapid found no IGNORE_CAUSES violation")
 	}
-	replayed, _ := runSpec(t, lastSpec, sim.NewReplayChooser(last.Choices))
+	replayed, _ := runSpec(t, lastSpec, choose.NewReplay(last.Choices))
 	if replayed.Verdict != "violation" || replayed.Violations[0].Criterion != last.Violations[0].Criterion {
 		t.Fatalf("the shrunk schedule replays to %s %v, want %s", replayed.Verdict, replayed.Violations, last.Violations[0].Criterion)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -24,14 +25,14 @@ type fataler interface {
 
 // runSpec runs spec with the given chooser (nil: the seeded random chooser) and returns the
 // result and the trace hash.
-func runSpec(t fataler, spec Spec, ch sim.Chooser) (*sim.Result, string) {
+func runSpec(t fataler, spec Spec, ch choose.Chooser) (*sim.Result, string) {
 	t.Helper()
 	prep, err := spec.Prepare()
 	if err != nil {
 		t.Fatalf("%+v: %v", spec, err)
 	}
 	if ch == nil {
-		ch = sim.NewRandomChooser(spec.Seed)
+		ch = choose.NewRandom(spec.Seed)
 	}
 	hash := trace.NewHashSink()
 	opts := prep.Options
@@ -127,7 +128,7 @@ func TestReplayReproducesHash(t *testing.T) {
 		if err != nil || back != spec.Normalize() {
 			t.Fatalf("spec %+v read back as %+v (%v)", spec, back, err)
 		}
-		ch := sim.NewReplayChooser(rec.Choices)
+		ch := choose.NewReplay(rec.Choices)
 		res2, hash2 := runSpec(t, back, ch)
 		if ch.Err() != nil || ch.Remaining() != 0 {
 			t.Fatalf("%+v: replay diverged: %v, %d choices left", spec, ch.Err(), ch.Remaining())

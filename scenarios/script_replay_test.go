@@ -8,6 +8,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -34,13 +35,13 @@ func chosenAndReplayed(t *testing.T, spec Spec) (chosen, replayed *sim.Result) {
 	}
 	opts := prep.Options
 	opts.RecordScript = true
-	chosen = sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(spec.Seed), opts)
+	chosen = sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(spec.Seed), opts)
 	if len(chosen.Script) == 0 {
 		t.Fatalf("seed %d: the chosen run recorded no script", spec.Seed)
 	}
 	scn := *prep.Scenario
 	scn.Script = chosen.Script
-	replayed = sim.Run(&scn, prep.Settings, sim.NewRandomChooser(spec.Seed), prep.Options)
+	replayed = sim.Run(&scn, prep.Settings, choose.NewRandom(spec.Seed), prep.Options)
 	return chosen, replayed
 }
 
@@ -88,7 +89,7 @@ func TestRecordedScriptFileRoundTrip(t *testing.T) {
 		}
 		parsed := *prep.Scenario
 		parsed.Script = f.Scenario.Script
-		replayed := sim.Run(&parsed, prep.Settings, sim.NewRandomChooser(seed), prep.Options)
+		replayed := sim.Run(&parsed, prep.Settings, choose.NewRandom(seed), prep.Options)
 		if err := sameRecordedRun(chosen, replayed); err != nil {
 			t.Errorf("seed %d: running the parsed script: %v", seed, err)
 		}

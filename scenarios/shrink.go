@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -93,7 +94,7 @@ func Shrink(cfg ShrinkConfig) (*Shrunk, error) {
 	}
 	opts := prep.Options
 	opts.RecordScript = true
-	orig := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(spec.Seed), opts)
+	orig := sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(spec.Seed), opts)
 	if len(orig.Violations) == 0 {
 		return nil, fmt.Errorf("seed %d of %s (sabotage %s) passes: nothing to shrink", spec.Seed, spec.Scenario, noneName(spec.Sabotage))
 	}
@@ -125,14 +126,14 @@ func (s *shrinkRun) safetySteps() int {
 	return sim.ExpandSettings(s.spec.Seed).SafetySteps
 }
 
-// replay runs spec with choices through a ReplayChooser; it returns the result and the number
+// replay runs spec with choices through a choose.Replay; it returns the result and the number
 // of leading choices the run used (cut at a divergence: the rest were never read).
 func replay(spec Spec, choices []int, opts func(*sim.RunOptions)) (*sim.Result, int, string) {
 	prep, err := spec.Prepare()
 	if err != nil {
 		panic(fmt.Sprintf("scenarios: a spec that prepared once fails to prepare: %v", err))
 	}
-	ch := sim.NewReplayChooser(choices)
+	ch := choose.NewReplay(choices)
 	o := prep.Options
 	hash := trace.NewHashSink()
 	o.Sinks = []trace.Sink{hash}
@@ -141,7 +142,7 @@ func replay(spec Spec, choices []int, opts func(*sim.RunOptions)) (*sim.Result, 
 	}
 	res := sim.Run(prep.Scenario, prep.Settings, ch, o)
 	used := min(ch.Consumed(), len(choices))
-	if e, ok := ch.Err().(*sim.ReplayError); ok {
+	if e, ok := ch.Err().(*choose.ReplayError); ok {
 		used = min(used, e.Decision)
 	}
 	return res, used, hash.Sum()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 )
 
 // The script pass of a shrink and the scenario file it writes: the shrunk run's safety phase as
@@ -29,7 +30,7 @@ func (s *shrinkRun) scriptRun(scn *sim.Scenario, script []sim.ScriptedAction) *s
 	if err != nil {
 		panic(err) // the spec prepared: its sabotage parses
 	}
-	return sim.Run(&c, set, sim.NewRandomChooser(set.Seed), sim.RunOptions{Sabotage: engine, HostSabotage: host})
+	return sim.Run(&c, set, choose.NewRandom(set.Seed), sim.RunOptions{Sabotage: engine, HostSabotage: host})
 }
 
 // shrinkScript reduces a script with the budget left and writes the scenario file text into

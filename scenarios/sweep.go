@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -195,7 +196,7 @@ func runSeedWith(spec Spec, seed uint64, run runOptions) (out SeedOutcome) {
 		hash = trace.NewHashSink()
 		prep.Options.Sinks = append(prep.Options.Sinks, hash)
 	}
-	res := sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(seed), prep.Options)
+	res := sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(seed), prep.Options)
 	if hash != nil {
 		out.TraceHash = hash.Sum64()
 	}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkActions(b *testing.B) {
 	actions, deliveries := 0, 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res := Run(diamondScenario(), set, NewRandomChooser(uint64(i)), RunOptions{})
+		res := Run(diamondScenario(), set, choose.NewRandom(uint64(i)), RunOptions{})
 		actions += res.Steps
 		deliveries += res.Stats.Deliveries
 	}
@@ -92,7 +93,7 @@ func BenchmarkScale(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				opts := RunOptions{}
-				w := newWorld(scn, &set, NewRandomChooser(uint64(i)), &opts)
+				w := newWorld(scn, &set, choose.NewRandom(uint64(i)), &opts)
 				res = w.run()
 				b.StopTimer()
 				liveBytes = liveHeap()

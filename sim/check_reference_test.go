@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
 )
 
@@ -15,7 +16,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 	scn := chainScope()
 	found := false
 	for seed := uint64(1); seed <= 30 && !found; seed++ {
-		res := Run(scn, ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sabotage: node.SabotageOverexpress})
+		res := Run(scn, ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress})
 		for _, v := range res.Violations {
 			if v.Criterion == CritReference {
 				if !strings.Contains(v.Detail, "stamp") || !strings.Contains(v.Detail, "engine") || !strings.Contains(v.Detail, "reference") {
@@ -24,7 +25,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 				found = true
 			}
 		}
-		off := Run(scn, ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sabotage: node.SabotageOverexpress,
+		off := Run(scn, ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress,
 			Disabled: []Criterion{CritReference}})
 		for _, v := range off.Violations {
 			if v.Criterion == CritReference {
@@ -36,7 +37,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 		t.Fatal("no seed in 1-30 of the chain scope made the reference node object to OVEREXPRESS")
 	}
 	for seed := uint64(1); seed <= 30; seed++ {
-		if res := Run(scn, ExpandSettings(seed), NewRandomChooser(seed), RunOptions{}); res.Verdict != "pass" {
+		if res := Run(scn, ExpandSettings(seed), choose.NewRandom(seed), RunOptions{}); res.Verdict != "pass" {
 			t.Fatalf("seed %d, honest: %v", seed, res.Violations)
 		}
 	}
@@ -75,7 +76,7 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, refStateOf(p.eng.view().Snapshot()).Diff(st))
 				}
 				cp := *s
-				cp.w = s.w.cloneInto(nil, &s.w.idsPCG, s.w.chooser.inner)
+				cp.w = s.w.cloneInto(nil, &s.w.idsPCG, s.w.chooser)
 				if x.hash(&cp) != k {
 					t.Fatal("a clone hashes differently from its original")
 				}

@@ -35,6 +35,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -106,9 +107,9 @@ func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc
 	}
 	opts.Sinks = nil
 	set.RestartCheck = RestartCheck{}
-	base := Run(scn, set, NewRandomChooser(set.Seed), opts)
+	base := Run(scn, set, choose.NewRandom(set.Seed), opts)
 	opts.restart = &restartPoint{proc: proc, after: after, at: -1}
-	restarted := Run(scn, set, NewRandomChooser(set.Seed), opts)
+	restarted := Run(scn, set, choose.NewRandom(set.Seed), opts)
 	return compareDeliveries(base.Deliveries, restarted.Deliveries, proc, after, after)
 }
 
@@ -196,7 +197,7 @@ func checkRestart(scn *Scenario, set Settings, opts RunOptions, res *Result) []V
 	opts.Sinks, opts.RecordScript = nil, false
 	opts.Disabled = append(slices.Clip(opts.Disabled), CritReference)
 	opts.restart = &restartPoint{after: after, orLater: true, from: rc.Process % len(scn.Processes), at: -1}
-	restarted := Run(&re, set, NewRandomChooser(set.Seed), opts)
+	restarted := Run(&re, set, choose.NewRandom(set.Seed), opts)
 	if opts.restart.at < 0 {
 		return nil // no process was running with its step committed from there on
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -33,7 +34,7 @@ func TestRestartInvisibilityOnRecordedRuns(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 40; seed++ {
 		set := ExpandSettings(seed)
-		res := Run(diamondScenario(), set, NewRandomChooser(seed), RunOptions{RecordScript: true})
+		res := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{RecordScript: true})
 		if res.Verdict != "pass" || len(res.Script) == 0 {
 			t.Fatalf("seed %d: %v (script %d actions)", seed, res.Violations, len(res.Script))
 		}
@@ -85,17 +86,17 @@ func TestRestartCheckCatchesExecutionPartitioner(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		set := ExpandSettings(seed)
 		set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
-		honest := Run(scn, set, NewRandomChooser(seed), RunOptions{})
+		honest := Run(scn, set, choose.NewRandom(seed), RunOptions{})
 		if honest.Verdict != "pass" {
 			t.Fatalf("seed %d, honest partitioner: %v", seed, honest.Violations)
 		}
 		checked += honest.Stats.RestartChecks
 		set.RestartCheck = RestartCheck{}
-		if res := Run(scn, set, NewRandomChooser(seed), RunOptions{hooks: hooks}); res.Verdict != "pass" {
+		if res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks}); res.Verdict != "pass" {
 			t.Fatalf("seed %d, without the restart check: %v (only the restart check may see this bug)", seed, res.Violations)
 		}
 		set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
-		res := Run(scn, set, NewRandomChooser(seed), RunOptions{hooks: hooks})
+		res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
 		for _, v := range res.Violations {
 			if v.Criterion != CritRestartInvisibility {
 				t.Fatalf("seed %d: %v", seed, v)
@@ -125,7 +126,7 @@ func TestRestartCheckFiresInSweepAndExplore(t *testing.T) {
 	caught, checked := 0, 0
 	for seed := uint64(1); seed <= 400; seed++ {
 		set := ExpandSettings(seed)
-		res := Run(scn, set, NewRandomChooser(seed), RunOptions{hooks: hooks})
+		res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
 		checked += res.Stats.RestartChecks
 		for _, v := range res.Violations {
 			if v.Criterion != CritRestartInvisibility {

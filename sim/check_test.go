@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -44,7 +45,7 @@ func runScripted(scn *Scenario, opts RunOptions, liveness bool) *Result {
 	if liveness {
 		set.LivenessStepsMax = 1000
 	}
-	return Run(scn, set, NewRandomChooser(1), opts)
+	return Run(scn, set, choose.NewRandom(1), opts)
 }
 
 // expect asserts that the sabotaged result has a violation of crit and the honest one none.
@@ -85,7 +86,7 @@ func TestCheckS1CausalOrder(t *testing.T) {
 func TestCheckS1LifetimeInversion(t *testing.T) {
 	// A delivery order the delivery-time check never saw (tampered history): the effect m2
 	// (true past {in@0}) is delivered before its cause m1 on a channel p2 receives.
-	w := newWorld(diamond(), &Settings{Seed: 1}, NewRandomChooser(1), &RunOptions{})
+	w := newWorld(diamond(), &Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
 	p, in, mid := stageInvertedDiamond(w)
 	w.checkCausalOrderLifetime()
 	if len(w.violations) != 1 || w.violations[0].Criterion != CritS1 || !strings.Contains(w.violations[0].Detail, "m1") {
@@ -263,7 +264,7 @@ func TestCheckStruct14OwnChannel(t *testing.T) {
 // runWithWorld runs scn without liveness, exposing the world to hooks through *out.
 func runWithWorld(scn *Scenario, opts RunOptions, out **world) *Result {
 	set := Settings{Seed: 1}
-	w := newWorld(scn, &set, NewRandomChooser(1), &opts)
+	w := newWorld(scn, &set, choose.NewRandom(1), &opts)
 	*out = w
 	return w.run()
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -186,7 +187,7 @@ func guardCases() []guardCase {
 			run: func(disabled []Criterion) []Violation {
 				set := Settings{Seed: 1, LivenessStepsMax: 1000}
 				opts := RunOptions{Sabotage: node.SabotageDropHeld, Disabled: disabled}
-				vs := Run(twoInputs(heldAcrossRestart...), set, NewRandomChooser(1), opts).Violations
+				vs := Run(twoInputs(heldAcrossRestart...), set, choose.NewRandom(1), opts).Violations
 				return append(vs, CheckRestartInvisibility(twoInputs(heldAcrossRestart...), set, opts, "p", 3)...)
 			}},
 		{crit: CritReference, why: "SKIP_RECEIPT_MERGE delivers in another order than SPEC's",

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -320,7 +321,7 @@ func (x *explorer) root() *exState {
 	opts := &RunOptions{Sabotage: x.opts.Sabotage, HostSabotage: x.opts.HostSabotage, Streams: streams,
 		RecordScript: true, journal: true, hooks: x.opts.hooks, Disabled: x.opts.Disabled}
 	set := x.set
-	w := newWorld(x.scn, &set, NewReplayChooser(nil), opts)
+	w := newWorld(x.scn, &set, choose.NewReplay(nil), opts)
 	w.hooks = opts.hooks
 	for _, p := range w.procs {
 		w.step++

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -84,15 +85,15 @@ type actionChoice struct {
 	masks []procMask
 }
 
-// actionOptions runs choose (w's chooseAction, or the explorer's choice) with a chooser that takes
+// actionOptions runs pick (w's chooseAction, or the explorer's choice) with a chooser that takes
 // the first option and records the options offered.
-func actionOptions(w *world, choose func([]procMask) (spec.ActionKind, bool)) actionChoice {
+func actionOptions(w *world, pick func([]procMask) (spec.ActionKind, bool)) actionChoice {
 	saved := w.chooser
 	first := &firstOption{}
-	w.chooser = &recorder{inner: first}
+	w.chooser = choose.NewRecorder(first)
 	defer func() { w.chooser = saved }()
 	masks := make([]procMask, len(w.procs))
-	k, ok := choose(masks)
+	k, ok := pick(masks)
 	return actionChoice{kind: k, ok: ok, opts: first.opts, masks: masks}
 }
 

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/choose"
+)
 
 // Replaying an explored path: the root state, then each step's answers in order, in place on
 // one world (no clone), so a path found on clones of clones can be checked against a straight
@@ -14,11 +18,11 @@ func ReplayPath(scn *Scenario, opts ExploreOptions, path [][]int) (*Result, []Sc
 	s := x.root()
 	var script []ScriptedAction
 	for i, answers := range path {
-		rc := NewReplayChooser(answers)
+		rc := choose.NewReplay(answers)
 		if !x.anyEnabled(s) {
 			return nil, nil, fmt.Errorf("replay: step %d: nothing is enabled", i+1)
 		}
-		s.w.chooser = &recorder{inner: rc}
+		s.w.chooser = choose.NewRecorder(rc)
 		masks := make([]procMask, len(s.w.procs))
 		k, _ := s.w.chooseAction(masks)
 		s.w.step++
@@ -45,7 +49,7 @@ func exploreHashAfter(scn *Scenario, opts ExploreOptions, path [][]int, h *state
 	x.hasher = h
 	s := x.root()
 	for _, answers := range path {
-		s.w.chooser = &recorder{inner: NewReplayChooser(answers)}
+		s.w.chooser = choose.NewRecorder(choose.NewReplay(answers))
 		masks := make([]procMask, len(s.w.procs))
 		k, _ := s.w.chooseAction(masks)
 		s.w.step++

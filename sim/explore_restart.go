@@ -1,6 +1,10 @@
 package sim
 
-import "hash/fnv"
+import (
+	"hash/fnv"
+
+	"github.com/parsleysim/parsleysim/sim/choose"
+)
 
 // RESTART_INVISIBILITY in an exploration (check_restart.go has the criterion). At every distinct
 // terminal state whose end-of-run checks pass, the path that first reached it is run once more
@@ -117,7 +121,7 @@ func (x *explorer) restartCandidate() (at int, p int, ok bool) {
 // (nil when the check does not apply), before the terminal state's world is consumed.
 func (x *explorer) restartCopy(i, p int) *world {
 	ps := x.pathStates[i]
-	c := ps.s.w.cloneInto(nil, ps.s.ids, NewReplayChooser(nil))
+	c := ps.s.w.cloneInto(nil, ps.s.ids, choose.NewReplay(nil))
 	c.ownAll()
 	c.violations = nil
 	c.cleanRestart(c.procs[p])

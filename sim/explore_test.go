@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -265,7 +266,7 @@ func TestStepHashIsCanonical(t *testing.T) {
 	set := Settings{Seed: 1}
 	h := newStateHasher(&set)
 	after := func(feeds []int, drain bool) hashKey {
-		w := newWorld(scn, &set, NewReplayChooser(nil), &RunOptions{journal: true})
+		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{journal: true})
 		p := w.procs[0]
 		p.start(true)
 		for _, pc := range p.recv {
@@ -307,7 +308,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 		if crashLeft {
 			set.Weights[spec.ActCrash] = 1
 		}
-		w := newWorld(scn, &set, NewReplayChooser(nil), &RunOptions{journal: true})
+		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{journal: true})
 		p := w.procs[0]
 		p.start(true)
 		w.producePlain(p.recv[0].ch)
@@ -335,7 +336,7 @@ func TestFailedProcessHash(t *testing.T) {
 	h := fixedHasher(&set)
 	hashFailed := func(feeds int, inverted bool) hashKey {
 		scn := diamond()
-		w := newWorld(scn, &set, NewReplayChooser(nil), &RunOptions{journal: true})
+		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{journal: true})
 		for _, p := range w.procs {
 			p.start(true)
 		}

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/choose"
 )
 
 // BenchmarkOracle measures what the oracle's causal-order check (S1) costs per checked delivery,
@@ -17,7 +19,7 @@ import (
 func BenchmarkOracle(b *testing.B) {
 	set := throughputSettings(7)
 	opts := RunOptions{}
-	w := newWorld(diamondScenario(), &set, NewRandomChooser(1), &opts)
+	w := newWorld(diamondScenario(), &set, choose.NewRandom(1), &opts)
 	res := w.run()
 	if len(res.Violations) > 0 {
 		b.Fatalf("honest run found %v", res.Violations[0])

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/choose"
 )
 
 func sampleReplay() *Replay {
@@ -17,7 +19,7 @@ func sampleReplay() *Replay {
 		Scenario: "random", Seed: 18446744073709551615, Sabotage: "IGNORE_CAUSES",
 		Steps: 300, Processes: 12, Verdict: "violation", Hash: "3c386348294351a1",
 		Notes:   []string{"S1 at step 12, process 2: msg 7 before its cause msg 3", "replay: simrun replay x.replay"},
-		Choices: drawMany(NewRandomChooser(9), []uint32{1, 0, 4, 2, 1}, 100),
+		Choices: drawMany(choose.NewRandom(9), []uint32{1, 0, 4, 2, 1}, 100),
 	}
 }
 
@@ -38,8 +40,8 @@ func TestReplayRoundTrip(t *testing.T) {
 	if !equalReplay(got, want) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
 	}
-	// The loaded choices drive a ReplayChooser to the same answers as the original run.
-	rc := NewReplayChooser(got.Choices)
+	// The loaded choices drive a choose.Replay to the same answers as the original run.
+	rc := choose.NewReplay(got.Choices)
 	again := drawMany(rc, []uint32{1, 0, 4, 2, 1}, 100)
 	if !slices.Equal(again, want.Choices) || rc.Err() != nil {
 		t.Fatalf("replayed choices %v (err %v), want %v", again, rc.Err(), want.Choices)
@@ -142,4 +144,13 @@ func TestLoadReplayMissingFileNamesIt(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), path) || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("LoadReplay(missing) = %v, want an error naming %s", err, path)
 	}
+}
+
+// drawMany asks c n times over the same weights.
+func drawMany(c choose.Chooser, weights []uint32, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = c.Choose("test", weights)
+	}
+	return out
 }

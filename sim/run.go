@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
@@ -150,38 +151,6 @@ type Result struct {
 	Script []ScriptedAction `json:"-"`
 }
 
-// recorder wraps the run's Chooser and records every answer.
-type recorder struct {
-	inner   Chooser
-	choices []int
-}
-
-// Choose asks the inner chooser and records the answer. A decision with a single enabled option
-// is no decision: it is answered without consulting (or recording) the inner chooser, so neither
-// replay files nor an explorer's branches carry it.
-func (r *recorder) Choose(label string, weights []uint32) int {
-	only := -1
-	for i, w := range weights {
-		if w == 0 {
-			continue
-		}
-		if only >= 0 { // a second option: a decision
-			only = -1
-			break
-		}
-		only = i
-	}
-	if only >= 0 {
-		return only
-	}
-	i := r.inner.Choose(label, weights)
-	if i < 0 || i >= len(weights) || weights[i] == 0 {
-		panic(fmt.Sprintf("sim: chooser answered %d for %s over %d options", i, label, len(weights)))
-	}
-	r.choices = append(r.choices, i)
-	return i
-}
-
 // Run executes one run of scn under set, making every schedule and fault decision through ch:
 // the safety phase (set.SafetySteps actions chosen by ch, or scn.Script when given), then the
 // liveness phase (faults off; every process started, fed, drained and committed until nothing
@@ -189,7 +158,7 @@ func (r *recorder) Choose(label string, weights []uint32) int {
 // checks, and, when set.RestartCheck asks for it and the run passed, the restart check
 // (check_restart.go: the script once more with a clean restart inserted; not with opts.Streams
 // given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
-func Run(scn *Scenario, set Settings, ch Chooser, opts RunOptions) *Result {
+func Run(scn *Scenario, set Settings, ch choose.Chooser, opts RunOptions) *Result {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
@@ -250,7 +219,7 @@ func (w *world) safetyPhase() {
 func (w *world) result() *Result {
 	w.stats.finish(w.clock.nowMicros, &w.lat)
 	r := &Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.violations, Stats: w.stats,
-		Steps: w.step, Choices: w.chooser.choices, Script: w.script}
+		Steps: w.step, Choices: w.chooser.Choices(), Script: w.script}
 	if len(w.violations) > 0 {
 		r.Verdict = "violation"
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -13,7 +14,7 @@ func TestRunDeterministic(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		run := func() (*Result, []trace.Event) {
 			sink := &trace.CollectSink{}
-			res := Run(diamondScenario(), ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sinks: []trace.Sink{sink}})
+			res := Run(diamondScenario(), ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
 			return res, sink.Events
 		}
 		r1, e1 := run()
@@ -37,7 +38,7 @@ func TestRunDeterministic(t *testing.T) {
 
 func runEvents(seed uint64) (*Result, []trace.Event) {
 	sink := &trace.CollectSink{}
-	res := Run(diamondScenario(), ExpandSettings(seed), NewRandomChooser(seed), RunOptions{Sinks: []trace.Sink{sink}})
+	res := Run(diamondScenario(), ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
 	return res, sink.Events
 }
 
@@ -46,7 +47,7 @@ func TestReplayChooserReproducesRun(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		res, events := runEvents(seed)
 		sink := &trace.CollectSink{}
-		replay := NewReplayChooser(res.Choices)
+		replay := choose.NewReplay(res.Choices)
 		Run(diamondScenario(), ExpandSettings(seed), replay, RunOptions{Sinks: []trace.Sink{sink}})
 		if rep := trace.CompareTraces(events, sink.Events); !rep.Identical || replay.Err() != nil {
 			t.Fatalf("seed %d: %s %v", seed, rep, replay.Err())

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -29,7 +30,7 @@ func chainScript(n int) []ScriptedAction {
 func observeChain(n int) *Observed {
 	scn := chainScope()
 	scn.Script = chainScript(n)
-	return RunObserved(scn, Settings{Seed: 1}, NewRandomChooser(1), RunOptions{})
+	return RunObserved(scn, Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
 }
 
 // TestObservedViewsMatchTheRun: the views RunObserved keeps give, at every snapshot, each
@@ -38,8 +39,8 @@ func observeChain(n int) *Observed {
 func TestObservedViewsMatchTheRun(t *testing.T) {
 	scn := chainScope()
 	scn.Script = chainScript(12)
-	ob := RunObserved(scn, Settings{Seed: 1}, NewRandomChooser(1), RunOptions{})
-	res := Run(scn, Settings{Seed: 1}, NewRandomChooser(1), RunOptions{})
+	ob := RunObserved(scn, Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
+	res := Run(scn, Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
 	end := len(ob.Snapshots) - 1
 	for i := range scn.Processes {
 		if got := ob.View(end, i).Delivered(); !slices.Equal(got, res.Deliveries[i]) {

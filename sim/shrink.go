@@ -2,7 +2,7 @@ package sim
 
 // Shrinking a failing choice list (issue 6 item 4). A run is a pure function of its scenario,
 // settings and the answers its Chooser gives, so a failing run is reduced by reducing its choice
-// list and replaying each candidate with a ReplayChooser, whose errors are sticky and fall back to
+// list and replaying each candidate with a choose.Replay, whose errors are sticky and fall back to
 // the first enabled option: any list, however cut, drives a complete run. The passes, in order:
 // the shortest failing prefix (binary search), then delta debugging over chunks (remove a chunk,
 // as ddmin tests complements) and lowering single choices toward 0, repeated until a pass
@@ -11,7 +11,7 @@ package sim
 
 // ShrinkTest runs a candidate choice list and reports whether it still fails the way being
 // shrunk for, and how many leading choices the run actually used: a run that diverged at
-// decision d (ReplayChooser.Err) or consumed fewer choices than given is the same run as the
+// decision d (choose.Replay.Err) or consumed fewer choices than given is the same run as the
 // candidate cut to that many, so the shrinker keeps the cut list.
 type ShrinkTest func(choices []int) (fails bool, used int)
 

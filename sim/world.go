@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -22,7 +23,7 @@ type world struct {
 	scn     *Scenario
 	set     *Settings
 	opts    *RunOptions
-	chooser *recorder
+	chooser *choose.Recorder
 	sub     *substrate.Model
 	streams Streams
 	clock   clock
@@ -184,14 +185,14 @@ const (
 
 // newWorld builds the world of a scenario: the model with every topic created (incarnation 0 of
 // each), retention set on external topics, and one host per process.
-func newWorld(scn *Scenario, set *Settings, ch Chooser, opts *RunOptions) *world {
+func newWorld(scn *Scenario, set *Settings, ch choose.Chooser, opts *RunOptions) *world {
 	streams := opts.Streams
 	if streams.isZero() {
 		streams = NewStreams(set.Seed)
 	}
 	w := &world{
 		scn: scn, set: set, opts: opts, streams: streams,
-		chooser:     &recorder{inner: ch},
+		chooser:     choose.NewRecorder(ch),
 		sub:         substrate.NewModel(streams.topicIDs()),
 		clock:       newClock(set, streams.Durations),
 		budget:      scn.MetadataBudgetBytes,

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -28,7 +29,7 @@ import (
 // incarnation and channel slices are its own — a clone copies all of them — and so can be
 // overwritten. Reusing them spares the allocator and the collector most of a transition's
 // garbage.
-func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
+func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world {
 	var old worldStorage
 	c := into
 	if c != nil {
@@ -42,9 +43,9 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch Chooser) *world {
 	*c = *w
 	c.chooser = old.chooser
 	if c.chooser == nil {
-		c.chooser = new(recorder)
+		c.chooser = new(choose.Recorder)
 	}
-	*c.chooser = recorder{inner: ch, choices: c.chooser.choices[:0]}
+	c.chooser.Reset(ch)
 	c.bindIDs(&old, ids)
 	c.sub = w.sub.CloneInto(old.sub, c.idsFn)
 	c.topics = append(old.topics[:0], w.topics...)
@@ -91,7 +92,7 @@ func (s *Stats) shareRefusals(c *Stats) {
 // worldStorage is what cloneInto reuses of a recycled world: the storage it held before the clone
 // overwrote it.
 type worldStorage struct {
-	chooser   *recorder
+	chooser   *choose.Recorder
 	sub       *substrate.Model
 	topics    []topicState
 	incs      []incarnation

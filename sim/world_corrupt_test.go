@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
@@ -22,7 +23,7 @@ func corruptWorld(t *testing.T, explored bool, due int) *world {
 	set.FaultAtStep[spec.ActProduceCorrupt] = due
 	scn := diamond(ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""))
-	w := newWorld(scn, &set, NewRandomChooser(3), &RunOptions{journal: explored})
+	w := newWorld(scn, &set, choose.NewRandom(3), &RunOptions{journal: explored})
 	w.run()
 	if w.recentN == 0 {
 		t.Fatal("no committed record to corrupt")
@@ -40,12 +41,12 @@ func TestExploredCorruptProduceBranchesOverEveryRepresentative(t *testing.T) {
 		t.Fatalf("base %v: want the last records of in and mid", base)
 	}
 	for i, want := range corrupt.Representatives(base) {
-		w.chooser = &recorder{inner: answer(i)}
+		w.chooser = choose.NewRecorder(answer(i))
 		if got := w.drawCorruption(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("answer %d: %+v, want %+v", i, got, want)
 		}
-		if len(w.chooser.choices) != 1 {
-			t.Fatalf("answer %d: %d decisions, want the shape's", i, len(w.chooser.choices))
+		if len(w.chooser.Choices()) != 1 {
+			t.Fatalf("answer %d: %d decisions, want the shape's", i, len(w.chooser.Choices()))
 		}
 	}
 }

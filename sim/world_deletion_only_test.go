@@ -1,8 +1,10 @@
 package sim
 
 import (
-	"github.com/parsleysim/parsleysim/sim/spec"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // deletionOnlyScenario: p reads the deletion-only topic d and the external topic in; q reads in
@@ -35,7 +37,7 @@ func TestDeletionOnlyTopicSpared(t *testing.T) {
 			set.Weights[k] = max(set.Weights[k], 200)
 		}
 		set.RetentionRecords = 3
-		w := newWorld(deletionOnlyScenario(), &set, NewRandomChooser(seed), &RunOptions{RecordScript: true})
+		w := newWorld(deletionOnlyScenario(), &set, choose.NewRandom(seed), &RunOptions{RecordScript: true})
 		res := w.run()
 		for i, a := range res.Script {
 			switch a.Kind {
@@ -83,7 +85,7 @@ func TestDeletionOnlyTopicHasNoRetention(t *testing.T) {
 	}
 	scn.Script = append(scn.Script, ScriptedAction{Kind: spec.ActRetention})
 	set := Settings{Seed: 1, RetentionRecords: 3}
-	w := newWorld(scn, &set, NewRandomChooser(1), &RunOptions{})
+	w := newWorld(scn, &set, choose.NewRandom(1), &RunOptions{})
 	w.run()
 	start := func(topic int) uint64 { return uint64(w.offsets(w.incs[w.topics[topic].inc].firstChan).LogStart) }
 	if start(0) == 0 {

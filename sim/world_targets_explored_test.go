@@ -1,8 +1,10 @@
 package sim
 
 import (
-	"github.com/parsleysim/parsleysim/sim/spec"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestExploredWeightsKeepCandidates: in the states swarm runs reach, the target weights an
@@ -16,7 +18,7 @@ func TestExploredWeightsKeepCandidates(t *testing.T) {
 			for _, steps := range []int{15, 60, 200} {
 				set := ExpandSettings(seed)
 				set.SafetySteps, set.LivenessStepsMax = steps, 0
-				w := newWorld(scn(), &set, NewRandomChooser(seed), &RunOptions{})
+				w := newWorld(scn(), &set, choose.NewRandom(seed), &RunOptions{})
 				w.run()
 				zeros := func() (out []bool) {
 					for _, k := range kinds {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 )
 
 // replayMain is `simrun replay [-v] [--json] [--trace FILE] FILE`: it re-runs a saved run from its
@@ -63,7 +64,7 @@ func (c cli) replay(args []string) int {
 		fmt.Fprintf(c.stderr, "simrun replay: %s: %v\n", path, err)
 		return exitUsage
 	}
-	chooser := sim.NewReplayChooser(rec.Choices)
+	chooser := choose.NewReplay(rec.Choices)
 	out := c.execute(prep, chooser, o)
 	if out.err != nil {
 		fmt.Fprintf(c.stderr, "simrun replay: %v\n", out.err)
@@ -91,7 +92,7 @@ func (c cli) replay(args []string) int {
 // divergence says how a replayed run differs from its recording, or returns nil if it reproduced
 // it exactly: every recorded choice used and valid, and the recorded verdict and hash (when the
 // file has them) matched.
-func divergence(rec *sim.Replay, ch *sim.ReplayChooser, out outcome) error {
+func divergence(rec *sim.Replay, ch *choose.Replay, out outcome) error {
 	if err := ch.Err(); err != nil {
 		return err
 	}

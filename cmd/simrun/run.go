@@ -15,6 +15,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -61,7 +62,7 @@ func (c cli) run(args []string) int {
 		}
 		defer save.Close()
 	}
-	out := c.execute(prep, sim.NewRandomChooser(a.spec.Seed), a.outputs())
+	out := c.execute(prep, choose.NewRandom(a.spec.Seed), a.outputs())
 	if out.err != nil {
 		return usageError(c.stderr, "simrun", "%v", out.err)
 	}
@@ -183,7 +184,7 @@ type outcome struct {
 // execute runs the prepared scenario with ch, sending events to the hash and to the sinks the
 // outputs ask for. The human header (settings) is printed first so a person sees what this seed
 // does before the first step.
-func (c cli) execute(prep *scenarios.Prepared, ch sim.Chooser, o outputs) outcome {
+func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) outcome {
 	hash := trace.NewHashSink()
 	opts := prep.Options
 	opts.Sinks = []trace.Sink{hash}
@@ -232,7 +233,7 @@ func checkDeterminism(prep *scenarios.Prepared) trace.DeterminismReport {
 	return trace.CheckDeterminism(func(sink trace.Sink) {
 		opts := prep.Options
 		opts.Sinks = []trace.Sink{sink}
-		sim.Run(prep.Scenario, prep.Settings, sim.NewRandomChooser(prep.Spec.Seed), opts)
+		sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(prep.Spec.Seed), opts)
 	})
 }
 

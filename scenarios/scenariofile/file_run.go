@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -65,11 +66,11 @@ func RunFile(f *File, o FileRunOptions) (*FileRun, error) {
 	set := f.Settings.Sim()
 	hash := trace.NewHashSink()
 	opts := sim.RunOptions{Sabotage: engine, HostSabotage: host, Sinks: append([]trace.Sink{hash}, o.Sinks...)}
-	res := sim.Run(f.Scenario, set, sim.NewRandomChooser(set.Seed), opts)
+	res := sim.Run(f.Scenario, set, choose.NewRandom(set.Seed), opts)
 
 	collect := &trace.CollectSink{}
 	obsOpts := sim.RunOptions{Sabotage: engine, HostSabotage: host, Sinks: []trace.Sink{collect}}
-	ob := sim.RunObserved(f.Scenario, set, sim.NewRandomChooser(set.Seed), obsOpts)
+	ob := sim.RunObserved(f.Scenario, set, choose.NewRandom(set.Seed), obsOpts)
 	if err := sameRun(res, ob.Result); err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}

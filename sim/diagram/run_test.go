@@ -15,6 +15,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -42,7 +43,7 @@ func renderRun(t *testing.T, scn *sim.Scenario, seed uint64, sab node.Sabotage, 
 	sink := NewSink(scn)
 	// The reference node is off: it would report IGNORE_CAUSES's first wrong delivery at once,
 	// before the S1 violation whose causal chain these pictures draw.
-	res := sim.Run(scn, sim.ExpandSettings(seed), sim.NewRandomChooser(seed), sim.RunOptions{Sabotage: sab,
+	res := sim.Run(scn, sim.ExpandSettings(seed), choose.NewRandom(seed), sim.RunOptions{Sabotage: sab,
 		Sinks: []trace.Sink{sink}, Disabled: []sim.Criterion{sim.CritReference}})
 	var svg bytes.Buffer
 	if err := sink.WriteSVG(&svg, res.Violations); err != nil {

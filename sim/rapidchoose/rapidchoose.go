@@ -1,4 +1,4 @@
-// Package rapidchoose is a sim.Chooser that draws every decision from a *rapid.T, so a
+// Package rapidchoose is a choose.Chooser that draws every decision from a *rapid.T, so a
 // rapid.Check over runs shrinks a failing schedule automatically. It is a package of its own so
 // that only tests, not the command line, link rapid and the testing package.
 package rapidchoose

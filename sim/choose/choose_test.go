@@ -1,4 +1,4 @@
-package sim
+package choose
 
 import (
 	"errors"
@@ -14,11 +14,11 @@ func drawMany(c Chooser, weights []uint32, n int) []int {
 	return out
 }
 
-func TestRandomChooserSameSeedSameAnswers(t *testing.T) {
+func TestRandomSameSeedSameAnswers(t *testing.T) {
 	weights := []uint32{3, 0, 5, 1, 9}
-	a := drawMany(NewRandomChooser(7), weights, 1000)
-	b := drawMany(NewRandomChooser(7), weights, 1000)
-	c := drawMany(NewRandomChooser(8), weights, 1000)
+	a := drawMany(NewRandom(7), weights, 1000)
+	b := drawMany(NewRandom(7), weights, 1000)
+	c := drawMany(NewRandom(8), weights, 1000)
 	same, differ := true, false
 	for i := range a {
 		same = same && a[i] == b[i]
@@ -32,8 +32,8 @@ func TestRandomChooserSameSeedSameAnswers(t *testing.T) {
 	}
 }
 
-func TestRandomChooserLabelDoesNotChangeAnswer(t *testing.T) {
-	a, b := NewRandomChooser(3), NewRandomChooser(3)
+func TestRandomLabelDoesNotChangeAnswer(t *testing.T) {
+	a, b := NewRandom(3), NewRandom(3)
 	w := []uint32{1, 2, 3, 4}
 	for i := range 200 {
 		if x, y := a.Choose("action", w), b.Choose("crash.target", w); x != y {
@@ -42,11 +42,11 @@ func TestRandomChooserLabelDoesNotChangeAnswer(t *testing.T) {
 	}
 }
 
-func TestRandomChooserFollowsWeights(t *testing.T) {
+func TestRandomFollowsWeights(t *testing.T) {
 	weights := []uint32{1, 0, 3, 0, 6}
 	const n = 100000
 	counts := make([]int, len(weights))
-	for _, i := range drawMany(NewRandomChooser(11), weights, n) {
+	for _, i := range drawMany(NewRandom(11), weights, n) {
 		counts[i]++
 	}
 	if counts[1] != 0 || counts[3] != 0 {
@@ -61,19 +61,19 @@ func TestRandomChooserFollowsWeights(t *testing.T) {
 	}
 }
 
-func TestRandomChooserPanicsOnAllZero(t *testing.T) {
+func TestRandomPanicsOnAllZero(t *testing.T) {
 	defer func() {
 		if recover() == nil {
 			t.Fatal("all-zero weights did not panic")
 		}
 	}()
-	NewRandomChooser(1).Choose("x", []uint32{0, 0})
+	NewRandom(1).Choose("x", []uint32{0, 0})
 }
 
-func TestReplayChooserReproducesRecording(t *testing.T) {
+func TestReplayReproducesRecording(t *testing.T) {
 	weights := []uint32{2, 0, 1, 4}
-	rec := drawMany(NewRandomChooser(5), weights, 300)
-	rc := NewReplayChooser(rec)
+	rec := drawMany(NewRandom(5), weights, 300)
+	rc := NewReplay(rec)
 	got := drawMany(rc, weights, 300)
 	for i := range rec {
 		if got[i] != rec[i] {
@@ -85,7 +85,7 @@ func TestReplayChooserReproducesRecording(t *testing.T) {
 	}
 }
 
-func TestReplayChooserErrors(t *testing.T) {
+func TestReplayErrors(t *testing.T) {
 	cases := []struct {
 		name    string
 		choices []int
@@ -99,7 +99,7 @@ func TestReplayChooserErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rc := NewReplayChooser(tc.choices)
+			rc := NewReplay(tc.choices)
 			weights := []uint32{0, 0, 5}
 			if got := rc.Choose("first", weights); got != 2 {
 				t.Fatalf("first answer %d, want 2", got)

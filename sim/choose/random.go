@@ -1,4 +1,4 @@
-package sim
+package choose
 
 import "math/rand/v2"
 
@@ -7,27 +7,27 @@ import "math/rand/v2"
 // the schedule never shares a sequence with them.
 const chooserStream = 0x63686f6f7365
 
-// RandomChooser answers every decision with a weighted draw from a math/rand/v2 PCG seeded from
+// Random answers every decision with a weighted draw from a math/rand/v2 PCG seeded from
 // the run seed: option i is chosen with probability weights[i] / sum(weights). The label never
 // changes the answer; the same seed gives the same answers for the same sequence of weights.
-type RandomChooser struct {
+type Random struct {
 	rng *rand.Rand
 }
 
-// NewRandomChooser returns the seeded schedule chooser of a run with the given seed.
-func NewRandomChooser(seed uint64) *RandomChooser {
-	return &RandomChooser{rng: rand.New(rand.NewPCG(seed, chooserStream))}
+// NewRandom returns the seeded schedule chooser of a run with the given seed.
+func NewRandom(seed uint64) *Random {
+	return &Random{rng: rand.New(rand.NewPCG(seed, chooserStream))}
 }
 
 // Choose draws an index in proportion to weights. It panics if no weight is non-zero: that is a
 // bug in the caller (the Chooser contract promises at least one enabled option).
-func (c *RandomChooser) Choose(label string, weights []uint32) int {
+func (c *Random) Choose(label string, weights []uint32) int {
 	var total uint64
 	for _, w := range weights {
 		total += uint64(w)
 	}
 	if total == 0 {
-		panic("sim: RandomChooser.Choose(" + label + "): every weight is zero")
+		panic("sim: Random.Choose(" + label + "): every weight is zero")
 	}
 	r := c.rng.Uint64N(total)
 	for i, w := range weights {
@@ -36,5 +36,5 @@ func (c *RandomChooser) Choose(label string, weights []uint32) int {
 		}
 		r -= uint64(w)
 	}
-	panic("sim: RandomChooser.Choose: unreachable")
+	panic("sim: Random.Choose: unreachable")
 }

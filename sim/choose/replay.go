@@ -1,31 +1,31 @@
-package sim
+package choose
 
 import "fmt"
 
-// ReplayChooser answers from a recorded list of choices, such as Result.Choices of an earlier run
+// Replay answers from a recorded list of choices, such as Result.Choices of an earlier run
 // or the choice list of a replay file.
 //
-// Errors are sticky, not panics: a run driven by a ReplayChooser always finishes, and the caller
+// Errors are sticky, not panics: a run driven by a Replay always finishes, and the caller
 // checks Err afterwards. When the list runs out, or a recorded answer is out of range or names a
 // zero-weight option, Choose records the first such problem and from then on answers the first
 // option with a non-zero weight (the "simplest" answer, as a shrinker would pick), so a shrunk or
 // truncated list still drives a complete run. A replay that must reproduce a run exactly treats a
 // non-nil Err as "the run diverged from the recording".
-type ReplayChooser struct {
+type Replay struct {
 	choices []int
 	next    int
 	err     error
 }
 
-// NewReplayChooser returns a chooser that answers choices in order. The slice is not copied and
+// NewReplay returns a chooser that answers choices in order. The slice is not copied and
 // must not be modified while the chooser is in use.
-func NewReplayChooser(choices []int) *ReplayChooser {
-	return &ReplayChooser{choices: choices}
+func NewReplay(choices []int) *Replay {
+	return &Replay{choices: choices}
 }
 
 // Choose returns the next recorded answer, or, once an error is recorded, the first non-zero
 // option (see the type comment).
-func (c *ReplayChooser) Choose(label string, weights []uint32) int {
+func (c *Replay) Choose(label string, weights []uint32) int {
 	decision := c.next
 	if c.err == nil && decision >= len(c.choices) {
 		c.err = &ReplayError{Decision: decision, Label: label, Options: len(weights),
@@ -52,14 +52,14 @@ func (c *ReplayChooser) Choose(label string, weights []uint32) int {
 
 // Err returns the first problem met (a *ReplayError), or nil if every answer so far came from
 // the recording and was valid.
-func (c *ReplayChooser) Err() error { return c.err }
+func (c *Replay) Err() error { return c.err }
 
 // Consumed returns how many decisions the chooser has answered.
-func (c *ReplayChooser) Consumed() int { return c.next }
+func (c *Replay) Consumed() int { return c.next }
 
 // Remaining returns how many recorded answers have not been used; a run that reproduces its
 // recording exactly ends with Remaining() == 0 and Err() == nil.
-func (c *ReplayChooser) Remaining() int {
+func (c *Replay) Remaining() int {
 	if c.next >= len(c.choices) {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package sim
+package choose
 
 // Chooser makes every schedule and fault decision of a run: which enabled action fires next,
 // which fault, which target. A run is a pure function of its scenario, settings and the answers
