@@ -166,8 +166,8 @@ func TestLargeTopology(t *testing.T) {
 			t.Fatalf("--processes %d: %v processes, err %v", n, len(topo.Processes), err)
 		}
 	}
-	for _, n := range []int{1, sim.MaxProcesses + 1} {
-		if _, err := RandomTopology(3, RandomOptions{Processes: n}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("must be 2-%d", sim.MaxProcesses)) {
+	for _, n := range []int{1, spec.MaxProcesses + 1} {
+		if _, err := RandomTopology(3, RandomOptions{Processes: n}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("must be 2-%d", spec.MaxProcesses)) {
 			t.Fatalf("--processes %d gave %v, want an error naming the limit", n, err)
 		}
 	}

@@ -76,8 +76,8 @@ type topoGen struct {
 // and two deletion-only topics, addDeletionQuarry). The same seed and options always give the
 // same topology.
 func RandomTopology(seed uint64, opts RandomOptions) (*Topology, error) {
-	if opts.Processes == 1 || opts.Processes < 0 || opts.Processes > sim.MaxProcesses {
-		return nil, fmt.Errorf("random scenario: --processes must be 2-%d, got %d", sim.MaxProcesses, opts.Processes)
+	if opts.Processes == 1 || opts.Processes < 0 || opts.Processes > spec.MaxProcesses {
+		return nil, fmt.Errorf("random scenario: --processes must be 2-%d, got %d", spec.MaxProcesses, opts.Processes)
 	}
 	g := &topoGen{rng: rand.New(rand.NewPCG(seed, topologyStream)), t: &Topology{}}
 	features := g.pickFeatures(opts.Processes)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Spec names one run completely, as the command line and a replay file give it: scenario, seed,
@@ -65,11 +66,11 @@ func (s Spec) Normalize() Spec {
 // Errors name the bad input (unknown scenario or sabotage, a bad override).
 func (s Spec) Prepare() (*Prepared, error) {
 	s = s.Normalize()
-	if s.Steps < 0 || s.Steps > sim.MaxSteps {
-		return nil, fmt.Errorf("--steps must be 1-%d, got %d", sim.MaxSteps, s.Steps)
+	if s.Steps < 0 || s.Steps > spec.MaxSteps {
+		return nil, fmt.Errorf("--steps must be 1-%d, got %d", spec.MaxSteps, s.Steps)
 	}
-	if s.Processes < 0 || s.Processes == 1 || s.Processes > sim.MaxProcesses {
-		return nil, fmt.Errorf("--processes must be 2-%d (the documented maximum), got %d", sim.MaxProcesses, s.Processes)
+	if s.Processes < 0 || s.Processes == 1 || s.Processes > spec.MaxProcesses {
+		return nil, fmt.Errorf("--processes must be 2-%d (the documented maximum), got %d", spec.MaxProcesses, s.Processes)
 	}
 	engine, host, err := ParseSabotage(s.Sabotage)
 	if err != nil {

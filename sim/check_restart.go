@@ -171,7 +171,7 @@ const restartStream = 0x72657374617274
 // drawRestartCheck draws the seed's restart check.
 func drawRestartCheck(seed uint64) RestartCheck {
 	rng := rand.New(rand.NewPCG(seed, restartStream))
-	rc := RestartCheck{On: rng.IntN(100) < RestartCheckSharePct, Process: rng.IntN(MaxProcesses), AtPermille: rng.IntN(1000)}
+	rc := RestartCheck{On: rng.IntN(100) < RestartCheckSharePct, Process: rng.IntN(spec.MaxProcesses), AtPermille: rng.IntN(1000)}
 	if !rc.On {
 		return RestartCheck{}
 	}

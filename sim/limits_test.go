@@ -26,32 +26,32 @@ func TestValidateRefusesWhatTheSubstrateWouldReject(t *testing.T) {
 		{"dot versus underscore", func(s *Scenario) {
 			s.Topics = append(s.Topics, TopicSpec{Name: "a.b", Partitions: 1}, TopicSpec{Name: "a_b", Partitions: 1})
 		}, "differ only in '.' versus '_'"},
-		{"partitions", func(s *Scenario) { s.Topics[0].Partitions = MaxChannels + 1 }, fmt.Sprintf("above the limit of %d", MaxChannels)},
+		{"partitions", func(s *Scenario) { s.Topics[0].Partitions = spec.MaxChannels + 1 }, fmt.Sprintf("above the limit of %d", spec.MaxChannels)},
 		{"channels", func(s *Scenario) {
 			for i := range 2 {
-				s.Topics = append(s.Topics, TopicSpec{Name: fmt.Sprintf("wide%d", i), Partitions: MaxChannels / 2})
+				s.Topics = append(s.Topics, TopicSpec{Name: fmt.Sprintf("wide%d", i), Partitions: spec.MaxChannels / 2})
 			}
-		}, fmt.Sprintf("more than %d channels", MaxChannels)},
+		}, fmt.Sprintf("more than %d channels", spec.MaxChannels)},
 		{"cause at the reserved position", func(s *Scenario) {
 			s.Script = []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "ext", Causes: []CauseRef{{Topic: "ext", Position: math.MaxInt64}}}}
 		}, "a header carries positions 0..2^63-2"},
 		{"processes", func(s *Scenario) {
-			for i := range MaxProcesses {
+			for i := range spec.MaxProcesses {
 				s.Processes = append(s.Processes, ProcessSpec{Name: fmt.Sprintf("extra%d", i)})
 			}
-		}, fmt.Sprintf("above the limit of %d", MaxProcesses)},
+		}, fmt.Sprintf("above the limit of %d", spec.MaxProcesses)},
 		{"subscriptions", func(s *Scenario) {
 			for i := range 40 {
 				s.Topics = append(s.Topics, TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: 1})
 			}
-			for i := range MaxSubscriptions/len(s.Topics) + 1 {
+			for i := range spec.MaxSubscriptions/len(s.Topics) + 1 {
 				p := ProcessSpec{Name: fmt.Sprintf("reader%d", i)}
 				for _, t := range s.Topics {
 					p.Receives = append(p.Receives, t.Name)
 				}
 				s.Processes = append(s.Processes, p)
 			}
-		}, fmt.Sprintf("above the limit of %d", MaxSubscriptions)},
+		}, fmt.Sprintf("above the limit of %d", spec.MaxSubscriptions)},
 	}
 	if err := base().Validate(); err != nil {
 		t.Fatalf("the base scenario is invalid: %v", err)

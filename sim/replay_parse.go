@@ -8,24 +8,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
-
-// FileError is a problem in a text file the tools read (a replay file, a scenario file): the
-// file name, the 1-based line (0 when the problem is the file as a whole, such as a missing
-// header) and what was expected.
-type FileError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-// Error renders the problem as "FILE:LINE: message".
-func (e *FileError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
 
 var (
 	replayNameRe = regexp.MustCompile(`^[A-Za-z0-9_.\-/]+$`)
@@ -41,7 +26,7 @@ type replayParser struct {
 }
 
 func (p *replayParser) fail(line int, format string, args ...any) error {
-	return &FileError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+	return &spec.FileError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // readFail reports a read error at the line after the last one read.
@@ -64,9 +49,9 @@ func (p *replayParser) next() (string, bool) {
 	return "", false
 }
 
-// MaxReplayChoices bounds a replay file's choice list: a run of MaxSteps steps records a few
+// MaxReplayChoices bounds a replay file's choice list: a run of spec.MaxSteps steps records a few
 // choices a step, and a file announcing more is refused before anything is read into memory.
-const MaxReplayChoices = 16 * MaxSteps
+const MaxReplayChoices = 16 * spec.MaxSteps
 
 // maxReplayLine bounds one line of a replay file.
 const maxReplayLine = 16 << 20

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 func sampleReplay() *Replay {
@@ -99,9 +100,9 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseReplay("bad.replay", strings.NewReader(tc.text))
-			var fe *FileError
+			var fe *spec.FileError
 			if !errors.As(err, &fe) {
-				t.Fatalf("error %v, want a *FileError", err)
+				t.Fatalf("error %v, want a *spec.FileError", err)
 			}
 			if fe.File != "bad.replay" || fe.Line != tc.line || !strings.Contains(fe.Msg, tc.want) {
 				t.Fatalf("error %q (line %d), want line %d containing %q", err, fe.Line, tc.line, tc.want)

@@ -73,8 +73,8 @@ func (w *world) topicBlocked(t int) bool {
 // at a topic that spares them.
 func (w *world) anyFaultable(k spec.ActionKind, live bool) bool {
 	for t := range w.topics {
-		spec := w.topics[t].spec
-		if spec.External && !spec.spares(k) && (!live || w.topics[t].inc >= 0) {
+		ts := w.topics[t].spec
+		if ts.External && !ts.spares(k) && (!live || w.topics[t].inc >= 0) {
 			return true
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -97,8 +98,8 @@ func runFlags() (*flagSet, *runArgs) {
 	})
 	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
-	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget, 1-%d (default: 250-500, from the seed)", sim.MaxSteps))
-	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate a topology of N processes, 2-%d (random scenario)", sim.MaxProcesses))
+	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget, 1-%d (default: 250-500, from the seed)", spec.MaxSteps))
+	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate a topology of N processes, 2-%d (random scenario)", spec.MaxProcesses))
 	fs.StringVar(&a.tracePath, "trace", "", "write every event as JSON lines to `FILE`")
 	fs.StringVar(&a.savePath, "save", "", "write the replay file to `FILE` (automatic on a violation)")
 	fs.BoolVar(&a.verbose, "v", false, "print the readable timeline of every event")
@@ -147,13 +148,13 @@ func (a *runArgs) check(fs *flagSet, rest []string) error {
 
 // checkSize checks --steps and --processes against their limits (given: the flags given), the
 // same for every command that takes them.
-func checkSize(fs *flagSet, spec *scenarios.Spec) error {
+func checkSize(fs *flagSet, runSpec *scenarios.Spec) error {
 	given := fs.given()
-	if given["steps"] && (spec.Steps < 1 || spec.Steps > sim.MaxSteps) {
-		return fmt.Errorf("--steps must be 1-%d, got %d", sim.MaxSteps, spec.Steps)
+	if given["steps"] && (runSpec.Steps < 1 || runSpec.Steps > spec.MaxSteps) {
+		return fmt.Errorf("--steps must be 1-%d, got %d", spec.MaxSteps, runSpec.Steps)
 	}
-	if given["processes"] && (spec.Processes < 2 || spec.Processes > sim.MaxProcesses) {
-		return fmt.Errorf("--processes must be 2-%d (the documented maximum), got %d", sim.MaxProcesses, spec.Processes)
+	if given["processes"] && (runSpec.Processes < 2 || runSpec.Processes > spec.MaxProcesses) {
+		return fmt.Errorf("--processes must be 2-%d (the documented maximum), got %d", spec.MaxProcesses, runSpec.Processes)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // shrinkUsage is the help text of `simrun shrink`.
@@ -37,8 +38,8 @@ func (c cli) shrink(args []string) int {
 	seed := fs.String("seed", "", "the failing run's seed (required)")
 	fs.StringVar(&cfg.Spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&cfg.Spec.Sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
-	fs.IntVar(&cfg.Spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of the failing run, 1-%d (default: from the seed)", sim.MaxSteps))
-	fs.IntVar(&cfg.Spec.Processes, "processes", 0, fmt.Sprintf("topology size of the failing run, 2-%d (random scenario)", sim.MaxProcesses))
+	fs.IntVar(&cfg.Spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of the failing run, 1-%d (default: from the seed)", spec.MaxSteps))
+	fs.IntVar(&cfg.Spec.Processes, "processes", 0, fmt.Sprintf("topology size of the failing run, 2-%d (random scenario)", spec.MaxProcesses))
 	fs.IntVar(&cfg.Attempts, "attempts", scenarios.DefaultShrinkAttempts, fmt.Sprintf("at most this many runs, 1-%d", maxShrinkAttempts))
 	out := fs.String("out", "", "write `STEM`.replay and STEM.txt (default simrun-shrunk-SCENARIO-SEED[-SABOTAGE])")
 	rest, code, ok := fs.parse(args, c.stdout, c.stderr)
@@ -154,9 +155,9 @@ func printShrunk(w io.Writer, out *scenarios.Shrunk, replayPath, filePath string
 }
 
 // shrinkAfterViolation is the automatic shrink of a failing default run: it shrinks the run of
-// spec and writes the reproduction beside the run's replay file (shrunkPaths). The default run
+// runSpec and writes the reproduction beside the run's replay file (shrunkPaths). The default run
 // calls it after saving its replay file; a failed shrink is reported, never fatal.
-func (c cli) shrinkAfterViolation(spec scenarios.Spec, replayPath string) {
+func (c cli) shrinkAfterViolation(runSpec scenarios.Spec, replayPath string) {
 	fmt.Fprintf(c.stdout, "shrinking (at most %d runs) ...\n", scenarios.DefaultShrinkAttempts)
-	c.shrinkTo(scenarios.ShrinkConfig{Spec: spec}, shrunkPaths(replayPath))
+	c.shrinkTo(scenarios.ShrinkConfig{Spec: runSpec}, shrunkPaths(replayPath))
 }

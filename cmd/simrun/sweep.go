@@ -18,6 +18,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // sweepUsage is the help text of `simrun sweep`.
@@ -163,15 +164,15 @@ func writeSweepJSON(w io.Writer, rep *scenarios.SweepReport) {
 
 // resultHeader is the header of the sweep's --result document.
 func (a *sweepArgs) resultHeader() resultHeader {
-	spec := a.spec.Normalize()
+	runSpec := a.spec.Normalize()
 	settings := map[string]string{"steps": "from the seed", "processes": "the scenario's", "trace_digest": fmt.Sprint(a.traceDigest)}
-	if spec.Steps > 0 {
-		settings["steps"] = fmt.Sprint(spec.Steps)
+	if runSpec.Steps > 0 {
+		settings["steps"] = fmt.Sprint(runSpec.Steps)
 	}
-	if spec.Processes > 0 {
-		settings["processes"] = fmt.Sprint(spec.Processes)
+	if runSpec.Processes > 0 {
+		settings["processes"] = fmt.Sprint(runSpec.Processes)
 	}
-	return newResultHeader(resultHeader{Kind: "sweep", Scenario: spec.Scenario, Sabotage: orNone(spec.Sabotage),
+	return newResultHeader(resultHeader{Kind: "sweep", Scenario: runSpec.Scenario, Sabotage: orNone(runSpec.Sabotage),
 		Settings: settings, Seeds: fmt.Sprintf("%d-%d", a.first, a.last)}, a.shard)
 }
 
@@ -184,12 +185,12 @@ func saveFailure(dir string, o scenarios.SeedOutcome) error {
 	for _, v := range o.Violations {
 		r.Notes = append(r.Notes, "violation: "+v.String())
 	}
-	spec, err := scenarios.SpecOfReplay(&r)
+	runSpec, err := scenarios.SpecOfReplay(&r)
 	if err != nil {
 		return err
 	}
-	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(spec))
-	return sim.SaveReplay(filepath.Join(dir, autoReplayName(spec)), &r)
+	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(runSpec))
+	return sim.SaveReplay(filepath.Join(dir, autoReplayName(runSpec)), &r)
 }
 
 // parseSweepArgs parses and checks the sweep's flags; every error names the flag and the bad
@@ -205,8 +206,8 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code
 	fs.StringVar(&a.saveFailures, "save-failures", "", "write a replay file of every failing seed into `DIR`")
 	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
-	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of every run, 1-%d (default: 250-500, from the seed)", sim.MaxSteps))
-	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate topologies of N processes, 2-%d (random scenario)", sim.MaxProcesses))
+	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of every run, 1-%d (default: 250-500, from the seed)", spec.MaxSteps))
+	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate topologies of N processes, 2-%d (random scenario)", spec.MaxProcesses))
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human summary")
 	fs.BoolVar(&a.traceDigest, "trace-digest", false, "hash every run's trace and report a digest of them all in seed order")
 	fs.BoolVar(&a.catchRates, "catch-rates", false, "sweep every sabotage mode and write the catch-rate table")

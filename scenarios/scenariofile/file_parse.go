@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -19,8 +20,8 @@ import (
 // expected output.
 const storySeparator = "----"
 
-// Limits of one scenario file (FORMAT.md "Limits"), beside the world's own (sim.MaxProcesses,
-// sim.MaxChannels, sim.MaxSubscriptions, sim.MaxSteps): a file over one is refused at the line
+// Limits of one scenario file (FORMAT.md "Limits"), beside the world's own (spec.MaxProcesses,
+// spec.MaxChannels, spec.MaxSubscriptions, spec.MaxSteps): a file over one is refused at the line
 // that crosses it, before the world is built.
 const (
 	// MaxFileBytes bounds the whole file, its recorded story included.
@@ -43,17 +44,17 @@ func LoadFile(path string) (*File, error) {
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, &sim.FileError{File: path, Msg: "is a directory: expected a scenario file"}
+		return nil, &spec.FileError{File: path, Msg: "is a directory: expected a scenario file"}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, &sim.FileError{File: path, Msg: "reading: " + err.Error()}
+		return nil, &spec.FileError{File: path, Msg: "reading: " + err.Error()}
 	}
 	return ParseFile(path, data)
 }
 
 // ParseFile parses a scenario file's contents; path names the file in errors and gives the
-// scenario its name (the base name without ".txt"). Every error is a *sim.FileError naming the line
+// scenario its name (the base name without ".txt"). Every error is a *spec.FileError naming the line
 // and what was expected.
 func ParseFile(path string, data []byte) (*File, error) {
 	name := strings.TrimSuffix(filepath.Base(path), ".txt")
@@ -125,9 +126,9 @@ type parser struct {
 	afterLiveness bool
 }
 
-// errorf returns a sim.FileError at the current line.
+// errorf returns a spec.FileError at the current line.
 func (p *parser) errorf(format string, args ...any) error {
-	return &sim.FileError{File: p.f.Path, Line: p.line, Msg: fmt.Sprintf(format, args...)}
+	return &spec.FileError{File: p.f.Path, Line: p.line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // parseLine dispatches one non-comment line on its first word.
@@ -239,7 +240,7 @@ func (p *parser) parseTopic(words []string) error {
 		if !ok || k != "partitions" {
 			return p.errorf("unexpected %q in topic %s: expected partitions=N, external or deletion-only", w, name)
 		}
-		n, err := p.atoiMax(k, v, 1, sim.MaxChannels)
+		n, err := p.atoiMax(k, v, 1, spec.MaxChannels)
 		if err != nil {
 			return err
 		}
@@ -248,8 +249,8 @@ func (p *parser) parseTopic(words []string) error {
 	if t.DeletionOnly && !t.External {
 		return p.errorf("topic %s is deletion-only but not external: only external topics are deleted", name)
 	}
-	if p.channels += t.Partitions; p.channels > sim.MaxChannels {
-		return p.errorf("more than %d channels (partitions over every topic; the limit)", sim.MaxChannels)
+	if p.channels += t.Partitions; p.channels > spec.MaxChannels {
+		return p.errorf("more than %d channels (partitions over every topic; the limit)", spec.MaxChannels)
 	}
 	p.normalized[norm] = name
 	p.topics[name] = true
@@ -262,36 +263,36 @@ func (p *parser) parseProcess(words []string) error {
 	if len(words) == 0 || strings.Contains(words[0], "=") {
 		return p.errorf("expected: process NAME receives=T,... [sends=T,...] [task=N] [hops=N] [fanout=one]")
 	}
-	spec := sim.ProcessSpec{Name: words[0]}
-	if err := p.checkName("process", spec.Name); err != nil {
+	ps := sim.ProcessSpec{Name: words[0]}
+	if err := p.checkName("process", ps.Name); err != nil {
 		return err
 	}
-	if p.procs[spec.Name] {
-		return p.errorf("process %q declared twice", spec.Name)
+	if p.procs[ps.Name] {
+		return p.errorf("process %q declared twice", ps.Name)
 	}
-	if len(p.procs) == sim.MaxProcesses {
-		return p.errorf("more than %d processes (the limit)", sim.MaxProcesses)
+	if len(p.procs) == spec.MaxProcesses {
+		return p.errorf("more than %d processes (the limit)", spec.MaxProcesses)
 	}
 	args, err := p.keyValues(words[1:], "process", "receives", "sends", "task", "hops", "fanout")
 	if err != nil {
 		return err
 	}
-	if spec.Receives, err = p.topicList("receives", args["receives"]); err != nil {
+	if ps.Receives, err = p.topicList("receives", args["receives"]); err != nil {
 		return err
 	}
-	if spec.Sends, err = p.topicList("sends", args["sends"]); err != nil {
+	if ps.Sends, err = p.topicList("sends", args["sends"]); err != nil {
 		return err
 	}
-	if p.subscriptions += len(spec.Receives) + len(spec.Sends); p.subscriptions > sim.MaxSubscriptions {
-		return p.errorf("more than %d received and sent topics over every process (the limit)", sim.MaxSubscriptions)
+	if p.subscriptions += len(ps.Receives) + len(ps.Sends); p.subscriptions > spec.MaxSubscriptions {
+		return p.errorf("more than %d received and sent topics over every process (the limit)", spec.MaxSubscriptions)
 	}
 	if v, ok := args["task"]; ok {
-		if spec.Task, err = p.atoiMax("task", v, 0, sim.MaxChannels-1); err != nil {
+		if ps.Task, err = p.atoiMax("task", v, 0, spec.MaxChannels-1); err != nil {
 			return err
 		}
 	}
 	if v, ok := args["hops"]; ok {
-		if spec.HopsMax, err = p.atoiMax("hops", v, 1, maxHops); err != nil {
+		if ps.HopsMax, err = p.atoiMax("hops", v, 1, maxHops); err != nil {
 			return err
 		}
 	}
@@ -299,10 +300,10 @@ func (p *parser) parseProcess(words []string) error {
 		if v != "one" && v != "all" {
 			return p.errorf("fanout=%s: expected fanout=one or fanout=all", v)
 		}
-		spec.FanoutOne = v == "one"
+		ps.FanoutOne = v == "one"
 	}
-	p.procs[spec.Name] = true
-	p.f.Scenario.Processes = append(p.f.Scenario.Processes, spec)
+	p.procs[ps.Name] = true
+	p.f.Scenario.Processes = append(p.f.Scenario.Processes, ps)
 	return nil
 }
 
@@ -326,14 +327,14 @@ func (p *parser) parseSettings(words []string) error {
 		case "swarm":
 			s.Swarm, err = p.atou(k, v)
 		case "liveness":
-			s.LivenessStepsMax, err = p.atoiMax(k, v, 0, sim.MaxSteps)
+			s.LivenessStepsMax, err = p.atoiMax(k, v, 0, spec.MaxSteps)
 		case "step-us":
 			var n int
-			n, err = p.atoiMax(k, v, 0, sim.MaxStepMicros)
+			n, err = p.atoiMax(k, v, 0, spec.MaxStepMicros)
 			s.StepMicros = int64(n)
 		case "retention-us":
 			var n int
-			n, err = p.atoiMax(k, v, 0, sim.MaxSteps*sim.MaxStepMicros)
+			n, err = p.atoiMax(k, v, 0, spec.MaxSteps*spec.MaxStepMicros)
 			s.RetentionMicros = int64(n)
 		case "retention-records":
 			s.RetentionRecords, err = p.atoiMax(k, v, 0, math.MaxInt32)

@@ -183,7 +183,7 @@ func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error 
 	}
 	a.Topic = args["topic"]
 	if v, ok := args["partition"]; ok {
-		n, err := p.atoiMax("partition", v, 0, sim.MaxChannels-1)
+		n, err := p.atoiMax("partition", v, 0, spec.MaxChannels-1)
 		if err != nil {
 			return err
 		}
@@ -378,7 +378,7 @@ func parseChan(s string) (Ref, bool) {
 		topic, r.Incarn = name, n
 	}
 	n, err := strconv.Atoi(part)
-	if err != nil || n < 0 || n >= sim.MaxChannels {
+	if err != nil || n < 0 || n >= spec.MaxChannels {
 		return Ref{}, false
 	}
 	r.Topic, r.Part = topic, int32(n)

@@ -23,7 +23,7 @@ func manyProcesses(n int) string {
 }
 
 // manySubscriptions declares 100 topics and enough processes receiving all of them to cross
-// sim.MaxSubscriptions.
+// spec.MaxSubscriptions.
 func manySubscriptions() string {
 	var b strings.Builder
 	var names []string
@@ -31,7 +31,7 @@ func manySubscriptions() string {
 		fmt.Fprintf(&b, "topic t%d\n", i)
 		names = append(names, fmt.Sprintf("t%d", i))
 	}
-	for i := range sim.MaxSubscriptions/100 + 1 {
+	for i := range spec.MaxSubscriptions/100 + 1 {
 		fmt.Fprintf(&b, "process p%d receives=%s\n", i, strings.Join(names, ","))
 	}
 	return b.String()
@@ -84,7 +84,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"partitions above", "topic e partitions=65537\n", "x.txt:1: partitions=65537: expected an integer in 1..65536"},
 		{"partitions 2^63", "topic e partitions=9223372036854775808\n", "x.txt:1: partitions=9223372036854775808: expected an integer in 1..65536"},
 		{"channels above", "topic a partitions=65536\ntopic b\n", "x.txt:2: more than 65536 channels"},
-		{"processes above", "topic e\n" + manyProcesses(sim.MaxProcesses+1), "x.txt:2002: more than 2000 processes (the limit)"},
+		{"processes above", "topic e\n" + manyProcesses(spec.MaxProcesses+1), "x.txt:2002: more than 2000 processes (the limit)"},
 		{"subscriptions above", manySubscriptions(), "x.txt:301: more than 20000 received and sent topics over every process (the limit)"},
 		{"task above", "topic e\nprocess p receives=e task=65536\n", "x.txt:2: task=65536: expected an integer in 0..65535"},
 		{"hops above", "topic e\nprocess p receives=e hops=256\n", "x.txt:2: hops=256: expected an integer in 1..255"},

@@ -133,7 +133,7 @@ func (p *parser) parseSessionAction(k spec.ActionKind, verb string, words []stri
 	case spec.ActSessionRead:
 		a.Session.Model = args["model"]
 		if v, ok := args["replica"]; ok {
-			a.Session.Replica, err = p.atoiMax("replica", v, 0, sim.MaxProcesses-1)
+			a.Session.Replica, err = p.atoiMax("replica", v, 0, spec.MaxProcesses-1)
 		}
 		return a, err
 	}
@@ -153,7 +153,7 @@ func (p *parser) sessionWriteArgs(a *sim.ScriptedAction, args map[string]string)
 		return err
 	}
 	if v, ok := args["partition"]; ok {
-		n, err := p.atoiMax("partition", v, 0, sim.MaxChannels-1)
+		n, err := p.atoiMax("partition", v, 0, spec.MaxChannels-1)
 		if err != nil {
 			return err
 		}
