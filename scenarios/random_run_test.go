@@ -12,6 +12,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -117,10 +118,10 @@ func TestReplayReproducesHash(t *testing.T) {
 	for _, spec := range []Spec{{Seed: 3}, {Seed: 4, Sabotage: "IGNORE_CAUSES"}, {Seed: 5, Sabotage: "RESET_PAST_LOG_START", Steps: 120}} {
 		res, hash := runSpec(t, spec, nil)
 		path := filepath.Join(t.TempDir(), "run.replay")
-		if err := sim.SaveReplay(path, spec.ReplayOf(res, hash)); err != nil {
+		if err := replay.Save(path, spec.ReplayOf(res, hash)); err != nil {
 			t.Fatal(err)
 		}
-		rec, err := sim.LoadReplay(path)
+		rec, err := replay.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}

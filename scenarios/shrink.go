@@ -126,9 +126,9 @@ func (s *shrinkRun) safetySteps() int {
 	return sim.ExpandSettings(s.spec.Seed).SafetySteps
 }
 
-// replay runs spec with choices through a choose.Replay; it returns the result and the number
+// replayChoices runs spec with choices through a choose.Replay; it returns the result and the number
 // of leading choices the run used (cut at a divergence: the rest were never read).
-func replay(spec Spec, choices []int, opts func(*sim.RunOptions)) (*sim.Result, int, string) {
+func replayChoices(spec Spec, choices []int, opts func(*sim.RunOptions)) (*sim.Result, int, string) {
 	prep, err := spec.Prepare()
 	if err != nil {
 		panic(fmt.Sprintf("scenarios: a spec that prepared once fails to prepare: %v", err))
@@ -155,7 +155,7 @@ func failsFirst(res *sim.Result, c sim.Criterion) bool {
 
 // choiceTest is the sim.ShrinkTest of the choice pass.
 func (s *shrinkRun) choiceTest(choices []int) (bool, int) {
-	res, used, _ := replay(s.spec, choices, nil)
+	res, used, _ := replayChoices(s.spec, choices, nil)
 	return failsFirst(res, s.target), used
 }
 
@@ -168,7 +168,7 @@ func (s *shrinkRun) shrinkSteps(hi int, choices []int) {
 		spec := s.spec
 		spec.Steps = mid
 		s.attempts++
-		if res, _, _ := replay(spec, choices, nil); failsFirst(res, s.target) {
+		if res, _, _ := replayChoices(spec, choices, nil); failsFirst(res, s.target) {
 			hi, s.spec = mid, spec
 		} else {
 			lo = mid + 1
@@ -178,12 +178,12 @@ func (s *shrinkRun) shrinkSteps(hi int, choices []int) {
 
 // finish replays the shrunk choices once more, recording the run's exact answers and script.
 func (s *shrinkRun) finish(choices []int) (*Shrunk, error) {
-	res, _, hash := replay(s.spec, choices, func(o *sim.RunOptions) { o.RecordScript = true })
+	res, _, hash := replayChoices(s.spec, choices, func(o *sim.RunOptions) { o.RecordScript = true })
 	if !failsFirst(res, s.target) {
 		return nil, fmt.Errorf("shrink of seed %d: the shrunk run no longer fails with %s (a nondeterministic run?)", s.spec.Seed, s.target)
 	}
 	// The recorded answers replay the run exactly: check it, so a replay file never diverges.
-	again, used, hash2 := replay(s.spec, res.Choices, nil)
+	again, used, hash2 := replayChoices(s.spec, res.Choices, nil)
 	if hash2 != hash || used != len(res.Choices) || !failsFirst(again, s.target) {
 		return nil, fmt.Errorf("shrink of seed %d: the recorded choices do not replay the shrunk run (hash %s vs %s)", s.spec.Seed, hash2, hash)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/replay"
 )
 
 // The script pass of a shrink and the scenario file it writes: the shrunk run's safety phase as
@@ -113,7 +114,7 @@ func (z Size) String() string {
 }
 
 // Replay returns the replay file of the shrunk run, with notes for a person.
-func (out *Shrunk) Replay() *sim.Replay {
+func (out *Shrunk) Replay() *replay.File {
 	r := out.Spec.ReplayOf(out.Result, out.Hash)
 	r.Choices = out.Choices
 	r.Notes = append(r.Notes,

@@ -38,7 +38,7 @@ func TestShrinkDropHeld(t *testing.T) {
 	if out.Attempts > DefaultShrinkAttempts {
 		t.Fatalf("%d attempts, budget %d", out.Attempts, DefaultShrinkAttempts)
 	}
-	res, used, hash := replay(out.Spec, out.Choices, nil)
+	res, used, hash := replayChoices(out.Spec, out.Choices, nil)
 	if used != len(out.Choices) || hash != out.Hash || !failsFirst(res, sim.CritReference) {
 		t.Fatalf("replaying the recorded choices: used %d of %d, hash %s vs %s, violations %v",
 			used, len(out.Choices), hash, out.Hash, res.Violations)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -92,9 +93,9 @@ func (s Spec) Prepare() (*Prepared, error) {
 }
 
 // ReplayOf records a finished run of this Spec as a replay file's contents.
-func (s Spec) ReplayOf(res *sim.Result, hash string) *sim.Replay {
+func (s Spec) ReplayOf(res *sim.Result, hash string) *replay.File {
 	s = s.Normalize()
-	r := &sim.Replay{Scenario: s.Scenario, Seed: s.Seed, Steps: s.Steps, Processes: s.Processes,
+	r := &replay.File{Scenario: s.Scenario, Seed: s.Seed, Steps: s.Steps, Processes: s.Processes,
 		Verdict: res.Verdict, Hash: hash, Choices: res.Choices}
 	if IsHostSabotage(s.Sabotage) {
 		r.HostSabotage = s.Sabotage
@@ -106,7 +107,7 @@ func (s Spec) ReplayOf(res *sim.Result, hash string) *sim.Replay {
 
 // SpecOfReplay returns the Spec a replay file records. A file naming both an engine and a host
 // sabotage is an error (simrun never writes one).
-func SpecOfReplay(r *sim.Replay) (Spec, error) {
+func SpecOfReplay(r *replay.File) (Spec, error) {
 	s := Spec{Scenario: r.Scenario, Seed: r.Seed, Steps: r.Steps, Processes: r.Processes, Sabotage: r.Sabotage}
 	if r.HostSabotage != "" {
 		if r.Sabotage != "" {

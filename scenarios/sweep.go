@@ -10,6 +10,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -65,7 +66,7 @@ type SeedOutcome struct {
 	// expose the mode, so the catch rate over fired seeds measures the checkers alone.
 	Fired bool
 	// Replay is a failing run's replay file, when the sweep asked for replays (SweepConfig.Replays).
-	Replay *sim.Replay
+	Replay *replay.File
 }
 
 // Failed reports whether the seed's run failed (a violation or a panic).

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/replay"
 )
 
 // replayMain is `simrun replay [-v] [--json] [--trace FILE] FILE`: it re-runs a saved run from its
@@ -51,7 +51,7 @@ func (c cli) replay(args []string) int {
 		{"--svg", o.diagram.svgPath}, {"--html", o.diagram.htmlPath}}); err != nil {
 		return usageError(c.stderr, name, "%v", err)
 	}
-	rec, err := sim.LoadReplay(path)
+	rec, err := replay.Load(path)
 	if err != nil {
 		return usageError(c.stderr, name, "%v", err)
 	}
@@ -92,7 +92,7 @@ func (c cli) replay(args []string) int {
 // divergence says how a replayed run differs from its recording, or returns nil if it reproduced
 // it exactly: every recorded choice used and valid, and the recorded verdict and hash (when the
 // file has them) matched.
-func divergence(rec *sim.Replay, ch *choose.Replay, out outcome) error {
+func divergence(rec *replay.File, ch *choose.Replay, out outcome) error {
 	if err := ch.Err(); err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
@@ -254,7 +255,7 @@ func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs, save *os.
 		saveErr = checkOutputs(nil, append(a.explicitOutputs(), fileArg{"the automatic replay file", savePath},
 			fileArg{"the shrunk replay file", shrunkPaths(savePath).replay}, fileArg{"the shrunk scenario file", shrunkPaths(savePath).scenario}))
 		if saveErr == nil {
-			saveErr = sim.SaveReplay(savePath, replayFile(prep.Spec, out))
+			saveErr = replay.Save(savePath, replayFile(prep.Spec, out))
 		}
 	}
 	if saveErr != nil {
@@ -289,7 +290,7 @@ func (a *runArgs) explicitOutputs() []fileArg {
 }
 
 // writeReplay writes r into f and closes it.
-func writeReplay(f *os.File, r *sim.Replay) error {
+func writeReplay(f *os.File, r *replay.File) error {
 	err := r.Write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -310,7 +311,7 @@ func autoReplayName(s scenarios.Spec) string {
 }
 
 // replayFile records the run with its violations as comments for a person reading the file.
-func replayFile(s scenarios.Spec, out outcome) *sim.Replay {
+func replayFile(s scenarios.Spec, out outcome) *replay.File {
 	r := s.ReplayOf(out.res, out.hash)
 	for _, v := range out.res.Violations {
 		r.Notes = append(r.Notes, "violation: "+v.String())

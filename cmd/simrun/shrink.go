@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -116,7 +116,7 @@ func (c cli) shrinkTo(cfg scenarios.ShrinkConfig, paths shrinkOutputs) int {
 	if err != nil {
 		return usageError(c.stderr, "simrun shrink", "%v", err)
 	}
-	if err := sim.SaveReplay(paths.replay, out.Replay()); err != nil {
+	if err := replay.Save(paths.replay, out.Replay()); err != nil {
 		return usageError(c.stderr, "simrun shrink", "%v", err)
 	}
 	filePath := paths.scenario

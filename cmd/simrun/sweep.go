@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -190,7 +190,7 @@ func saveFailure(dir string, o scenarios.SeedOutcome) error {
 		return err
 	}
 	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(runSpec))
-	return sim.SaveReplay(filepath.Join(dir, autoReplayName(runSpec)), &r)
+	return replay.Save(filepath.Join(dir, autoReplayName(runSpec)), &r)
 }
 
 // parseSweepArgs parses and checks the sweep's flags; every error names the flag and the bad

@@ -1,4 +1,4 @@
-package sim
+package replay
 
 import (
 	"bufio"
@@ -10,19 +10,19 @@ import (
 	"strings"
 )
 
-// ReplayFormatVersion is the version of the replay file format written by SaveReplay. It changes
+// FormatVersion is the version of the replay file format written by Save. It changes
 // whenever a file of the old version would no longer reproduce its run (a new header line that
 // changes meaning, a change to the trace hash encoding or to the settings expansion).
-const ReplayFormatVersion = 1
+const FormatVersion = 1
 
 // replayMagic opens every replay file, followed by the format version.
 const replayMagic = "parsley-sim-replay"
 
-// Replay is everything needed to reproduce one run exactly: which scenario and seed, which
+// File is everything needed to reproduce one run exactly: which scenario and seed, which
 // sabotage, the overrides given on the command line, the choice list the run's Chooser answered,
 // and the recorded outcome (verdict and trace hash) so a replay can confirm it reproduced it.
 //
-// The file format (SaveReplay, LoadReplay) is line-oriented text:
+// The file format (Save, Load) is line-oriented text:
 //
 //	# parsley-sim replay file: `simrun replay FILE` reproduces this run exactly, hash included.
 //	# Any line starting with '#' is a comment; blank lines are ignored.
@@ -39,7 +39,7 @@ const replayMagic = "parsley-sim-replay"
 //	0 3 1 1 0 2 ...               the choice list: whitespace-separated integers ≥ 0
 //
 // Header lines may come in any order but each at most once; "choices" must be last.
-type Replay struct {
+type File struct {
 	Scenario     string
 	Seed         uint64
 	Sabotage     string // engine sabotage mode name; "" is written as NONE
@@ -52,18 +52,18 @@ type Replay struct {
 	Choices      []int
 }
 
-// choicesPerLine is how many choices SaveReplay writes per line.
+// choicesPerLine is how many choices Save writes per line.
 const choicesPerLine = 32
 
 // Write writes r in the replay file format. Notes are written as comment lines (for a person:
 // the violations, the command that replays it); they are not read back.
-func (r *Replay) Write(w io.Writer) error {
+func (r *File) Write(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# parsley-sim replay file: `simrun replay FILE` reproduces this run exactly, hash included.\n")
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "# %s\n", strings.ReplaceAll(n, "\n", "\n# "))
 	}
-	fmt.Fprintf(bw, "%s %d\n", replayMagic, ReplayFormatVersion)
+	fmt.Fprintf(bw, "%s %d\n", replayMagic, FormatVersion)
 	fmt.Fprintf(bw, "scenario %s\n", r.Scenario)
 	fmt.Fprintf(bw, "seed %d\n", r.Seed)
 	fmt.Fprintf(bw, "sabotage %s\n", noneIfEmpty(r.Sabotage))
@@ -88,8 +88,8 @@ func (r *Replay) Write(w io.Writer) error {
 	return bw.Flush()
 }
 
-// SaveReplay writes r to the file at path, replacing it.
-func SaveReplay(path string, r *Replay) error {
+// Save writes r to the file at path, replacing it.
+func Save(path string, r *File) error {
 	var buf bytes.Buffer
 	if err := r.Write(&buf); err != nil {
 		return err
@@ -100,14 +100,14 @@ func SaveReplay(path string, r *Replay) error {
 	return nil
 }
 
-// LoadReplay reads a replay file. Errors name the file, the line and what was expected.
-func LoadReplay(path string) (*Replay, error) {
+// Load reads a replay file. Errors name the file, the line and what was expected.
+func Load(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading replay file: %w", err)
 	}
 	defer f.Close()
-	return ParseReplay(path, f)
+	return Parse(path, f)
 }
 
 func noneIfEmpty(s string) string {

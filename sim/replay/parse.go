@@ -1,4 +1,4 @@
-package sim
+package replay
 
 import (
 	"bufio"
@@ -49,21 +49,21 @@ func (p *replayParser) next() (string, bool) {
 	return "", false
 }
 
-// MaxReplayChoices bounds a replay file's choice list: a run of spec.MaxSteps steps records a few
+// MaxChoices bounds a replay file's choice list: a run of spec.MaxSteps steps records a few
 // choices a step, and a file announcing more is refused before anything is read into memory.
-const MaxReplayChoices = 16 * spec.MaxSteps
+const MaxChoices = 16 * spec.MaxSteps
 
 // maxReplayLine bounds one line of a replay file.
 const maxReplayLine = 16 << 20
 
-// ParseReplay reads a replay file from rd; file names it in errors.
-func ParseReplay(file string, rd io.Reader) (*Replay, error) {
+// Parse reads a replay file from rd; file names it in errors.
+func Parse(file string, rd io.Reader) (*File, error) {
 	p := &replayParser{file: file, sc: bufio.NewScanner(rd), seen: map[string]int{}}
 	p.sc.Buffer(make([]byte, 64<<10), maxReplayLine)
 	if err := p.header(); err != nil {
 		return nil, err
 	}
-	r := &Replay{}
+	r := &File{}
 	for {
 		text, ok := p.next()
 		if !ok {
@@ -97,23 +97,23 @@ func (p *replayParser) header() error {
 		if err := p.sc.Err(); err != nil {
 			return p.readFail(err)
 		}
-		return p.fail(0, "empty file: expected %q", fmt.Sprintf("%s %d", replayMagic, ReplayFormatVersion))
+		return p.fail(0, "empty file: expected %q", fmt.Sprintf("%s %d", replayMagic, FormatVersion))
 	}
 	magic, version, _ := strings.Cut(text, " ")
 	if magic != replayMagic {
 		return p.fail(p.line, "expected %q (a replay file written by simrun --save), got %q",
-			fmt.Sprintf("%s %d", replayMagic, ReplayFormatVersion), text)
+			fmt.Sprintf("%s %d", replayMagic, FormatVersion), text)
 	}
 	v, err := strconv.Atoi(strings.TrimSpace(version))
-	if err != nil || v != ReplayFormatVersion {
+	if err != nil || v != FormatVersion {
 		return p.fail(p.line, "unsupported replay format version %q (this simrun reads version %d)",
-			strings.TrimSpace(version), ReplayFormatVersion)
+			strings.TrimSpace(version), FormatVersion)
 	}
 	return nil
 }
 
 // field parses one header line into r.
-func (p *replayParser) field(r *Replay, key, value string) error {
+func (p *replayParser) field(r *File, key, value string) error {
 	var err error
 	switch key {
 	case "scenario":
@@ -164,10 +164,10 @@ func (p *replayParser) name(key, value string) (string, error) {
 }
 
 // choices parses "choices N" and the N integers that follow, to the end of the file.
-func (p *replayParser) choices(r *Replay, value string) error {
+func (p *replayParser) choices(r *File, value string) error {
 	n, err := strconv.Atoi(value)
-	if err != nil || n < 0 || n > MaxReplayChoices {
-		return p.fail(p.line, "expected \"choices N\" with N an integer in 0..%d, got %q", MaxReplayChoices, value)
+	if err != nil || n < 0 || n > MaxChoices {
+		return p.fail(p.line, "expected \"choices N\" with N an integer in 0..%d, got %q", MaxChoices, value)
 	}
 	countLine := p.line
 	// The count is only a claim until the choices are read: the list grows with what the file

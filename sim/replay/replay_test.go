@@ -1,4 +1,4 @@
-package sim
+package replay
 
 import (
 	"bytes"
@@ -15,8 +15,8 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-func sampleReplay() *Replay {
-	return &Replay{
+func sampleFile() *File {
+	return &File{
 		Scenario: "random", Seed: 18446744073709551615, Sabotage: "IGNORE_CAUSES",
 		Steps: 300, Processes: 12, Verdict: "violation", Hash: "3c386348294351a1",
 		Notes:   []string{"S1 at step 12, process 2: msg 7 before its cause msg 3", "replay: simrun replay x.replay"},
@@ -25,12 +25,12 @@ func sampleReplay() *Replay {
 }
 
 func TestReplayRoundTrip(t *testing.T) {
-	want := sampleReplay()
+	want := sampleFile()
 	path := filepath.Join(t.TempDir(), "run.replay")
-	if err := SaveReplay(path, want); err != nil {
+	if err := Save(path, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := LoadReplay(path)
+	got, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestReplayRoundTrip(t *testing.T) {
 		t.Fatalf("choices differ after the round trip:\n got %v\nwant %v", got.Choices, want.Choices)
 	}
 	got.Notes, got.Choices = want.Notes, want.Choices // notes are comments, not read back
-	if !equalReplay(got, want) {
+	if !equalFile(got, want) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 	// The loaded choices drive a choose.Replay to the same answers as the original run.
@@ -48,7 +48,7 @@ func TestReplayRoundTrip(t *testing.T) {
 		t.Fatalf("replayed choices %v (err %v), want %v", again, rc.Err(), want.Choices)
 	}
 	// The honest run writes NONE and reads it back as "".
-	honest := &Replay{Scenario: "random", Seed: 1}
+	honest := &File{Scenario: "random", Seed: 1}
 	var buf bytes.Buffer
 	if err := honest.Write(&buf); err != nil {
 		t.Fatal(err)
@@ -56,13 +56,13 @@ func TestReplayRoundTrip(t *testing.T) {
 	if !strings.Contains(buf.String(), "sabotage NONE\n") {
 		t.Fatalf("honest run file lacks \"sabotage NONE\":\n%s", buf.String())
 	}
-	back, err := ParseReplay("honest", &buf)
+	back, err := Parse("honest", &buf)
 	if err != nil || back.Sabotage != "" || back.HostSabotage != "" || len(back.Choices) != 0 {
 		t.Fatalf("honest file read back as %+v, %v", back, err)
 	}
 }
 
-func equalReplay(a, b *Replay) bool {
+func equalFile(a, b *File) bool {
 	return a.Scenario == b.Scenario && a.Seed == b.Seed && a.Sabotage == b.Sabotage &&
 		a.HostSabotage == b.HostSabotage && a.Steps == b.Steps && a.Processes == b.Processes &&
 		a.Verdict == b.Verdict && a.Hash == b.Hash && slices.Equal(a.Choices, b.Choices)
@@ -70,7 +70,7 @@ func equalReplay(a, b *Replay) bool {
 
 func TestReplayBadFilesNameTheLine(t *testing.T) {
 	const good = "# c\nparsley-sim-replay 1\nscenario random\nseed 5\nchoices 3\n0 1\n2\n"
-	if _, err := ParseReplay("good.replay", strings.NewReader(good)); err != nil {
+	if _, err := Parse("good.replay", strings.NewReader(good)); err != nil {
 		t.Fatalf("the good file fails: %v", err)
 	}
 	cases := []struct {
@@ -99,7 +99,7 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseReplay("bad.replay", strings.NewReader(tc.text))
+			_, err := Parse("bad.replay", strings.NewReader(tc.text))
 			var fe *spec.FileError
 			if !errors.As(err, &fe) {
 				t.Fatalf("error %v, want a *spec.FileError", err)
@@ -117,10 +117,10 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 // TestParseReplayAllocatesByContent: a header announcing the largest count the format allows
 // reserves no more than the file holds (the list grows with the choices read).
 func TestParseReplayAllocatesByContent(t *testing.T) {
-	text := fmt.Sprintf("parsley-sim-replay 1\nscenario random\nseed 1\nchoices %d\n0 1 2\n", MaxReplayChoices)
+	text := fmt.Sprintf("parsley-sim-replay 1\nscenario random\nseed 1\nchoices %d\n0 1 2\n", MaxChoices)
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	_, err := ParseReplay("big.replay", strings.NewReader(text))
+	_, err := Parse("big.replay", strings.NewReader(text))
 	runtime.ReadMemStats(&ms1)
 	if err == nil || !strings.Contains(err.Error(), "3 choices, but line 4 announced") {
 		t.Fatalf("error %v, want the count mismatch", err)
@@ -133,17 +133,17 @@ func TestParseReplayAllocatesByContent(t *testing.T) {
 // TestLoadReplayDirectory: a directory is named as one, not read as an empty file.
 func TestLoadReplayDirectory(t *testing.T) {
 	dir := t.TempDir()
-	_, err := LoadReplay(dir)
+	_, err := Load(dir)
 	if err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Fatalf("LoadReplay(directory) = %v, want an error saying it is a directory", err)
+		t.Fatalf("Load(directory) = %v, want an error saying it is a directory", err)
 	}
 }
 
 func TestLoadReplayMissingFileNamesIt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope.replay")
-	_, err := LoadReplay(path)
+	_, err := Load(path)
 	if err == nil || !strings.Contains(err.Error(), path) || !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("LoadReplay(missing) = %v, want an error naming %s", err, path)
+		t.Fatalf("Load(missing) = %v, want an error naming %s", err, path)
 	}
 }
 
