@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/maphash"
 	"math/rand/v2"
 	"slices"
 
@@ -65,9 +64,6 @@ type ExploreOptions struct {
 
 	hooks  *testHooks
 	target *violationKey // stop at the first violation with this key (ShortestViolation)
-	// hashSeeds, when set, are the state hasher's seeds, so explorations' hashes compare (tests,
-	// and the workers of one exploration).
-	hashSeeds *[2]maphash.Seed
 	// sleepOnly switches persistent sets off (sleep sets only), for comparisons.
 	sleepOnly bool
 }
@@ -251,9 +247,6 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 		found: make(map[violationKey]bool)}
 	x.res.terminals, x.res.termsAlso = make(map[hashKey]struct{}), make(map[hashKey]struct{})
 	x.hasher = newStateHasher(&x.set)
-	if opts.hashSeeds != nil {
-		x.hasher.seeds = *opts.hashSeeds
-	}
 	if opts.Reduce {
 		x.por = newPORTable(scn, &x.set)
 		if !opts.sleepOnly {

@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -21,7 +20,6 @@ import (
 //     in which workers arrive, the transitions expanded from a state are every transition not
 //     asleep in the intersection of the sleep sets it is reached with, as sequentially;
 //   - the sleep sets' transition identities (porTable, interned up front so it is read-only);
-//   - the state hasher's seeds, so the workers' hashes of one state are equal;
 //   - a pool of work. An idle worker says so (wanted); the next busy worker to take a transition
 //     gives away the untried siblings of its shallowest state that has some: the path to that
 //     state, its sleep set and the transitions already explored from it (which the untried ones'
@@ -130,9 +128,6 @@ func exploreParallel(scn *Scenario, opts ExploreOptions) ExploreResult {
 		opts.ProgressEvery = 1 << 16
 	}
 	p.opts = opts
-	if opts.hashSeeds == nil {
-		opts.hashSeeds = &[2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-	}
 	var por *porTable
 	xs := make([]*explorer, p.workers)
 	for i := range xs {

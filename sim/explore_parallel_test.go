@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"testing"
 
@@ -16,7 +15,6 @@ import (
 // unguarded. The scopes include honest and sabotaged ones with every fault kind the reference
 // scope has, so the sleep-set correction and shared work are exercised.
 func TestParallelExploreIsDeterministic(t *testing.T) {
-	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 	cases := []struct {
 		name   string
 		scn    *Scenario
@@ -41,7 +39,7 @@ func TestParallelExploreIsDeterministic(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true, hashSeeds: &seeds}
+			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true}
 			want := Explore(c.scn, opts)
 			if !want.Complete || want.States == 0 {
 				t.Fatalf("sequential: %v, complete %v", want, want.Complete)

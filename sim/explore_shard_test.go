@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"hash/maphash"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -15,7 +14,6 @@ func TestShardedExplorationUnion(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sequential: the plain run covers it")
 	}
-	seeds := [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 	cases := []struct {
 		name   string
 		scn    *Scenario
@@ -31,7 +29,7 @@ func TestShardedExplorationUnion(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true, hashSeeds: &seeds}
+			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true}
 			whole := Explore(c.scn, opts)
 			for n := 1; n <= 5; n++ {
 				terminals := map[hashKey]struct{}{}

@@ -184,36 +184,16 @@ func TestPersistentSetRuleIsChecked(t *testing.T) {
 	}
 }
 
-// exploreExact explores with one fixed pair of hash seeds and every concrete state told apart
+// exploreExact explores with every concrete state told apart
 // (no hash abstraction: the reduction is compared alone), unsound leaving out a persistent-set
 // rule.
 func exploreExact(scn *Scenario, opts ExploreOptions, unsound bool) ExploreResult {
 	x := newExplorer(scn, opts)
-	x.hasher = fixedHasher(&x.set)
 	x.hasher.exact = true
 	if unsound {
 		x.pers.unsoundForTest = true
 	}
 	return x.run()
-}
-
-// exploreWithHasher explores with one fixed pair of hash seeds, so two explorations' state
-// hashes can be compared.
-func exploreWithHasher(scn *Scenario, opts ExploreOptions) ExploreResult {
-	x := newExplorer(scn, opts)
-	x.hasher = fixedHasher(&x.set)
-	return x.run()
-}
-
-var sharedSeeds *stateHasher
-
-func fixedHasher(set *Settings) *stateHasher {
-	h := newStateHasher(set)
-	if sharedSeeds == nil {
-		sharedSeeds = h
-	}
-	h.seeds = sharedSeeds.seeds
-	return h
 }
 
 // verdictSet renders the (criterion, process) pairs found, sorted.
@@ -318,7 +298,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 			p.commit()
 		}
 		p.feed(p.recv[0])
-		return fixedHasher(&set).hash(w, nil)
+		return newStateHasher(&set).hash(w, nil)
 	}
 	if hashAfter(false, true) != hashAfter(false, false) {
 		t.Fatal("with no fault left, the commit history still tells two states apart")
@@ -333,7 +313,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 // delivered out of causal order.
 func TestFailedProcessHash(t *testing.T) {
 	set := Settings{Seed: 1}
-	h := fixedHasher(&set)
+	h := newStateHasher(&set)
 	hashFailed := func(feeds int, inverted bool) hashKey {
 		scn := diamond()
 		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{journal: true})
@@ -378,12 +358,11 @@ func TestAbstractionsAreSound(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
 			x := newExplorer(c.scn, opts)
-			x.hasher = fixedHasher(&x.set)
 			x.hasher.exact = true
-			x.termHasher = fixedHasher(&x.set)
+			x.termHasher = newStateHasher(&x.set)
 			exact := x.run()
 			opts.Reduce = true
-			abstract := exploreWithHasher(c.scn, opts)
+			abstract := newExplorer(c.scn, opts).run()
 			t.Logf("exact %v; abstracted and reduced %v", exact, abstract)
 			if len(exact.termsAlso) != len(abstract.terminals) {
 				t.Fatalf("%d abstracted terminal states against %d", len(exact.termsAlso), len(abstract.terminals))

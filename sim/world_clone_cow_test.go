@@ -28,9 +28,7 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
 			fresh := func(s *exState) hashKey {
-				h := newStateHasher(&x.set)
-				h.seeds = x.hasher.seeds
-				return h.hash(s.w, s.spent.append(nil))
+				return newStateHasher(&x.set).hash(s.w, s.spent.append(nil))
 			}
 			seen := make(map[hashKey]bool)
 			var walk func(s *exState)
@@ -67,7 +65,7 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 	}
 }
 
-// TestRecycledWorldsExploreAlike explores scopes twice with one pair of hash seeds, once
+// TestRecycledWorldsExploreAlike explores scopes twice, once
 // recycling the worlds the explorer is done with (world.cloneInto) and once never, and checks
 // that both visit exactly the same states: a world recycled while something still read it would
 // change a state's hash.
@@ -87,7 +85,6 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 		var results [2]ExploreResult
 		for i, keep := range []bool{false, true} {
 			x := newExplorer(c.scn, opts)
-			x.hasher = fixedHasher(&x.set)
 			x.keepWorlds = keep
 			results[i] = x.run()
 			visited[i] = x.visited

@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/maphash"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -35,14 +34,15 @@ import (
 // depend on the ID values a seed draws. Within one exploration an incarnation's ID is a function
 // of its creation index, so nothing that can influence the future is lost.
 
-// hashKey is a 128-bit state hash: two independently seeded 64-bit maphashes, so a collision
-// among the few million states of a scope has probability about n²/2¹²⁹.
+// hashKey is a 128-bit state hash: two independently keyed 64-bit hashes (sum64), so a collision
+// among the few million states of a scope has probability about n²/2¹²⁹. The keys are fixed, so a
+// state has the same hash in every process and an exploration is reproducible bit for bit.
 type hashKey [2]uint64
 
 // stateHasher encodes worlds canonically and hashes the encoding. It is reused across states.
 type stateHasher struct {
-	seeds [2]maphash.Seed
-	buf   []byte
+	sums [2]sum64
+	buf  []byte
 	// withRecent and withClock say whether the stamped producers' ring and the clock matter.
 	withRecent, withClock bool
 	caches                *procHashCaches
@@ -54,15 +54,18 @@ type stateHasher struct {
 }
 
 func newStateHasher(set *Settings) *stateHasher {
-	return &stateHasher{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+	return &stateHasher{sums: stateSums,
 		withRecent: set.Weights[spec.ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
 		caches: &procHashCaches{}, verify: verifyHashCaches.Load()}
 }
 
 // sum hashes b.
 func (h *stateHasher) sum(b []byte) hashKey {
-	return hashKey{maphash.Bytes(h.seeds[0], b), maphash.Bytes(h.seeds[1], b)}
+	return hashKey{h.sums[0].sum(b), h.sums[1].sum(b)}
 }
+
+// stateSums are the two hash functions of a state hash.
+var stateSums = [2]sum64{newSum64(1), newSum64(2)}
 
 // hash returns the canonical hash of w; extra is appended first (the explorer's fault budget
 // spent so far, which is part of the state).

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"sync/atomic"
 )
 
@@ -24,7 +23,7 @@ import (
 // (VerifyHashCaches): it then recomputes every cached digest and panics on a mismatch.
 
 // chanDigest returns the digest of channel c's shadow log, computed on first use after a change
-// and cached in the channel. Like a message digest it does not depend on the hasher's seeds.
+// and cached in the channel. Like a message digest it is the same for every hasher.
 func (h *stateHasher) chanDigest(w *world, c int32) uint64 {
 	ch := &w.chans[c]
 	if ch.digest != 0 && !h.verify {
@@ -41,7 +40,7 @@ func (h *stateHasher) chanDigest(w *world, c int32) uint64 {
 // only a verifying hasher recomputes a part whose cache is not stale — a change to the part did
 // not clear its cache: it panics, naming the part (what, called only then).
 func storeDigest(cached *uint64, enc []byte, what func() string) uint64 {
-	d := max(maphash.Bytes(digestSeed, enc), 1)
+	d := max(digestSum.sum(enc), 1)
 	if *cached != 0 && *cached != d {
 		panic("sim: the cached digest of " + what() + " is stale: a change to it did not clear it")
 	}
@@ -49,11 +48,11 @@ func storeDigest(cached *uint64, enc []byte, what func() string) uint64 {
 	return d
 }
 
-// digestSeed seeds the digests of cached parts (storeDigest): message contents, channel shadow
-// logs, frontiers, resolved topics. Unlike the state hash they do not depend on the hasher's
-// seeds; two parts with one digest (probability 2⁻⁶⁴ a pair) would merge states, as a collision
-// of the state hash itself would.
-var digestSeed = maphash.MakeSeed()
+// digestSum hashes the digests of cached parts (storeDigest): message contents, channel shadow
+// logs, frontiers, resolved topics. It is keyed apart from the state hash's functions; two parts
+// with one digest (probability 2⁻⁶⁴ a pair) would merge states, as a collision of the state hash
+// itself would.
+var digestSum = newSum64(3)
 
 // appendShadowLog appends the canonical encoding of a channel's slots.
 func (h *stateHasher) appendShadowLog(b []byte, w *world, slots []uint64) []byte {

@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestStateHashSameInEveryProcess checks that a state's hash depends on the state alone, not on
+// the process computing it, so that an exploration deduplicates alike in every run: a child
+// process (this test binary again) hashes the terminal states of a small exploration, and its
+// hashes must be this process's.
+func TestStateHashSameInEveryProcess(t *testing.T) {
+	const child = "SIM_STATE_HASH_CHILD"
+	res := newExplorer(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2,crash=1"), Reduce: true}).run()
+	keys := make([]string, 0, len(res.terminals))
+	for k := range res.terminals {
+		keys = append(keys, fmt.Sprintf("%016x%016x", k[0], k[1]))
+	}
+	slices.Sort(keys)
+	mine := strings.Join(keys, " ")
+	if os.Getenv(child) == "1" {
+		fmt.Printf("terminals[%s]\n", mine)
+		return
+	}
+	if len(keys) < 2 {
+		t.Fatalf("the exploration reached %d terminal states: too few to compare", len(keys))
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStateHashSameInEveryProcess$")
+	cmd.Env = append(os.Environ(), child+"=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child process: %v\n%s", err, out)
+	}
+	_, rest, _ := strings.Cut(string(out), "terminals[")
+	theirs, _, ok := strings.Cut(rest, "]")
+	if !ok {
+		t.Fatalf("child process printed no terminal hashes:\n%s", out)
+	}
+	if theirs != mine {
+		t.Fatalf("the same exploration hashes its terminal states differently in another process:\n here  %.80s...\n there %.80s...", mine, theirs)
+	}
+}
+
+// TestSum64 checks the state hash's function on inputs of every length class it reads
+// differently (empty, under 4, under 16, under 48 and longer bytes): fixed keys give fixed values,
+// and a change in any byte or in the length changes the hash.
+func TestSum64(t *testing.T) {
+	h := newSum64(1)
+	seen := map[uint64]int{}
+	for n := range 130 {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7 + 1)
+		}
+		variants := [][]byte{b}
+		for i := range b {
+			c := slices.Clone(b)
+			c[i] ^= 0x80
+			variants = append(variants, c)
+		}
+		for _, v := range variants {
+			s := h.sum(v)
+			if s != h.sum(slices.Clone(v)) {
+				t.Fatalf("length %d: two hashes of one input differ", n)
+			}
+			if prev, dup := seen[s]; dup {
+				t.Fatalf("length %d: a variant hashes like an input of length %d", n, prev)
+			}
+			seen[s] = n
+		}
+	}
+	other := newSum64(2)
+	if h.sum([]byte("state")) == other.sum([]byte("state")) {
+		t.Fatal("two keys hash an input alike")
+	}
+}
