@@ -15,7 +15,9 @@ type Options struct {
 }
 
 // Builder is one entry of the catalogue: a name, a one-line summary (simrun list) and the
-// function that builds the scenario for a seed. A fixed scenario ignores the seed.
+// function that builds the scenario for a seed. A fixed scenario ignores the seed. Build returns
+// a scenario of its own on every call, sharing nothing with another call's: the caller may
+// change it.
 type Builder struct {
 	Name    string
 	Summary string

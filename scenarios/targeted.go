@@ -57,6 +57,11 @@ func init() {
 			if opts.Processes != 0 {
 				return nil, fmt.Errorf("scenario %s has a fixed topology: --processes is not supported", name)
 			}
+			// Parsed again on every call: the caller owns the scenario it gets.
+			f, err := Targeted(name)
+			if err != nil {
+				return nil, err
+			}
 			return f.Scenario, nil
 		}})
 	}

@@ -80,3 +80,33 @@ func TestTargetedRegistered(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildReturnsAScenarioOfItsOwn: every registered scenario built twice for one seed gives two
+// scenarios sharing nothing, so a caller changing one (a sweep worker, the shrinker) leaves the
+// next build intact.
+func TestBuildReturnsAScenarioOfItsOwn(t *testing.T) {
+	for _, name := range Names() {
+		first, err := Build(name, 1, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := first.Topics[0].Name + "/" + first.Processes[0].Name
+		first.Topics[0].Name, first.Processes[0].Name = "changed", "changed"
+		if len(first.Script) > 0 {
+			first.Script[0].Process = "changed"
+		}
+		second, err := Build(name, 1, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second == first {
+			t.Fatalf("%s: two builds return the same *sim.Scenario", name)
+		}
+		if got := second.Topics[0].Name + "/" + second.Processes[0].Name; got != want {
+			t.Fatalf("%s: a change to one build shows in the next: %s, want %s", name, got, want)
+		}
+		if len(second.Script) > 0 && second.Script[0].Process == "changed" {
+			t.Fatalf("%s: a change to one build's script shows in the next", name)
+		}
+	}
+}
