@@ -60,7 +60,7 @@ func TestRandomHasSessionsOnSomeSeeds(t *testing.T) {
 		}
 		with++
 		if with <= 5 {
-			if o := RunSeed(Spec{Seed: seed}, seed); o.Stats.Actions[spec.ActSessionRead] > 0 && o.Stats.Session["writes"] > 0 {
+			if o := mustRunSeed(t, Spec{Seed: seed}, seed); o.Stats.Actions[spec.ActSessionRead] > 0 && o.Stats.Session["writes"] > 0 {
 				acted++
 			}
 		}

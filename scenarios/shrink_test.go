@@ -15,7 +15,7 @@ import (
 // change to the generator moves the tests to another seed instead of breaking them.
 func firstReferenceSeed(t *testing.T) uint64 {
 	for seed := uint64(1); seed <= 200; seed++ {
-		if out := RunSeed(Spec{Sabotage: "DROP_HELD"}, seed); len(out.Violations) > 0 && out.Violations[0].Criterion == sim.CritReference {
+		if out := mustRunSeed(t, Spec{Sabotage: "DROP_HELD"}, seed); len(out.Violations) > 0 && out.Violations[0].Criterion == sim.CritReference {
 			return seed
 		}
 	}

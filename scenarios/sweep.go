@@ -75,7 +75,8 @@ func (o SeedOutcome) Failed() bool { return o.Verdict != "pass" }
 // Sweep runs cfg.Spec for every seed from cfg.First to cfg.Last on cfg.Workers goroutines and
 // returns the report. Cancelling ctx stops handing out seeds; runs already started finish and are
 // reported, and the report says Interrupted. An error means the Spec itself is bad (unknown
-// scenario or sabotage, a bad override, an empty range); it names the bad input.
+// scenario or sabotage, a bad override, an empty range, a seed it does not prepare for); it names
+// the bad input.
 func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	if cfg.First > cfg.Last {
 		return nil, fmt.Errorf("seed range %d-%d is empty (first > last)", cfg.First, cfg.Last)
@@ -97,14 +98,25 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	}
 	rep := newSweepReport(spec, cfg.First, cfg.Last, cfg.TraceDigest)
 	rep.Shard, rep.shard = cfg.Shard.String(), cfg.Shard
-	results := make(chan SeedOutcome, workers)
+	results := make(chan seedResult, workers)
 	run := runOptions{hashTrace: cfg.TraceDigest || cfg.Replays, replays: cfg.Replays}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	go feedSeeds(ctx, spec, cfg, workers, run, results)
 
 	pending := map[uint64]SeedOutcome{} // finished out of order, waiting for their predecessors
 	next, more := cfg.Shard.firstSeed(cfg.First, cfg.Last)
 	done, failed := 0, 0
-	for o := range results {
+	var bad *seedResult // the lowest seed that did not prepare
+	for r := range results {
+		if r.err != nil {
+			if bad == nil || r.out.Seed < bad.out.Seed {
+				bad = &r
+			}
+			stop()
+			continue
+		}
+		o := r.out
 		done++
 		if o.Failed() {
 			failed++
@@ -132,9 +144,18 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	for _, seed := range rest {
 		rep.add(pending[seed], cfg.Visit)
 	}
+	if bad != nil {
+		return nil, bad.err
+	}
 	rep.Interrupted = uint64(rep.Runs) < cfg.Shard.SeedCount(cfg.First, cfg.Last)
 	rep.finish()
 	return rep, nil
+}
+
+// seedResult is one seed's outcome, or the error that it did not prepare.
+type seedResult struct {
+	out SeedOutcome
+	err error
 }
 
 // runOptions say what a sweep's run keeps besides the verdict: the trace hash, the replay of a
@@ -146,7 +167,7 @@ type runOptions struct {
 // feedSeeds runs the seeds of cfg's range and shard on a pool of workers, sending each outcome
 // to results, and closes results when every started run has finished. It stops handing out seeds
 // when ctx is done.
-func feedSeeds(ctx context.Context, spec Spec, cfg SweepConfig, workers int, run runOptions, results chan<- SeedOutcome) {
+func feedSeeds(ctx context.Context, spec Spec, cfg SweepConfig, workers int, run runOptions, results chan<- seedResult) {
 	seeds := make(chan uint64)
 	var wg sync.WaitGroup
 	for range workers {
@@ -154,7 +175,8 @@ func feedSeeds(ctx context.Context, spec Spec, cfg SweepConfig, workers int, run
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				results <- runSeedWith(spec, seed, run)
+				out, err := runSeedWith(spec, seed, run)
+				results <- seedResult{out, err}
 			}
 		}()
 	}
@@ -165,17 +187,19 @@ func feedSeeds(ctx context.Context, spec Spec, cfg SweepConfig, workers int, run
 }
 
 // RunSeed runs spec with the given seed and its seeded random chooser, as `simrun --seed N` does,
-// and returns what a sweep keeps. A panic inside the run is recovered and reported as a failure
-// with criterion CritPanic, so one broken seed does not end a sweep.
-func RunSeed(spec Spec, seed uint64) SeedOutcome { return runSeed(spec, seed, false) }
+// and returns what a sweep keeps. An error means the spec does not prepare for this seed (unknown
+// scenario or sabotage, a bad override); it names the seed and the bad input. A panic inside the
+// run is recovered and reported as a failure with criterion CritPanic, so one broken seed does
+// not end a sweep.
+func RunSeed(spec Spec, seed uint64) (SeedOutcome, error) { return runSeed(spec, seed, false) }
 
 // runSeed is RunSeed, hashing the run's trace into SeedOutcome.TraceHash when hashTrace is set.
-func runSeed(spec Spec, seed uint64, hashTrace bool) SeedOutcome {
+func runSeed(spec Spec, seed uint64, hashTrace bool) (SeedOutcome, error) {
 	return runSeedWith(spec, seed, runOptions{hashTrace: hashTrace})
 }
 
 // runSeedWith is RunSeed keeping what run asks for.
-func runSeedWith(spec Spec, seed uint64, run runOptions) (out SeedOutcome) {
+func runSeedWith(spec Spec, seed uint64, run runOptions) (out SeedOutcome, err error) {
 	spec.Seed = seed
 	out.Seed = seed
 	defer func() {
@@ -183,11 +207,12 @@ func runSeedWith(spec Spec, seed uint64, run runOptions) (out SeedOutcome) {
 			out.Verdict = "panic"
 			v := sim.Violation{Criterion: CritPanic, Process: -1, Detail: fmt.Sprint(r)}
 			out.Criteria, out.Violations = []sim.Criterion{CritPanic}, []sim.Violation{v}
+			err = nil
 		}
 	}()
 	prep, err := spec.Prepare()
 	if err != nil {
-		panic(fmt.Sprintf("preparing seed %d: %v", seed, err))
+		return out, fmt.Errorf("preparing seed %d: %w", seed, err)
 	}
 	if spec.Sabotage != "" {
 		out.Eligible = prep.Settings.Eligible(spec.Sabotage)
@@ -213,7 +238,7 @@ func runSeedWith(spec Spec, seed uint64, run runOptions) (out SeedOutcome) {
 			out.Criteria = append(out.Criteria, v.Criterion)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // handOut sends the seeds of first..last that shard owns, in order, until ctx is done.

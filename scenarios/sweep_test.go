@@ -69,7 +69,11 @@ func TestSweepTraceDigest(t *testing.T) {
 	}
 	var hashes []uint64
 	for seed := uint64(1); seed <= 8; seed++ {
-		h := runSeed(spec.Normalize(), seed, true).TraceHash
+		o, err := runSeed(spec.Normalize(), seed, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := o.TraceHash
 		if h == 0 {
 			t.Fatalf("seed %d: no trace hash", seed)
 		}
@@ -123,7 +127,7 @@ func TestSweepFailuresReplay(t *testing.T) {
 		if f.Replay != want {
 			t.Fatalf("replay command %q, want %q", f.Replay, want)
 		}
-		again := RunSeed(spec, f.Seed)
+		again := mustRunSeed(t, spec, f.Seed)
 		if !again.Failed() || again.Criteria[0] != f.Criterion || len(again.Criteria) != len(f.Criteria) {
 			t.Fatalf("seed %d alone: %v, sweep said %v", f.Seed, again.Criteria, f.Criteria)
 		}
@@ -233,5 +237,36 @@ func TestSweepRangeOfEverySeed(t *testing.T) {
 	rep, err := Sweep(ctx, SweepConfig{First: 1, Last: math.MaxUint64, Workers: 1})
 	if err != nil || !rep.Interrupted {
 		t.Fatalf("interrupted sweep of 2^64-1 seeds: %v, interrupted %v", err, rep != nil && rep.Interrupted)
+	}
+}
+
+// mustRunSeed is RunSeed, failing the test on an error.
+func mustRunSeed(t *testing.T, spec Spec, seed uint64) SeedOutcome {
+	t.Helper()
+	o, err := RunSeed(spec, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestRunSeedReturnsPrepareErrors: a spec that does not prepare is an error naming the seed and
+// the bad input, not a run that "panicked".
+func TestRunSeedReturnsPrepareErrors(t *testing.T) {
+	for _, c := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Scenario: "no_such_scenario"}, `unknown scenario "no_such_scenario"`},
+		{Spec{Sabotage: "NO_SUCH_MODE"}, `unknown sabotage mode "NO_SUCH_MODE"`},
+		{Spec{Steps: -1}, "--steps must be"},
+	} {
+		o, err := RunSeed(c.spec, 7)
+		if err == nil || !strings.Contains(err.Error(), "seed 7") || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%+v: error %v, outcome %+v; want an error naming seed 7 and %q", c.spec, err, o, c.want)
+		}
+		if o.Verdict != "" || len(o.Violations) != 0 {
+			t.Fatalf("%+v: a spec that does not prepare gave verdict %q %v", c.spec, o.Verdict, o.Violations)
+		}
 	}
 }

@@ -139,7 +139,7 @@ func itoa(n int) string {
 // to a minimal reproduction beside it (replay and scenario file); --json output does not shrink.
 func TestViolationShrinksAutomatically(t *testing.T) {
 	seed := uint64(1) // the first seed IGNORE_CAUSES is caught on, so the test follows the generator
-	for ; !scenarios.RunSeed(scenarios.Spec{Sabotage: "IGNORE_CAUSES"}, seed).Failed(); seed++ {
+	for ; !mustRunSeed(t, scenarios.Spec{Sabotage: "IGNORE_CAUSES"}, seed).Failed(); seed++ {
 		if seed == 50 {
 			t.Fatal("IGNORE_CAUSES caught on none of seeds 1-50")
 		}
@@ -167,4 +167,14 @@ func TestViolationShrinksAutomatically(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(jsonDir, filepath.Base(shrunk)+".replay")); err == nil {
 		t.Error("--json run shrank")
 	}
+}
+
+// mustRunSeed is scenarios.RunSeed, failing the test on an error.
+func mustRunSeed(t *testing.T, spec scenarios.Spec, seed uint64) scenarios.SeedOutcome {
+	t.Helper()
+	o, err := scenarios.RunSeed(spec, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
