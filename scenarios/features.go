@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Feature is a shape a generated topology may have (issue 6 item 2). The sweep's vacuity guard
+// Feature is a shape a generated topology may have. The sweep's vacuity guard
 // checks that every feature appears across the CI seeds.
 type Feature string
 

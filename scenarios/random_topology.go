@@ -15,7 +15,7 @@ import (
 // to reproduce it choice by choice.
 const topologyStream = 0x746f706f6c6f6779
 
-// Sizes of the default random topology (issue 6 item 2) and of generated large ones.
+// Sizes of the default random topology and of generated large ones.
 const (
 	smallProcessesMin   = 2
 	smallProcessesMax   = 7
@@ -29,23 +29,15 @@ const (
 
 // externalTopicsMenu is the number of external topics of a small topology, one drawn per seed:
 // two or three, so the run's few fail-closed faults (a deleted or recreated topic, a corrupt
-// header) can stop some receivers while others carry on and expose the rest. With one external
-// topic on a fifth of the seeds, a single recreation or truncation of it ended every delivery of
-// the run; measured over seeds 1-2000 (diagnostic sweep of the four modes below, together with
-// receiveEveryExternal), dropping it raised the seeds caught under IGNORE_CAUSES from 1107 to
-// 1228, NO_FIFO 378 to 502 and UNDECODABLE_AS_ABSENT 1197 to 1297 (REDELIVER_REFEEDS 1315 to
-// 1312, noise).
+// header) can stop some receivers while others carry on and expose the rest: with one external
+// topic, a single recreation or truncation of it ends every delivery of the run.
 var externalTopicsMenu = []int{2, 2, 2, 3, 3}
 
 // twoReadersMinProcesses is the size from which a small topology gives every external topic two
 // readers (receiveEveryExternal): a second reader of a topic the stamped and plain producers
-// write is a second place where a stamped record waits and a plain one queues behind it. Measured
-// over seeds 1-1000 (1001-2000), seeds caught: NO_FIFO 431 -> 494 (442 -> 474), IGNORE_CAUSES
-// 718 -> 771 (719 -> 756), UNDECODABLE_AS_ABSENT 645 -> 677 (647 -> 674), REDELIVER_REFEEDS 625
-// -> 611 (637 -> 649); the cost is RESET_PAST_LOG_START 596 -> 577 (614 -> 583) and
-// IGNORE_REMOVED_CHANNELS 443 -> 416 (421 -> 404), both still meeting their goals. Two readers in
-// every topology caught NO_FIFO on 514 but RESET_PAST_LOG_START on only 566, below the protocol's
-// rate.
+// write is a second place where a stamped record waits and a plain one queues behind it. Smaller
+// topologies keep one reader: there a second one takes too many receivers from the truncation
+// fault.
 const twoReadersMinProcesses = 5
 
 // RandomOptions shape the random scenario beyond its seed.
@@ -280,11 +272,9 @@ func (g *topoGen) receiveEveryExternal() {
 }
 
 // readEveryExternalPartition gives every partition of an external topic that no process reads a
-// reader: a process whose task is that partition receives the topic too (when there is one). A
-// two-partition external topic whose readers all had task 0 left partition 1 unread, and the
-// produces and faults aimed there wasted: measured over seeds 1-2000 (diagnostic sweep), seeds
-// caught under IGNORE_CAUSES went from 1398 to 1449, NO_FIFO 835 to 886 and UNDECODABLE_AS_ABSENT
-// 1289 to 1325 (REDELIVER_REFEEDS 1301 to 1304, IGNORE_REMOVED_CHANNELS 745 to 743).
+// reader: a process whose task is that partition receives the topic too (when there is one).
+// Otherwise a two-partition external topic whose readers all have task 0 leaves partition 1
+// unread, and the produces and faults aimed there are wasted.
 func (g *topoGen) readEveryExternalPartition() {
 	for _, tp := range g.t.Topics {
 		if !tp.External {

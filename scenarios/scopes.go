@@ -8,7 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// The small-scope catalogue (issue 7 item 6; issue 8 item 3): named scopes small enough to
+// The small-scope catalogue: named scopes small enough to
 // explore every schedule, chosen so that every sabotage mode of the engine, the host (except
 // TREAT_COVERED_FEED_AS_REPLAY, whose guard no honest host reaches) and the session tiers is
 // caught by the exhaustive exploration of at least one of them, while the honest engine and tiers

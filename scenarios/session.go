@@ -7,7 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// The session scenarios (issue 8 item 5): session clients writing through the write tier and
+// The session scenarios: session clients writing through the write tier and
 // reading through the read tier, beside the usual faults of the run's settings.
 
 // SessionName is the registry name of the random session scenario.
@@ -43,12 +43,7 @@ const sessionStream = 0x73657373696f6e
 // §5.3): a record that names a position its projector has not delivered yet — an events record
 // carrying what the enricher delivered before the projector did, a stamped record on inventory or
 // prices naming a recent order — is held back, and while it is, the frontier names the held
-// record's causes, among them the writes of clients waiting to read them. Measured over seeds
-// 1-3000 (PROJECTOR_RECORDS_FRONTIER): projectors fed only orders and payments, or orders on two
-// partitions on every other seed, left most tokens either uncovered by any held record or waiting
-// on a collection partition that records almost nothing; and with every client equally likely to
-// read, most reads were polls by clients stuck on a token no model could cover, not reads by
-// clients whose tokens name what the projections were just receiving.
+// record's causes, among them the writes of clients waiting to read them.
 func Session(seed uint64) *sim.Scenario {
 	rng := rand.New(rand.NewPCG(seed, sessionStream))
 	orderParts := 1

@@ -8,7 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
-// Shrinking a failing run of a Spec to a minimal reproduction (issue 6 item 4). The run is first
+// Shrinking a failing run of a Spec to a minimal reproduction. The run is first
 // made with its seed's random chooser; its first violation's criterion is the target, and every
 // candidate must fail with that same criterion first. The passes share one budget of attempts
 // (runs), so the result is deterministic:

@@ -11,7 +11,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 )
 
-// Catch rates (issue 6 item 7; issue 8 item 3): for every sabotage mode, the share of seeds of
+// Catch rates: for every sabotage mode, the share of seeds of
 // its scenario (CatchRateScenario: random for the engine's and the host's modes, session for the
 // session tiers') on which the simulator finds a violation, over all seeds and over the eligible
 // seeds (whose settings switch on a fault class the mode needs, sim.Settings.Eligible), next to

@@ -1,6 +1,6 @@
 package sim
 
-// Session guarantees (SPEC §5.4; issue 8 item 2), judged against the oracle's ground truth — the
+// Session guarantees (SPEC §5.4), judged against the oracle's ground truth — the
 // true past of each served projection and the coordinates of the session's committed writes and
 // of the rows each read served — never against a recorded past or a token a tier computed:
 //

@@ -10,7 +10,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// Exhaustive exploration of a small scope (issue 7). Depth-first over every answer the Chooser
+// Exhaustive exploration of a small scope. Depth-first over every answer the Chooser
 // can give: a state is a world between two scheduler steps; its transitions are every complete
 // sequence of decisions one step can make (which action, which process, which channel, offset,
 // ...), enumerated by re-running the step on a clone of the world with a prefix of forced

@@ -1,6 +1,6 @@
 package sim
 
-// Shrinking a failing choice list (issue 6 item 4). A run is a pure function of its scenario,
+// Shrinking a failing choice list. A run is a pure function of its scenario,
 // settings and the answers its Chooser gives, so a failing run is reduced by reducing its choice
 // list and replaying each candidate with a choose.Replay, whose errors are sticky and fall back to
 // the first enabled option: any list, however cut, drives a complete run. The passes, in order:

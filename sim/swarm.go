@@ -34,8 +34,8 @@ type swarmKind struct {
 
 // swarmKinds gives every action kind's swarm treatment, in offer order. The on-probabilities are
 // high enough that each fault class is on for most seeds (catch rates over all seeds must beat the
-// protocol's own, issue 6 item 7) and low enough that every seed leaves some classes out (swarm
-// testing: a fault class that is always on can mask another's bug).
+// protocol's own) and low enough that every seed leaves some classes out (swarm testing: a fault
+// class that is always on can mask another's bug).
 //
 // Weights are on a scale where the core actions sum to about ten thousand, fine enough to give a
 // fault a fraction of a percent. Faults a process survives (crash, stop, rewind, transactions,
@@ -43,9 +43,8 @@ type swarmKind struct {
 // make an honest receiver fail closed for good (a corrupt header, a truncation past a read
 // position, deleting or recreating a received topic) are rescaled per seed (scaleFailClosed) to
 // about one per run in most seeds: enough to exercise the refusals and the sabotage modes that
-// need them, rare enough that most of the run still delivers. Measured over 120 seeds: at weights
-// like the other faults' they end nearly every run within its first tens of steps and
-// IGNORE_CAUSES is caught on 1 seed in 100; rescaled, on 70 of 120.
+// need them, rare enough that most of the run still delivers (at weights like the other faults'
+// they would end nearly every run within its first tens of steps).
 var swarmKinds = [spec.NumActionKinds]swarmKind{
 	spec.ActFeed:           {always: true, weightMin: 2000, weightMax: 6000, durationMicros: Range{20, 400}},
 	spec.ActDrain:          {always: true, weightMin: 800, weightMax: 2400, durationMicros: Range{20, 400}},
@@ -138,10 +137,7 @@ func ExpandSettings(seed uint64) Settings {
 // stampWhereDeleted switches stamped produce on, at its drawn weight, in a seed whose settings
 // delete topics: only a stamped record is held on an external channel, and a deletion tests a
 // hold only there (the random scenario's deletion quarry, scenarios.addDeletionQuarry, holds
-// nothing without one). Measured over seeds 1-1000 (go run ./cmd/simrun sweep --catch-rates
-// --seeds 1-1000 -j 2), with the quarry: DELIVER_PAST_DEAD_HOLDS caught on 423 of 797 eligible
-// seeds instead of 392 (57 of the seeds missed had stamped produce off), IGNORE_CAUSES 862 instead
-// of 822, NO_FIFO 570 instead of 526, every other mode within 10 seeds.
+// nothing without one).
 func stampWhereDeleted(set *Settings, drawnWeight uint32) {
 	if set.Enabled(spec.ActDeleteTopic) && !set.Enabled(spec.ActProduceStamped) {
 		set.Weights[spec.ActProduceStamped] = drawnWeight
@@ -150,22 +146,15 @@ func stampWhereDeleted(set *Settings, drawnWeight uint32) {
 
 // rewindStopWeight is the stop weight of a seed whose settings switch rewinds on but crashes and
 // stops off: only a down process can be rewound, and without a way down (a migration or a zombie
-// restarts at once) its rewinds never fire. Measured over seeds 1-1000 (go run ./cmd/simrun sweep
-// --catch-rates --seeds 1-1000 -j 2): 51 seeds had rewinds on and no way down; with the stop
-// switched on at this weight REDELIVER_REFEEDS was caught on 701 seeds instead of 673 (at the
-// drawn stop weight, 100-400: 713, but UNDECODABLE_AS_ABSENT 716 instead of 719).
+// restarts at once) its rewinds never fire. The weight is low so that the stops it adds take
+// little from the other faults' runs.
 const rewindStopWeight = 50
 
 // holdPauseSteps is Settings.HoldPauseSteps of every swarm run: long enough for the held message's
 // receiver to drain and to be fed what queues behind it, short enough that the cause channel's
-// backlog never stalls a receiver for long. Measured over seeds 1-2000 (diagnostic sweep, with the
-// topology's external-topic changes in): a pause of 30 steps raised the seeds caught under
-// IGNORE_CAUSES from 1228 to 1398 and NO_FIFO from 502 to 835 (UNDECODABLE_AS_ABSENT 1297 ->
-// 1289, REDELIVER_REFEEDS 1312 -> 1301, noise); a rotating pause of a whole channel (no regard to
-// holds) cost UNDECODABLE_AS_ABSENT and REDELIVER_REFEEDS a tenth of their catches (fewer
-// deliveries). With two readers per external topic (scenarios.twoReadersMinProcesses), 60 steps
-// instead of 30 caught NO_FIFO on 516 of seeds 1-1000 (496 of 1001-2000) instead of 494 (474),
-// the other modes within noise (UNDECODABLE_AS_ABSENT 688 and 654 instead of 677 and 674).
+// backlog never stalls a receiver for long. The pause is aimed at holds, not at whole channels: a
+// pause with no regard to holds costs deliveries, and with them the catches of the modes that
+// need many.
 const holdPauseSteps = 60
 
 // Fail-closed fault schedule and feed lag. They draw from their own stream ("faults" in ASCII),
@@ -187,14 +176,8 @@ var feedLagFactors = []int{1, 4, 8, 16}
 // receiver reads up to it, which with a backlog is much later. Truncation and recreation act at
 // once, so they come last, when the run has had most of its life. A deletion waits for a blocked
 // head to delete past (faultHasTarget), which is rare, so it is due a little earlier. Blocked
-// heads are commonest mid-run (receivers stop later on): measured over seeds 1-1000 with
-// go run ./cmd/simrun sweep --catch-rates --seeds 1-1000 -j 2 on the two-reader topologies,
-// due from 35-60% DELIVER_PAST_DEAD_HOLDS was caught on 216 seeds instead of 117, but
-// RESET_PAST_LOG_START fell from 590 to 564 (below the protocol's 56.7%) and NO_FIFO from 489
-// to 436, so the deletion stays late. (Until then, a due deletion waiting for its target
-// multiplied the produce weights by 6 to build up a backlog; dropping that lost 11
-// DELIVER_PAST_DEAD_HOLDS catches and gained REDELIVER_REFEEDS 34, RESET_PAST_LOG_START 13,
-// UNDECODABLE_AS_ABSENT 12, IGNORE_REMOVED_CHANNELS 6.)
+// heads are commonest mid-run (receivers stop later on), but a deletion due mid-run stops the
+// receivers the truncation and the FIFO checks need, so the deletion stays late.
 var faultAtPct = map[spec.ActionKind]Range{
 	spec.ActProduceCorrupt: {35, 60},
 	spec.ActDeleteRecords:  {65, 90},
@@ -224,9 +207,8 @@ var failClosedKinds = []spec.ActionKind{spec.ActProduceCorrupt, spec.ActDeleteRe
 // tenths, one drawn per seed, on top of the one late firing of each enabled kind that
 // Settings.FaultAtStep insists on: most seeds get almost none early, so the run delivers and
 // builds up holds for long before a receiver stops, and some get several, so the refusal paths
-// (and their interplay with the other faults) are exercised hard. Measured over seeds 1-1000:
-// with one early fault per run on average, IGNORE_CAUSES went uncaught mostly on seeds where an
-// early refusal or topic deletion had ended the run's deliveries.
+// (and their interplay with the other faults) are exercised hard. An early refusal or topic
+// deletion in every run would end most runs' deliveries early, which hides the ordering faults.
 var failClosedIntensity = []int{0, 0, 0, 3, 10}
 
 // scaleFailClosed sets the weights of the fail-closed kinds that are on so that, while every

@@ -55,14 +55,13 @@ func offIfZero(v int64, unit string) string {
 }
 
 // everySeed marks sabotage modes that every run can expose: they act on ordinary feeds,
-// deliveries and sends, so every seed is eligible (issue 6 item 7).
+// deliveries and sends, so every seed is eligible.
 var everySeed = []spec.ActionKind{}
 
 // restartKinds are the faults after which a process starts again from its committed state: a
 // crash, a stop, a migration, a zombie's successor, and the task re-initialisation that deleting
 // or recreating a received topic forces. DROP_HELD loses holds at any of them; REDELIVER_REFEEDS
-// is exposed by the re-feed after them as well as by rewinds (measured: seeds without a rewind
-// but with such restarts were caught).
+// is exposed by the re-feed after them as well as by rewinds.
 var restartKinds = []spec.ActionKind{spec.ActCrash, spec.ActStop, spec.ActMigrate, spec.ActZombie, spec.ActDeleteTopic, spec.ActRecreateTopic}
 
 // sabotageNeeds maps each sabotage mode (engine and host modes) to the

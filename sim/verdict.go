@@ -2,7 +2,7 @@ package sim
 
 import "fmt"
 
-// Criterion names the property a violation breaks. The names are fixed (issue 5 item 5): they
+// Criterion names the property a violation breaks. The names are fixed: they
 // appear in JSON output, replay files and catch-rate tables.
 type Criterion string
 

@@ -190,8 +190,6 @@ func (w *world) chooseFeedChannel(p *proc) *pcState {
 // Feed weights under Settings.HoldPauseSteps. heldCauseLast multiplies every channel but those a
 // held head waits on, so a hold outlives its pause while the receiver has anything else to feed;
 // waitingRecordBoost multiplies a channel whose next record will be held (nextRecordWaits).
-// Measured over seeds 1-2000 (diagnostic sweep): the pause alone caught IGNORE_CAUSES on 1288 and
-// NO_FIFO on 688 seeds, with both weights 1398 and 835.
 const (
 	heldCauseLast      = 100
 	waitingRecordBoost = 8

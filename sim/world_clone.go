@@ -12,8 +12,8 @@ import (
 )
 
 // Cloning a world for the explorer. A clone is an independent world that continues exactly as
-// the original would: same substrate, same shadow logs and messages, same hosts, engines (rebuilt
-// from their journals on first use, world_clone_engine.go) and oracle. What a run only reports
+// the original would: same substrate, same shadow logs and messages, same hosts, engines (copied
+// from the original's on their first change, world_clone_engine.go) and oracle. What a run only reports
 // (the latency samples, the trace) is not carried over; the stats are.
 //
 // Sharing rules: everything immutable after creation is shared (scenario, topic specs, message

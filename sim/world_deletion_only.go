@@ -9,21 +9,8 @@ import "github.com/parsleysim/parsleysim/sim/spec"
 // due. Every other rule treats it as any external topic: it is produced to, fed, crashed around.
 // A deletion of it is due early once it has a blocked head to strand (deletionOnlyHeld), and
 // weighs targetDeletionOnlyHeld times more then: its receivers stop (in an honest run) without
-// costing any other fault a receiver.
-//
-// Measured (go run ./cmd/simrun sweep --catch-rates --seeds 1-1000 -j 2) with the random
-// scenario's deletion quarry (scenarios.addDeletionQuarry) and stamped produce on wherever topics
-// are deleted (stampWhereDeleted): DELIVER_PAST_DEAD_HOLDS caught on 423 of its 797 eligible seeds
-// (53.1%) instead of 133; without the early deletion 394 (NO_FIFO 629 instead of 570); without
-// the early deletion and the weight, and with receivers of deletion-only topics still redeclared
-// and counted by aimableReceivers, 254, with IGNORE_REMOVED_CHANNELS 387 and IGNORE_RECREATION 560
-// (both below their goals). Before stampWhereDeleted, 297 of the 302 deletions that found a blocked
-// head on the quarry were caught; the seeds missed were those whose quarry never held one. The
-// same reservation for truncation was measured and left out: a truncation-only topic with a silent
-// reader of its own, in every seed that truncates, caught RESET_PAST_LOG_START on 762 seeds
-// instead of 584, but NO_FIFO on only 492 (below its goal), DELIVER_PAST_DEAD_HOLDS on 399 and
-// IGNORE_CAUSES on 813 (the extra topic and process thin out the produce and the steps the other
-// receivers get).
+// costing any other fault a receiver. There is no such reservation for truncation: the extra
+// topic and reader it needs thin out the produce and the steps the other receivers get.
 
 // readsDeletionOnly reports whether p declares a deletion-only topic: its declaration is not
 // redeclared (a removal with holds would stop it before the deletion it waits for), and it is no

@@ -9,13 +9,6 @@ package sim
 // earlier one already stops tests nothing new in an honest run, and stops the survivor before it
 // shows the first fault in a sabotaged one. Everything here reads the world's state only, never
 // the sabotage mode.
-//
-// Measured (go run ./cmd/simrun sweep --catch-rates --seeds 1-1000 -j 2), with the truncation
-// targets of world_targets.go aimed at running receivers: without sparing, RESET_PAST_LOG_START
-// was caught on 587 seeds, IGNORE_REMOVED_CHANNELS 379, IGNORE_CAUSES 534; sparing doomed
-// processes and biasing redeclarations toward holds only until the first removal with holds
-// (removedWithHolds), 665, 413 and 553, and every other mode but IGNORE_RECREATION (462 to 443,
-// made up for by dueEarlyKinds) gained 1-20 seeds.
 
 // doomed reports whether live process p is already entitled to fail closed by an earlier fault,
 // so that it stops (where its engine honours the refusal) as soon as it next reads or starts: the
@@ -24,9 +17,8 @@ package sim
 // processes (their targets weigh the minimum, and they are no target for faultHasTarget): a
 // second fault on a process an earlier one already stops tests nothing new, and where the engine
 // does not stop it, the second fault would stop it before it shows what the first one did. It
-// reads the world's state only, never the sabotage mode. (Counting an unread corrupt record as
-// doom too was measured and left out: it spared corrupt-header readers, +40 UNDECODABLE_AS_ABSENT
-// catches over seeds 1-1000, but cost IGNORE_RECREATION 40.)
+// reads the world's state only, never the sabotage mode. An unread corrupt record is no doom:
+// sparing its readers takes them from the recreation fault.
 func (p *proc) doomed() bool {
 	if p.status == procFailed {
 		return false
@@ -52,19 +44,7 @@ func (p *proc) doomed() bool {
 // state, can lose the hold, so the survivor is left running to deliver past its dead hold, or
 // not. It reads the world's state only, never the sabotage mode; an honest run never has a
 // running process holding on a dead channel (its receivers refuse at the restart the deletion or
-// recreation forces), so its schedule is unchanged. Measured (go run ./cmd/simrun sweep
-// --catch-rates --seeds 1-1000 -j 2): DELIVER_PAST_DEAD_HOLDS caught on 133 seeds instead of 121
-// (1001-2000: 143 instead of 128) and IGNORE_RECREATION on 624 instead of 609, every other mode
-// within one seed. Of the 204 eligible seeds whose honest run refuses a deletion with holds, 83
-// were missed before, most often because the survivor was crashed, stopped or migrated before it
-// committed a delivery past its hold. (Running the safety phase up to 50 or 150 steps longer
-// while a survivor holds on a dead channel caught nothing more: 132; nor did aiming plain
-// produce at a survivor's channels, 133 at weight 200 or 2000, starting a down survivor first,
-// 133, or feeding first the channel its dead hold waits on, 132-135; pausing that channel instead
-// caught 118. In the seeds looked at among the 71 eligible ones still missed whose honest run
-// refuses a deletion with holds, the survivor delivers only the dead channel's own pending
-// records, which waited on nothing but a drain, or receives no other channel, or meets the
-// deletion in the last steps with nothing left to feed.)
+// recreation forces), so its schedule is unchanged.
 func (p *proc) heldOnDead() bool {
 	if p.status != procRunning {
 		return false
@@ -147,31 +127,10 @@ const deleteHoldAgeSteps = 30
 // deleteEarlyPct of the safety phase on, once at most one process is left to aim a fault at
 // (aimableReceivers) and a receiver has held a blocked head that a deletion can strand for
 // deleteHoldAgeSteps (agedDeletionTarget). The run is losing its receivers, and by its step the
-// deletion would most often find no hold to delete past: measured over seeds 1-1000, 484 seeds
-// had such a hold at some point of the safety phase, but only 162 when their deletion came due,
-// with 2.7 of 5.2 processes failed closed by then on average. It reads the world's state only, never the sabotage mode. Measured (go run
-// ./cmd/simrun sweep --catch-rates --seeds 1-1000 -j 2): DELIVER_PAST_DEAD_HOLDS caught on 121
-// seeds instead of 96 (1001-2000: 128 instead of 114), the others within 10 seeds (NO_FIFO 503
-// and 500 instead of 504 and 503, IGNORE_RECREATION 609 and 641 instead of 619 and 648).
-// Without the hold age: 129 (132), but NO_FIFO 501 (496, below its goal); due early from 40%:
-// 119 (129); with two processes left instead of one: 166, but NO_FIFO 481 and
-// UNDECODABLE_AS_ABSENT 708, below their goals; due early at any blocked head from 30% of the
-// safety phase, whatever the receivers left: 282, but NO_FIFO 408 and UNDECODABLE_AS_ABSENT 606.
-// Also measured and left out (with survivors spared, heldOnDead: 133; NO_FIFO 503 and 500 over
-// 1001-2000, UNDECODABLE_AS_ABSENT 731, REDELIVER_REFEEDS 705, RESET_PAST_LOG_START 584): before
-// survivors were spared (121), a hold age of 10 steps, 130, but NO_FIFO 497 over 1001-2000, and
-// deletion targets weighing a blocked head 20 times more, 130, NO_FIFO 500; due early, whatever the
-// receivers left, at a blocked head behind which a record whose causes were all fed has outlived a
-// drain (the FIFO shape has been shown), 245, but NO_FIFO 489 and UNDECODABLE_AS_ABSENT 680; the
-// same only while no corrupt record is due, unread or read in an open step, with channels whose
-// next record is corrupt exempt from the hold-shaping feed weights, 171, NO_FIFO 504 but 494 over
-// 1001-2000, RESET_PAST_LOG_START 566; stamped produce switched on whenever deletion is
-// (Settings: stamped produce was off on 70 deletion seeds, of which one was caught), 146, NO_FIFO
-// 542, but UNDECODABLE_AS_ABSENT 710; stamped produce weighing 3 times more while a due deletion
-// waits for a target, 146, but REDELIVER_REFEEDS 680 and UNDECODABLE_AS_ABSENT 725; the deletion
-// due from 50-60% of the safety phase (faultAtPct), 207, but NO_FIFO 485 and
-// UNDECODABLE_AS_ABSENT 700 (45-80%: 167, 488, 715). Seeds whose deletion came due at 50-59% were
-// caught on 31% of them, at 60-89% on 12-17%.
+// deletion would most often find no hold to delete past. It reads the world's state only, never
+// the sabotage mode. Waiting for one receiver left and an aged hold, rather than coming due at any
+// blocked head, keeps the deletion from stopping the receivers the FIFO and corrupt-header checks
+// need.
 func (w *world) deletionDueEarly() bool {
 	if w.step+1 >= len(w.procs)+w.set.SafetySteps*quarryDeletePct/100 && w.deletionOnlyHeld() {
 		return true

@@ -20,39 +20,27 @@ const (
 	targetSharedReceiver  = 6  // ... and also receives the channel a stamped record names
 	targetBlockedHead     = 48 // ... and its head there waits on another channel (blockedHead)
 	targetUnfedCause      = 24 // ... and has not been fed the record a stamped record names
-	// A truncation is aimed hard at running receivers it passes (receiverWeight): measured over
-	// seeds 1-1000 (go run ./cmd/simrun sweep --catch-rates --seeds 1-1000 -j 2), at 4 and 8
-	// per receiver, running or not, 58 first truncations landed on channels nobody received and
-	// 75 passed no live receiver although one was there to pass; at 48 for running receivers
-	// RESET_PAST_LOG_START went from 480 to 591 seeds.
+	// A truncation is aimed hard at running receivers it passes (receiverWeight): aimed weakly,
+	// it lands on channels nobody receives, or passes no live receiver although one is there to
+	// pass, and exposes nothing.
 	targetUnread   = 48 // a live receiver has not read the truncated channel to its end
 	targetPastRead = 48 // a truncation offset past a receiver's position
 	// A corrupt header is aimed hard at the running receivers that will read it
 	// (receiverWeight: a quarter for a down one), on its topic and its partition: a corrupt
 	// record on a partition nobody receives, or whose receivers have all stopped, refuses
-	// nothing and exposes nothing. Measured over seeds 1-1000 (go run ./cmd/simrun sweep
-	// --catch-rates --seeds 1-1000 -j 2): with only targetLiveReceiver, the first corrupt record
-	// of 124 seeds landed where no live receiver was (31 of them in its due window on a
-	// partition nobody received); at 48, UNDECODABLE_AS_ABSENT was caught on 733 seeds instead of
-	// 698 (at 12: 727; 1001-2000: 693 instead of 663), every other mode within 10 seeds.
+	// nothing and exposes nothing.
 	targetCorruptReader = 48
 	// targetRewindable is added to a rewind's process when it is not doomed (world_doomed.go:
 	// a doomed process refuses at its next start whatever it re-reads) and to a received
 	// channel that has a record between its log start and the committed position (the rewind
 	// re-feeds something): a rewind re-feeds delivered records, which the engine must drop as
-	// replays. Measured over seeds 1-1000 (go run ./cmd/simrun sweep --catch-rates --seeds
-	// 1-1000 -j 2, with rewindCandidates' last record): REDELIVER_REFEEDS caught on 673 seeds
-	// instead of 650 (either weight alone: 659 and 652), the other modes within 10 seeds but
-	// IGNORE_REMOVED_CHANNELS (428 to 408; with the other rules of this change 422).
+	// replays.
 	targetRewindable = 8
 	// targetUnreadCorrupt divides the weight of deleting or recreating a topic with a corrupt
 	// record that a live receiver has not read yet (unreadCorrupt): the new incarnation (or no
 	// incarnation) erases the corrupt record before anyone reads it, so the run loses the one
-	// corrupt header its settings insist on. Measured over seeds 1-1000 (go run ./cmd/simrun sweep
-	// --catch-rates --seeds 1-1000 -j 2): 66 of the 239 seeds UNDECODABLE_AS_ABSENT missed had
-	// lost the corrupt record's topic so; dividing by 4 caught it on 734 seeds instead of 719, at
-	// the cost of IGNORE_RECREATION 638 -> 619 and DELIVER_PAST_DEAD_HOLDS 101 -> 96 (weight 1
-	// instead: 748, but IGNORE_RECREATION 588, below the protocol's 59.0%).
+	// corrupt header its settings insist on. It divides rather than zeroes the weight: the
+	// recreation and deletion faults need those topics too.
 	targetUnreadCorrupt = 4
 	// targetUndisturbed multiplies the weight of a topic no fail-closed fault has hit yet
 	// (topicDisturbed), so the run's few fail-closed faults spread over the topology instead of
@@ -98,9 +86,8 @@ func (w *world) topicDisturbed(t int) bool {
 }
 
 // externalWeight is how strongly action kind k prefers external topic t: more for every live
-// receiver (receiverBonus; measured over seeds 1-1000, counting only the most interesting
-// receiver of a fail-closed fault's target lost a tenth of the corrupt-header and recreation
-// catches); for deleting or recreating it, more again for running receivers, for receivers
+// receiver (receiverBonus: every interesting receiver counts, not only the most interesting one);
+// for deleting or recreating it, more again for running receivers, for receivers
 // holding messages from it, and most for receivers whose head there waits on another channel;
 // for a stamped record naming record obs (0 for none), more for receivers of obs's channel, whose
 // copy of obs may still be undelivered, and more again when they have not been fed obs yet (the
