@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/parsleysim/parsleysim/sim/spec"
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // Interesting targets. A fault or a produce aimed where nobody reads is wasted: a corrupt header
 // on a partition no process receives refuses nothing, a truncation behind every read position
@@ -59,10 +63,9 @@ const (
 // explored world skips computing them (TestExploredWeightsKeepCandidates).
 func (w *world) explored() bool { return w.opts.journal }
 
-// failClosedTarget reports whether action kind k can make a receiver fail closed (failClosedKinds).
-func failClosedTarget(k spec.ActionKind) bool {
-	return k == spec.ActProduceCorrupt || k == spec.ActDeleteRecords || k == spec.ActDeleteTopic || k == spec.ActRecreateTopic
-}
+// failClosedTarget reports whether action kind k can make a receiver fail closed: whether it is
+// one of failClosedKinds.
+func failClosedTarget(k spec.ActionKind) bool { return slices.Contains(failClosedKinds, k) }
 
 // topicDisturbed reports whether topic t was hit by a fault that stops receivers: it was deleted
 // or recreated, or a current channel of it was truncated (by delete-records or retention).
