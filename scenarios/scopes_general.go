@@ -327,11 +327,12 @@ const generalSize = 4
 // Pairs of fault kinds. Some behaviour needs two faults to show: a replay re-merges the causes of
 // a record whose channel an identity change pruned from the frontier only when a deletion or a
 // recreation and a rewind meet. So every wiring of at most generalPairArcs arcs and
-// generalPairProcs processes is also explored under every pair of distinct kinds that act, with
-// one record: a scope named general.KIND+KIND.WIRING, its Fault "pair". The kinds that act are
-// all but none and budget, and but corrupt, whose branching over every representative header
-// makes a pair scope hundreds of times its single-fault one (general.corrupt+rewind.a.a.a: 1.2
-// million states).
+// generalPairProcs processes is also explored under every pair of distinct kinds that act (all
+// but none and budget), with one record: a scope named general.KIND+KIND.WIRING, its Fault
+// "pair". Corrupt is left out, as its branching over every representative header makes a pair
+// scope hundreds of times its single-fault one (general.corrupt+rewind.a.a.a: 1.2 million
+// states), and so are three-process wirings (the pairs of a.a.a alone had as many states as all
+// the others).
 const (
 	generalPairArcs  = 3
 	generalPairProcs = 2
@@ -407,7 +408,8 @@ var generalScopes = sync.OnceValue(func() []Scope {
 })
 
 // GeneralScopes returns the general family: every wiring (GeneralWirings, in that order) under
-// every fault kind (generalFaults, in that order), named general.FAULT.WIRING.
+// every fault kind (generalFaults, in that order), named general.FAULT.WIRING, then, for a small
+// wiring, under every pair of kinds (generalPairs), named general.KIND+KIND.WIRING.
 func GeneralScopes() []Scope { return slices.Clone(generalScopes()) }
 
 // generalByName indexes the family by name.
