@@ -28,8 +28,8 @@ import (
 // What the table shows today: REFERENCE compares every delivery, stamp, refusal and committed
 // state of an engine with SPEC's reference node fed the same records, so every engine fault is
 // REFERENCE's as well as its property criterion's; the property criteria judge what the reference
-// node cannot (the host, the substrate's bytes, the session tiers) and stand guard should the
-// engine and the reference node share a mistake. STRUCT12 and STRUCT14 are narrower names for
+// node cannot (the host, the substrate's bytes, the session tiers, a restart's effect on a whole
+// run) and stand guard should the engine and the reference node share a mistake. STRUCT12 and STRUCT14 are narrower names for
 // cases OVEREXPRESSION covers. The lifetime half of S1 judges a history no run makes
 // (TestCheckS1LifetimeInversion).
 
@@ -183,12 +183,22 @@ func guardCases() []guardCase {
 			}},
 		{crit: CritLiveness, also: ref, why: "SILENT_DROP drops a fed record",
 			run: scripted(s(fourIn...), RunOptions{Sabotage: node.SabotageSilentDrop}, true)},
-		{crit: CritRestartInvisibility, also: ref, why: "DROP_HELD loses a hold across a clean restart the run itself never makes",
+		{crit: CritRestartInvisibility, why: "a host partitioner that mixes the execution number into an " +
+			"emission's partition: every run is legal on its own, but a clean restart sends later emissions " +
+			"to another partition (seeds 1-40 of the diamond with two partitions of mid, the check on each)",
 			run: func(disabled []Criterion) []Violation {
-				set := Settings{Seed: 1, LivenessStepsMax: 1000}
-				opts := RunOptions{Sabotage: node.SabotageDropHeld, Disabled: disabled}
-				vs := Run(twoInputs(heldAcrossRestart...), set, choose.NewRandom(1), opts).Violations
-				return append(vs, CheckRestartInvisibility(twoInputs(heldAcrossRestart...), set, opts, "p", 3)...)
+				scn := diamondScenario()
+				scn.Topics[1].Partitions = 2
+				hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
+					return int((keyHash(key) + uint32(execution)) % uint32(parts))
+				}}
+				var vs []Violation
+				for seed := uint64(1); seed <= 40; seed++ {
+					set := ExpandSettings(seed)
+					set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
+					vs = append(vs, Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks, Disabled: disabled}).Violations...)
+				}
+				return vs
 			}},
 		{crit: CritReference, why: "SKIP_RECEIPT_MERGE delivers in another order than SPEC's",
 			run: scripted(d(diamondInversion...), RunOptions{Sabotage: node.SabotageSkipReceiptMerge}, true)},
