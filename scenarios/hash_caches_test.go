@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -109,12 +108,7 @@ func randomBudget(rng *rand.Rand) string {
 
 // randomSabotage draws a sabotage mode name, or "" (none) one time in four.
 func randomSabotage(rng *rand.Rand) string {
-	modes := []string{""}
-	for _, m := range node.SabotageModes() {
-		modes = append(modes, m.String())
-	}
-	modes = append(modes, sim.HostResetPastLogStart.String())
-	modes = append(modes, sim.SessionSabotageNames()...)
+	modes := append([]string{""}, CatchRateModes()...)
 	if rng.IntN(4) == 0 {
 		return ""
 	}

@@ -36,7 +36,7 @@ func TestScopeCatalogue(t *testing.T) {
 			t.Errorf("scope %s: the honest engine is not clean: %v %+v", sc.Name, res, res.Violations)
 		}
 	}
-	modes := append(reachableEngineHostModes(), sim.SessionSabotageNames()...)
+	modes := append(reachableEngineHostModes(), modeNames(sim.TierSession)...)
 	for _, m := range modes {
 		if len(claimed[m]) == 0 {
 			t.Errorf("no scope claims sabotage mode %s", m)
@@ -62,7 +62,7 @@ func reachableEngineHostModes() []string {
 			modes = append(modes, m.String())
 		}
 	}
-	return append(modes, sim.HostSabotageNames()...)
+	return append(modes, modeNames(sim.TierHost)...)
 }
 
 // exploreSabotaged explores sc under sabotage mode name until the first violation.

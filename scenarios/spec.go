@@ -29,18 +29,23 @@ type Prepared struct {
 	Options  sim.RunOptions // sabotage set; sinks and streams left for the caller
 }
 
-// SabotageNames returns every valid --sabotage name of the engine and the host: the engine modes
-// in node's order, then the host's (sim.HostSabotageNames).
-func SabotageNames() []string {
-	var names []string
-	for _, m := range node.SabotageModes() {
-		names = append(names, m.String())
-	}
-	return append(names, sim.HostSabotageNames()...)
+// isHostSabotage reports whether name is the host's sabotage mode, which a replay file records on
+// its own line (host-sabotage); engine and session tier modes go on the sabotage line.
+func isHostSabotage(name string) bool {
+	m, ok := sim.LookupSabotage(name)
+	return ok && m.Tier == sim.TierHost
 }
 
-// IsHostSabotage reports whether name is a host (not engine) sabotage mode.
-func IsHostSabotage(name string) bool { return sim.IsHostSabotage(name) }
+// hostSabotageNames returns the names of the host's sabotage modes, in the registry's order.
+func hostSabotageNames() []string {
+	var names []string
+	for _, m := range sim.SabotageModes() {
+		if m.Tier == sim.TierHost {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
 
 // ParseSabotage resolves a --sabotage name into the engine and host modes it sets (at most one is
 // not honest; "" and "NONE" are honest). An unknown name is an error listing the valid ones.
@@ -97,7 +102,7 @@ func (s Spec) ReplayOf(res *sim.Result, hash string) *replay.File {
 	s = s.Normalize()
 	r := &replay.File{Scenario: s.Scenario, Seed: s.Seed, Steps: s.Steps, Processes: s.Processes,
 		Verdict: res.Verdict, Hash: hash, Choices: res.Choices}
-	if IsHostSabotage(s.Sabotage) {
+	if isHostSabotage(s.Sabotage) {
 		r.HostSabotage = s.Sabotage
 	} else {
 		r.Sabotage = s.Sabotage
@@ -113,8 +118,8 @@ func SpecOfReplay(r *replay.File) (Spec, error) {
 		if r.Sabotage != "" {
 			return Spec{}, fmt.Errorf("replay names both sabotage %s and host-sabotage %s; a run has at most one", r.Sabotage, r.HostSabotage)
 		}
-		if !IsHostSabotage(r.HostSabotage) {
-			return Spec{}, fmt.Errorf("unknown host-sabotage %q (valid: %s)", r.HostSabotage, strings.Join(sim.HostSabotageNames(), ", "))
+		if !isHostSabotage(r.HostSabotage) {
+			return Spec{}, fmt.Errorf("unknown host-sabotage %q (valid: %s)", r.HostSabotage, strings.Join(hostSabotageNames(), ", "))
 		}
 		s.Sabotage = r.HostSabotage
 	}

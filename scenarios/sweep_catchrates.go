@@ -121,16 +121,21 @@ type CatchRateTable struct {
 	Modes       []CatchRate `json:"modes"`
 }
 
-// CatchRateModes returns every sabotage mode a calibration sweeps: the engine modes in node's
-// order, then the host modes (SabotageNames), then the session tiers' modes
-// (sim.SessionSabotageNames), so a mode registered in any of them is swept too.
-func CatchRateModes() []string { return append(SabotageNames(), sim.SessionSabotageNames()...) }
+// CatchRateModes returns every sabotage mode a calibration sweeps: every mode of every tier, in
+// the registry's order (sim.SabotageModes).
+func CatchRateModes() []string {
+	var names []string
+	for _, m := range sim.SabotageModes() {
+		names = append(names, m.Name)
+	}
+	return names
+}
 
 // CatchRateScenario returns the scenario a mode's catch rate is measured over: the session
 // scenario for a session tier's mode (its tiers act only where there are sessions, which the
 // random scenario has on a minority of seeds), the random scenario for every other mode.
 func CatchRateScenario(mode string) string {
-	if sim.IsSessionSabotage(mode) {
+	if m, ok := sim.LookupSabotage(mode); ok && m.Tier == sim.TierSession {
 		return SessionName
 	}
 	return RandomName

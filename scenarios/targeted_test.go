@@ -34,7 +34,11 @@ func TestTargetedCatchSabotage(t *testing.T) {
 		"OFFSETS_OUTSIDE_TXN":     {"crash_inside_commit", sim.CritHost},
 		"ZOMBIE_IGNORES_FENCE":    {"zombie_commit_fenced", sim.CritHost},
 	}
-	for _, mode := range SabotageNames() {
+	for _, m := range sim.SabotageModes() {
+		if m.Tier == sim.TierSession {
+			continue // the session tiers act only in scenarios with sessions: scenarios/session.go
+		}
+		mode := m.Name
 		c, ok := catches[mode]
 		if !ok {
 			if mode != "TREAT_COVERED_FEED_AS_REPLAY" {

@@ -1,114 +1,13 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
-
-// HostSabotage selects a deliberate fault of the simulated host, like node.Sabotage for the
-// engine: it exists only to prove the checkers bite. The zero value is the honest host.
-type HostSabotage uint8
-
-const (
-	// HostHonest is the honest host.
-	HostHonest HostSabotage = iota
-	// HostResetPastLogStart resets a fetch below the log start to the log start instead of failing
-	// closed (auto.offset.reset=earliest), silently skipping unread records.
-	HostResetPastLogStart
-	// HostStateBeforeCommit writes a step's ordering state to the state store by itself before
-	// the step's transaction commits (a state store flushed before the commit), so a crash
-	// between the two leaves the state of a step that never committed (host_commit.go).
-	HostStateBeforeCommit
-	// HostStateAfterCommit writes a step's ordering state to the state store by itself after the
-	// step's transaction committed, so a crash between the two loses the state of a step that
-	// committed.
-	HostStateAfterCommit
-	// HostOffsetsOutsideTxn commits a step's read positions with a plain offset commit before its
-	// transaction instead of sending them into it, so a crash before the transaction commits (or a
-	// zombie, whose offset commit no fence stops) skips records the step was fed.
-	HostOffsetsOutsideTxn
-	// HostZombieIgnoresFence takes a commit its fenced producer refused for done and writes the
-	// step's ordering state anyway: a zombie's step reaches the state store.
-	HostZombieIgnoresFence
-)
-
-// hostSabotageNames are the host's modes by documented name, in order.
-var hostSabotageNames = []struct {
-	mode HostSabotage
-	name string
-}{
-	{HostResetPastLogStart, "RESET_PAST_LOG_START"}, {HostStateBeforeCommit, "STATE_BEFORE_COMMIT"},
-	{HostStateAfterCommit, "STATE_AFTER_COMMIT"}, {HostOffsetsOutsideTxn, "OFFSETS_OUTSIDE_TXN"},
-	{HostZombieIgnoresFence, "ZOMBIE_IGNORES_FENCE"},
-}
-
-// HostSabotageNames returns the names of the host's sabotage modes (not the session tiers'), in
-// their documented order.
-func HostSabotageNames() []string {
-	out := make([]string, len(hostSabotageNames))
-	for i, e := range hostSabotageNames {
-		out[i] = e.name
-	}
-	return out
-}
-
-// IsHostSabotage reports whether name is one of the host's sabotage modes (not a session tier's).
-func IsHostSabotage(name string) bool {
-	_, ok := parseHostSabotage(name)
-	return ok
-}
-
-// parseHostSabotage resolves a host mode's name.
-func parseHostSabotage(name string) (HostSabotage, bool) {
-	for _, e := range hostSabotageNames {
-		if e.name == name {
-			return e.mode, true
-		}
-	}
-	return HostHonest, false
-}
-
-// String returns the mode's documented name ("RESET_PAST_LOG_START"; "NONE" for the honest host).
-func (h HostSabotage) String() string {
-	for _, e := range hostSabotageNames {
-		if e.mode == h {
-			return e.name
-		}
-	}
-	if name, ok := sessionSabotageNames[h]; ok {
-		return name
-	}
-	return "NONE"
-}
-
-// ParseSabotage resolves a sabotage name of any tier: an engine mode (node.ParseSabotage), a
-// host mode (HostSabotageNames), or a session tier's mode (SessionSabotageModes), which is
-// returned as a HostSabotage. An unknown name is an error listing every valid name.
-func ParseSabotage(name string) (node.Sabotage, HostSabotage, error) {
-	if m, ok := parseHostSabotage(name); ok {
-		return node.SabotageNone, m, nil
-	}
-	if m, ok := parseSessionSabotage(name); ok {
-		return node.SabotageNone, m, nil
-	}
-	s, err := node.ParseSabotage(name)
-	if err != nil {
-		names := []string{"NONE"}
-		for _, m := range node.SabotageModes() {
-			names = append(names, m.String())
-		}
-		names = append(names, HostSabotageNames()...)
-		names = append(names, SessionSabotageNames()...)
-		return 0, 0, fmt.Errorf("unknown sabotage mode %q (valid: %s)", name, strings.Join(names, ", "))
-	}
-	return s, HostHonest, nil
-}
 
 // RunOptions are the parts of a run that are not settings: sabotage, the data streams and the
 // trace sinks.

@@ -10,9 +10,9 @@ import (
 )
 
 // The session tiers' sabotage modes: deliberate faults of the write tier, the read tier and the
-// projector that exist only to prove the session checks bite (issue 8 item 3). They are
-// HostSabotage values — the tiers belong to the simulated environment around the nodes, as the
-// host does — so --sabotage selects them like the engine's and the host's modes.
+// projector that exist only to prove the session checks bite. They are HostSabotage values (the
+// tiers belong to the simulated environment around the nodes, as the host does), registered with
+// their names in SabotageModes, so --sabotage selects them like the engine's and the host's modes.
 const (
 	// SessionReadSkipsUnknownChannels makes the read tier use the delivery gate's disposition:
 	// a token channel the recorded past never recorded is skipped instead of failing coverage.
@@ -30,45 +30,6 @@ const (
 	// beside each row instead of the row's own coordinate and carried causes.
 	SessionProjectorRecordsFrontier
 )
-
-var sessionSabotageNames = map[HostSabotage]string{
-	SessionReadSkipsUnknownChannels: "READ_SKIPS_UNKNOWN_CHANNELS",
-	SessionWriteMergesLogEnd:        "WRITE_MERGES_LOG_END",
-	SessionWriteMergesBeforeCommit:  "WRITE_MERGES_BEFORE_COMMIT",
-	SessionTokenSalvage:             "TOKEN_SALVAGE",
-	SessionProjectorRecordsFrontier: "PROJECTOR_RECORDS_FRONTIER",
-}
-
-// SessionSabotageModes returns the session tiers' sabotage modes in their documented order.
-func SessionSabotageModes() []HostSabotage {
-	return []HostSabotage{SessionReadSkipsUnknownChannels, SessionWriteMergesLogEnd,
-		SessionWriteMergesBeforeCommit, SessionTokenSalvage, SessionProjectorRecordsFrontier}
-}
-
-// SessionSabotageNames returns the names of the session tiers' sabotage modes, in order.
-func SessionSabotageNames() []string {
-	var out []string
-	for _, m := range SessionSabotageModes() {
-		out = append(out, sessionSabotageNames[m])
-	}
-	return out
-}
-
-// IsSessionSabotage reports whether name is a session tier's sabotage mode.
-func IsSessionSabotage(name string) bool {
-	_, ok := parseSessionSabotage(name)
-	return ok
-}
-
-// parseSessionSabotage resolves a session tier mode's name.
-func parseSessionSabotage(name string) (HostSabotage, bool) {
-	for _, m := range SessionSabotageModes() {
-		if sessionSabotageNames[m] == name {
-			return m, true
-		}
-	}
-	return HostHonest, false
-}
 
 // TokenDamage is how the simulator damages a token in flight. Every kind leaves bytes the strict
 // decode refuses, so the simulator knows exactly which requests carried a damaged token.

@@ -49,16 +49,16 @@ func listEntries() []listEntry {
 		b, _ := scenarios.Lookup(name)
 		out = append(out, listEntry{Kind: "scenario", Name: name, Summary: b.Summary})
 	}
-	for _, name := range scenarios.SabotageNames() {
-		kind := "sabotage"
-		if scenarios.IsHostSabotage(name) {
-			kind = "host-sabotage"
+	for _, m := range sim.SabotageModes() {
+		switch m.Tier {
+		case sim.TierEngine:
+			out = append(out, listEntry{Kind: "sabotage", Name: m.Name, Summary: eligibility(m.Name)})
+		case sim.TierHost:
+			out = append(out, listEntry{Kind: "host-sabotage", Name: m.Name, Summary: eligibility(m.Name)})
+		case sim.TierSession:
+			out = append(out, listEntry{Kind: "session-tier", Name: m.Name,
+				Summary: "a session tier's fault; measure it with simrun sweep --scenario session --sabotage " + m.Name})
 		}
-		out = append(out, listEntry{Kind: kind, Name: name, Summary: eligibility(name)})
-	}
-	for _, name := range sim.SessionSabotageNames() {
-		out = append(out, listEntry{Kind: "session-tier", Name: name,
-			Summary: "a session tier's fault; measure it with simrun sweep --scenario session --sabotage " + name})
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
 )
 
 func TestList(t *testing.T) {
@@ -16,7 +15,7 @@ func TestList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	want := append(append(scenarios.Names(), scenarios.SabotageNames()...), sim.SessionSabotageNames()...)
+	want := append(scenarios.Names(), scenarios.CatchRateModes()...)
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want one per scenario and mode (%d):\n%s", len(lines), len(want), out.String())
 	}

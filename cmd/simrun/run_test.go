@@ -59,7 +59,7 @@ func TestRunUsageErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--sabotage", "NOPE"}, append([]string{`"NOPE"`}, scenarios.SabotageNames()...)},
+		{[]string{"--sabotage", "NOPE"}, append([]string{`"NOPE"`}, scenarios.CatchRateModes()...)},
 		{[]string{"-v", "--json"}, []string{"-v", "--json"}},
 		{[]string{"--seed", "abc"}, []string{"-seed", `"abc"`}},
 		{[]string{"--seed", "-1"}, []string{"-seed", `"-1"`}},
@@ -82,8 +82,10 @@ func TestRunUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	if !strings.Contains(strings.Join(scenarios.SabotageNames(), " "), "RESET_PAST_LOG_START") {
-		t.Error("RESET_PAST_LOG_START is not a valid --sabotage name")
+	for _, name := range []string{"RESET_PAST_LOG_START", "TOKEN_SALVAGE"} {
+		if _, _, err := scenarios.ParseSabotage(name); err != nil {
+			t.Errorf("%s is not a valid --sabotage name: %v", name, err)
+		}
 	}
 }
 
