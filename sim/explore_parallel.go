@@ -52,6 +52,12 @@ import (
 // large scope grows past hugeTableMinBytes and is mapped in huge pages.
 const visitedStripes = 64
 
+// stripeMapBytes is the size from which a stripe's table is mapped outside the Go heap, far
+// below hugeTableMinBytes: the stripes of a scope of a few hundred thousand states are together
+// as large as one table mapped whole, and in the heap they would make the collector's target
+// (GOGC times the live heap) several times larger than a sequential exploration's.
+const stripeMapBytes = 64 << 10
+
 // parallelExplore is the state the workers of one exploration share.
 type parallelExplore struct {
 	opts    ExploreOptions
@@ -117,7 +123,8 @@ func exploreParallel(scn *Scenario, opts ExploreOptions) ExploreResult {
 	p := &parallelExplore{opts: opts, workers: opts.Workers, items: []*workItem{{root: true}}}
 	p.cond.L = &p.mu
 	for i := range p.stripes {
-		p.stripes[i].set = newVisitedSet(false)
+		p.stripes[i].set = &visitedSet{mapFrom: stripeMapBytes}
+		p.stripes[i].set.resize(visitedMinSlots, false)
 	}
 	defer func() {
 		for i := range p.stripes {

@@ -24,6 +24,9 @@ type visitedSet struct {
 	// halves is possible in principle, so it is kept aside rather than ruled out).
 	zero    visit
 	hasZero bool
+	// mapFrom is the table size from which it is mapped outside the Go heap (0:
+	// hugeTableMinBytes).
+	mapFrom int
 }
 
 // visitSlot is one slot: a state hash and the sleep set of its visit.
@@ -131,7 +134,7 @@ func (s *visitedSet) insert(e visitSlot, depth int32) {
 // resize moves every entry into a table of n slots (a power of two).
 func (s *visitedSet) resize(n int, withDepths bool) {
 	old, oldDepths, oldMem := s.slots, s.depths, s.mem
-	s.mem = newSlotMemory(n)
+	s.mem = newSlotMemory(n, s.mapFrom)
 	s.slots, s.mask = s.mem.slots, uint64(n-1)
 	s.depths = nil
 	if withDepths {
@@ -153,7 +156,7 @@ func (s *visitedSet) resize(n int, withDepths bool) {
 // free gives the table's storage back: the set must not be used afterwards.
 func (s *visitedSet) free() {
 	s.mem.free()
-	*s = visitedSet{}
+	*s = visitedSet{mapFrom: s.mapFrom}
 }
 
 // each calls f with every entry, in no particular order (for tests).

@@ -15,8 +15,8 @@ const mappingSupported = false
 // hugeTableMinBytes is unused here (every table is a Go slice).
 var hugeTableMinBytes = 0
 
-// newSlotMemory returns storage for n zeroed slots.
-func newSlotMemory(n int) slotMemory { return slotMemory{slots: make([]visitSlot, n)} }
+// newSlotMemory returns storage for n zeroed slots (minBytes is unused here).
+func newSlotMemory(n, minBytes int) slotMemory { return slotMemory{slots: make([]visitSlot, n)} }
 
 // free gives the storage back; the slots must not be used afterwards.
 func (m *slotMemory) free() { *m = slotMemory{} }

@@ -27,10 +27,14 @@ const mappingSupported = true
 // tables).
 var hugeTableMinBytes = 4 << 20
 
-// newSlotMemory returns storage for n zeroed slots.
-func newSlotMemory(n int) slotMemory {
+// newSlotMemory returns storage for n zeroed slots, mapped when it takes at least minBytes
+// (0: hugeTableMinBytes).
+func newSlotMemory(n, minBytes int) slotMemory {
+	if minBytes == 0 {
+		minBytes = hugeTableMinBytes
+	}
 	size := n * int(unsafe.Sizeof(visitSlot{}))
-	if size < hugeTableMinBytes {
+	if size < minBytes {
 		return slotMemory{slots: make([]visitSlot, n)}
 	}
 	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)

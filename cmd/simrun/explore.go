@@ -340,6 +340,10 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 		opts.ProgressEvery = 1 << 14
 		opts.Progress = func(r sim.ExploreResult) {
 			el := time.Since(start).Seconds()
+			if r.Workers > 1 { // the workers count transitions and depths on their own until the end
+				fmt.Fprintf(stderr, "\r%s: %d states on %d workers, %.0f states/s   ", sc.Name, r.States, r.Workers, float64(r.States)/max(el, 1e-9))
+				return
+			}
 			fmt.Fprintf(stderr, "\r%s: %d states, %d transitions, depth %d, %.0f states/s   ", sc.Name, r.States, r.Transitions, r.MaxDepth, float64(r.States)/max(el, 1e-9))
 		}
 	}
