@@ -16,8 +16,8 @@ import (
 // too (cachegrind, GOMAXPROCS=1, the collector off): a deterministic measure that no load moves.
 
 // InstructionFactor is how many times more instructions per op than the baseline fail the gate.
-// Instruction counts move with the work done, not with the machine or its load, so a real
-// slowdown of 2x from added work shows as about 2x, and noise as a fraction of a percent.
+// Instruction counts move with the work done, not with the machine or its load, so added work
+// shows in proportion and noise stays far below the factor.
 const InstructionFactor = 1.5
 
 // Pair is one benchmark measured in both builds: time per op of every round (seconds, in round

@@ -19,7 +19,7 @@ import (
 //	go test -run '^$' -bench ExploreScope -benchtime 1x ./scenarios
 //
 // -explore-states N changes the reference scope's cap (for runs under valgrind --tool=cachegrind,
-// where 200,000 states take minutes); -explore-no-restart switches the restart check off.
+// which runs many times slower than the machine); -explore-no-restart switches the restart check off.
 func BenchmarkExploreScope(b *testing.B) {
 	for _, c := range []struct {
 		scope     string

@@ -329,10 +329,9 @@ const generalSize = 4
 // recreation and a rewind meet. So every wiring of at most generalPairArcs arcs and
 // generalPairProcs processes is also explored under every pair of distinct kinds that act (all
 // but none and budget), with one record: a scope named general.KIND+KIND.WIRING, its Fault
-// "pair". Corrupt is left out, as its branching over every representative header makes a pair
-// scope hundreds of times its single-fault one (general.corrupt+rewind.a.a.a: 1.2 million
-// states), and so are three-process wirings (the pairs of a.a.a alone had as many states as all
-// the others).
+// "pair". Corrupt is left out, as its branching over every representative header multiplies a
+// pair scope's states by that branching again, and so are three-process wirings, whose pairs
+// dominate the family's cost (results/explore.md has the state counts).
 const (
 	generalPairArcs  = 3
 	generalPairProcs = 2

@@ -361,8 +361,8 @@ func measure(pairs map[string]*benchmarks.Pair, list []entry, base, cur *build, 
 	return nil
 }
 
-// maxInstrNs is the slowest time per op whose instructions are counted: cachegrind runs about
-// fifty times slower than the machine.
+// maxInstrNs is the slowest time per op whose instructions are counted: cachegrind runs many
+// times slower than the machine, so a slower benchmark would make the gate's run too long.
 const maxInstrNs = 1e6
 
 // countInstructions fills every pair's instructions per op for both builds, by cachegrind, one
@@ -383,8 +383,8 @@ func countInstructions(pairs map[string]*benchmarks.Pair, list []entry, base, cu
 		if pkg == "" || ns <= 0 || ns > maxInstrNs || base.bins[pkg] == "" || cur.bins[pkg] == "" {
 			continue
 		}
-		// About 20 ms of the machine's time for the larger run, a few hundred thousand to a
-		// hundred million instructions; up to 200 ms when the benchmark's setup dwarfs that.
+		// The larger run takes 20 ms of the machine's time, up to 200 ms when the benchmark's
+		// setup dwarfs that (instructionsPerOp lengthens it).
 		jobs = append(jobs, &job{p: pairs[p.Key], pkg: pkg, name: name, n: max(2, int(20e6/ns)), maxN: max(2, int(200e6/ns))})
 	}
 	fmt.Fprintf(stderr, "benchgate: counting the instructions per op of %d benchmarks\n", len(jobs))

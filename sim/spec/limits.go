@@ -14,8 +14,9 @@ const (
 	// MaxChannels is the most channels (partitions, over every topic) a world may declare; it is
 	// also the substrate's limit on one topic's partitions.
 	MaxChannels = substrate.MaxPartitions
-	// MaxSubscriptions is the most (process, topic) pairs a world's processes may receive or send
-	// (the generated topology of MaxProcesses processes has about 6,000).
+	// MaxSubscriptions is the most (process, topic) pairs a world's processes may receive or send,
+	// with room above what the generated topology of MaxProcesses processes declares
+	// (results/limits.md).
 	MaxSubscriptions = 20000
 	// MaxSteps bounds a run's safety-phase steps (--steps, a replay file's "steps") and its
 	// liveness phase (a scenario file's liveness=).
