@@ -41,8 +41,9 @@ import (
 // violations sorted by criterion and process, each with the shortest path any worker found (the
 // least by answers among equally short ones), and ShortestViolation, which simrun runs on every
 // violation, is sequential and gives the canonical shortest counterexample. A capped exploration
-// (MaxStates), one stopped at its first violation, or an interrupted one depends on timing, and
-// the first two are reported as sequentially (capped: incomplete), an interrupted one incomplete.
+// (MaxStates) visits exactly MaxStates states, but which ones depends on timing, as does what one
+// stopped at its first violation or an interrupted one finds; the first two are reported as
+// sequentially (capped: incomplete), an interrupted one incomplete.
 //
 // A depth-bounded exploration, a sharded one, and one whose transitions do not all fit the
 // sleep-set table explore sequentially whatever Workers says (exploreWorkers).
@@ -208,7 +209,9 @@ func shorterPath(a, b ExploreViolation) bool {
 
 // visit records that a worker reached the state key with sleep set sleep, under its stripe's
 // lock: expand says whether the worker expands it, isNew whether it is the first to reach it, and
-// only (on a later arrival) the transitions it expands (explorer.enter, sequentially).
+// only (on a later arrival) the transitions it expands (explorer.enter, sequentially). A new
+// state past the cap is not recorded, so a capped exploration visits exactly MaxStates states
+// however many workers reach new ones at once.
 func (p *parallelExplore) visit(key hashKey, sleep uint64, reduce bool) (only uint64, expand, isNew bool) {
 	st := &p.stripes[key[1]>>58]
 	st.mu.Lock()
@@ -216,6 +219,9 @@ func (p *parallelExplore) visit(key hashKey, sleep uint64, reduce bool) (only ui
 	v, seen := st.set.get(key)
 	switch {
 	case !seen:
+		if !p.admit() {
+			return 0, false, false
+		}
 		st.set.put(key, visit{sleep: sleep})
 		return 0, true, true
 	case reduce && v.sleep&^sleep != 0:
@@ -225,26 +231,36 @@ func (p *parallelExplore) visit(key hashKey, sleep uint64, reduce bool) (only ui
 	return 0, false, false
 }
 
-// counted counts a new state: the cap, the progress callback and the interrupt. The shared count
-// is kept only when a cap or a callback reads it (every worker adding to one cache line would
-// make it the exploration's bottleneck on many cores); the result adds the workers' own counts.
-func (p *parallelExplore) counted() {
-	if interrupted(p.opts.Interrupt) {
-		p.interrupted.Store(true)
-		p.stop.Store(true)
-	}
+// admit counts a state about to be recorded as new, reports it to the progress callback, and
+// says whether it is within the cap; reaching the cap stops the exploration. The shared count is
+// kept only when a cap or a progress callback reads it (every worker adding to one cache line
+// would make it the exploration's bottleneck on many cores); the result adds the workers' own
+// counts.
+func (p *parallelExplore) admit() bool {
 	if p.opts.MaxStates == 0 && p.opts.Progress == nil {
-		return
+		return true
 	}
 	n := p.states.Add(1)
 	if p.opts.MaxStates > 0 && n >= int64(p.opts.MaxStates) {
 		p.capped.Store(true)
 		p.stop.Store(true)
+		if n > int64(p.opts.MaxStates) {
+			return false
+		}
 	}
 	if p.opts.Progress != nil && n%int64(p.opts.ProgressEvery) == 0 {
 		p.mu.Lock()
 		p.opts.Progress(ExploreResult{States: int(n), Workers: p.workers})
 		p.mu.Unlock()
+	}
+	return true
+}
+
+// counted polls the interrupt as a new state is counted.
+func (p *parallelExplore) counted() {
+	if interrupted(p.opts.Interrupt) {
+		p.interrupted.Store(true)
+		p.stop.Store(true)
 	}
 }
 

@@ -139,24 +139,27 @@ func TestExploreUsageErrors(t *testing.T) {
 	}
 }
 
-// TestExploreMaxStatesReportsIncomplete: a state cap stops the scope early, and both the JSON
-// and the human report say the exploration is incomplete, so a capped pass is never mistaken for
-// a checked scope.
+// TestExploreMaxStatesReportsIncomplete: a state cap stops the scope after exactly that many
+// states whatever the number of workers (several workers reaching new states at once must not
+// overshoot it), and both the JSON and the human report say the exploration is incomplete, so a
+// capped pass is never mistaken for a checked scope.
 func TestExploreMaxStatesReportsIncomplete(t *testing.T) {
 	const capStates = 20
-	code, out, errs := invokeExplore("--scenario", "stamped_fanin", "--max-states", fmt.Sprint(capStates), "--json")
-	if code != exitPass {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	var r struct {
-		States   int  `json:"states"`
-		Complete bool `json:"complete"`
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("not one JSON object: %v\n%s", err, out)
-	}
-	if r.Complete || r.States != capStates {
-		t.Fatalf("states %d, complete %v: want %d states, incomplete", r.States, r.Complete, capStates)
+	for _, workers := range []string{"1", "2", "8"} {
+		code, out, errs := invokeExplore("--scenario", "stamped_fanin", "--max-states", fmt.Sprint(capStates), "--workers", workers, "--json")
+		if code != exitPass {
+			t.Fatalf("%s workers: exit %d\n%s\n%s", workers, code, out, errs)
+		}
+		var r struct {
+			States   int  `json:"states"`
+			Complete bool `json:"complete"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%s workers: not one JSON object: %v\n%s", workers, err, out)
+		}
+		if r.Complete || r.States != capStates {
+			t.Fatalf("%s workers: states %d, complete %v: want %d states, incomplete", workers, r.States, r.Complete, capStates)
+		}
 	}
 	if _, human, _ := invokeExplore("--scenario", "stamped_fanin", "--max-states", fmt.Sprint(capStates)); !strings.Contains(human, "INCOMPLETE") {
 		t.Fatalf("the report does not say INCOMPLETE:\n%s", human)
