@@ -52,7 +52,7 @@ func (f *cow) share() node.Causes {
 
 // mergeFrom raises the frontier to at least other. A shared frontier that covers other already
 // stays shared: most receipts and deliveries teach nothing new, and cloning for a no-op merge
-// was an allocation per frontier per step.
+// would cost an allocation per frontier per step.
 func (f *cow) mergeFrom(other node.Causes, st *procStore) {
 	if other.IsEmpty() || (f.shared && f.c.Covers(other)) {
 		return
