@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // catchRatesPath is the committed calibration (simrun sweep --catch-rates --seeds 1-1000).
@@ -66,12 +66,12 @@ func TestCatchRateFloors(t *testing.T) {
 // counts it under Panics, and neither the caught counts (all, eligible) nor CaughtBy include it,
 // so a simulator or generator bug can never inflate a catch rate.
 func TestCatchRatePanicIsNoCatch(t *testing.T) {
-	spec := Spec{Scenario: RandomName, Sabotage: "NO_FIFO"}.Normalize()
-	rep := newSweepReport(spec, 1, 3, false)
-	caught := SeedOutcome{Seed: 1, Verdict: "violation", Criteria: []sim.Criterion{sim.CritS3},
-		Violations: []sim.Violation{{Criterion: sim.CritS3, Process: 0}}, Eligible: true, Fired: true}
-	crashed := SeedOutcome{Seed: 2, Verdict: "panic", Criteria: []sim.Criterion{CritPanic},
-		Violations: []sim.Violation{{Criterion: CritPanic, Process: -1, Detail: "boom"}}, Eligible: true}
+	sc := Spec{Scenario: RandomName, Sabotage: "NO_FIFO"}.Normalize()
+	rep := newSweepReport(sc, 1, 3, false)
+	caught := SeedOutcome{Seed: 1, Verdict: "violation", Criteria: []spec.Criterion{spec.CritS3},
+		Violations: []spec.Violation{{Criterion: spec.CritS3, Process: 0}}, Eligible: true, Fired: true}
+	crashed := SeedOutcome{Seed: 2, Verdict: "panic", Criteria: []spec.Criterion{CritPanic},
+		Violations: []spec.Violation{{Criterion: CritPanic, Process: -1, Detail: "boom"}}, Eligible: true}
 	passed := SeedOutcome{Seed: 3, Verdict: "pass", Eligible: true, Fired: true}
 	for _, o := range []SeedOutcome{caught, crashed, passed} {
 		rep.add(o, nil)
@@ -88,7 +88,7 @@ func TestCatchRatePanicIsNoCatch(t *testing.T) {
 	if row.Panics != 1 || !slices.Equal(row.PanicSeeds, []uint64{2}) {
 		t.Errorf("panics %d on seeds %v, want 1 on [2]", row.Panics, row.PanicSeeds)
 	}
-	if _, ok := row.CaughtBy[CritPanic]; ok || row.CaughtBy[sim.CritS3] != 1 {
+	if _, ok := row.CaughtBy[CritPanic]; ok || row.CaughtBy[spec.CritS3] != 1 {
 		t.Errorf("caught by %v, want S3 1 and no PANIC", row.CaughtBy)
 	}
 	if md := string((&CatchRateTable{Scenario: RandomName, Modes: []CatchRate{row}}).Markdown()); !strings.Contains(md, "panicked on 1 seeds") {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -42,7 +43,7 @@ type ShrinkConfig struct {
 type Shrunk struct {
 	From      Spec // the failing run as given
 	Spec      Spec // the shrunk run's spec: From with the reduced step budget
-	Criterion sim.Criterion
+	Criterion spec.Criterion
 	Result    *sim.Result // the shrunk run (replayed from Choices)
 	Hash      string
 	Choices   []int // every answer of the shrunk run: what the replay file records
@@ -76,7 +77,7 @@ func sizeOf(res *sim.Result) Size {
 // shrinkRun is the state of one shrink: the spec being reduced, the target and the budget.
 type shrinkRun struct {
 	spec     Spec
-	target   sim.Criterion
+	target   spec.Criterion
 	budget   int
 	attempts int
 }
@@ -149,7 +150,7 @@ func replayChoices(spec Spec, choices []int, opts func(*sim.RunOptions)) (*sim.R
 }
 
 // failsFirst reports whether a result's first violation has the criterion.
-func failsFirst(res *sim.Result, c sim.Criterion) bool {
+func failsFirst(res *sim.Result, c spec.Criterion) bool {
 	return len(res.Violations) > 0 && res.Violations[0].Criterion == c
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // firstReferenceSeed returns the first seed whose run under DROP_HELD fails with REFERENCE first
@@ -15,7 +15,7 @@ import (
 // change to the generator moves the tests to another seed instead of breaking them.
 func firstReferenceSeed(t *testing.T) uint64 {
 	for seed := uint64(1); seed <= 200; seed++ {
-		if out := mustRunSeed(t, Spec{Sabotage: "DROP_HELD"}, seed); len(out.Violations) > 0 && out.Violations[0].Criterion == sim.CritReference {
+		if out := mustRunSeed(t, Spec{Sabotage: "DROP_HELD"}, seed); len(out.Violations) > 0 && out.Violations[0].Criterion == spec.CritReference {
 			return seed
 		}
 	}
@@ -32,14 +32,14 @@ func TestShrinkDropHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Criterion != sim.CritReference || out.After.Choices >= out.Before.Choices || out.After.Steps >= out.Before.Steps {
+	if out.Criterion != spec.CritReference || out.After.Choices >= out.Before.Choices || out.After.Steps >= out.Before.Steps {
 		t.Fatalf("criterion %s, before %s, after %s: want REFERENCE and a smaller run", out.Criterion, out.Before, out.After)
 	}
 	if out.Attempts > DefaultShrinkAttempts {
 		t.Fatalf("%d attempts, budget %d", out.Attempts, DefaultShrinkAttempts)
 	}
 	res, used, hash := replayChoices(out.Spec, out.Choices, nil)
-	if used != len(out.Choices) || hash != out.Hash || !failsFirst(res, sim.CritReference) {
+	if used != len(out.Choices) || hash != out.Hash || !failsFirst(res, spec.CritReference) {
 		t.Fatalf("replaying the recorded choices: used %d of %d, hash %s vs %s, violations %v",
 			used, len(out.Choices), hash, out.Hash, res.Violations)
 	}
@@ -51,7 +51,7 @@ func TestShrinkDropHeld(t *testing.T) {
 		t.Fatalf("the scenario file does not parse: %v\n%s", err, out.File)
 	}
 	run, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{Sabotage: "DROP_HELD"})
-	if err != nil || !run.OK() || !failsFirst(run.Result, sim.CritReference) {
+	if err != nil || !run.OK() || !failsFirst(run.Result, spec.CritReference) {
 		t.Fatalf("the scenario file does not reproduce REFERENCE (err %v, failures %v):\n%s", err, run.Failures, out.File)
 	}
 	honest, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{})

@@ -11,6 +11,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/replay"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -22,7 +23,7 @@ import (
 
 // CritPanic is the criterion a sweep reports for a seed whose run panicked: a simulator crash is
 // a failure with a replay command like any violation, never the end of the sweep.
-const CritPanic sim.Criterion = "PANIC"
+const CritPanic spec.Criterion = "PANIC"
 
 // SweepConfig says what to sweep: the Spec (scenario, sabotage, overrides; its Seed is ignored),
 // the inclusive seed range and the number of workers.
@@ -53,8 +54,8 @@ type SweepConfig struct {
 type SeedOutcome struct {
 	Seed       uint64
 	Verdict    string // "pass", "violation" or "panic"
-	Criteria   []sim.Criterion
-	Violations []sim.Violation
+	Criteria   []spec.Criterion
+	Violations []spec.Violation
 	Stats      sim.Stats
 	Steps      int
 	Eligible   bool // the settings switch on a fault class the sabotage mode needs (false when honest)
@@ -199,23 +200,23 @@ func runSeed(spec Spec, seed uint64, hashTrace bool) (SeedOutcome, error) {
 }
 
 // runSeedWith is RunSeed keeping what run asks for.
-func runSeedWith(spec Spec, seed uint64, run runOptions) (out SeedOutcome, err error) {
-	spec.Seed = seed
+func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err error) {
+	sc.Seed = seed
 	out.Seed = seed
 	defer func() {
 		if r := recover(); r != nil {
 			out.Verdict = "panic"
-			v := sim.Violation{Criterion: CritPanic, Process: -1, Detail: fmt.Sprint(r)}
-			out.Criteria, out.Violations = []sim.Criterion{CritPanic}, []sim.Violation{v}
+			v := spec.Violation{Criterion: CritPanic, Process: -1, Detail: fmt.Sprint(r)}
+			out.Criteria, out.Violations = []spec.Criterion{CritPanic}, []spec.Violation{v}
 			err = nil
 		}
 	}()
-	prep, err := spec.Prepare()
+	prep, err := sc.Prepare()
 	if err != nil {
 		return out, fmt.Errorf("preparing seed %d: %w", seed, err)
 	}
-	if spec.Sabotage != "" {
-		out.Eligible = prep.Settings.Eligible(spec.Sabotage)
+	if sc.Sabotage != "" {
+		out.Eligible = prep.Settings.Eligible(sc.Sabotage)
 	}
 	var hash *trace.HashSink
 	if run.hashTrace {
@@ -228,10 +229,10 @@ func runSeedWith(spec Spec, seed uint64, run runOptions) (out SeedOutcome, err e
 	}
 	out.Verdict, out.Violations, out.Stats, out.Steps = res.Verdict, res.Violations, res.Stats, res.Steps
 	if run.replays && res.Verdict != "pass" {
-		out.Replay = spec.ReplayOf(res, trace.FormatHash(out.TraceHash))
+		out.Replay = sc.ReplayOf(res, trace.FormatHash(out.TraceHash))
 	}
-	if spec.Sabotage != "" {
-		out.Fired = faultFired(spec.Sabotage, res.Stats)
+	if sc.Sabotage != "" {
+		out.Fired = faultFired(sc.Sabotage, res.Stats)
 	}
 	for _, v := range res.Violations {
 		if !slices.Contains(out.Criteria, v.Criterion) {

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Catch rates: for every sabotage mode, the share of seeds of
@@ -92,7 +93,7 @@ type CatchRate struct {
 	HalfOfEligible bool           `json:"half_of_eligible"`
 	// CaughtBy counts the seeds on which each criterion fired (never CritPanic: a panic is no
 	// catch).
-	CaughtBy map[sim.Criterion]int `json:"caught_by"`
+	CaughtBy map[spec.Criterion]int `json:"caught_by"`
 	// Panics counts the seeds whose run panicked, PanicSeeds lists them: a simulator crash is a
 	// bug in the simulator or the generator, not the checkers catching the mode, so it is left
 	// out of every caught count (a generator bug can never inflate a rate).
@@ -208,12 +209,12 @@ func ratio(n, of int) float64 {
 }
 
 // Criteria returns the criteria that caught the mode, most seeds first (ties by name).
-func (r CatchRate) Criteria() []sim.Criterion {
-	out := make([]sim.Criterion, 0, len(r.CaughtBy))
+func (r CatchRate) Criteria() []spec.Criterion {
+	out := make([]spec.Criterion, 0, len(r.CaughtBy))
 	for c := range r.CaughtBy {
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(a, b sim.Criterion) int {
+	slices.SortFunc(out, func(a, b spec.Criterion) int {
 		if d := r.CaughtBy[b] - r.CaughtBy[a]; d != 0 {
 			return d
 		}

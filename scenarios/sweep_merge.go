@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -30,8 +30,8 @@ func MergeSweeps(reports []*SweepReport, hashes [][]SeedHash) (*SweepReport, err
 	}
 	first := reports[0]
 	out := &SweepReport{Scenario: first.Scenario, Sabotage: first.Sabotage, FirstSeed: first.FirstSeed, LastSeed: first.LastSeed,
-		FailedSeeds: []uint64{}, Failures: []SweepFailure{}, ViolationsByCriterion: map[sim.Criterion]int{},
-		SeedsByCriterion: map[sim.Criterion]int{}, Exercised: newExercised()}
+		FailedSeeds: []uint64{}, Failures: []SweepFailure{}, ViolationsByCriterion: map[spec.Criterion]int{},
+		SeedsByCriterion: map[spec.Criterion]int{}, Exercised: newExercised()}
 	if first.EligibleSeeds != nil {
 		out.EligibleSeeds, out.CaughtEligible, out.FiredSeeds, out.CaughtFired = new(int), new(int), new(int), new(int)
 	}
@@ -101,7 +101,7 @@ func checkMergeable(first, r *SweepReport) error {
 }
 
 // addCounts adds the counts of from into to.
-func addCounts(to, from map[sim.Criterion]int) {
+func addCounts(to, from map[spec.Criterion]int) {
 	for c, n := range from {
 		to[c] += n
 	}

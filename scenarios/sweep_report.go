@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -28,8 +28,8 @@ type SweepReport struct {
 	Failures    []SweepFailure `json:"failures"`
 	// ViolationsByCriterion counts violations; SeedsByCriterion counts the seeds with at least
 	// one violation of the criterion (a seed may count under several).
-	ViolationsByCriterion map[sim.Criterion]int `json:"violations_by_criterion"`
-	SeedsByCriterion      map[sim.Criterion]int `json:"seeds_by_criterion"`
+	ViolationsByCriterion map[spec.Criterion]int `json:"violations_by_criterion"`
+	SeedsByCriterion      map[spec.Criterion]int `json:"seeds_by_criterion"`
 	// EligibleSeeds and CaughtEligible are set under a sabotage mode: the number of seeds whose
 	// settings switch on a fault class the mode needs (sim.Settings.Eligible), and how many of
 	// those failed.
@@ -82,21 +82,21 @@ func (d *traceDigest) add(seed, hash uint64) {
 // SweepFailure is one failing seed: its first violation's criterion and step, every criterion it
 // broke, the first violation in full and the command that replays the seed.
 type SweepFailure struct {
-	Seed      uint64        `json:"seed"`
-	Criterion sim.Criterion `json:"criterion"`
+	Seed      uint64         `json:"seed"`
+	Criterion spec.Criterion `json:"criterion"`
 	// Step is the first violation's step: how long a reproduction is (0 for a panic).
-	Step     int             `json:"step"`
-	Criteria []sim.Criterion `json:"criteria"`
-	Detail   string          `json:"detail"`
-	Replay   string          `json:"replay"`
+	Step     int              `json:"step"`
+	Criteria []spec.Criterion `json:"criteria"`
+	Detail   string           `json:"detail"`
+	Replay   string           `json:"replay"`
 }
 
-func newSweepReport(spec Spec, first, last uint64, traceDigest bool) *SweepReport {
-	r := &SweepReport{Scenario: spec.Scenario, Sabotage: noneName(spec.Sabotage), FirstSeed: first, LastSeed: last,
+func newSweepReport(sc Spec, first, last uint64, traceDigest bool) *SweepReport {
+	r := &SweepReport{Scenario: sc.Scenario, Sabotage: noneName(sc.Sabotage), FirstSeed: first, LastSeed: last,
 		FailedSeeds: []uint64{}, Failures: []SweepFailure{},
-		ViolationsByCriterion: map[sim.Criterion]int{}, SeedsByCriterion: map[sim.Criterion]int{},
-		Exercised: newExercised(), spec: spec}
-	if spec.Sabotage != "" {
+		ViolationsByCriterion: map[spec.Criterion]int{}, SeedsByCriterion: map[spec.Criterion]int{},
+		Exercised: newExercised(), spec: sc}
+	if sc.Sabotage != "" {
 		r.EligibleSeeds, r.CaughtEligible = new(int), new(int)
 		r.FiredSeeds, r.CaughtFired = new(int), new(int)
 	}
@@ -178,8 +178,8 @@ func (r *SweepReport) SeedCount() uint64 { return r.shard.SeedCount(r.FirstSeed,
 func (r *SweepReport) Failed() int { return len(r.FailedSeeds) }
 
 // Criteria returns the criteria that failed some seed, sorted by name.
-func (r *SweepReport) Criteria() []sim.Criterion {
-	out := make([]sim.Criterion, 0, len(r.SeedsByCriterion))
+func (r *SweepReport) Criteria() []spec.Criterion {
+	out := make([]spec.Criterion, 0, len(r.SeedsByCriterion))
 	for c := range r.SeedsByCriterion {
 		out = append(out, c)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestTargetedCatchSabotage: the targeted scenarios bite. Each sabotage mode (engine and host)
@@ -15,24 +16,24 @@ import (
 func TestTargetedCatchSabotage(t *testing.T) {
 	catches := map[string]struct {
 		file      string
-		criterion sim.Criterion
+		criterion spec.Criterion
 	}{
-		"IGNORE_CAUSES":           {"diamond_hold", sim.CritS1},
-		"NO_FIFO":                 {"fifo_behind_blocked_head", sim.CritS3},
-		"REDELIVER_REFEEDS":       {"rewind_dropped", sim.CritS2},
-		"UNDECODABLE_AS_ABSENT":   {"undecodable_refusal", sim.CritS7},
-		"SKIP_RECEIPT_MERGE":      {"causes_known_only_from_held_metadata", sim.CritStruct15},
-		"DROP_HELD":               {"held_across_restart", sim.CritLiveness},
-		"IGNORE_REMOVED_CHANNELS": {"removed_channel_with_holds", sim.CritLiveness},
-		"SILENT_DROP":             {"every_fed_message_delivered", sim.CritLiveness},
-		"OVEREXPRESS":             {"overexpression_guard_after_restart", sim.CritOverexpression},
-		"IGNORE_RECREATION":       {"recreated_received_topic_refusal", sim.CritRecreation},
-		"DELIVER_PAST_DEAD_HOLDS": {"pruned_dead_channel_cannot_deliver_past_held_cause", sim.CritS9},
-		"RESET_PAST_LOG_START":    {"truncation_one_unread", sim.CritS8},
-		"STATE_BEFORE_COMMIT":     {"crash_inside_commit", sim.CritReference},
-		"STATE_AFTER_COMMIT":      {"crash_inside_commit", sim.CritReference},
-		"OFFSETS_OUTSIDE_TXN":     {"crash_inside_commit", sim.CritHost},
-		"ZOMBIE_IGNORES_FENCE":    {"zombie_commit_fenced", sim.CritHost},
+		"IGNORE_CAUSES":           {"diamond_hold", spec.CritS1},
+		"NO_FIFO":                 {"fifo_behind_blocked_head", spec.CritS3},
+		"REDELIVER_REFEEDS":       {"rewind_dropped", spec.CritS2},
+		"UNDECODABLE_AS_ABSENT":   {"undecodable_refusal", spec.CritS7},
+		"SKIP_RECEIPT_MERGE":      {"causes_known_only_from_held_metadata", spec.CritStruct15},
+		"DROP_HELD":               {"held_across_restart", spec.CritLiveness},
+		"IGNORE_REMOVED_CHANNELS": {"removed_channel_with_holds", spec.CritLiveness},
+		"SILENT_DROP":             {"every_fed_message_delivered", spec.CritLiveness},
+		"OVEREXPRESS":             {"overexpression_guard_after_restart", spec.CritOverexpression},
+		"IGNORE_RECREATION":       {"recreated_received_topic_refusal", spec.CritRecreation},
+		"DELIVER_PAST_DEAD_HOLDS": {"pruned_dead_channel_cannot_deliver_past_held_cause", spec.CritS9},
+		"RESET_PAST_LOG_START":    {"truncation_one_unread", spec.CritS8},
+		"STATE_BEFORE_COMMIT":     {"crash_inside_commit", spec.CritReference},
+		"STATE_AFTER_COMMIT":      {"crash_inside_commit", spec.CritReference},
+		"OFFSETS_OUTSIDE_TXN":     {"crash_inside_commit", spec.CritHost},
+		"ZOMBIE_IGNORES_FENCE":    {"zombie_commit_fenced", spec.CritHost},
 	}
 	for _, m := range sim.SabotageModes() {
 		if m.Tier == sim.TierSession {
@@ -55,7 +56,7 @@ func TestTargetedCatchSabotage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var crits []sim.Criterion
+			var crits []spec.Criterion
 			for _, v := range run.Result.Violations {
 				crits = append(crits, v.Criterion)
 			}

@@ -17,13 +17,14 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // checkFeed checks H1 for feeding pos on pc, then the S8 reader-jump rule.
 func (w *world) checkFeed(p *proc, pc *pcState, pos int64, uid uint64) {
 	if pos <= pc.lastFed {
-		w.violate(CritHost, p.idx, fmt.Sprintf("H1: fed %s after position %d in the same execution", w.msgName(uid), pc.lastFed))
+		w.violate(spec.CritHost, p.idx, fmt.Sprintf("H1: fed %s after position %d in the same execution", w.msgName(uid), pc.lastFed))
 	}
 	w.checkSkippedRecords(p, pc, pos)
 }
@@ -39,7 +40,7 @@ func (w *world) checkStartPositions(p *proc) {
 			from = max(from, int64(q)+1)
 		}
 		if a := w.firstRecordIn(pc.ch, from, pc.startPos-1); a >= 0 {
-			w.violate(CritHost, p.idx, fmt.Sprintf("H2: start position %d on %s covers %s, which was never fed",
+			w.violate(spec.CritHost, p.idx, fmt.Sprintf("H2: start position %d on %s covers %s, which was never fed",
 				pc.startPos, w.chanName(pc.ch), w.msgName(w.recordAt(pc.ch, a))))
 		}
 	}
@@ -50,9 +51,9 @@ func (w *world) checkStartPositions(p *proc) {
 // committed state was state before it; a write replaces it, world.zombie).
 func (w *world) checkZombieFenced(p *proc, offs []substrate.GroupOffset, state *node.State) {
 	if now := w.sub.AppendCommittedOffsets(nil, p.group); !slices.Equal(now, offs) {
-		w.violate(CritHost, p.idx, fmt.Sprintf("H6: a superseded execution committed read positions %v (were %v)", now, offs))
+		w.violate(spec.CritHost, p.idx, fmt.Sprintf("H6: a superseded execution committed read positions %v (were %v)", now, offs))
 	}
 	if p.committed != state {
-		w.violate(CritHost, p.idx, "H6: a superseded execution wrote its step's ordering state")
+		w.violate(spec.CritHost, p.idx, "H6: a superseded execution wrote its step's ordering state")
 	}
 }

@@ -12,6 +12,8 @@ package sim
 
 import (
 	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkLiveness reports every owed, undelivered, non-exempt message of every non-failed process.
@@ -27,7 +29,7 @@ func (w *world) checkLiveness() {
 				if from, ok := exempt[c]; ok && pm.pos >= from {
 					break
 				}
-				w.report(Violation{Criterion: CritLiveness, Step: w.step, Process: p.idx,
+				w.report(spec.Violation{Criterion: spec.CritLiveness, Step: w.step, Process: p.idx,
 					Detail: fmt.Sprintf("%s was fed at step %d and never delivered", w.msgName(pm.uid), pm.fedStep)})
 				break
 			}

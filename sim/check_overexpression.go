@@ -5,7 +5,11 @@ package sim
 // at send time (over its lifetime, restarts included). Stamping fedUpTo coverage or a held
 // message's own position breaks it. Judged at send time.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkOverexpression stages an OVEREXPRESSION violation for emission uid.
 func (w *world) checkOverexpression(p *proc, uid uint64) {
@@ -15,7 +19,7 @@ func (w *world) checkOverexpression(p *proc, uid uint64) {
 		if b, ok := lookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {
 			continue
 		}
-		p.o.stage(p, CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",
+		p.o.stage(p, spec.CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",
 			w.msgName(uid), cause.Channel, cause.Position))
 		return
 	}

@@ -21,7 +21,7 @@ func (w *world) checkRefusal(p *proc, r *node.Refusal) {
 	if w.refusalInjected(p, r) {
 		return
 	}
-	w.violate(CritOverRefusal, p.idx, fmt.Sprintf("refused %s with no injected cause", r.Error()))
+	w.violate(spec.CritOverRefusal, p.idx, fmt.Sprintf("refused %s with no injected cause", r.Error()))
 }
 
 // refusalInjected decides whether the run injected the cause of refusal r at p.

@@ -6,14 +6,18 @@ package sim
 // IDs resolved at application start); only the identity report can stop it
 // (CHANNEL_IDENTITY_CHANGED).
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkRecreatedReceived reports RECREATION when p commits while receiving a recreated
 // incarnation.
 func (w *world) checkRecreatedReceived(p *proc) {
 	for _, pc := range p.recv {
 		if inc := w.chans[pc.ch].inc; w.recreated(inc) {
-			w.violate(CritRecreation, p.idx, fmt.Sprintf("committed while receiving %s, whose name now binds to incarnation %d",
+			w.violate(spec.CritRecreation, p.idx, fmt.Sprintf("committed while receiving %s, whose name now binds to incarnation %d",
 				w.chanName(pc.ch), w.topics[w.chans[pc.ch].topic].inc))
 			return
 		}

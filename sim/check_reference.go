@@ -20,11 +20,9 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
-
-// CritReference names a disagreement between an engine and its reference node.
-const CritReference Criterion = "REFERENCE"
 
 // procRef is a process's reference node.
 type procRef struct {
@@ -97,7 +95,7 @@ func (w *world) refDisagree(p *proc, call string, engine, model string) {
 
 // refViolate reports a disagreement described by detail and stops judging p.
 func (w *world) refViolate(p *proc, detail string) {
-	w.violate(CritReference, p.idx, detail)
+	w.violate(spec.CritReference, p.idx, detail)
 	p.ref.drop()
 	p.ref.off = true
 }
@@ -106,7 +104,7 @@ func (w *world) refViolate(p *proc, detail string) {
 // got (when the engine's start did not refuse), comparing both outcomes: serr is the engine's
 // start refusal, ierr its identity report's.
 func (w *world) refStart(p *proc, init node.Init, serr error, dead, recreated []node.TopicID, ierr error) {
-	if p.ref.off || !w.opts.reports(CritReference) {
+	if p.ref.off || !w.opts.reports(spec.CritReference) {
 		return
 	}
 	p.ref.drop()
@@ -213,7 +211,7 @@ func (w *world) refCheckCommitted(p *proc) {
 // state after a commit sequence that did not end (a crash inside it, a zombie's attempt; when
 // says which): the next start reads it, and nothing writes it while p is down.
 func (w *world) refCheckStored(p *proc, when string) {
-	if p.ref.off || !w.opts.reports(CritReference) {
+	if p.ref.off || !w.opts.reports(spec.CritReference) {
 		return
 	}
 	st := p.ref.committedOrEmpty()

@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestReferenceFiresAndCanBeSwitchedOff: an engine that stamps coverage (OVEREXPRESS) disagrees
@@ -18,7 +19,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 	for seed := uint64(1); seed <= 30 && !found; seed++ {
 		res := Run(scn, ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress})
 		for _, v := range res.Violations {
-			if v.Criterion == CritReference {
+			if v.Criterion == spec.CritReference {
 				if !strings.Contains(v.Detail, "stamp") || !strings.Contains(v.Detail, "engine") || !strings.Contains(v.Detail, "reference") {
 					t.Fatalf("seed %d: the violation does not name the call and both answers: %v", seed, v)
 				}
@@ -26,9 +27,9 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 			}
 		}
 		off := Run(scn, ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress,
-			Disabled: []Criterion{CritReference}})
+			Disabled: []spec.Criterion{spec.CritReference}})
 		for _, v := range off.Violations {
-			if v.Criterion == CritReference {
+			if v.Criterion == spec.CritReference {
 				t.Fatalf("seed %d: REFERENCE fired while switched off: %v", seed, v)
 			}
 		}

@@ -98,11 +98,11 @@ func (w *world) cleanRestart(p *proc) {
 // process proc after script action after (a no-op unless proc is running with its step
 // committed then), and returns a RESTART_INVISIBILITY violation for each
 // process whose committed delivery sequence differs, naming the first difference.
-func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc string, after int) []Violation {
+func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc string, after int) []spec.Violation {
 	if len(scn.Script) == 0 {
 		panic("sim: CheckRestartInvisibility needs a scripted scenario")
 	}
-	if !opts.reports(CritRestartInvisibility) {
+	if !opts.reports(spec.CritRestartInvisibility) {
 		return nil
 	}
 	opts.Sinks = nil
@@ -116,8 +116,8 @@ func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc
 // compareDeliveries returns a RESTART_INVISIBILITY violation for each process whose delivery
 // sequence differs between base and restarted (proc was restarted after script action at, drawn
 // at after), naming the first difference.
-func compareDeliveries(base, restarted [][]uint64, proc string, after, at int) []Violation {
-	var out []Violation
+func compareDeliveries(base, restarted [][]uint64, proc string, after, at int) []spec.Violation {
+	var out []spec.Violation
 	for i := range base {
 		a, b := base[i], restarted[i]
 		if slices.Equal(a, b) {
@@ -127,7 +127,7 @@ func compareDeliveries(base, restarted [][]uint64, proc string, after, at int) [
 		for j < len(a) && j < len(b) && a[j] == b[j] {
 			j++
 		}
-		out = append(out, Violation{Criterion: CritRestartInvisibility, Step: at, Process: i, Detail: fmt.Sprintf(
+		out = append(out, spec.Violation{Criterion: spec.CritRestartInvisibility, Step: at, Process: i, Detail: fmt.Sprintf(
 			"a clean restart of %s after script action %d%s changes delivery %d: %s without it, %s with it (%d vs %d deliveries)",
 			proc, at, drawnAt(after, at), j, uidAt(a, j), uidAt(b, j), len(a), len(b))})
 	}
@@ -181,7 +181,7 @@ func drawRestartCheck(seed uint64) RestartCheck {
 // checkRestart runs the restart check of a finished run whose settings ask for it: the run's
 // script (scn.Script, or the script it recorded) again with the drawn clean restart, and the
 // violations it finds.
-func checkRestart(scn *Scenario, set Settings, opts RunOptions, res *Result) []Violation {
+func checkRestart(scn *Scenario, set Settings, opts RunOptions, res *Result) []spec.Violation {
 	script := scn.Script
 	if len(script) == 0 {
 		script = res.Script
@@ -195,7 +195,7 @@ func checkRestart(scn *Scenario, set Settings, opts RunOptions, res *Result) []V
 	re.Script = script
 	set.RestartCheck = RestartCheck{}
 	opts.Sinks, opts.RecordScript = nil, false
-	opts.Disabled = append(slices.Clip(opts.Disabled), CritReference)
+	opts.Disabled = append(slices.Clip(opts.Disabled), spec.CritReference)
 	opts.restart = &restartPoint{after: after, orLater: true, from: rc.Process % len(scn.Processes), at: -1}
 	restarted := Run(&re, set, choose.NewRandom(set.Seed), opts)
 	if opts.restart.at < 0 {
@@ -212,8 +212,8 @@ func checkRestart(scn *Scenario, set Settings, opts RunOptions, res *Result) []V
 
 // restartViolation reports violation v, found in a run with a clean restart of proc after script
 // action at (drawn at after), as a RESTART_INVISIBILITY violation naming it.
-func restartViolation(v Violation, proc string, after, at int) Violation {
-	return Violation{Criterion: CritRestartInvisibility, Step: v.Step, Process: v.Process, Msgs: v.Msgs,
+func restartViolation(v spec.Violation, proc string, after, at int) spec.Violation {
+	return spec.Violation{Criterion: spec.CritRestartInvisibility, Step: v.Step, Process: v.Process, Msgs: v.Msgs,
 		Detail: fmt.Sprintf("a clean restart of %s after script action %d%s makes the run break %s: %s",
 			proc, at, drawnAt(after, at), v.Criterion, v.Detail)}
 }

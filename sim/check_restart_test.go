@@ -23,7 +23,7 @@ func TestCheckRestartInvisibility(t *testing.T) {
 		t.Fatalf("honest engine: %v", vs)
 	}
 	vs := CheckRestartInvisibility(twoInputs(heldAcrossRestart...), set, RunOptions{Sabotage: node.SabotageDropHeld}, "p", 3)
-	if len(vs) == 0 || vs[0].Criterion != CritRestartInvisibility || vs[0].Process != 0 {
+	if len(vs) == 0 || vs[0].Criterion != spec.CritRestartInvisibility || vs[0].Process != 0 {
 		t.Fatalf("DROP_HELD: %v", vs)
 	}
 }
@@ -98,7 +98,7 @@ func TestRestartCheckCatchesExecutionPartitioner(t *testing.T) {
 		set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
 		res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
 		for _, v := range res.Violations {
-			if v.Criterion != CritRestartInvisibility {
+			if v.Criterion != spec.CritRestartInvisibility {
 				t.Fatalf("seed %d: %v", seed, v)
 			}
 		}
@@ -129,7 +129,7 @@ func TestRestartCheckFiresInSweepAndExplore(t *testing.T) {
 		res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
 		checked += res.Stats.RestartChecks
 		for _, v := range res.Violations {
-			if v.Criterion != CritRestartInvisibility {
+			if v.Criterion != spec.CritRestartInvisibility {
 				t.Fatalf("seed %d: %v (only the restart check may see this bug)", seed, v)
 			}
 		}
@@ -147,7 +147,7 @@ func TestRestartCheckFiresInSweepAndExplore(t *testing.T) {
 	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2"), StopAtFirst: true, hooks: hooks}
 	res := Explore(chain, opts)
 	t.Log(res)
-	if res.Verdict != "violation" || res.Violations[0].Criterion != CritRestartInvisibility || res.Violations[0].Restart == nil {
+	if res.Verdict != "violation" || res.Violations[0].Criterion != spec.CritRestartInvisibility || res.Violations[0].Restart == nil {
 		t.Fatalf("explore: %v", res)
 	}
 	opts.NoRestartCheck = true

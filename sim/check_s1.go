@@ -13,6 +13,8 @@ package sim
 import (
 	"fmt"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkCausalOrderAtDelivery is the delivery-time half of S1 (staged with the step).
@@ -29,7 +31,7 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 		}
 		q := int64(cause.Position)
 		if len(pc.pending) > 0 && pc.pending[0].pos <= q && pc.pending[0].uid != b {
-			p.o.stage(p, CritS1, fmt.Sprintf("delivered %s while still holding its true cause %s",
+			p.o.stage(p, spec.CritS1, fmt.Sprintf("delivered %s while still holding its true cause %s",
 				w.msgName(b), w.msgName(pc.pending[0].uid)))
 			return
 		}
@@ -38,7 +40,7 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 		}
 		from := max(pc.fedHigh+1, pc.firstRead, pc.clampAtStart+1)
 		if a := w.firstRecordIn(c, from, q); a >= 0 {
-			p.o.stage(p, CritS1, fmt.Sprintf("delivered %s before its true cause %s was even received",
+			p.o.stage(p, spec.CritS1, fmt.Sprintf("delivered %s before its true cause %s was even received",
 				w.msgName(b), w.msgName(w.recordAt(c, a))))
 			return
 		}
@@ -52,7 +54,7 @@ func (w *world) checkCausalOrderLifetime() {
 		for _, c := range p.sortedPCs() {
 			for _, d := range p.pcs.at(c).delivered {
 				if v, ok := w.inversionBefore(p, d); ok {
-					w.report(Violation{Criterion: CritS1, Step: w.step, Process: p.idx, Detail: v})
+					w.report(spec.Violation{Criterion: spec.CritS1, Step: w.step, Process: p.idx, Detail: v})
 				}
 			}
 		}

@@ -4,7 +4,11 @@ package sim
 // A delivery rolled back with its step does not count: the oracle's delivered positions are
 // staged and undone on rollback, so a redelivery after a crash is not a duplicate.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkDuplicate stages an S2 violation and reports true when p delivers a position of pc it
 // has delivered before.
@@ -14,6 +18,6 @@ func (w *world) checkDuplicate(p *proc, pc *pcState, uid uint64) bool {
 	if i < 0 {
 		return false
 	}
-	p.o.stage(p, CritS2, fmt.Sprintf("delivered %s again (first delivery index %d)", w.msgName(uid), pc.delivered[i].index))
+	p.o.stage(p, spec.CritS2, fmt.Sprintf("delivered %s again (first delivery index %d)", w.msgName(uid), pc.delivered[i].index))
 	return true
 }

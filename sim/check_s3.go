@@ -5,16 +5,20 @@ package sim
 // earlier fed, owed record of the same channel is still undelivered (the oracle's own pending
 // set) overtakes it.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkFIFO stages S3 violations for delivering uid on pc.
 func (w *world) checkFIFO(p *proc, pc *pcState, uid uint64) {
 	pos := w.msgs[uid-1].pos
 	if n := len(pc.delivered); n > 0 && pc.delivered[n-1].pos > pos {
-		p.o.stage(p, CritS3, fmt.Sprintf("delivered %s after the later %s", w.msgName(uid), w.msgName(pc.delivered[n-1].uid)))
+		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s after the later %s", w.msgName(uid), w.msgName(pc.delivered[n-1].uid)))
 		return
 	}
 	if len(pc.pending) > 0 && pc.pending[0].pos < pos {
-		p.o.stage(p, CritS3, fmt.Sprintf("delivered %s past the earlier undelivered %s", w.msgName(uid), w.msgName(pc.pending[0].uid)))
+		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s past the earlier undelivered %s", w.msgName(uid), w.msgName(pc.pending[0].uid)))
 	}
 }

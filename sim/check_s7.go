@@ -6,11 +6,15 @@ package sim
 // step is the violation (the honest engine refuses UNDECODABLE_METADATA at receipt, which rolls
 // the step back). A node that salvages bytes the reference refuses is caught here.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkUndecodableCommitted reports S7 when p commits a step that was fed an undecodable header.
 func (w *world) checkUndecodableCommitted(p *proc) {
 	if uid := p.o.stepCorrupt; uid != 0 {
-		w.violate(CritS7, p.idx, fmt.Sprintf("committed a step that read the undecodable header of %s", w.msgName(uid)))
+		w.violate(spec.CritS7, p.idx, fmt.Sprintf("committed a step that read the undecodable header of %s", w.msgName(uid)))
 	}
 }

@@ -6,7 +6,11 @@ package sim
 // fetch: a read position below the log start that does not fail closed, and any committed record
 // the reader jumped over that the process was never fed, are violations once the step commits.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkSkippedRecords stages S8 when feeding pos on pc jumps over committed records the process
 // was never fed.
@@ -16,7 +20,7 @@ func (w *world) checkSkippedRecords(p *proc, pc *pcState, pos int64) {
 		return
 	}
 	if a := w.firstRecordIn(pc.ch, from, pos-1); a >= 0 {
-		p.o.stage(p, CritS8, fmt.Sprintf("read past %s on %s without ever feeding it",
+		p.o.stage(p, spec.CritS8, fmt.Sprintf("read past %s on %s without ever feeding it",
 			w.msgName(w.recordAt(pc.ch, a)), w.chanName(pc.ch)))
 	}
 }
@@ -24,6 +28,6 @@ func (w *world) checkSkippedRecords(p *proc, pc *pcState, pos int64) {
 // checkResetPastLogStart stages S8 when the host moves a read position below the log start up
 // to the log start instead of failing closed.
 func (w *world) checkResetPastLogStart(p *proc, pc *pcState, logStart int64) {
-	p.o.stage(p, CritS8, fmt.Sprintf("read position %d on %s is below log start %d and the process did not fail closed",
+	p.o.stage(p, spec.CritS8, fmt.Sprintf("read position %d on %s is below log start %d and the process did not fail closed",
 		pc.readPos, w.chanName(pc.ch), logStart))
 }

@@ -5,7 +5,11 @@ package sim
 // p has a pending message on a dead received channel, any delivery on another channel is a
 // violation (the honest engine refuses CHANNEL_DELETED_WITH_UNDELIVERED_MESSAGES instead).
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkDeadHolds stages an S9 violation when p delivers uid past a pending message on a dead
 // channel.
@@ -14,7 +18,7 @@ func (w *world) checkDeadHolds(p *proc, pc *pcState, uid uint64) {
 		if other == pc || w.alive(other.ch) || len(other.pending) == 0 {
 			continue
 		}
-		p.o.stage(p, CritS9, fmt.Sprintf("delivered %s while holding %s on the deleted channel %s",
+		p.o.stage(p, spec.CritS9, fmt.Sprintf("delivered %s while holding %s on the deleted channel %s",
 			w.msgName(uid), w.msgName(other.pending[0].uid), w.chanName(other.ch)))
 		return
 	}

@@ -25,20 +25,11 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
 	"github.com/parsleysim/parsleysim/sim/oracle/wire"
-)
-
-// The session criteria.
-const (
-	CritSessionRYW      Criterion = "SESSION_RYW"
-	CritSessionMR       Criterion = "SESSION_MR"
-	CritSessionWFR      Criterion = "SESSION_WFR"
-	CritSessionCoverage Criterion = "SESSION_COVERAGE"
-	CritSessionToken    Criterion = "SESSION_TOKEN"
-	CritSessionDamaged  Criterion = "SESSION_DAMAGED"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // violate records a session violation about client c.
-func (s *sessionWorld) violate(crit Criterion, c int, detail string, msgs ...uint64) {
+func (s *sessionWorld) violate(crit spec.Criterion, c int, detail string, msgs ...uint64) {
 	prefix := fmt.Sprintf("client %d session %d: ", c, s.clients[c].session)
 	if s.w.violate(crit, -1, prefix+detail) && len(msgs) > 0 {
 		s.w.violations[len(s.w.violations)-1].Msgs = msgs
@@ -59,14 +50,14 @@ func (s *sessionWorld) checkServed(c, op int, m *readModel, served []int, presen
 func (s *sessionWorld) checkCoverage(c, op int, m *readModel, served []int, presented []byte) {
 	pairs, r := wire.Decode(presented)
 	if r != nil {
-		s.violate(CritSessionToken, c, fmt.Sprintf("read op %d of %s presented a token a tier handed back, which does not decode: %v", op, m.spec.Name, r))
+		s.violate(spec.CritSessionToken, c, fmt.Sprintf("read op %d of %s presented a token a tier handed back, which does not decode: %v", op, m.spec.Name, r))
 		return
 	}
 	token := causesFromWire(pairs)
 	for _, p := range served {
 		truth := s.projections[p].truth
 		if ch, pos, ok := firstUncovered(truth, token); ok {
-			s.violate(CritSessionCoverage, c, fmt.Sprintf("read op %d of %s served by %s, whose true past does not cover the token %s: %s needs %d, true past has %s",
+			s.violate(spec.CritSessionCoverage, c, fmt.Sprintf("read op %d of %s served by %s, whose true past does not cover the token %s: %s needs %d, true past has %s",
 				op, m.spec.Name, s.w.procs[p].spec.Name, session.Of(token), s.chanName(ch), pos, s.truePos(truth, ch)))
 			return
 		}
@@ -80,7 +71,7 @@ func (s *sessionWorld) checkRYW(c, op int, m *readModel, served []int) {
 		nc := s.w.chans[msg.ch].nc
 		for _, p := range served {
 			if got, ok := s.projections[p].truth.Lookup(nc); !ok || int64(got) < msg.pos {
-				s.violate(CritSessionRYW, c, fmt.Sprintf("read op %d of %s served by %s reflects %s only up to %s, but write op %d was acknowledged at %s:%d (%s)",
+				s.violate(spec.CritSessionRYW, c, fmt.Sprintf("read op %d of %s served by %s reflects %s only up to %s, but write op %d was acknowledged at %s:%d (%s)",
 					op, m.spec.Name, s.w.procs[p].spec.Name, s.w.chanName(msg.ch), s.truePos(s.projections[p].truth, nc),
 					wr.op, s.w.chanName(msg.ch), msg.pos, s.w.msgName(wr.uid)), wr.uid)
 				return
@@ -95,7 +86,7 @@ func (s *sessionWorld) checkMR(c, op int, m *readModel, served []int) {
 		for _, p := range served {
 			truth := s.projections[p].truth
 			if ch, pos, ok := firstUncovered(truth, r.rows); ok {
-				s.violate(CritSessionMR, c, fmt.Sprintf("read op %d of %s served by %s reflects %s only up to %s, but the earlier read op %d of %s served the row at %d",
+				s.violate(spec.CritSessionMR, c, fmt.Sprintf("read op %d of %s served by %s reflects %s only up to %s, but the earlier read op %d of %s served the row at %d",
 					op, m.spec.Name, s.w.procs[p].spec.Name, s.chanName(ch), s.truePos(truth, ch), r.op, r.model, pos))
 				return
 			}
@@ -108,7 +99,7 @@ func (s *sessionWorld) checkWFR(c, op int, uid uint64) {
 	msg := s.w.msgs[uid-1]
 	for _, r := range s.clients[c].reads {
 		if ch, pos, ok := firstUncovered(msg.expressed, r.rows); ok {
-			s.violate(CritSessionWFR, c, fmt.Sprintf("write op %d (%s) carries %s only up to %s, but the earlier read op %d of %s served the row at %d",
+			s.violate(spec.CritSessionWFR, c, fmt.Sprintf("write op %d (%s) carries %s only up to %s, but the earlier read op %d of %s served the row at %d",
 				op, s.w.msgName(uid), s.chanName(ch), s.truePos(msg.expressed, ch), r.op, r.model, pos), uid)
 			return
 		}
@@ -128,7 +119,7 @@ func (s *sessionWorld) checkToken(c, op int, what string, minted session.CausalP
 				state = "a " + s.w.msgs[uid-1].state.String() + " record"
 			}
 		}
-		s.violate(CritSessionToken, c, fmt.Sprintf("%s op %d handed back a token naming %s:%d, which is %s, not an acknowledged committed record (token %s)",
+		s.violate(spec.CritSessionToken, c, fmt.Sprintf("%s op %d handed back a token naming %s:%d, which is %s, not an acknowledged committed record (token %s)",
 			what, op, s.chanName(pair.Channel), pair.Position, state, minted))
 		return
 	}
@@ -152,7 +143,7 @@ func (s *sessionWorld) checkDamaged(c, op int, damage TokenDamage, did string) {
 	if damage == TokenIntact {
 		return
 	}
-	s.violate(CritSessionDamaged, c, fmt.Sprintf("op %d: the tier accepted a token damaged in flight (%s) instead of refusing it: %s", op, damage, did))
+	s.violate(spec.CritSessionDamaged, c, fmt.Sprintf("op %d: the tier accepted a token damaged in flight (%s) instead of refusing it: %s", op, damage, did))
 }
 
 // firstUncovered returns the first pair of want (channel order) that have does not reach.

@@ -4,7 +4,11 @@ package sim
 // that channel at send time — except a position the sender learned from received metadata,
 // which it cannot verify (SPEC §3). Judged at send time.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkAssigned stages a STRUCT12 violation for emission uid.
 func (w *world) checkAssigned(p *proc, uid uint64) {
@@ -19,7 +23,7 @@ func (w *world) checkAssigned(p *proc, uid uint64) {
 		if c >= 0 && (q < int64(len(w.chans[c].slots)) || q < w.assignedEnd(c)) {
 			continue
 		}
-		p.o.stage(p, CritStruct12, fmt.Sprintf("%s names %v@%d, never assigned and never seen", w.msgName(uid), cause.Channel, q))
+		p.o.stage(p, spec.CritStruct12, fmt.Sprintf("%s names %v@%d, never assigned and never seen", w.msgName(uid), cause.Channel, q))
 		return
 	}
 }

@@ -5,7 +5,11 @@ package sim
 // one can name any), which the sender must re-express and cannot verify, as STRUCT12 excuses it.
 // Judged at send time on the header the engine stamped.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkOwnChannel stages a STRUCT14 violation for emission uid.
 func (w *world) checkOwnChannel(p *proc, uid uint64) {
@@ -15,6 +19,6 @@ func (w *world) checkOwnChannel(p *proc, uid uint64) {
 		if s, learned := p.o.seen.c.Lookup(nc); learned && q <= s {
 			return
 		}
-		p.o.stage(p, CritStruct14, fmt.Sprintf("%s names its own channel at %d", w.msgName(uid), q))
+		p.o.stage(p, spec.CritStruct14, fmt.Sprintf("%s names its own channel at %d", w.msgName(uid), q))
 	}
 }

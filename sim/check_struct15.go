@@ -5,7 +5,11 @@ package sim
 // (the only thing that may remove a cause, D115). Retention excuses nothing. Judged at send time
 // against the oracle's true past, never against the engine's frontier.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // checkExpressed stages a STRUCT15 violation for emission uid.
 func (w *world) checkExpressed(p *proc, uid uint64) {
@@ -19,7 +23,7 @@ func (w *world) checkExpressed(p *proc, uid uint64) {
 		if c >= 0 && !w.alive(c) {
 			continue
 		}
-		p.o.stage(p, CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", w.msgName(uid), cause.Channel, cause.Position))
+		p.o.stage(p, spec.CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", w.msgName(uid), cause.Channel, cause.Position))
 		return
 	}
 }

@@ -49,14 +49,14 @@ func runScripted(scn *Scenario, opts RunOptions, liveness bool) *Result {
 }
 
 // expect asserts that the sabotaged result has a violation of crit and the honest one none.
-func expect(t *testing.T, crit Criterion, honest, broken *Result) {
+func expect(t *testing.T, crit spec.Criterion, honest, broken *Result) {
 	t.Helper()
 	if honest.Verdict != "pass" {
 		t.Fatalf("honest run: %v", honest.Violations)
 	}
 	for _, v := range broken.Violations {
 		if v.Criterion == crit {
-			if v.Process < 0 && crit != CritRestartInvisibility || v.Detail == "" {
+			if v.Process < 0 && crit != spec.CritRestartInvisibility || v.Detail == "" {
 				t.Fatalf("%s violation without process or detail: %v", crit, v)
 			}
 			return
@@ -76,7 +76,7 @@ var diamondInversion = []ScriptedAction{
 func TestCheckS1CausalOrder(t *testing.T) {
 	honest := runScripted(diamond(diamondInversion...), RunOptions{}, true)
 	broken := runScripted(diamond(diamondInversion...), RunOptions{Sabotage: node.SabotageIgnoreCauses}, true)
-	expect(t, CritS1, honest, broken)
+	expect(t, spec.CritS1, honest, broken)
 	// The honest p2 delivers the cause (in) first, then the effect (mid).
 	if got := honest.Deliveries[1]; len(got) != 2 || got[0] != 1 {
 		t.Fatalf("honest p2 delivered %v, want the cause m1 first", got)
@@ -89,7 +89,7 @@ func TestCheckS1LifetimeInversion(t *testing.T) {
 	w := newWorld(diamond(), &Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
 	p, in, mid := stageInvertedDiamond(w)
 	w.checkCausalOrderLifetime()
-	if len(w.violations) != 1 || w.violations[0].Criterion != CritS1 || !strings.Contains(w.violations[0].Detail, "m1") {
+	if len(w.violations) != 1 || w.violations[0].Criterion != spec.CritS1 || !strings.Contains(w.violations[0].Detail, "m1") {
 		t.Fatalf("lifetime check: %v", w.violations)
 	}
 	p.pc(in).delivered[0].index, p.pc(mid).delivered[0].index = 0, 1
@@ -109,7 +109,7 @@ func TestCheckS2NoDuplicates(t *testing.T) {
 	}
 	honest := runScripted(diamond(script...), RunOptions{}, false)
 	broken := runScripted(diamond(script...), RunOptions{Sabotage: node.SabotageRedeliverRefeeds}, false)
-	expect(t, CritS2, honest, broken)
+	expect(t, spec.CritS2, honest, broken)
 }
 
 // blockedHead puts on x a head that waits for in@0 and, behind it, a headerless record.
@@ -123,7 +123,7 @@ var blockedHead = []ScriptedAction{
 func TestCheckS3FIFO(t *testing.T) {
 	honest := runScripted(twoInputs(blockedHead...), RunOptions{}, true)
 	broken := runScripted(twoInputs(blockedHead...), RunOptions{Sabotage: node.SabotageNoFIFO}, true)
-	expect(t, CritS3, honest, broken)
+	expect(t, spec.CritS3, honest, broken)
 }
 
 func TestCheckS7Undecodable(t *testing.T) {
@@ -133,7 +133,7 @@ func TestCheckS7Undecodable(t *testing.T) {
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageUndecodableAsAbsent}, false)
-	expect(t, CritS7, honest, broken)
+	expect(t, spec.CritS7, honest, broken)
 	if honest.Stats.Refusals["UNDECODABLE_METADATA"] != 1 {
 		t.Fatalf("honest refusals %v", honest.Stats.Refusals)
 	}
@@ -148,7 +148,7 @@ func TestCheckS7JudgesWithTheReferenceDecoder(t *testing.T) {
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageUndecodableAsAbsent}, false)
-	expect(t, CritS7, honest, broken)
+	expect(t, spec.CritS7, honest, broken)
 }
 
 func TestCheckOverRefusalOfADecodableHeader(t *testing.T) {
@@ -160,7 +160,7 @@ func TestCheckOverRefusalOfADecodableHeader(t *testing.T) {
 	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: misread}, false)
-	expect(t, CritOverRefusal, honest, broken)
+	expect(t, spec.CritOverRefusal, honest, broken)
 }
 
 func TestCheckS8BelowLogStart(t *testing.T) {
@@ -172,7 +172,7 @@ func TestCheckS8BelowLogStart(t *testing.T) {
 	// The honest host started before the truncation, so its fetch below the log start refuses.
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{HostSabotage: HostResetPastLogStart}, false)
-	expect(t, CritS8, honest, broken)
+	expect(t, spec.CritS8, honest, broken)
 }
 
 func TestCheckS9DeadHolds(t *testing.T) {
@@ -185,7 +185,7 @@ func TestCheckS9DeadHolds(t *testing.T) {
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageDeliverPastDeadHolds}, false)
-	expect(t, CritS9, honest, broken)
+	expect(t, spec.CritS9, honest, broken)
 }
 
 func TestCheckRecreation(t *testing.T) {
@@ -198,7 +198,7 @@ func TestCheckRecreation(t *testing.T) {
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageIgnoreRecreation}, false)
-	expect(t, CritRecreation, honest, broken)
+	expect(t, spec.CritRecreation, honest, broken)
 }
 
 // heldCauseThenSend feeds p2 a held effect (waiting for in@0), then a deliverable record on y,
@@ -228,13 +228,13 @@ func heldCauseThenSend() *Scenario {
 func TestCheckStruct15Expressed(t *testing.T) {
 	honest := runScripted(heldCauseThenSend(), RunOptions{}, true)
 	broken := runScripted(heldCauseThenSend(), RunOptions{Sabotage: node.SabotageSkipReceiptMerge}, true)
-	expect(t, CritStruct15, honest, broken)
+	expect(t, spec.CritStruct15, honest, broken)
 }
 
 func TestCheckOverexpression(t *testing.T) {
 	honest := runScripted(heldCauseThenSend(), RunOptions{}, true)
 	broken := runScripted(heldCauseThenSend(), RunOptions{Sabotage: node.SabotageOverexpress}, true)
-	expect(t, CritOverexpression, honest, broken)
+	expect(t, spec.CritOverexpression, honest, broken)
 }
 
 func TestCheckStruct12Unassigned(t *testing.T) {
@@ -246,7 +246,7 @@ func TestCheckStruct12Unassigned(t *testing.T) {
 	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
 	honest := runScripted(diamond(script...), RunOptions{}, false)
 	broken := runWithWorld(diamond(script...), RunOptions{hooks: hooks}, &world)
-	expect(t, CritStruct12, honest, broken)
+	expect(t, spec.CritStruct12, honest, broken)
 }
 
 func TestCheckStruct14OwnChannel(t *testing.T) {
@@ -258,7 +258,7 @@ func TestCheckStruct14OwnChannel(t *testing.T) {
 	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
 	honest := runScripted(diamond(script...), RunOptions{}, false)
 	broken := runWithWorld(diamond(script...), RunOptions{hooks: hooks}, &world)
-	expect(t, CritStruct14, honest, broken)
+	expect(t, spec.CritStruct14, honest, broken)
 }
 
 // runWithWorld runs scn without liveness, exposing the world to hooks through *out.
@@ -274,7 +274,7 @@ func TestCheckOverRefusal(t *testing.T) {
 	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
-	expect(t, CritOverRefusal, honest, broken)
+	expect(t, spec.CritOverRefusal, honest, broken)
 }
 
 func TestCheckHostH1(t *testing.T) {
@@ -282,7 +282,7 @@ func TestCheckHostH1(t *testing.T) {
 	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
-	expect(t, CritHost, honest, broken)
+	expect(t, spec.CritHost, honest, broken)
 }
 
 func TestCheckHostH2(t *testing.T) {
@@ -300,7 +300,7 @@ func TestCheckHostH2(t *testing.T) {
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
-	expect(t, CritHost, honest, broken)
+	expect(t, spec.CritHost, honest, broken)
 }
 
 func TestCheckLiveness(t *testing.T) {
@@ -311,7 +311,7 @@ func TestCheckLiveness(t *testing.T) {
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, true)
 	broken := runScripted(twoInputs(script...), RunOptions{Sabotage: node.SabotageSilentDrop}, true)
-	expect(t, CritLiveness, honest, broken)
+	expect(t, spec.CritLiveness, honest, broken)
 	if honest.Stats.Deliveries != 4 {
 		t.Fatalf("honest run delivered %d of 4", honest.Stats.Deliveries)
 	}
@@ -353,7 +353,7 @@ func TestMisreadForgedHeaderBreaksS1(t *testing.T) {
 	honest := runScripted(twoInputs(script...), RunOptions{}, true)
 	var world *world
 	broken := runWithWorld(twoInputs(script...), RunOptions{hooks: stripHeadersOn("x", &world)}, &world)
-	expect(t, CritS1, honest, broken)
+	expect(t, spec.CritS1, honest, broken)
 	if got := honest.Deliveries[0]; len(got) != 2 || got[0] != 1 {
 		t.Fatalf("honest p delivered %v, want in@0 (uid 1) before the forged record", got)
 	}
@@ -384,7 +384,7 @@ func TestMisreadForgedHeaderBreaksStruct15(t *testing.T) {
 	honest := runScripted(learnedElsewhere("in", 0), RunOptions{}, true)
 	var world *world
 	broken := runWithWorld(learnedElsewhere("in", 0), RunOptions{hooks: stripHeadersOn("x", &world)}, &world)
-	expect(t, CritStruct15, honest, broken)
+	expect(t, spec.CritStruct15, honest, broken)
 }
 
 func TestStruct14ExcusesALearnedOwnPosition(t *testing.T) {

@@ -35,18 +35,18 @@ import (
 
 // guardCase is one criterion's row.
 type guardCase struct {
-	crit Criterion
+	crit spec.Criterion
 	// also lists the other criteria that catch the same case, sorted.
-	also []Criterion
+	also []spec.Criterion
 	// why says what the case is and, when also is not empty, why the others catch it too.
 	why string
 	// run runs the case with the given criteria disabled and returns every violation reported.
-	run func(disabled []Criterion) []Violation
+	run func(disabled []spec.Criterion) []spec.Violation
 }
 
 // scripted returns a run of scn under opts (liveness as asked) with the disabled criteria.
-func scripted(scn func() *Scenario, opts RunOptions, liveness bool) func([]Criterion) []Violation {
-	return func(disabled []Criterion) []Violation {
+func scripted(scn func() *Scenario, opts RunOptions, liveness bool) func([]spec.Criterion) []spec.Violation {
+	return func(disabled []spec.Criterion) []spec.Violation {
 		o := opts
 		o.Disabled = disabled
 		return runScripted(scn(), o, liveness).Violations
@@ -54,8 +54,8 @@ func scripted(scn func() *Scenario, opts RunOptions, liveness bool) func([]Crite
 }
 
 // hooked is scripted for a case whose hooks need the world (hooks built by mk from it).
-func hooked(scn func() *Scenario, mk func(w **world) *testHooks) func([]Criterion) []Violation {
-	return func(disabled []Criterion) []Violation {
+func hooked(scn func() *Scenario, mk func(w **world) *testHooks) func([]spec.Criterion) []spec.Violation {
+	return func(disabled []spec.Criterion) []spec.Violation {
 		var w *world
 		return runWithWorld(scn(), RunOptions{hooks: mk(&w), Disabled: disabled}, &w).Violations
 	}
@@ -83,7 +83,7 @@ func stampAdding(topic int, own bool, off int64) func(w **world) *testHooks {
 
 // guardCases is the table: one row per criterion the oracle reports.
 func guardCases() []guardCase {
-	ref := []Criterion{CritReference}
+	ref := []spec.Criterion{spec.CritReference}
 	s := func(script ...ScriptedAction) func() *Scenario {
 		return func() *Scenario { return twoInputs(script...) }
 	}
@@ -133,41 +133,41 @@ func guardCases() []guardCase {
 	monotonic := append(slices.Clone(orders), sRead(0, "fast"), sRead(0, "slow"))
 
 	return []guardCase{
-		{crit: CritS1, also: ref, why: "IGNORE_CAUSES delivers the effect before its cause (diamond)",
+		{crit: spec.CritS1, also: ref, why: "IGNORE_CAUSES delivers the effect before its cause (diamond)",
 			run: scripted(d(diamondInversion...), RunOptions{Sabotage: node.SabotageIgnoreCauses}, true)},
-		{crit: CritS2, also: ref, why: "REDELIVER_REFEEDS delivers a rewound record again",
+		{crit: spec.CritS2, also: ref, why: "REDELIVER_REFEEDS delivers a rewound record again",
 			run: scripted(d(rewindRefeed...), RunOptions{Sabotage: node.SabotageRedeliverRefeeds}, false)},
-		{crit: CritS3, also: ref, why: "NO_FIFO delivers a record from behind a blocked head",
+		{crit: spec.CritS3, also: ref, why: "NO_FIFO delivers a record from behind a blocked head",
 			run: scripted(s(blockedHead...), RunOptions{Sabotage: node.SabotageNoFIFO}, true)},
-		{crit: CritS7, also: ref, why: "UNDECODABLE_AS_ABSENT delivers past an undecodable header",
+		{crit: spec.CritS7, also: ref, why: "UNDECODABLE_AS_ABSENT delivers past an undecodable header",
 			run: scripted(s(undecodable...), RunOptions{Sabotage: node.SabotageUndecodableAsAbsent}, false)},
-		{crit: CritS8, why: "RESET_PAST_LOG_START: the host resets past truncated records it never fed",
+		{crit: spec.CritS8, why: "RESET_PAST_LOG_START: the host resets past truncated records it never fed",
 			run: scripted(s(produce3Truncate...), RunOptions{HostSabotage: HostResetPastLogStart}, false)},
-		{crit: CritS9, also: ref, why: "DELIVER_PAST_DEAD_HOLDS delivers past a hold on a deleted channel",
+		{crit: spec.CritS9, also: ref, why: "DELIVER_PAST_DEAD_HOLDS delivers past a hold on a deleted channel",
 			run: scripted(s(deadHold...), RunOptions{Sabotage: node.SabotageDeliverPastDeadHolds}, false)},
-		{crit: CritRecreation, also: ref, why: "IGNORE_RECREATION commits while receiving a recreated topic",
+		{crit: spec.CritRecreation, also: ref, why: "IGNORE_RECREATION commits while receiving a recreated topic",
 			run: scripted(s(recreate...), RunOptions{Sabotage: node.SabotageIgnoreRecreation}, false)},
-		{crit: CritStruct12, also: []Criterion{CritOverexpression}, why: "a host adds to a stamp a position " +
+		{crit: spec.CritStruct12, also: []spec.Criterion{spec.CritOverexpression}, why: "a host adds to a stamp a position " +
 			"beyond the end of its channel; a position never assigned was never delivered or seen either, so " +
 			"OVEREXPRESSION catches whatever STRUCT12 does, STRUCT12 naming the cause more narrowly",
 			run: hooked(d(p1Forwards...), stampAdding(0, false, 100))},
-		{crit: CritStruct14, also: []Criterion{CritOverexpression}, why: "a host adds to a stamp the emission's " +
+		{crit: spec.CritStruct14, also: []spec.Criterion{spec.CritOverexpression}, why: "a host adds to a stamp the emission's " +
 			"own position on its own channel; a position not yet written was never delivered or seen either, so " +
 			"OVEREXPRESSION catches whatever STRUCT14 does, STRUCT14 naming the cause more narrowly",
 			run: hooked(d(p1Forwards...), stampAdding(0, true, 0))},
-		{crit: CritStruct15, also: ref, why: "SKIP_RECEIPT_MERGE forgets a held message's causes in a stamp",
+		{crit: spec.CritStruct15, also: ref, why: "SKIP_RECEIPT_MERGE forgets a held message's causes in a stamp",
 			run: scripted(heldCauseThenSend, RunOptions{Sabotage: node.SabotageSkipReceiptMerge}, true)},
-		{crit: CritOverexpression, also: ref, why: "OVEREXPRESS stamps received, undelivered positions",
+		{crit: spec.CritOverexpression, also: ref, why: "OVEREXPRESS stamps received, undelivered positions",
 			run: scripted(heldCauseThenSend, RunOptions{Sabotage: node.SabotageOverexpress}, true)},
-		{crit: CritOverRefusal, also: ref, why: "a codec misreads a headerless record as an unknown version and " +
+		{crit: spec.CritOverRefusal, also: ref, why: "a codec misreads a headerless record as an unknown version and " +
 			"the engine refuses it; the reference node, fed the record's own bytes, holds it, so every engine " +
 			"refusal without an injected cause is also a disagreement with it (a host that feeds a record twice " +
 			"makes the engine refuse too, and is caught by HOST as well)",
 			run: scripted(s(oneFed...), RunOptions{hooks: &testHooks{feedHeaders: func(p int, c int32, hs []node.Header) []node.Header {
 				return []node.Header{{Key: node.HeaderKey, Value: []byte{0x63, 0x01, 0x02, 0x03}}}
 			}}}, false)},
-		{crit: CritHost, why: "a host reports a start position past what it fed (H2)",
-			run: func(disabled []Criterion) []Violation {
+		{crit: spec.CritHost, why: "a host reports a start position past what it fed (H2)",
+			run: func(disabled []spec.Criterion) []spec.Violation {
 				starts := 0
 				hooks := &testHooks{startPosition: func(p int, c int32, s int64) int64 {
 					if starts++; starts == 1 {
@@ -181,18 +181,18 @@ func guardCases() []guardCase {
 				}
 				return runScripted(twoInputs(script...), RunOptions{hooks: hooks, Disabled: disabled}, false).Violations
 			}},
-		{crit: CritLiveness, also: ref, why: "SILENT_DROP drops a fed record",
+		{crit: spec.CritLiveness, also: ref, why: "SILENT_DROP drops a fed record",
 			run: scripted(s(fourIn...), RunOptions{Sabotage: node.SabotageSilentDrop}, true)},
-		{crit: CritRestartInvisibility, why: "a host partitioner that mixes the execution number into an " +
+		{crit: spec.CritRestartInvisibility, why: "a host partitioner that mixes the execution number into an " +
 			"emission's partition: every run is legal on its own, but a clean restart sends later emissions " +
 			"to another partition (seeds 1-40 of the diamond with two partitions of mid, the check on each)",
-			run: func(disabled []Criterion) []Violation {
+			run: func(disabled []spec.Criterion) []spec.Violation {
 				scn := diamondScenario()
 				scn.Topics[1].Partitions = 2
 				hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
 					return int((keyHash(key) + uint32(execution)) % uint32(parts))
 				}}
-				var vs []Violation
+				var vs []spec.Violation
 				for seed := uint64(1); seed <= 40; seed++ {
 					set := ExpandSettings(seed)
 					set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
@@ -200,26 +200,26 @@ func guardCases() []guardCase {
 				}
 				return vs
 			}},
-		{crit: CritReference, why: "SKIP_RECEIPT_MERGE delivers in another order than SPEC's",
+		{crit: spec.CritReference, why: "SKIP_RECEIPT_MERGE delivers in another order than SPEC's",
 			run: scripted(d(diamondInversion...), RunOptions{Sabotage: node.SabotageSkipReceiptMerge}, true)},
-		{crit: CritSessionRYW, also: []Criterion{CritSessionCoverage}, why: "PROJECTOR_RECORDS_FRONTIER serves a read that misses the session's write",
+		{crit: spec.CritSessionRYW, also: []spec.Criterion{spec.CritSessionCoverage}, why: "PROJECTOR_RECORDS_FRONTIER serves a read that misses the session's write",
 			run: scripted(sh(frontierAhead()...), RunOptions{HostSabotage: SessionProjectorRecordsFrontier}, false)},
-		{crit: CritSessionMR, also: []Criterion{CritSessionCoverage}, why: "READ_SKIPS_UNKNOWN_CHANNELS serves a second read that misses the first's row",
+		{crit: spec.CritSessionMR, also: []spec.Criterion{spec.CritSessionCoverage}, why: "READ_SKIPS_UNKNOWN_CHANNELS serves a second read that misses the first's row",
 			run: scripted(sh(monotonic...), RunOptions{HostSabotage: SessionReadSkipsUnknownChannels}, false)},
-		{crit: CritSessionWFR, also: []Criterion{CritSessionDamaged}, why: "TOKEN_SALVAGE writes with a partial frontier",
+		{crit: spec.CritSessionWFR, also: []spec.Criterion{spec.CritSessionDamaged}, why: "TOKEN_SALVAGE writes with a partial frontier",
 			run: scripted(sh(salvage...), RunOptions{HostSabotage: SessionTokenSalvage}, false)},
-		{crit: CritSessionCoverage, also: []Criterion{CritSessionRYW}, why: "READ_SKIPS_UNKNOWN_CHANNELS serves a read its projection cannot cover",
+		{crit: spec.CritSessionCoverage, also: []spec.Criterion{spec.CritSessionRYW}, why: "READ_SKIPS_UNKNOWN_CHANNELS serves a read its projection cannot cover",
 			run: scripted(sh(sWrite(0, "audit"), sRead(0, "fast")), RunOptions{HostSabotage: SessionReadSkipsUnknownChannels}, false)},
-		{crit: CritSessionToken, why: "WRITE_MERGES_LOG_END merges the log end into the token",
+		{crit: spec.CritSessionToken, why: "WRITE_MERGES_LOG_END merges the log end into the token",
 			run: scripted(sh(sWrite(0, "orders")), RunOptions{HostSabotage: SessionWriteMergesLogEnd}, false)},
-		{crit: CritSessionDamaged, also: []Criterion{CritSessionWFR}, why: "TOKEN_SALVAGE accepts a damaged token",
+		{crit: spec.CritSessionDamaged, also: []spec.Criterion{spec.CritSessionWFR}, why: "TOKEN_SALVAGE accepts a damaged token",
 			run: scripted(sh(salvage...), RunOptions{HostSabotage: SessionTokenSalvage}, false)},
 	}
 }
 
 // criteriaOf returns the distinct criteria of vs, sorted.
-func criteriaOf(vs []Violation) []Criterion {
-	var out []Criterion
+func criteriaOf(vs []spec.Violation) []spec.Criterion {
+	var out []spec.Criterion
 	for _, v := range vs {
 		if !slices.Contains(out, v.Criterion) {
 			out = append(out, v.Criterion)
@@ -234,7 +234,7 @@ func TestEveryCriterionGuardsItself(t *testing.T) {
 	for _, g := range guardCases() {
 		t.Run(string(g.crit), func(t *testing.T) {
 			all := criteriaOf(g.run(nil))
-			without := criteriaOf(g.run([]Criterion{g.crit}))
+			without := criteriaOf(g.run([]spec.Criterion{g.crit}))
 			alone := criteriaOf(g.run(g.also))
 			none := g.run(append(slices.Clone(g.also), g.crit))
 			if probe {
@@ -243,7 +243,7 @@ func TestEveryCriterionGuardsItself(t *testing.T) {
 			if !slices.Contains(all, g.crit) {
 				t.Errorf("%s does not catch its case (%s): %v", g.crit, g.why, all)
 			}
-			if !slices.Equal(alone, []Criterion{g.crit}) {
+			if !slices.Equal(alone, []spec.Criterion{g.crit}) {
 				t.Errorf("with %v disabled the case (%s) is caught by %v, want %s alone", g.also, g.why, alone, g.crit)
 			}
 			if !slices.Equal(without, g.also) {
@@ -265,7 +265,7 @@ func TestEveryCriterionHasAGuard(t *testing.T) {
 	if len(declared) < 20 {
 		t.Fatalf("found %d criteria in the source (%v): the scan is broken", len(declared), declared)
 	}
-	rows := map[Criterion]int{}
+	rows := map[spec.Criterion]int{}
 	for _, g := range guardCases() {
 		rows[g.crit]++
 	}
@@ -283,9 +283,9 @@ func TestEveryCriterionHasAGuard(t *testing.T) {
 
 // declaredCriteria parses every non-test Go file under this directory for constants of type
 // Criterion (or pkg.Criterion) and returns their values, sorted.
-func declaredCriteria(t *testing.T) []Criterion {
+func declaredCriteria(t *testing.T) []spec.Criterion {
 	t.Helper()
-	var out []Criterion
+	var out []spec.Criterion
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
@@ -311,7 +311,7 @@ func declaredCriteria(t *testing.T) []Criterion {
 						continue
 					}
 					s, _ := strconv.Unquote(lit.Value)
-					out = append(out, Criterion(s))
+					out = append(out, spec.Criterion(s))
 				}
 			}
 		}

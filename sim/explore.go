@@ -42,7 +42,7 @@ type ExploreOptions struct {
 	// HopsMax is the forwarding bound (Settings.ForwardHopsMax); 0 means 1.
 	HopsMax int
 	// Disabled lists criteria the oracle does not report, for tests only (RunOptions.Disabled).
-	Disabled []Criterion
+	Disabled []spec.Criterion
 	// NoRestartCheck switches the restart check at terminal states off (explore_restart.go), for
 	// tests and to measure its cost.
 	NoRestartCheck bool
@@ -106,9 +106,9 @@ type ExploreResult struct {
 
 // ExploreViolation is one violation and a path to it.
 type ExploreViolation struct {
-	Criterion Criterion `json:"criterion"`
-	Process   int       `json:"process"`
-	Detail    string    `json:"detail"`
+	Criterion spec.Criterion `json:"criterion"`
+	Process   int            `json:"process"`
+	Detail    string         `json:"detail"`
 	// Depth is the number of steps of Path; Terminal says the end-of-run checks found it.
 	Depth    int  `json:"depth"`
 	Terminal bool `json:"terminal"`
@@ -182,7 +182,7 @@ type visit struct {
 }
 
 type violationKey struct {
-	crit Criterion
+	crit spec.Criterion
 	proc int
 }
 
@@ -464,7 +464,7 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 	w := s.w
 	before := len(w.violations)
 	var restarted *world
-	at, p, check := 0, 0, !x.opts.NoRestartCheck && !slices.Contains(x.opts.Disabled, CritRestartInvisibility)
+	at, p, check := 0, 0, !x.opts.NoRestartCheck && !slices.Contains(x.opts.Disabled, spec.CritRestartInvisibility)
 	if check {
 		at, p, check = x.restartCandidate()
 	}
@@ -498,7 +498,7 @@ func (x *explorer) noteViolations(s *exState, t *transition) bool {
 
 // report records violation v (once per criterion and process) with the current path (plus last,
 // the step that found it, if any).
-func (x *explorer) report(v Violation, terminal bool, last []int) {
+func (x *explorer) report(v spec.Violation, terminal bool, last []int) {
 	k := violationKey{v.Criterion, v.Process}
 	if x.found[k] {
 		return

@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // RESTART_INVISIBILITY in an exploration (check_restart.go has the criterion). At every distinct
@@ -158,7 +159,7 @@ func (x *explorer) checkRestart(base, c *world, at, p int) {
 }
 
 // reportRestart reports a restart violation with the current path and the restart it inserted.
-func (x *explorer) reportRestart(v Violation, r ExploreRestart) {
+func (x *explorer) reportRestart(v spec.Violation, r ExploreRestart) {
 	n := len(x.res.Violations)
 	x.report(v, true, nil)
 	if len(x.res.Violations) > n {

@@ -430,7 +430,7 @@ func TestExploreRetentionDropsRecords(t *testing.T) {
 	}
 	opts.HostSabotage = HostResetPastLogStart
 	res := Explore(one, opts)
-	if res.Verdict != "violation" || res.Violations[0].Criterion != CritS8 {
+	if res.Verdict != "violation" || res.Violations[0].Criterion != spec.CritS8 {
 		t.Fatalf("RESET_PAST_LOG_START under a retention sweep: %v %+v", res, res.Violations)
 	}
 	if set := ExploreSettings(opts); set.RetentionRecords != exploreRetentionRecords {

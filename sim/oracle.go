@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The oracle: ground truth from what the simulator did. It never reads parsley.causes to decide
@@ -81,7 +82,7 @@ type procOracle struct {
 
 	stepOpen bool
 	undo     []undoEntry
-	staged   []Violation
+	staged   []spec.Violation
 	stepSent []uint64
 	stepLat  []latencySample
 	// stepCorrupt is a record fed in this step whose headers the reference decoder refuses
@@ -238,9 +239,9 @@ func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) 
 		past: o.past.share(), expressed: hr.expressed, headerLen: hr.valueLen, undecodable: hr.undecodable}
 	switch {
 	case !hr.present:
-		p.o.stage(p, CritStruct15, "emission carries no "+node.HeaderKey+" header")
+		p.o.stage(p, spec.CritStruct15, "emission carries no "+node.HeaderKey+" header")
 	case hr.undecodable:
-		p.o.stage(p, CritStruct15, "emission header does not decode: "+hr.refusal.Error())
+		p.o.stage(p, spec.CritStruct15, "emission header does not decode: "+hr.refusal.Error())
 		m.raw = hr.values
 	}
 	uid := w.newMessage(m)
@@ -267,11 +268,11 @@ func (o *procOracle) readStamp(headers []node.Header) headerReading {
 }
 
 // stage records a violation that becomes real only if the step commits.
-func (o *procOracle) stage(p *proc, crit Criterion, detail string) {
+func (o *procOracle) stage(p *proc, crit spec.Criterion, detail string) {
 	if !p.w.opts.reports(crit) {
 		return
 	}
-	o.staged = append(o.staged, Violation{Criterion: crit, Step: p.w.step, Process: p.idx, Detail: detail})
+	o.staged = append(o.staged, spec.Violation{Criterion: crit, Step: p.w.step, Process: p.idx, Detail: detail})
 }
 
 // onCommit makes the step real: commit-time checks, emissions become committed records, staged
@@ -385,11 +386,11 @@ func (w *world) checkCommittedStep(p *proc) {
 
 // violate records a violation found now (not staged) and reports whether it did (false when the
 // criterion is disabled).
-func (w *world) violate(crit Criterion, proc int, detail string) bool {
+func (w *world) violate(crit spec.Criterion, proc int, detail string) bool {
 	if !w.opts.reports(crit) {
 		return false
 	}
-	w.violations = append(w.violations, Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
+	w.violations = append(w.violations, spec.Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
 	if w.tracing {
 		w.emitRaw("violation", proc, string(crit)+": "+detail)
 	}
@@ -397,7 +398,7 @@ func (w *world) violate(crit Criterion, proc int, detail string) bool {
 }
 
 // report records a violation found at the end of the run (liveness, the lifetime half of S1).
-func (w *world) report(v Violation) {
+func (w *world) report(v spec.Violation) {
 	if w.opts.reports(v.Criterion) {
 		w.violations = append(w.violations, v)
 	}

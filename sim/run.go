@@ -23,7 +23,7 @@ type RunOptions struct {
 	// its reference nodes), for tests only: one that shows what a criterion alone catches (the run
 	// passes without it), or that judges what the other criteria catch (a diagram of the S1
 	// violation IGNORE_CAUSES makes). No command sets it.
-	Disabled []Criterion
+	Disabled []spec.Criterion
 
 	hooks *testHooks
 	// journal makes every engine keep a journal of its calls, so the world can be cloned
@@ -33,13 +33,13 @@ type RunOptions struct {
 }
 
 // reports reports whether the oracle reports violations of criterion c (RunOptions.Disabled).
-func (o *RunOptions) reports(c Criterion) bool { return !slices.Contains(o.Disabled, c) }
+func (o *RunOptions) reports(c spec.Criterion) bool { return !slices.Contains(o.Disabled, c) }
 
 // Result is the outcome of a run.
 type Result struct {
 	Seed       uint64
 	Verdict    string // "pass" or "violation"
-	Violations []Violation
+	Violations []spec.Violation
 	Stats      Stats
 	Steps      int
 	Choices    []int // every answer the Chooser gave, in order (for replay and shrinking)
@@ -61,7 +61,7 @@ func Run(scn *Scenario, set Settings, ch choose.Chooser, opts RunOptions) *Resul
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
-	check := set.RestartCheck.On && opts.restart == nil && opts.Streams.isZero() && opts.reports(CritRestartInvisibility)
+	check := set.RestartCheck.On && opts.restart == nil && opts.Streams.isZero() && opts.reports(spec.CritRestartInvisibility)
 	caller := opts
 	if check {
 		opts.RecordScript = true

@@ -78,7 +78,7 @@ func runSession(t *testing.T, mode HostSabotage, script []ScriptedAction) (hones
 
 // expectSession asserts that the sabotaged run broke crit with a detail naming the client, its
 // session and an operation, and that the honest run passed.
-func expectSession(t *testing.T, crit Criterion, honest, broken *Result) {
+func expectSession(t *testing.T, crit spec.Criterion, honest, broken *Result) {
 	t.Helper()
 	if honest.Verdict != "pass" {
 		t.Fatalf("honest run: %v", honest.Violations)
@@ -98,8 +98,8 @@ func TestSessionReadSkipsUnknownChannels(t *testing.T) {
 	// Client 0 writes audit, which no projection records: the honest read tier must refuse.
 	script := []ScriptedAction{sWrite(0, "audit"), sRead(0, "fast")}
 	honest, broken := runSession(t, SessionReadSkipsUnknownChannels, script)
-	expectSession(t, CritSessionCoverage, honest, broken)
-	expectSession(t, CritSessionRYW, honest, broken)
+	expectSession(t, spec.CritSessionCoverage, honest, broken)
+	expectSession(t, spec.CritSessionRYW, honest, broken)
 	if honest.Stats.Session["reads_retry"] != 1 || honest.Stats.Session["reads_served"] != 0 {
 		t.Fatalf("honest read tier: %v, want one unanswered read", honest.Stats.Session)
 	}
@@ -107,14 +107,14 @@ func TestSessionReadSkipsUnknownChannels(t *testing.T) {
 
 func TestSessionWriteMergesLogEnd(t *testing.T) {
 	honest, broken := runSession(t, SessionWriteMergesLogEnd, []ScriptedAction{sWrite(0, "orders")})
-	expectSession(t, CritSessionToken, honest, broken)
+	expectSession(t, spec.CritSessionToken, honest, broken)
 }
 
 func TestSessionWriteMergesBeforeCommit(t *testing.T) {
 	// A transactional write that aborts: its offset must never reach the token.
 	script := []ScriptedAction{sTxnWrite(0, "orders", true), sTxnWrite(0, "orders", false)}
 	honest, broken := runSession(t, SessionWriteMergesBeforeCommit, script)
-	expectSession(t, CritSessionToken, honest, broken)
+	expectSession(t, spec.CritSessionToken, honest, broken)
 	if honest.Stats.Session["writes_aborted"] != 1 {
 		t.Fatalf("honest stats %v, want one aborted write", honest.Stats.Session)
 	}
@@ -127,8 +127,8 @@ func TestSessionTokenSalvage(t *testing.T) {
 	script := append([]ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
 	script = append(script, sRead(0, "fast"), sDamage(0, TokenTruncated), sWrite(0, "payments"))
 	honest, broken := runSession(t, SessionTokenSalvage, script)
-	expectSession(t, CritSessionDamaged, honest, broken)
-	expectSession(t, CritSessionWFR, honest, broken)
+	expectSession(t, spec.CritSessionDamaged, honest, broken)
+	expectSession(t, spec.CritSessionWFR, honest, broken)
 	if honest.Stats.Session["token_refused"] != 1 {
 		t.Fatalf("honest stats %v, want the damaged token refused", honest.Stats.Session)
 	}
@@ -147,8 +147,8 @@ func frontierAhead() []ScriptedAction {
 
 func TestSessionProjectorRecordsFrontier(t *testing.T) {
 	honest, broken := runSession(t, SessionProjectorRecordsFrontier, frontierAhead())
-	expectSession(t, CritSessionRYW, honest, broken)
-	expectSession(t, CritSessionCoverage, honest, broken)
+	expectSession(t, spec.CritSessionRYW, honest, broken)
+	expectSession(t, spec.CritSessionCoverage, honest, broken)
 }
 
 func TestSessionMonotonicReads(t *testing.T) {
@@ -157,7 +157,7 @@ func TestSessionMonotonicReads(t *testing.T) {
 	script := append([]ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
 	script = append(script, sRead(0, "fast"), sRead(0, "slow"))
 	honest, broken := runSession(t, SessionReadSkipsUnknownChannels, script)
-	expectSession(t, CritSessionMR, honest, broken)
+	expectSession(t, spec.CritSessionMR, honest, broken)
 }
 
 func TestSessionRedirectToCaughtUpReplica(t *testing.T) {

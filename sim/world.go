@@ -56,7 +56,7 @@ type world struct {
 	step       int
 	action     spec.ActionKind
 	liveness   bool // the final phase: faults off
-	violations []Violation
+	violations []spec.Violation
 	stats      Stats
 	lat        latencies
 

@@ -340,20 +340,20 @@ func rerunCommand(s scenarios.Spec) string {
 
 // jsonReport is the --json output: one object per run.
 type jsonReport struct {
-	Seed          uint64          `json:"seed"`
-	Scenario      string          `json:"scenario"`
-	Sabotage      string          `json:"sabotage"`
-	Verdict       string          `json:"verdict"`
-	Violations    []sim.Violation `json:"violations"`
-	Stats         any             `json:"stats"`
-	Steps         int             `json:"steps"`
-	Events        int             `json:"events"`
-	Hash          string          `json:"hash"`
-	ReplayFile    string          `json:"replay_file,omitempty"`
-	ReplayCommand string          `json:"replay_command,omitempty"`
-	Deterministic *bool           `json:"deterministic,omitempty"`
-	Determinism   string          `json:"determinism,omitempty"`
-	ReplayError   string          `json:"replay_error,omitempty"`
+	Seed          uint64           `json:"seed"`
+	Scenario      string           `json:"scenario"`
+	Sabotage      string           `json:"sabotage"`
+	Verdict       string           `json:"verdict"`
+	Violations    []spec.Violation `json:"violations"`
+	Stats         any              `json:"stats"`
+	Steps         int              `json:"steps"`
+	Events        int              `json:"events"`
+	Hash          string           `json:"hash"`
+	ReplayFile    string           `json:"replay_file,omitempty"`
+	ReplayCommand string           `json:"replay_command,omitempty"`
+	Deterministic *bool            `json:"deterministic,omitempty"`
+	Determinism   string           `json:"determinism,omitempty"`
+	ReplayError   string           `json:"replay_error,omitempty"`
 }
 
 func writeJSON(w io.Writer, prep *scenarios.Prepared, out outcome, savePath string) {
@@ -361,7 +361,7 @@ func writeJSON(w io.Writer, prep *scenarios.Prepared, out outcome, savePath stri
 		Verdict: out.res.Verdict, Violations: out.res.Violations, Stats: out.res.Stats, Steps: out.res.Steps,
 		Events: out.events, Hash: out.hash, ReplayFile: savePath}
 	if rep.Violations == nil {
-		rep.Violations = []sim.Violation{}
+		rep.Violations = []spec.Violation{}
 	}
 	if savePath != "" {
 		rep.ReplayCommand = reproPrefix + " replay " + savePath
@@ -435,7 +435,7 @@ func printReport(w io.Writer, prep *scenarios.Prepared, out outcome, savePath st
 }
 
 // criteria returns the distinct criteria of the violations, in first-seen order.
-func criteria(vs []sim.Violation) []string {
+func criteria(vs []spec.Violation) []string {
 	var out []string
 	for _, v := range vs {
 		c := string(v.Criterion)

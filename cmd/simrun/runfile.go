@@ -10,6 +10,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -171,18 +172,18 @@ func printRunFile(w io.Writer, a *runFileArgs, run *scenariofile.FileRun) {
 
 // runFileReport is the --json output of simrun run.
 type runFileReport struct {
-	File       string          `json:"file"`
-	Scenario   string          `json:"scenario"`
-	Seed       uint64          `json:"seed"`
-	Sabotage   string          `json:"sabotage"`
-	Verdict    string          `json:"verdict"`
-	OK         bool            `json:"ok"`
-	Violations []sim.Violation `json:"violations"`
-	Failures   []string        `json:"failures"`
-	StoryDiff  string          `json:"story_diff,omitempty"`
-	Story      []string        `json:"story"`
-	Stats      sim.Stats       `json:"stats"`
-	Hash       string          `json:"hash"`
+	File       string           `json:"file"`
+	Scenario   string           `json:"scenario"`
+	Seed       uint64           `json:"seed"`
+	Sabotage   string           `json:"sabotage"`
+	Verdict    string           `json:"verdict"`
+	OK         bool             `json:"ok"`
+	Violations []spec.Violation `json:"violations"`
+	Failures   []string         `json:"failures"`
+	StoryDiff  string           `json:"story_diff,omitempty"`
+	Story      []string         `json:"story"`
+	Stats      sim.Stats        `json:"stats"`
+	Hash       string           `json:"hash"`
 }
 
 func writeRunFileJSON(w io.Writer, a *runFileArgs, run *scenariofile.FileRun) {
@@ -191,7 +192,7 @@ func writeRunFileJSON(w io.Writer, a *runFileArgs, run *scenariofile.FileRun) {
 		Violations: run.Result.Violations, Failures: run.Failures, StoryDiff: run.StoryDiff,
 		Story: run.Story, Stats: run.Result.Stats, Hash: run.Hash}
 	if rep.Violations == nil {
-		rep.Violations = []sim.Violation{}
+		rep.Violations = []spec.Violation{}
 	}
 	if rep.Failures == nil {
 		rep.Failures = []string{}

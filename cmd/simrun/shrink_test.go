@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestShrinkCommand: `simrun shrink` writes a replay file that `simrun replay` reproduces and a
@@ -20,7 +20,7 @@ func TestShrinkCommand(t *testing.T) {
 	var out, errOut bytes.Buffer
 	seed := uint64(0) // the first seed whose first violation under DROP_HELD is REFERENCE
 	for s := uint64(1); s <= 200 && seed == 0; s++ {
-		if o := mustRunSeed(t, scenarios.Spec{Sabotage: "DROP_HELD"}, s); len(o.Violations) > 0 && o.Violations[0].Criterion == sim.CritReference {
+		if o := mustRunSeed(t, scenarios.Spec{Sabotage: "DROP_HELD"}, s); len(o.Violations) > 0 && o.Violations[0].Criterion == spec.CritReference {
 			seed = s
 		}
 	}

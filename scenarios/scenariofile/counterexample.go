@@ -126,7 +126,7 @@ func actionLine(script []sim.ScriptedAction, i int) int {
 }
 
 // checkReproduces runs a written counterexample file and checks it violates crit.
-func checkReproduces(data []byte, sabotage string, crit sim.Criterion) error {
+func checkReproduces(data []byte, sabotage string, crit spec.Criterion) error {
 	f, err := ParseFile("counterexample", data)
 	if err != nil {
 		return fmt.Errorf("the counterexample file does not parse: %w", err)

@@ -1,9 +1,10 @@
 package diagram
 
 import (
-	"github.com/parsleysim/parsleysim/sim"
 	"regexp"
 	"strconv"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // What a violation points at in the diagram: the messages it names (Violation.Msgs, or the
@@ -25,7 +26,7 @@ var msgRefPattern = regexp.MustCompile(`\bm(\d+)\(`)
 
 // violationMsgs returns the uids a violation names: its Msgs field when the checker filled it,
 // else the references parsed from its detail, in order of appearance.
-func violationMsgs(v sim.Violation) []uint64 {
+func violationMsgs(v spec.Violation) []uint64 {
 	if len(v.Msgs) > 0 {
 		return v.Msgs
 	}
@@ -42,7 +43,7 @@ func violationMsgs(v sim.Violation) []uint64 {
 // ones are often its consequences) gets the full treatment: its messages, their receipts, holds
 // and deliveries on its lane, and the causal chain between the first two. The deliveries the
 // others name on their lanes are ringed.
-func (d *Sink) highlight(vios []sim.Violation) *diagHighlight {
+func (d *Sink) highlight(vios []spec.Violation) *diagHighlight {
 	hl := &diagHighlight{msgs: map[int]bool{}, feeds: map[int]bool{}, delivs: map[int]bool{}, holds: map[int]bool{},
 		others: map[int]bool{}}
 	for i, v := range vios {

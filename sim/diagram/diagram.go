@@ -18,6 +18,7 @@ package diagram
 
 import (
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -38,7 +39,7 @@ type Sink struct {
 	feeds  []diagFeed
 	holds  []diagHold
 	delivs []diagDeliv
-	vios   []sim.Violation
+	vios   []spec.Violation
 	txns   []diagTxn
 	lanes  []diagLane
 	curSub []int // per lane: events placed in the current column

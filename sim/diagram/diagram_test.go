@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -31,7 +32,7 @@ func (e *evs) sink(scn *sim.Scenario) *Sink {
 }
 
 // svgOf renders d with vios and checks the result is well-formed XML.
-func svgOf(t *testing.T, d *Sink, vios []sim.Violation) string {
+func svgOf(t *testing.T, d *Sink, vios []spec.Violation) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := d.WriteSVG(&b, vios); err != nil {
@@ -63,11 +64,11 @@ func diamondTrace() *evs {
 	return e
 }
 
-var diamondViolation = sim.Violation{Criterion: sim.CritS1, Step: 9, Process: 1,
+var diamondViolation = spec.Violation{Criterion: spec.CritS1, Step: 9, Process: 1,
 	Detail: "delivered m2(mid#0/0:0) while still holding its true cause m1(ext#0/0:0)"}
 
 func TestDiagramConstructed(t *testing.T) {
-	svg := svgOf(t, diamondTrace().sink(diagramDiamond()), []sim.Violation{diamondViolation})
+	svg := svgOf(t, diamondTrace().sink(diagramDiamond()), []spec.Violation{diamondViolation})
 	for _, want := range []string{
 		">external / world</text>", ">relay</text>", ">sink</text>", // the lanes
 		"m1 ext#0/0:0 (plain), produced at step 3 (t=300us) -&gt; fed to relay at step 4", // arrows
@@ -102,7 +103,7 @@ func redElement(svg, title string) bool {
 
 func TestDiagramHighlightsTheCausalChain(t *testing.T) {
 	d := diamondTrace().sink(diagramDiamond())
-	svg := svgOf(t, d, []sim.Violation{diamondViolation})
+	svg := svgOf(t, d, []spec.Violation{diamondViolation})
 	for _, title := range []string{
 		"m1 ext#0/0:0 (plain), produced at step 3 (t=300us) -&gt; fed to relay", // the chain: e1 reached relay
 		"m2 mid#0/0:0 (emission), sent by relay",                                // relay's send reached sink
@@ -120,10 +121,10 @@ func TestDiagramHighlightsTheCausalChain(t *testing.T) {
 }
 
 func TestDiagramDeterministic(t *testing.T) {
-	a := svgOf(t, diamondTrace().sink(diagramDiamond()), []sim.Violation{diamondViolation})
+	a := svgOf(t, diamondTrace().sink(diagramDiamond()), []spec.Violation{diamondViolation})
 	d := diamondTrace().sink(diagramDiamond())
-	b := svgOf(t, d, []sim.Violation{diamondViolation})
-	c := svgOf(t, d, []sim.Violation{diamondViolation}) // rendering twice changes nothing
+	b := svgOf(t, d, []spec.Violation{diamondViolation})
+	c := svgOf(t, d, []spec.Violation{diamondViolation}) // rendering twice changes nothing
 	if a != b || b != c {
 		t.Fatal("the same events gave different bytes")
 	}
@@ -189,8 +190,8 @@ func TestDiagramCapsLongRuns(t *testing.T) {
 	}
 	d := e.sink(nil)
 	d.MaxColumns = 100
-	v := sim.Violation{Criterion: sim.CritS3, Step: 401, Process: 0, Detail: "delivered m200(ext#0/0:200) past the earlier undelivered m199(ext#0/0:199)"}
-	svg := svgOf(t, d, []sim.Violation{v})
+	v := spec.Violation{Criterion: spec.CritS3, Step: 401, Process: 0, Detail: "delivered m200(ext#0/0:200) past the earlier undelivered m199(ext#0/0:199)"}
+	svg := svgOf(t, d, []spec.Violation{v})
 	m := regexp.MustCompile(`showing steps (\d+)-(\d+) of 601 \(capped at 100 columns`).FindStringSubmatch(svg)
 	if m == nil {
 		t.Fatal("a capped diagram does not say so")
@@ -211,7 +212,7 @@ func TestDiagramCapsLongRuns(t *testing.T) {
 }
 
 func TestViolationMsgs(t *testing.T) {
-	v := sim.Violation{Detail: "delivered m12(a#0/0:3) (delivery 4) after its effect m7(b#1/2:0) (delivery 2); m(x) am3(y)"}
+	v := spec.Violation{Detail: "delivered m12(a#0/0:3) (delivery 4) after its effect m7(b#1/2:0) (delivery 2); m(x) am3(y)"}
 	if got := violationMsgs(v); !slices.Equal(got, []uint64{12, 7}) {
 		t.Errorf("parsed %v, want [12 7]", got)
 	}
@@ -224,7 +225,7 @@ func TestViolationMsgs(t *testing.T) {
 func TestDiagramHTML(t *testing.T) {
 	var b bytes.Buffer
 	d := diamondTrace().sink(&sim.Scenario{Name: `a<b>&"c"`, Processes: []sim.ProcessSpec{{Name: "relay"}, {Name: "s<1>"}}})
-	if err := d.WriteHTML(&b, []sim.Violation{diamondViolation}); err != nil {
+	if err := d.WriteHTML(&b, []spec.Violation{diamondViolation}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

@@ -3,8 +3,9 @@ package diagram
 import (
 	"bytes"
 	"fmt"
-	"github.com/parsleysim/parsleysim/sim"
 	"io"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // diagLegendItem is one entry of the legend: a sample drawn by draw at (x, y) and its meaning.
@@ -90,7 +91,7 @@ func legendDot(s *svgBuf, x, y int, fill string) {
 // WriteHTML writes a self-contained HTML page (no script, no external assets) embedding the SVG
 // of WriteSVG with a short guide to reading it. Hovering any mark shows its details (SVG
 // <title> elements).
-func (d *Sink) WriteHTML(w io.Writer, violations []sim.Violation) error {
+func (d *Sink) WriteHTML(w io.Writer, violations []spec.Violation) error {
 	var svg bytes.Buffer
 	if err := d.WriteSVG(&svg, violations); err != nil {
 		return err

@@ -2,9 +2,10 @@ package diagram
 
 import (
 	"fmt"
-	"github.com/parsleysim/parsleysim/sim"
 	"slices"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // drawArrows draws one arrow per receipt, from the message's produce or send to the receiving
@@ -231,7 +232,7 @@ const diagVioListMax = 12
 // drawViolations draws each violation as a red dashed line across the lanes at its step and a
 // labelled warning sign on the violating lane (violations at the same place share one sign),
 // and lists them, numbered, under the lanes.
-func (d *Sink) drawViolations(s *svgBuf, l *diagLayout, vios []sim.Violation, listY, width int) {
+func (d *Sink) drawViolations(s *svgBuf, l *diagLayout, vios []spec.Violation, listY, width int) {
 	if len(vios) == 0 {
 		return
 	}
@@ -271,7 +272,7 @@ const diagVioTextPx = 200
 func diagWrapChars(width int) int { return max(60, (min(width, diagTextWidthPx)-diagVioTextPx-20)/7) }
 
 // diagVioListLines counts the lines the violation list takes.
-func diagVioListLines(vios []sim.Violation, width int) int {
+func diagVioListLines(vios []spec.Violation, width int) int {
 	n := 0
 	for _, v := range vios[:min(len(vios), diagVioListMax)] {
 		n += len(wrapText(v.Detail, diagWrapChars(width)))
@@ -284,7 +285,7 @@ func diagVioListLines(vios []sim.Violation, width int) int {
 
 // vioPos places a violation: the last slot of its step's column, or the end of the run for a
 // step with no column (a check run after the last event).
-func (d *Sink) vioPos(v sim.Violation) diagPos {
+func (d *Sink) vioPos(v spec.Violation) diagPos {
 	if c := d.colOfStep(v.Step); c < len(d.cols) && d.cols[c].step == v.Step {
 		return diagPos{col: c, sub: max(d.cols[c].slots-1, 0)}
 	}
@@ -293,7 +294,7 @@ func (d *Sink) vioPos(v sim.Violation) diagPos {
 
 // drawVioSign draws the line and sign of the violations group (numbered from first+1) at x on
 // the lane line at y.
-func (d *Sink) drawVioSign(s *svgBuf, l *diagLayout, group []sim.Violation, first, x, y int) {
+func (d *Sink) drawVioSign(s *svgBuf, l *diagLayout, group []spec.Violation, first, x, y int) {
 	label := fmt.Sprintf("V%d", first+1)
 	if len(group) > 1 {
 		label = fmt.Sprintf("V%d-V%d", first+1, first+len(group))

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -36,7 +36,7 @@ func (d *Sink) Record(ev *trace.Event) {
 		d.addMark(lane, ev, ev.Kind, "redeclared: "+ev.Detail)
 	case "violation":
 		crit, detail, _ := strings.Cut(ev.Detail, ": ")
-		d.vios = append(d.vios, sim.Violation{Criterion: sim.Criterion(crit), Step: ev.Step, Process: ev.Process, Detail: detail})
+		d.vios = append(d.vios, spec.Violation{Criterion: spec.Criterion(crit), Step: ev.Step, Process: ev.Process, Detail: detail})
 	case "txn-opened":
 		d.recordTxn(ev)
 	default:

@@ -16,6 +16,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -44,7 +45,7 @@ func renderRun(t *testing.T, scn *sim.Scenario, seed uint64, sab node.Sabotage, 
 	// The reference node is off: it would report IGNORE_CAUSES's first wrong delivery at once,
 	// before the S1 violation whose causal chain these pictures draw.
 	res := sim.Run(scn, sim.ExpandSettings(seed), choose.NewRandom(seed), sim.RunOptions{Sabotage: sab,
-		Sinks: []trace.Sink{sink}, Disabled: []sim.Criterion{sim.CritReference}})
+		Sinks: []trace.Sink{sink}, Disabled: []spec.Criterion{spec.CritReference}})
 	var svg bytes.Buffer
 	if err := sink.WriteSVG(&svg, res.Violations); err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestDiagramAgreesWithTheOracle(t *testing.T) {
 func TestDiagramRealViolation(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		res, svg := renderRun(t, diagramDiamond(), seed, node.SabotageIgnoreCauses, "real-violation")
-		if len(res.Violations) == 0 || res.Violations[0].Criterion != sim.CritS1 {
+		if len(res.Violations) == 0 || res.Violations[0].Criterion != spec.CritS1 {
 			continue
 		}
 		checkWellFormed(t, svg)

@@ -5,10 +5,11 @@ import (
 	"cmp"
 	"encoding/xml"
 	"fmt"
-	"github.com/parsleysim/parsleysim/sim"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Colours of the diagram.
@@ -42,7 +43,7 @@ func kindColour(kind string) string {
 // WriteSVG draws the collected run as a space-time diagram in SVG. violations are the run's
 // (Result.Violations); violation events seen in the trace are merged with them. The same
 // events and violations give the same bytes.
-func (d *Sink) WriteSVG(w io.Writer, violations []sim.Violation) error {
+func (d *Sink) WriteSVG(w io.Writer, violations []spec.Violation) error {
 	vios := d.mergeViolations(violations)
 	focus := -1
 	if len(vios) > 0 {
@@ -101,19 +102,19 @@ const diagDefs = `<defs>
 
 // mergeViolations joins the caller's violations with those seen as trace events (each once),
 // sorted by step, process, criterion and detail.
-func (d *Sink) mergeViolations(given []sim.Violation) []sim.Violation {
-	key := func(v sim.Violation) string {
+func (d *Sink) mergeViolations(given []spec.Violation) []spec.Violation {
+	key := func(v spec.Violation) string {
 		return fmt.Sprintf("%s|%d|%d|%s", v.Criterion, v.Step, v.Process, v.Detail)
 	}
 	seen := map[string]bool{}
-	var out []sim.Violation
+	var out []spec.Violation
 	for _, v := range slices.Concat(given, d.vios) {
 		if k := key(v); !seen[k] {
 			seen[k] = true
 			out = append(out, v)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b sim.Violation) int {
+	slices.SortStableFunc(out, func(a, b spec.Violation) int {
 		return cmp.Or(cmp.Compare(a.Step, b.Step), cmp.Compare(a.Process, b.Process),
 			cmp.Compare(a.Criterion, b.Criterion), cmp.Compare(a.Detail, b.Detail))
 	})
@@ -122,7 +123,7 @@ func (d *Sink) mergeViolations(given []sim.Violation) []sim.Violation {
 
 // focusStep is the step the window must show for violation v: its own step, or, for a check
 // run after the last drawn step (end of run), the latest step of the messages it names.
-func (d *Sink) focusStep(v sim.Violation) int {
+func (d *Sink) focusStep(v spec.Violation) int {
 	if len(d.cols) == 0 || v.Step <= d.cols[len(d.cols)-1].step {
 		return v.Step
 	}
@@ -169,7 +170,7 @@ func (d *Sink) when(p diagPos, timeMicros int64) string {
 }
 
 // drawHeader writes the title, the notes and the step axis.
-func (d *Sink) drawHeader(s *svgBuf, l *diagLayout, vios []sim.Violation) {
+func (d *Sink) drawHeader(s *svgBuf, l *diagLayout, vios []spec.Violation) {
 	title := d.Title
 	if title == "" {
 		title = "run"

@@ -1,4 +1,4 @@
-package sim
+package spec
 
 import "fmt"
 
@@ -23,6 +23,7 @@ const (
 	CritHost                Criterion = "HOST"                 // host obligations H1–H6
 	CritLiveness            Criterion = "LIVENESS"             // every owed fed message delivered at quiescence
 	CritRestartInvisibility Criterion = "RESTART_INVISIBILITY" // a clean restart changes no delivery sequence
+	CritReference           Criterion = "REFERENCE"            // the engine agrees with the reference node at every call
 )
 
 // Violation is one broken property: the criterion, the scheduler step at which it was found, the
@@ -39,3 +40,13 @@ type Violation struct {
 func (v Violation) String() string {
 	return fmt.Sprintf("%s at step %d, process %d: %s", v.Criterion, v.Step, v.Process, v.Detail)
 }
+
+// The session criteria (SPEC §5.4).
+const (
+	CritSessionRYW      Criterion = "SESSION_RYW"
+	CritSessionMR       Criterion = "SESSION_MR"
+	CritSessionWFR      Criterion = "SESSION_WFR"
+	CritSessionCoverage Criterion = "SESSION_COVERAGE"
+	CritSessionToken    Criterion = "SESSION_TOKEN"
+	CritSessionDamaged  Criterion = "SESSION_DAMAGED"
+)
