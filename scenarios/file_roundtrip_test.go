@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // TestFormatRoundTrip: every scenario file, written back by Format, parses to the same scenario
@@ -36,7 +37,7 @@ func TestFormatRecordedRandomScript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := sim.ExpandSettings(seed)
+		set := swarm.ExpandSettings(seed)
 		rec := sim.Run(scn, set, choose.NewRandom(seed), sim.RunOptions{RecordScript: true})
 		scripted := *scn
 		scripted.Script = rec.Script

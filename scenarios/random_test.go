@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 func TestRandomTopologyDeterministic(t *testing.T) {
@@ -183,7 +183,7 @@ func TestRandomDeletionQuarry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := sim.ExpandSettings(seed)
+		set := swarm.ExpandSettings(seed)
 		held, okH := topo.Topic(quarryHeldTopic)
 		cause, okC := topo.Topic(quarryCauseTopic)
 		if okH != set.Enabled(spec.ActDeleteTopic) || okC != okH {

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // topologyStream is the PCG stream constant of the topology generator ("topology" in ASCII). The
@@ -103,7 +103,7 @@ func RandomTopology(seed uint64, opts RandomOptions) (*Topology, error) {
 		g.readEveryExternalPartition()
 	}
 	g.finish()
-	if set := sim.ExpandSettings(seed); opts.Processes == 0 && set.Enabled(spec.ActDeleteTopic) {
+	if set := swarm.ExpandSettings(seed); opts.Processes == 0 && set.Enabled(spec.ActDeleteTopic) {
 		addDeletionQuarry(g.t) // a fixed --processes N gets exactly N processes
 	}
 	if err := g.t.Validate(); err != nil {

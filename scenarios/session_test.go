@@ -17,6 +17,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 var sessionCatchRatesDir = flag.String("session.catchrates", "",
@@ -75,7 +76,7 @@ func TestRandomHasSessionsOnSomeSeeds(t *testing.T) {
 func TestSessionFileRoundTrip(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		scn := Session(seed)
-		rec := sim.Run(scn, sim.ExpandSettings(seed), choose.NewRandom(seed), sim.RunOptions{RecordScript: true})
+		rec := sim.Run(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), sim.RunOptions{RecordScript: true})
 		scripted := *scn
 		scripted.Script = rec.Script
 		fs := scenariofile.DefaultFileSettings()

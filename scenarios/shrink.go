@@ -6,6 +6,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -124,7 +125,7 @@ func (s *shrinkRun) safetySteps() int {
 	if s.spec.Steps > 0 {
 		return s.spec.Steps
 	}
-	return sim.ExpandSettings(s.spec.Seed).SafetySteps
+	return swarm.ExpandSettings(s.spec.Seed).SafetySteps
 }
 
 // replayChoices runs spec with choices through a choose.Replay; it returns the result and the number

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Spec names one run completely, as the command line and a replay file give it: scenario, seed,
@@ -25,7 +26,7 @@ type Spec struct {
 type Prepared struct {
 	Spec     Spec
 	Scenario *sim.Scenario
-	Settings sim.Settings
+	Settings swarm.Settings
 	Options  sim.RunOptions // sabotage set; sinks and streams left for the caller
 }
 
@@ -86,7 +87,7 @@ func (s Spec) Prepare() (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := sim.ExpandSettings(s.Seed)
+	set := swarm.ExpandSettings(s.Seed)
 	if s.Steps > 0 {
 		set.SafetySteps = s.Steps
 	}

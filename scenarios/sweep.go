@@ -12,6 +12,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -258,7 +259,7 @@ func handOut(ctx context.Context, shard Shard, first, last uint64, seeds chan<- 
 // faultFired reports whether a run took an action of a fault class the mode needs (any run, for
 // a mode that needs none; no run, for a mode without an eligibility rule).
 func faultFired(mode string, st sim.Stats) bool {
-	needs, ok := sim.SabotageNeeds(mode)
+	needs, ok := swarm.SabotageNeeds(mode)
 	if !ok {
 		return false
 	}

@@ -15,7 +15,7 @@ import (
 // Catch rates: for every sabotage mode, the share of seeds of
 // its scenario (CatchRateScenario: random for the engine's and the host's modes, session for the
 // session tiers') on which the simulator finds a violation, over all seeds and over the eligible
-// seeds (whose settings switch on a fault class the mode needs, sim.Settings.Eligible), next to
+// seeds (whose settings switch on a fault class the mode needs, swarm.Settings.Eligible), next to
 // the protocol's own figure from SPEC §6.2. `simrun sweep --catch-rates` writes the table to
 // results/catch-rates.md and results/catch-rates.json; TestCatchRateFloors holds every mode to
 // its count over the table's first FloorSeeds seeds.

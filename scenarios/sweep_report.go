@@ -31,7 +31,7 @@ type SweepReport struct {
 	ViolationsByCriterion map[spec.Criterion]int `json:"violations_by_criterion"`
 	SeedsByCriterion      map[spec.Criterion]int `json:"seeds_by_criterion"`
 	// EligibleSeeds and CaughtEligible are set under a sabotage mode: the number of seeds whose
-	// settings switch on a fault class the mode needs (sim.Settings.Eligible), and how many of
+	// settings switch on a fault class the mode needs (swarm.Settings.Eligible), and how many of
 	// those failed.
 	EligibleSeeds  *int `json:"eligible_seeds,omitempty"`
 	CaughtEligible *int `json:"caught_eligible,omitempty"`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Benchmarks of the world with every check on.
@@ -37,8 +38,8 @@ func BenchmarkActions(b *testing.B) {
 // switched off (deletion, recreation, corrupt headers, truncation, retention, redeclaration), so
 // a long run keeps every process busy: crashes, restarts, rewinds, migrations, zombies and
 // transactions stay on.
-func throughputSettings(seed uint64) Settings {
-	set := ExpandSettings(seed)
+func throughputSettings(seed uint64) swarm.Settings {
+	set := swarm.ExpandSettings(seed)
 	set.SafetySteps = 20000
 	set.LivenessStepsMax = 0
 	for _, k := range []spec.ActionKind{spec.ActDeleteTopic, spec.ActRecreateTopic, spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActRetention, spec.ActRedeclare} {

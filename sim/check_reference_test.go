@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // TestReferenceFiresAndCanBeSwitchedOff: an engine that stamps coverage (OVEREXPRESS) disagrees
@@ -17,7 +18,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 	scn := chainScope()
 	found := false
 	for seed := uint64(1); seed <= 30 && !found; seed++ {
-		res := Run(scn, ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress})
+		res := Run(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress})
 		for _, v := range res.Violations {
 			if v.Criterion == spec.CritReference {
 				if !strings.Contains(v.Detail, "stamp") || !strings.Contains(v.Detail, "engine") || !strings.Contains(v.Detail, "reference") {
@@ -26,7 +27,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 				found = true
 			}
 		}
-		off := Run(scn, ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress,
+		off := Run(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress,
 			Disabled: []spec.Criterion{spec.CritReference}})
 		for _, v := range off.Violations {
 			if v.Criterion == spec.CritReference {
@@ -38,7 +39,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 		t.Fatal("no seed in 1-30 of the chain scope made the reference node object to OVEREXPRESS")
 	}
 	for seed := uint64(1); seed <= 30; seed++ {
-		if res := Run(scn, ExpandSettings(seed), choose.NewRandom(seed), RunOptions{}); res.Verdict != "pass" {
+		if res := Run(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{}); res.Verdict != "pass" {
 			t.Fatalf("seed %d, honest: %v", seed, res.Violations)
 		}
 	}

@@ -32,11 +32,11 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // restartPoint asks a scripted run for a clean restart of process proc after script action after
@@ -98,7 +98,7 @@ func (w *world) cleanRestart(p *proc) {
 // process proc after script action after (a no-op unless proc is running with its step
 // committed then), and returns a RESTART_INVISIBILITY violation for each
 // process whose committed delivery sequence differs, naming the first difference.
-func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc string, after int) []spec.Violation {
+func CheckRestartInvisibility(scn *Scenario, set swarm.Settings, opts RunOptions, proc string, after int) []spec.Violation {
 	if len(scn.Script) == 0 {
 		panic("sim: CheckRestartInvisibility needs a scripted scenario")
 	}
@@ -106,7 +106,7 @@ func CheckRestartInvisibility(scn *Scenario, set Settings, opts RunOptions, proc
 		return nil
 	}
 	opts.Sinks = nil
-	set.RestartCheck = RestartCheck{}
+	set.RestartCheck = swarm.RestartCheck{}
 	base := Run(scn, set, choose.NewRandom(set.Seed), opts)
 	opts.restart = &restartPoint{proc: proc, after: after, at: -1}
 	restarted := Run(scn, set, choose.NewRandom(set.Seed), opts)
@@ -150,38 +150,10 @@ func uidAt(seq []uint64, j int) string {
 	return "nothing"
 }
 
-// RestartCheck says whether a run checks RESTART_INVISIBILITY once it has passed, and where: at
-// the first point from AtPermille thousandths of the script on where a process is running with its
-// step committed, the first such process counting from Process (modulo the number of processes)
-// is restarted. Drawn from the seed's own stream (drawRestartCheck).
-type RestartCheck struct {
-	On         bool
-	Process    int
-	AtPermille int
-}
-
-// RestartCheckSharePct is the share of swarm seeds whose settings switch the restart check on:
-// the check runs the script a second time, so it is a seeded share of runs, not every run.
-const RestartCheckSharePct = 25
-
-// restartStream is the PCG stream constant of the restart check's draws ("restart" in ASCII),
-// distinct from every other stream, so switching the check on or off moves no other draw.
-const restartStream = 0x72657374617274
-
-// drawRestartCheck draws the seed's restart check.
-func drawRestartCheck(seed uint64) RestartCheck {
-	rng := rand.New(rand.NewPCG(seed, restartStream))
-	rc := RestartCheck{On: rng.IntN(100) < RestartCheckSharePct, Process: rng.IntN(spec.MaxProcesses), AtPermille: rng.IntN(1000)}
-	if !rc.On {
-		return RestartCheck{}
-	}
-	return rc
-}
-
 // checkRestart runs the restart check of a finished run whose settings ask for it: the run's
 // script (scn.Script, or the script it recorded) again with the drawn clean restart, and the
 // violations it finds.
-func checkRestart(scn *Scenario, set Settings, opts RunOptions, res *Result) []spec.Violation {
+func checkRestart(scn *Scenario, set swarm.Settings, opts RunOptions, res *Result) []spec.Violation {
 	script := scn.Script
 	if len(script) == 0 {
 		script = res.Script
@@ -193,7 +165,7 @@ func checkRestart(scn *Scenario, set Settings, opts RunOptions, res *Result) []s
 	after := len(script) * rc.AtPermille / 1000
 	re := *scn
 	re.Script = script
-	set.RestartCheck = RestartCheck{}
+	set.RestartCheck = swarm.RestartCheck{}
 	opts.Sinks, opts.RecordScript = nil, false
 	opts.Disabled = append(slices.Clip(opts.Disabled), spec.CritReference)
 	opts.restart = &restartPoint{after: after, orLater: true, from: rc.Process % len(scn.Processes), at: -1}
@@ -216,13 +188,4 @@ func restartViolation(v spec.Violation, proc string, after, at int) spec.Violati
 	return spec.Violation{Criterion: spec.CritRestartInvisibility, Step: v.Step, Process: v.Process, Msgs: v.Msgs,
 		Detail: fmt.Sprintf("a clean restart of %s after script action %d%s makes the run break %s: %s",
 			proc, at, drawnAt(after, at), v.Criterion, v.Detail)}
-}
-
-// describe renders the check for Settings.Describe, with the share of seeds that get one.
-func (rc RestartCheck) describe() string {
-	if !rc.On {
-		return fmt.Sprintf("off (on for %d%% of seeds)", RestartCheckSharePct)
-	}
-	return fmt.Sprintf("process %d (modulo the process count) from %d.%d%% of the script on (on for %d%% of seeds)",
-		rc.Process, rc.AtPermille/10, rc.AtPermille%10, RestartCheckSharePct)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // heldAcrossRestart holds x@0 (waiting for in@0) in p, then releases it with in@0; a clean restart
@@ -18,7 +19,7 @@ var heldAcrossRestart = []ScriptedAction{
 }
 
 func TestCheckRestartInvisibility(t *testing.T) {
-	set := Settings{Seed: 1, LivenessStepsMax: 1000}
+	set := swarm.Settings{Seed: 1, LivenessStepsMax: 1000}
 	if vs := CheckRestartInvisibility(twoInputs(heldAcrossRestart...), set, RunOptions{}, "p", 3); len(vs) != 0 {
 		t.Fatalf("honest engine: %v", vs)
 	}
@@ -33,7 +34,7 @@ func TestCheckRestartInvisibility(t *testing.T) {
 func TestRestartInvisibilityOnRecordedRuns(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 40; seed++ {
-		set := ExpandSettings(seed)
+		set := swarm.ExpandSettings(seed)
 		res := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{RecordScript: true})
 		if res.Verdict != "pass" || len(res.Script) == 0 {
 			t.Fatalf("seed %d: %v (script %d actions)", seed, res.Violations, len(res.Script))
@@ -84,18 +85,18 @@ func TestRestartCheckCatchesExecutionPartitioner(t *testing.T) {
 	}}
 	caught, checked := 0, 0
 	for seed := uint64(1); seed <= 40; seed++ {
-		set := ExpandSettings(seed)
-		set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
+		set := swarm.ExpandSettings(seed)
+		set.RestartCheck = swarm.RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
 		honest := Run(scn, set, choose.NewRandom(seed), RunOptions{})
 		if honest.Verdict != "pass" {
 			t.Fatalf("seed %d, honest partitioner: %v", seed, honest.Violations)
 		}
 		checked += honest.Stats.RestartChecks
-		set.RestartCheck = RestartCheck{}
+		set.RestartCheck = swarm.RestartCheck{}
 		if res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks}); res.Verdict != "pass" {
 			t.Fatalf("seed %d, without the restart check: %v (only the restart check may see this bug)", seed, res.Violations)
 		}
-		set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
+		set.RestartCheck = swarm.RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
 		res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
 		for _, v := range res.Violations {
 			if v.Criterion != spec.CritRestartInvisibility {
@@ -125,7 +126,7 @@ func TestRestartCheckFiresInSweepAndExplore(t *testing.T) {
 	scn.Topics[1].Partitions = 2
 	caught, checked := 0, 0
 	for seed := uint64(1); seed <= 400; seed++ {
-		set := ExpandSettings(seed)
+		set := swarm.ExpandSettings(seed)
 		res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
 		checked += res.Stats.RestartChecks
 		for _, v := range res.Violations {

@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Each criterion fires on a constructed violation: a scripted scenario run with an engine
@@ -41,7 +42,7 @@ func twoInputs(script ...ScriptedAction) *Scenario {
 
 // runScripted runs a scripted scenario with the given options; liveness switches the final phase on.
 func runScripted(scn *Scenario, opts RunOptions, liveness bool) *Result {
-	set := Settings{Seed: 1}
+	set := swarm.Settings{Seed: 1}
 	if liveness {
 		set.LivenessStepsMax = 1000
 	}
@@ -86,7 +87,7 @@ func TestCheckS1CausalOrder(t *testing.T) {
 func TestCheckS1LifetimeInversion(t *testing.T) {
 	// A delivery order the delivery-time check never saw (tampered history): the effect m2
 	// (true past {in@0}) is delivered before its cause m1 on a channel p2 receives.
-	w := newWorld(diamond(), &Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
+	w := newWorld(diamond(), &swarm.Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
 	p, in, mid := stageInvertedDiamond(w)
 	w.checkCausalOrderLifetime()
 	if len(w.violations) != 1 || w.violations[0].Criterion != spec.CritS1 || !strings.Contains(w.violations[0].Detail, "m1") {
@@ -263,7 +264,7 @@ func TestCheckStruct14OwnChannel(t *testing.T) {
 
 // runWithWorld runs scn without liveness, exposing the world to hooks through *out.
 func runWithWorld(scn *Scenario, opts RunOptions, out **world) *Result {
-	set := Settings{Seed: 1}
+	set := swarm.Settings{Seed: 1}
 	w := newWorld(scn, &set, choose.NewRandom(1), &opts)
 	*out = w
 	return w.run()

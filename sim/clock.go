@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -67,14 +68,14 @@ func (s Streams) topicIDs() func() substrate.TopicID {
 type clock struct {
 	nowMicros         int64
 	durations         *rand.Rand
-	ranges            *[spec.NumActionKinds]Range
+	ranges            *[spec.NumActionKinds]swarm.Range
 	workUnitsPerMicro int64
 	// workCarry keeps the remainder of work units not yet worth a microsecond, so many small
 	// actions add up exactly.
 	workCarry uint64
 }
 
-func newClock(set *Settings, durations *rand.Rand) clock {
+func newClock(set *swarm.Settings, durations *rand.Rand) clock {
 	w := set.WorkUnitsPerMicro
 	if w <= 0 {
 		w = DefaultWorkUnitsPerMicro

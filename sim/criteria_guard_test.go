@@ -15,6 +15,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // The oracle guards itself: every criterion it reports has a case here that it catches, and the
@@ -194,8 +195,8 @@ func guardCases() []guardCase {
 				}}
 				var vs []spec.Violation
 				for seed := uint64(1); seed <= 40; seed++ {
-					set := ExpandSettings(seed)
-					set.RestartCheck = RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
+					set := swarm.ExpandSettings(seed)
+					set.RestartCheck = swarm.RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
 					vs = append(vs, Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks, Disabled: disabled}).Violations...)
 				}
 				return vs

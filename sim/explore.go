@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Exhaustive exploration of a small scope. Depth-first over every answer the Chooser
@@ -130,7 +131,7 @@ type exState struct {
 type explorer struct {
 	scn     *Scenario
 	opts    ExploreOptions
-	set     Settings
+	set     swarm.Settings
 	hasher  *stateHasher
 	visited *visitedSet // made by run, when the depth bound is known (explore_visited.go)
 	res     ExploreResult
@@ -156,7 +157,7 @@ type explorer struct {
 	filters []*porFilter
 	counts  []int
 	// offSettings are the settings of worlds that ran out of a budget (explorer.settingsWithout).
-	offSettings map[settingsOff]*Settings
+	offSettings map[settingsOff]*swarm.Settings
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
 	maxDepthZero bool
 	// termHasher, when set, also hashes every terminal state into res.termsAlso (for tests).
@@ -261,8 +262,8 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 // bound. With a retention budget, external topics keep their newest exploreRetentionRecords
 // records when a retention sweep runs (a size policy: with constant durations a time policy
 // would only say the same in microseconds); without one there is no retention policy.
-func ExploreSettings(opts ExploreOptions) Settings {
-	set := Settings{Seed: max(opts.Seed, 1), LivenessStepsMax: opts.LivenessStepsMax, ForwardHopsMax: max(opts.HopsMax, 1)}
+func ExploreSettings(opts ExploreOptions) swarm.Settings {
+	set := swarm.Settings{Seed: max(opts.Seed, 1), LivenessStepsMax: opts.LivenessStepsMax, ForwardHopsMax: max(opts.HopsMax, 1)}
 	if set.LivenessStepsMax == 0 {
 		set.LivenessStepsMax = 1000
 	}
@@ -273,7 +274,7 @@ func ExploreSettings(opts ExploreOptions) Settings {
 		if opts.Budget.allows(spec.ActionKind(k)) {
 			set.Weights[k] = 1
 		}
-		set.DurationMicros[k] = Range{Min: exploreStepMicros, Max: exploreStepMicros}
+		set.DurationMicros[k] = swarm.Range{Min: exploreStepMicros, Max: exploreStepMicros}
 	}
 	return set
 }

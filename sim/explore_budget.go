@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // The scope of an exploration: a budget of each fault and of external messages. Feeding,
@@ -134,7 +135,7 @@ func (x *explorer) charge(t *exState, k spec.ActionKind) {
 
 // settingsWithout returns a copy of set with kind k off, made once per (set, k) and shared by
 // every world that runs out of k's budget from set (settings are never changed in place).
-func (x *explorer) settingsWithout(set *Settings, k spec.ActionKind) *Settings {
+func (x *explorer) settingsWithout(set *swarm.Settings, k spec.ActionKind) *swarm.Settings {
 	key := settingsOff{set, k}
 	if off, ok := x.offSettings[key]; ok {
 		return off
@@ -142,7 +143,7 @@ func (x *explorer) settingsWithout(set *Settings, k spec.ActionKind) *Settings {
 	off := *set
 	off.Weights[k] = 0
 	if x.offSettings == nil {
-		x.offSettings = make(map[settingsOff]*Settings)
+		x.offSettings = make(map[settingsOff]*swarm.Settings)
 	}
 	x.offSettings[key] = &off
 	return &off
@@ -150,6 +151,6 @@ func (x *explorer) settingsWithout(set *Settings, k spec.ActionKind) *Settings {
 
 // settingsOff keys explorer.offSettings: settings and the kind switched off in them.
 type settingsOff struct {
-	from *Settings
+	from *swarm.Settings
 	kind spec.ActionKind
 }

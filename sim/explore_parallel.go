@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Parallel exploration: one scope explored by several workers (goroutines) that share one visited
@@ -113,7 +115,7 @@ func exploreWorkers(scn *Scenario, opts ExploreOptions) int {
 	if opts.Workers <= 1 || opts.MaxDepth > 0 || opts.Shards > 0 || opts.target != nil {
 		return 1
 	}
-	if opts.Reduce && !newPORTable(scn, &Settings{}).fixed {
+	if opts.Reduce && !newPORTable(scn, &swarm.Settings{}).fixed {
 		return 1
 	}
 	return opts.Workers

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Persistent sets, computed as strong stubborn sets (Valmari; Godefroid 1996, ch. 4): at each
@@ -133,7 +134,7 @@ type porFilter struct {
 // newPersistentSets returns the static part for scn, or nil when persistent sets do not apply:
 // a depth bound, test hooks, sessions, redeclarations (they change who receives what), or more
 // than 64 actors.
-func newPersistentSets(scn *Scenario, set *Settings, opts ExploreOptions) *persistentSets {
+func newPersistentSets(scn *Scenario, set *swarm.Settings, opts ExploreOptions) *persistentSets {
 	n := len(scn.Processes)
 	if opts.MaxDepth > 0 || opts.hooks != nil || scn.Session != nil || set.Weights[spec.ActRedeclare] > 0 ||
 		n+3*len(scn.Topics) > 64 {
@@ -205,7 +206,7 @@ func upstreamTopics(scn *Scenario, topic map[string]int) []uint64 {
 
 // frontierFitsBudget reports whether no frontier can reach the metadata budget: one pair per
 // channel that can ever exist (every partition of every incarnation), at most 40 bytes each.
-func frontierFitsBudget(scn *Scenario, set *Settings) bool {
+func frontierFitsBudget(scn *Scenario, set *swarm.Settings) bool {
 	budget := scn.MetadataBudgetBytes
 	if budget == 0 {
 		budget = node.DefaultMetadataBudgetBytes

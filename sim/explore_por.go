@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/parsleysim/parsleysim/sim/spec"
+import (
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
+)
 
 // Partial-order reduction: sleep sets (Godefroid 1996, ch. 5) with the state-caching correction.
 //
@@ -61,7 +64,7 @@ type porKey struct {
 	topic int
 }
 
-func newPORTable(scn *Scenario, set *Settings) *porTable {
+func newPORTable(scn *Scenario, set *swarm.Settings) *porTable {
 	t := &porTable{ids: make(map[porKey]int)}
 	topic := make(map[string]int, len(scn.Topics))
 	for i, tp := range scn.Topics {

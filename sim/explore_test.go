@@ -11,6 +11,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // chainScope is a small test scope: p1 forwards ext to mid, p2 receives both.
@@ -243,7 +244,7 @@ func TestStepHashIsCanonical(t *testing.T) {
 	scn := &Scenario{Name: "two-inputs",
 		Topics:    []TopicSpec{{Name: "x", Partitions: 1, External: true}, {Name: "y", Partitions: 1, External: true}},
 		Processes: []ProcessSpec{{Name: "p", Receives: []string{"x", "y"}}}}
-	set := Settings{Seed: 1}
+	set := swarm.Settings{Seed: 1}
 	h := newStateHasher(&set)
 	after := func(feeds []int, drain bool) hashKey {
 		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{journal: true})
@@ -284,7 +285,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 		Topics:    []TopicSpec{{Name: "x", Partitions: 1, External: true}},
 		Processes: []ProcessSpec{{Name: "p", Receives: []string{"x"}}}}
 	hashAfter := func(crashLeft, commitBetween bool) hashKey {
-		set := Settings{Seed: 1}
+		set := swarm.Settings{Seed: 1}
 		if crashLeft {
 			set.Weights[spec.ActCrash] = 1
 		}
@@ -312,7 +313,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 // processes that failed closed after different histories hash alike unless one of them
 // delivered out of causal order.
 func TestFailedProcessHash(t *testing.T) {
-	set := Settings{Seed: 1}
+	set := swarm.Settings{Seed: 1}
 	h := newStateHasher(&set)
 	hashFailed := func(feeds int, inverted bool) hashKey {
 		scn := diamond()

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -195,16 +196,6 @@ func (p *proc) stepCommitted() {
 	}
 }
 
-// commitCrashStream is the PCG stream constant of a seed's CommitCrashPct ("ccrash" in ASCII);
-// a run's draws of which crashes land inside a commit, and where, use the next one. Both are
-// distinct from every other stream.
-const commitCrashStream = 0x636372617368
-
-// drawCommitCrashPct draws a seed's Settings.CommitCrashPct: 25-75%.
-func drawCommitCrashPct(seed uint64) int {
-	return 25 + rand.New(rand.NewPCG(seed, commitCrashStream)).IntN(51)
-}
-
 // crashInsideCommit returns, for a scheduled crash of p, the number of calls of p's commit
 // sequence after which the crash lands (between two calls, never after the last), or 0 for a
 // crash outside any commit: a share Settings.CommitCrashPct of the crashes of a process whose
@@ -221,7 +212,7 @@ func (w *world) crashInsideCommit(p *proc) int {
 		return 0
 	}
 	if !w.commitCrashSeeded {
-		w.commitCrashPCG.Seed(w.set.Seed, commitCrashStream+1)
+		w.commitCrashPCG.Seed(w.set.Seed, swarm.CommitCrashStream+1)
 		w.commitCrashSeeded = true
 	}
 	rng := rand.New(&w.commitCrashPCG)

@@ -6,6 +6,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -57,7 +58,7 @@ type Result struct {
 // checks, and, when set.RestartCheck asks for it and the run passed, the restart check
 // (check_restart.go: the script once more with a clean restart inserted; not with opts.Streams
 // given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
-func Run(scn *Scenario, set Settings, ch choose.Chooser, opts RunOptions) *Result {
+func Run(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Result {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}

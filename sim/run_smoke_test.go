@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // diamondScenario is E→p1→mid; p2 receives E and mid (the effect can arrive before its cause).
@@ -24,7 +25,7 @@ func diamondScenario() *Scenario {
 
 func TestSmokeHonest(t *testing.T) {
 	for seed := uint64(1); seed <= 1000; seed++ {
-		set := ExpandSettings(seed)
+		set := swarm.ExpandSettings(seed)
 		res := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{})
 		if res.Verdict != "pass" {
 			for _, v := range res.Violations {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -14,7 +15,7 @@ func TestRunDeterministic(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		run := func() (*Result, []trace.Event) {
 			sink := &trace.CollectSink{}
-			res := Run(diamondScenario(), ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
+			res := Run(diamondScenario(), swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
 			return res, sink.Events
 		}
 		r1, e1 := run()
@@ -38,7 +39,7 @@ func TestRunDeterministic(t *testing.T) {
 
 func runEvents(seed uint64) (*Result, []trace.Event) {
 	sink := &trace.CollectSink{}
-	res := Run(diamondScenario(), ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
+	res := Run(diamondScenario(), swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
 	return res, sink.Events
 }
 
@@ -48,7 +49,7 @@ func TestReplayChooserReproducesRun(t *testing.T) {
 		res, events := runEvents(seed)
 		sink := &trace.CollectSink{}
 		replay := choose.NewReplay(res.Choices)
-		Run(diamondScenario(), ExpandSettings(seed), replay, RunOptions{Sinks: []trace.Sink{sink}})
+		Run(diamondScenario(), swarm.ExpandSettings(seed), replay, RunOptions{Sinks: []trace.Sink{sink}})
 		if rep := trace.CompareTraces(events, sink.Events); !rep.Identical || replay.Err() != nil {
 			t.Fatalf("seed %d: %s %v", seed, rep, replay.Err())
 		}

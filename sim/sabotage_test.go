@@ -68,19 +68,3 @@ func TestSabotageRegistry(t *testing.T) {
 		}
 	}
 }
-
-// TestSabotageNeedsCoverTheRegistry: the eligibility rules (sabotageNeeds) name registered modes
-// only, and every registered mode has one but TREAT_COVERED_FEED_AS_REPLAY, whose guard no host
-// keeping the in-order feed reaches.
-func TestSabotageNeedsCoverTheRegistry(t *testing.T) {
-	for name := range sabotageNeeds {
-		if _, ok := LookupSabotage(name); !ok {
-			t.Errorf("eligibility rule for %s, which is no registered sabotage mode", name)
-		}
-	}
-	for _, m := range SabotageModes() {
-		if _, ok := SabotageNeeds(m.Name); ok == (m.Engine == node.SabotageTreatCoveredFeedAsReplay) {
-			t.Errorf("sabotage mode %s: eligibility rule %v", m.Name, ok)
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -168,7 +169,7 @@ type CauseView struct {
 }
 
 // RunObserved runs scn exactly as Run does, snapshotting the world after each scripted action.
-func RunObserved(scn *Scenario, set Settings, ch choose.Chooser, opts RunOptions) *Observed {
+func RunObserved(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Observed {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // chainScript is n rounds of: produce to ext, p1 delivers it and forwards it to mid, p2 delivers
@@ -30,7 +31,7 @@ func chainScript(n int) []ScriptedAction {
 func observeChain(n int) *Observed {
 	scn := chainScope()
 	scn.Script = chainScript(n)
-	return RunObserved(scn, Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
+	return RunObserved(scn, swarm.Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
 }
 
 // TestObservedViewsMatchTheRun: the views RunObserved keeps give, at every snapshot, each
@@ -39,8 +40,8 @@ func observeChain(n int) *Observed {
 func TestObservedViewsMatchTheRun(t *testing.T) {
 	scn := chainScope()
 	scn.Script = chainScript(12)
-	ob := RunObserved(scn, Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
-	res := Run(scn, Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
+	ob := RunObserved(scn, swarm.Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
+	res := Run(scn, swarm.Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
 	end := len(ob.Snapshots) - 1
 	for i := range scn.Processes {
 		if got := ob.View(end, i).Delivered(); !slices.Equal(got, res.Deliveries[i]) {

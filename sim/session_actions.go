@@ -11,11 +11,6 @@ import (
 // other action and recorded as scripted actions (ScriptedAction.Session), so a recorded script
 // replays them with the same clients, targets and outcomes.
 
-// isSessionKind reports whether k is a session action kind.
-func isSessionKind(k spec.ActionKind) bool {
-	return k == spec.ActSessionWrite || k == spec.ActSessionRead || k == spec.ActTokenDamage
-}
-
 // sessionEnabled reports whether session action kind k has a target: the run has sessions and,
 // for a write, some written topic is live.
 func (w *world) sessionEnabled(k spec.ActionKind) bool {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Each session tier sabotage mode is caught by a small scripted scope, next to the same script
@@ -224,7 +225,7 @@ func TestDamagedTokensNeverDecode(t *testing.T) {
 // shopToken returns an encoded two-channel token minted by a real run.
 func shopToken(t *testing.T) []byte {
 	t.Helper()
-	w := newWorld(shop(), &Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
+	w := newWorld(shop(), &swarm.Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
 	w.sess.write(0, w.chanOf(w.topics[0].inc, 0), false, false)
 	w.sess.write(0, w.chanOf(w.topics[1].inc, 0), false, false)
 	if len(w.violations) > 0 {

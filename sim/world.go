@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -21,7 +22,7 @@ import (
 // chans, a message by its uid (index in msgs plus one; 0 means "no message").
 type world struct {
 	scn     *Scenario
-	set     *Settings
+	set     *swarm.Settings
 	opts    *RunOptions
 	chooser *choose.Recorder
 	sub     *substrate.Model
@@ -185,7 +186,7 @@ const (
 
 // newWorld builds the world of a scenario: the model with every topic created (incarnation 0 of
 // each), retention set on external topics, and one host per process.
-func newWorld(scn *Scenario, set *Settings, ch choose.Chooser, opts *RunOptions) *world {
+func newWorld(scn *Scenario, set *swarm.Settings, ch choose.Chooser, opts *RunOptions) *world {
 	streams := opts.Streams
 	if streams.isZero() {
 		streams = NewStreams(set.Seed)

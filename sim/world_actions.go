@@ -195,6 +195,10 @@ const (
 	waitingRecordBoost = 8
 )
 
+// feedLagWindowSteps is how many world steps one received channel of each process lags before
+// the next one does (Settings.FeedLagFactor).
+const feedLagWindowSteps = 48
+
 // lagChannel is the index in p.recv of the channel p feeds slowly now: it rotates every
 // feedLagWindowSteps world steps, offset per process so processes lag on different channels.
 func (w *world) lagChannel(p *proc) int {

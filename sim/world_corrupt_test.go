@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // answer is a Chooser that answers every decision with option i.
@@ -18,7 +19,7 @@ func (a answer) Choose(string, []uint32) int { return int(a) }
 // produce on, due at step due (0: never).
 func corruptWorld(t *testing.T, explored bool, due int) *world {
 	t.Helper()
-	set := Settings{Seed: 3}
+	set := swarm.Settings{Seed: 3}
 	set.Weights[spec.ActProduceCorrupt] = 1
 	set.FaultAtStep[spec.ActProduceCorrupt] = due
 	scn := diamond(ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // deletionOnlyScenario: p reads the deletion-only topic d and the external topic in; q reads in
@@ -32,7 +33,7 @@ func TestDeletionOnlyTopicSpared(t *testing.T) {
 	hitIn := map[spec.ActionKind]int{}
 	deleted := 0
 	for seed := uint64(1); seed <= 60; seed++ {
-		set := ExpandSettings(seed)
+		set := swarm.ExpandSettings(seed)
 		for _, k := range []spec.ActionKind{spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActRecreateTopic, spec.ActDeleteTopic, spec.ActRedeclare, spec.ActStop, spec.ActProduceStamped, spec.ActRetention} {
 			set.Weights[k] = max(set.Weights[k], 200)
 		}
@@ -84,7 +85,7 @@ func TestDeletionOnlyTopicHasNoRetention(t *testing.T) {
 		scn.Script = append(scn.Script, ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, ScriptedAction{Kind: spec.ActProducePlain, Topic: "d"})
 	}
 	scn.Script = append(scn.Script, ScriptedAction{Kind: spec.ActRetention})
-	set := Settings{Seed: 1, RetentionRecords: 3}
+	set := swarm.Settings{Seed: 1, RetentionRecords: 3}
 	w := newWorld(scn, &set, choose.NewRandom(1), &RunOptions{})
 	w.run()
 	start := func(topic int) uint64 { return uint64(w.offsets(w.incs[w.topics[topic].inc].firstChan).LogStart) }

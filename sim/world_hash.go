@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // The canonical state of a world, for the explorer's deduplication: two worlds with equal
@@ -53,7 +54,7 @@ type stateHasher struct {
 	verify bool
 }
 
-func newStateHasher(set *Settings) *stateHasher {
+func newStateHasher(set *swarm.Settings) *stateHasher {
 	return &stateHasher{sums: stateSums,
 		withRecent: set.Weights[spec.ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
 		caches: &procHashCaches{}, verify: verifyHashCaches.Load()}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // The safety-phase scheduler. Each step asks the Chooser which enabled action kind fires (weights
@@ -105,13 +106,13 @@ func (w *world) boostDueFaults(weights []uint32, total uint32) {
 	end := len(w.procs) + w.set.SafetySteps
 	if w.step+1 >= end-w.set.SafetySteps/lastCallFraction {
 		for k := range spec.NumActionKinds {
-			if !swarmKinds[k].always && w.set.FaultAtStep[k] == 0 && weights[k] > 0 && w.stats.Actions[k] == 0 {
+			if !swarm.AlwaysOn(spec.ActionKind(k)) && w.set.FaultAtStep[k] == 0 && weights[k] > 0 && w.stats.Actions[k] == 0 {
 				weights[k] = max(weights[k], total/2) // an enabled fault never fired: its last call
 			}
 		}
 	}
 	lastCall := end - w.set.SafetySteps/30
-	for _, k := range failClosedKinds {
+	for _, k := range swarm.FailClosedKinds {
 		if weights[k] == 0 || !w.faultDue(k) {
 			continue
 		}

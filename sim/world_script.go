@@ -43,7 +43,7 @@ func (w *world) doScripted(a *ScriptedAction) bool {
 	if a.Process != "" {
 		return w.doScriptedProcess(a, w.procByName(a.Process))
 	}
-	if isSessionKind(a.Kind) {
+	if a.Kind.Session() {
 		return w.doScriptedSession(a)
 	}
 	t, named := w.topicByName[a.Topic]

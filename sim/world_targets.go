@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Interesting targets. A fault or a produce aimed where nobody reads is wasted: a corrupt header
@@ -64,8 +65,8 @@ const (
 func (w *world) explored() bool { return w.opts.journal }
 
 // failClosedTarget reports whether action kind k can make a receiver fail closed: whether it is
-// one of failClosedKinds.
-func failClosedTarget(k spec.ActionKind) bool { return slices.Contains(failClosedKinds, k) }
+// one of swarm.FailClosedKinds.
+func failClosedTarget(k spec.ActionKind) bool { return slices.Contains(swarm.FailClosedKinds, k) }
 
 // topicDisturbed reports whether topic t was hit by a fault that stops receivers: it was deleted
 // or recreated, or a current channel of it was truncated (by delete-records or retention).

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // TestExploredWeightsKeepCandidates: in the states swarm runs reach, the target weights an
@@ -16,7 +17,7 @@ func TestExploredWeightsKeepCandidates(t *testing.T) {
 	for _, scn := range []func() *Scenario{diamondScenario, deletionOnlyScenario} {
 		for seed := uint64(1); seed <= 30; seed++ {
 			for _, steps := range []int{15, 60, 200} {
-				set := ExpandSettings(seed)
+				set := swarm.ExpandSettings(seed)
 				set.SafetySteps, set.LivenessStepsMax = steps, 0
 				w := newWorld(scn(), &set, choose.NewRandom(seed), &RunOptions{})
 				w.run()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // listEntry is one line of `simrun list`: a scenario or a sabotage mode.
@@ -63,9 +64,9 @@ func listEntries() []listEntry {
 	return out
 }
 
-// eligibility says which seeds can expose a sabotage mode (sim.SabotageNeeds).
+// eligibility says which seeds can expose a sabotage mode (swarm.SabotageNeeds).
 func eligibility(mode string) string {
-	needs, ok := sim.SabotageNeeds(mode)
+	needs, ok := swarm.SabotageNeeds(mode)
 	switch {
 	case !ok:
 		return "no seed is eligible: its guard is unreachable by a host keeping the in-order feed"

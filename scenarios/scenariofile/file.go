@@ -2,6 +2,7 @@ package scenariofile
 
 import (
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Scenario files: a human-writable text form of a scripted scenario (topics, processes, a
@@ -30,7 +31,7 @@ type File struct {
 // default (DefaultFileSettings), so most files need no settings line.
 type FileSettings struct {
 	Seed uint64 // the run seed: topic IDs (so drain order between channels), payloads of unlabelled records
-	// Swarm, when non-zero, takes every setting from sim.ExpandSettings(Swarm) before the
+	// Swarm, when non-zero, takes every setting from swarm.ExpandSettings(Swarm) before the
 	// overrides below (what the shrinker writes so a reproduction keeps its seed's settings).
 	Swarm            uint64
 	LivenessStepsMax int   // the final phase's action budget; 0 switches it off
@@ -48,15 +49,15 @@ func DefaultFileSettings() FileSettings {
 	return FileSettings{Seed: 1, LivenessStepsMax: 1000, StepMicros: 100, HopsMax: 8}
 }
 
-// Sim returns the sim.Settings these file settings describe. Without Swarm every field applies;
+// Sim returns the swarm.Settings these file settings describe. Without Swarm every field applies;
 // with Swarm the seed's expanded settings stand except the fields the file's settings line gave
 // (Given). Weights and SafetySteps are zero: a scripted run schedules nothing.
-func (fs FileSettings) Sim() sim.Settings {
-	var set sim.Settings
+func (fs FileSettings) Sim() swarm.Settings {
+	var set swarm.Settings
 	if fs.Swarm != 0 {
-		set = sim.ExpandSettings(fs.Swarm)
+		set = swarm.ExpandSettings(fs.Swarm)
 		set.Weights = [len(set.Weights)]uint32{}
-		set.RestartCheck = sim.RestartCheck{} // a file asks for restart checks where it wants them (expect restart-invisible)
+		set.RestartCheck = swarm.RestartCheck{} // a file asks for restart checks where it wants them (expect restart-invisible)
 	}
 	set.Seed, set.SafetySteps = fs.Seed, 0
 	apply := func(key string) bool { return fs.Swarm == 0 || fs.Given[key] }
@@ -65,7 +66,7 @@ func (fs FileSettings) Sim() sim.Settings {
 	}
 	if apply("step-us") {
 		for k := range set.DurationMicros {
-			set.DurationMicros[k] = sim.Range{Min: fs.StepMicros, Max: fs.StepMicros}
+			set.DurationMicros[k] = swarm.Range{Min: fs.StepMicros, Max: fs.StepMicros}
 		}
 	}
 	if apply("retention-us") {

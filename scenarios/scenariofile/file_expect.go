@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Checking a file's expectations against an observed run. Each failure names the file, the line
 // and what the run showed instead.
 
 // checkExpects returns one failure per expectation that does not hold.
-func checkExpects(f *File, ob *sim.Observed, st *story, set sim.Settings, opts sim.RunOptions) []string {
+func checkExpects(f *File, ob *sim.Observed, st *story, set swarm.Settings, opts sim.RunOptions) []string {
 	var out []string
 	for i := range f.Expects {
 		e := &f.Expects[i]
@@ -30,7 +31,7 @@ func checkExpects(f *File, ob *sim.Observed, st *story, set sim.Settings, opts s
 
 // checkExpect checks one expectation at snapshot snap; it returns "" when it holds, else what
 // was found instead.
-func checkExpect(e *Expect, snap int, ob *sim.Observed, st *story, f *File, set sim.Settings, opts sim.RunOptions) string {
+func checkExpect(e *Expect, snap int, ob *sim.Observed, st *story, f *File, set swarm.Settings, opts sim.RunOptions) string {
 	switch e.Kind {
 	case ExpectDelivered:
 		return checkDelivered(e, processView(ob, snap, f, e.Process), ob, st)

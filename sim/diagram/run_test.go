@@ -17,6 +17,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -44,7 +45,7 @@ func renderRun(t *testing.T, scn *sim.Scenario, seed uint64, sab node.Sabotage, 
 	sink := NewSink(scn)
 	// The reference node is off: it would report IGNORE_CAUSES's first wrong delivery at once,
 	// before the S1 violation whose causal chain these pictures draw.
-	res := sim.Run(scn, sim.ExpandSettings(seed), choose.NewRandom(seed), sim.RunOptions{Sabotage: sab,
+	res := sim.Run(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), sim.RunOptions{Sabotage: sab,
 		Sinks: []trace.Sink{sink}, Disabled: []spec.Criterion{spec.CritReference}})
 	var svg bytes.Buffer
 	if err := sink.WriteSVG(&svg, res.Violations); err != nil {

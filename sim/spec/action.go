@@ -49,6 +49,12 @@ func (k ActionKind) String() string {
 	return "action(?)"
 }
 
+// Session reports whether k is a session action kind: one that acts only in a scenario with
+// session clients (session-write, session-read, token-damage).
+func (k ActionKind) Session() bool {
+	return k == ActSessionWrite || k == ActSessionRead || k == ActTokenDamage
+}
+
 // ActionKinds returns every action kind in offer order.
 func ActionKinds() []ActionKind {
 	ks := make([]ActionKind, NumActionKinds)

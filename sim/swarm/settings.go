@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import "github.com/parsleysim/parsleysim/sim/spec"
 
@@ -27,7 +27,7 @@ type Settings struct {
 	DurationMicros [spec.NumActionKinds]Range
 
 	// FaultAtStep gives, for each fail-closed fault class that is on (a corrupt header, a
-	// truncation, deleting or recreating a topic: failClosedKinds), the world step from which the
+	// truncation, deleting or recreating a topic: FailClosedKinds), the world step from which the
 	// scheduler insists it fire once if it has not yet: late in the safety phase, after holds have
 	// built up, so the fault meets a run with something to lose instead of ending its interesting
 	// life early (0 = no insistence).
@@ -35,12 +35,12 @@ type Settings struct {
 
 	// FeedLagFactor skews which received channel a process feeds next: one received channel of
 	// each process lags (it weighs 1, the others FeedLagFactor), and the lagging channel rotates
-	// every feedLagWindowSteps world steps, so records arrive out of order across channels and a
+	// every few dozen world steps, so records arrive out of order across channels and a
 	// record's causes on the lagging channel are often not yet delivered (holds). 0 or 1 feeds
 	// uniformly.
 	FeedLagFactor int
 
-	// HoldPauseSteps shapes feeding around holds (chooseFeedChannel): for this many world steps
+	// HoldPauseSteps shapes feeding around holds (the world's feed choice): for this many world steps
 	// after a process was fed a message that waits for a cause on another of its channels, it does
 	// not feed that channel, so the message stays held across drains and more records queue
 	// behind it; it also prefers channels whose next record will wait, and feeds a channel a held
@@ -48,7 +48,7 @@ type Settings struct {
 	HoldPauseSteps int
 
 	// SpareDeadHoldSurvivors keeps a running process that holds messages on a dead channel out of
-	// the crash, stop, migration and zombie targets (proc.heldOnDead), so it lives to show whether
+	// the crash, stop, migration and zombie targets, so it lives to show whether
 	// it delivers past its dead hold. Only an engine that ignored the deletion or recreation gets
 	// there. Swarm runs switch it on; explorations and scripted runs leave it off, so an
 	// exploration still enumerates every fault the run could take.
@@ -61,16 +61,16 @@ type Settings struct {
 	ForwardHopsMax        int   // application logic forwards a message at most this many hops
 
 	// RestartCheck, when on, runs the run's script again with a clean restart of one process
-	// inserted and compares every process's deliveries (RESTART_INVISIBILITY, check_restart.go).
+	// inserted and compares every process's deliveries (RESTART_INVISIBILITY).
 	RestartCheck RestartCheck
 	// CommitCrashPct is the share, in percent, of the scheduled crashes of a process whose step
 	// is not committed that land inside its commit sequence instead, between two of its
-	// substrate calls (host_commit.go). 0 (scripted runs, explorations) never.
+	// substrate calls of the host. 0 (scripted runs, explorations) never.
 	CommitCrashPct int
 
 	// WorkUnitsPerMicro converts the engine's work counters (heads offered, causes compared
 	// and merged, header bytes / 64, holds added and removed) into virtual microseconds charged
-	// on top of an action's drawn duration; 0 means DefaultWorkUnitsPerMicro.
+	// on top of an action's drawn duration; 0 means the world's default (sim.DefaultWorkUnitsPerMicro).
 	WorkUnitsPerMicro int64
 }
 

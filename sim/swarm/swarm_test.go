@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import (
 	"slices"
@@ -139,7 +139,7 @@ func TestEligible(t *testing.T) {
 func TestFaultAtStepShape(t *testing.T) {
 	for seed := range uint64(1000) {
 		s := ExpandSettings(seed)
-		for _, k := range failClosedKinds {
+		for _, k := range FailClosedKinds {
 			at := s.FaultAtStep[k]
 			if !s.Enabled(k) {
 				if at != 0 {
@@ -158,7 +158,7 @@ func TestFaultAtStepShape(t *testing.T) {
 		}
 	}
 	for _, k := range spec.ActionKinds() {
-		if !slices.Contains(failClosedKinds, k) && ExpandSettings(7).FaultAtStep[k] != 0 {
+		if !slices.Contains(FailClosedKinds, k) && ExpandSettings(7).FaultAtStep[k] != 0 {
 			t.Errorf("%s is not fail-closed but has a due step", k)
 		}
 	}

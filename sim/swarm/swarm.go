@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import (
 	"math"
@@ -76,6 +76,11 @@ var swarmKinds = [spec.NumActionKinds]swarmKind{
 	// commit instead, for a seeded share of such crashes (Settings.CommitCrashPct).
 	spec.ActCommitCrash: {durationMicros: Range{200, 3000}},
 }
+
+// AlwaysOn reports whether action kind k is on in every seed's settings (the core of every run:
+// feed, drain, commit, start, plain produce, and the session actions where a scenario has
+// sessions), as against a fault class that each seed switches on or off.
+func AlwaysOn(k spec.ActionKind) bool { return swarmKinds[k].always }
 
 // ExpandSettings derives a run's settings from its seed, like TigerBeetle's VOPR: which fault
 // classes are on (an action kind's weight; zero is off — feed, drain, commit, start and plain
@@ -159,13 +164,7 @@ const holdPauseSteps = 60
 
 // Fail-closed fault schedule and feed lag. They draw from their own stream ("faults" in ASCII),
 // so they do not depend on how many action kinds the expansion draws for.
-const (
-	faultScheduleStream = 0x6661756c7473
-
-	// feedLagWindowSteps is how many world steps one received channel of each process lags before
-	// the next one does (Settings.FeedLagFactor).
-	feedLagWindowSteps = 48
-)
+const faultScheduleStream = 0x6661756c7473
 
 // feedLagFactors is the menu of FeedLagFactor drawn per seed: uniform feeding for some seeds,
 // a lagging channel for most.
@@ -188,7 +187,7 @@ var faultAtPct = map[spec.ActionKind]Range{
 // drawFaultSchedule draws, for each fail-closed kind that is on, the step from which it must fire
 // once (Settings.FaultAtStep), and the seed's feed lag.
 func drawFaultSchedule(rng *rand.Rand, set *Settings) {
-	for _, k := range failClosedKinds {
+	for _, k := range FailClosedKinds {
 		window := faultAtPct[k]
 		pct := window.Min + rng.Int64N(window.Max-window.Min+1)
 		if set.Enabled(k) {
@@ -198,10 +197,10 @@ func drawFaultSchedule(rng *rand.Rand, set *Settings) {
 	set.FeedLagFactor = feedLagFactors[rng.IntN(len(feedLagFactors))]
 }
 
-// failClosedKinds are the faults after which an honest receiver fails closed for good: a corrupt
+// FailClosedKinds are the faults after which an honest receiver fails closed for good: a corrupt
 // header it reads, a truncation past its read position, deleting (with holds) or recreating a
 // topic it receives.
-var failClosedKinds = []spec.ActionKind{spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActDeleteTopic, spec.ActRecreateTopic}
+var FailClosedKinds = []spec.ActionKind{spec.ActProduceCorrupt, spec.ActDeleteRecords, spec.ActDeleteTopic, spec.ActRecreateTopic}
 
 // failClosedIntensity is the menu of expected fail-closed faults per run at random times, in
 // tenths, one drawn per seed, on top of the one late firing of each enabled kind that
@@ -219,11 +218,11 @@ func scaleFailClosed(set *Settings, perRunTenths int) {
 	on := 0
 	for k := range spec.NumActionKinds {
 		switch {
-		case slices.Contains(failClosedKinds, spec.ActionKind(k)):
+		case slices.Contains(FailClosedKinds, spec.ActionKind(k)):
 			if set.Weights[k] > 0 {
 				on++
 			}
-		case isSessionKind(spec.ActionKind(k)):
+		case spec.ActionKind(k).Session():
 			// Enabled only in scenarios with sessions; left out so every earlier seed keeps its
 			// fail-closed weights.
 		default:
@@ -236,11 +235,21 @@ func scaleFailClosed(set *Settings, perRunTenths int) {
 	// Each on kind fires with probability w/total per step: w = perRun*others / (steps*on - perRun).
 	perRun := float64(perRunTenths) / 10
 	w := perRun * float64(others) / (float64(set.SafetySteps*on) - perRun)
-	for _, k := range failClosedKinds {
+	for _, k := range FailClosedKinds {
 		if set.Weights[k] > 0 {
 			set.Weights[k] = uint32(max(1, math.Round(w)))
 		}
 	}
+}
+
+// CommitCrashStream is the PCG stream constant of a seed's CommitCrashPct ("ccrash" in ASCII);
+// a run's draws of which crashes land inside a commit, and where, use CommitCrashStream+1. Both
+// are distinct from every other stream.
+const CommitCrashStream = 0x636372617368
+
+// drawCommitCrashPct draws a seed's Settings.CommitCrashPct: 25-75%.
+func drawCommitCrashPct(seed uint64) int {
+	return 25 + rand.New(rand.NewPCG(seed, CommitCrashStream)).IntN(51)
 }
 
 // drawRange draws a sub-range of bounds: a minimum in the lower half, a maximum above it.
