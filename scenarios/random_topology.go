@@ -249,7 +249,7 @@ func (g *topoGen) pickDistinct(pool []int, k int) []int {
 // producers write every external topic (plain, stamped and corrupt records, the fail-closed
 // faults' targets), so a topic nobody reads wastes them: a third of the seeds had one, and a
 // corrupt header produced there was never read by anyone (UNDECODABLE_AS_ABSENT uncaught), a
-// stamped record there never held (see externalTopicsMenu for the measured effect).
+// stamped record there never held (results/heuristics.md has the measured effect).
 func (g *topoGen) receiveEveryExternal() {
 	for _, x := range g.externals {
 		n := 0

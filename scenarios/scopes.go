@@ -27,7 +27,8 @@ type Scope struct {
 	MaxDepth int
 	// Catches lists the sabotage modes the scope is meant to catch (documentation and test).
 	Catches []string
-	// Reference marks the reference scope (slow: explored behind a flag in tests).
+	// Reference marks the reference scope, the one speed is measured on (slow: explored behind a
+	// flag in tests).
 	Reference bool
 	Build     func() *sim.Scenario
 }

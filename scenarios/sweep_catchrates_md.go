@@ -18,7 +18,7 @@ func (t *CatchRateTable) Markdown() []byte {
 	fmt.Fprintf(&b, "Each sabotage mode over seeds %d-%d of %s: the seeds on which the "+
 		"simulator found a violation, over all seeds and over the **eligible** seeds (whose settings switch on "+
 		"a fault class the mode needs, `swarm.Settings.Eligible`), next to the protocol's own figure from SPEC "+
-		"§6.2. Goals (issue 6 item 7): at least half of the eligible seeds caught, and a rate over all seeds "+
+		"§6.2. Goals: at least half of the eligible seeds caught, and a rate over all seeds "+
 		"above the protocol's. `go test ./scenarios` sweeps the first %d seeds of each mode again and fails "+
 		"when a mode is caught on more than %d fewer of them than the **floor** column "+
 		"(`scenarios/catchrate_test.go`), so a weaker oracle is a red test.\n\n", t.FirstSeed, t.LastSeed, swept,
@@ -69,7 +69,7 @@ func (t *CatchRateTable) Markdown() []byte {
 	}
 	fmt.Fprintf(&b, "\nEligibility (`swarm.SabotageNeeds`): IGNORE_CAUSES, NO_FIFO, SKIP_RECEIPT_MERGE, OVEREXPRESS, "+
 		"SILENT_DROP and the session tiers' modes but TOKEN_SALVAGE every seed; the others need one of their fault classes switched on by the seed's swarm "+
-		"settings (see `sim/swarm_describe.go`). A mode without a rule has no eligible seeds. \"Fault fired\" counts "+
+		"settings (see `sim/swarm/describe.go`). A mode without a rule has no eligible seeds. \"Fault fired\" counts "+
 		"the eligible seeds whose run actually took an action of a needed fault class: it separates a generator "+
 		"that rarely sets the fault up from checkers that miss it.\n")
 	return []byte(b.String())

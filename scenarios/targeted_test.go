@@ -12,7 +12,7 @@ import (
 // TestTargetedCatchSabotage: the targeted scenarios bite. Each sabotage mode (engine and host)
 // makes at least the named scenario file violate the named criterion, where the honest run
 // passes (TestScenarioFiles). TREAT_COVERED_FEED_AS_REPLAY is exempt: it disarms a guard no host
-// keeping the in-order feed can reach (issue 6 item 7).
+// keeping the in-order feed can reach.
 func TestTargetedCatchSabotage(t *testing.T) {
 	catches := map[string]struct {
 		file      string

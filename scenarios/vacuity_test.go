@@ -15,7 +15,7 @@ const vacuitySeeds = 200
 // TestVacuityGuard: a sweep that never built a shape or never hit a fault proves nothing about
 // it. Across the CI sweep every generator feature appears, every action kind is taken, and the
 // runs deliver, hold, release held messages, crash, roll back, recreate topics, truncate logs
-// and refuse (issue 6 item 2).
+// and refuse.
 func TestVacuityGuard(t *testing.T) {
 	features := map[Feature]int{}
 	rep, err := Sweep(context.Background(), SweepConfig{First: 1, Last: vacuitySeeds, Visit: func(o SeedOutcome) {

@@ -24,7 +24,7 @@ import (
 // feeds or drains can refuse) is encoded without its committed data — group offsets, committed ordering state,
 // committed positions, firstFixed — and without its step's rollback target: only a restart, a
 // rollback or a truncation reads them, and none can happen any more. The commit points of such a
-// process then no longer multiply the states (reference msgs=4: 12,481 -> 2,553 states). The
+// process then no longer multiply the states (results/explore.md has the counts). The
 // staged criteria, the step's emissions and its corrupt record stay: a commit reads them. The
 // abstraction is decided on the world (budgets, logs) at every hash; the encoding it chooses
 // depends on the process alone and is cached like the full one (stateHasher.appendProc).

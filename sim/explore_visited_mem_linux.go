@@ -11,9 +11,8 @@ import (
 // lookup reads one random slot of a table of hundreds of megabytes: with 4 KiB pages nearly
 // every lookup also misses the TLB and walks page tables that do not fit in the caches, which on
 // a virtual machine is a two-level walk. With 2 MiB pages the whole table's translations fit
-// in the TLB. Measured with dependent random reads of a 402 MB table on the 2-core VM: 420 ns a
-// read with 4 KiB pages, 275-315 ns with huge pages. The slots hold no pointers, so memory the
-// collector does not know is safe for them; it is unmapped when the table grows or the
+// in the TLB (results/explore.md has the lookup times). The slots hold no pointers, so memory
+// the collector does not know is safe for them; it is unmapped when the table grows or the
 // exploration ends (visitedSet.free). A small table, or a failed mapping, is an ordinary slice.
 type slotMemory struct {
 	slots  []visitSlot

@@ -132,12 +132,8 @@ const redeclareHeldBoost = 20
 
 // redeclareLatePct is the last part of the safety phase, in percent, in which redeclareHeldBoost
 // applies: a removal makes its receiver fail closed, so earlier it would end the deliveries the
-// run's other faults need (measured over seeds 1-1000: the last 55% at 12x caught
-// IGNORE_REMOVED_CHANNELS on 418 seeds and UNDECODABLE_AS_ABSENT on 577, the last 40% at 20x on
-// 407 and 597; boosted from the start, corrupt-header catches fell by a tenth). Since a
-// recreation may come early (dueEarlyKinds) and stop the last receivers, the removal comes
-// earlier too: with early recreations, the last 40% caught IGNORE_REMOVED_CHANNELS on 390 seeds,
-// the last 70% on 439 (UNDECODABLE_AS_ABSENT 575 and 558).
+// run's other faults need. It reaches further back than the late fail-closed faults because a
+// recreation may come early (dueEarlyKinds) and stop the last receivers a removal could find.
 const redeclareLatePct = 70
 
 // anyRemovableHolds reports whether some down process has removableHolds while no redeclaration
@@ -291,14 +287,10 @@ func (w *world) faultFired(k spec.ActionKind) bool {
 // closed at its next start whatever its engine does, as its stored name binding no longer
 // matches), so with no running receiver left it tests nothing. The other kinds keep their step:
 // a truncation or a corrupt record waits in the log for a receiver to read it, and a deletion
-// needs a held message. Measured over seeds 1-1000 (go run ./cmd/simrun sweep --catch-rates
-// --seeds 1-1000 -j 2): a recreation due from 70-95% of the safety phase with no running
-// receiver left (the last call fires it anyway) was caught by IGNORE_RECREATION on 443 seeds,
-// due early from 40% of the safety phase on 613; 1001-2000: 472 and 610 (due early from 45%).
-// Due early for every fail-closed kind, every other mode lost 5-10 points (each early fault
-// stops the last receiver the others need).
+// needs a held message; and each fault due early would stop the last receiver the other faults
+// need.
 var dueEarlyKinds = []spec.ActionKind{spec.ActRecreateTopic}
 
 // dueEarlyPct is the part of the safety phase, in percent, before which no fault is due early:
-// the run first delivers and builds up holds (from 45%: IGNORE_RECREATION 598 of 1000).
+// the run first delivers and builds up holds.
 const dueEarlyPct = 40

@@ -123,9 +123,9 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// The explorer's garbage is short-lived clones; its live heap is a few megabytes (the
-		// visited set lives outside the Go heap, sim/explore_visited_mem_linux.go). GOGC between
-		// 100 and 800 measured alike on the reference scope; 400 spares some collections. A GOGC
-		// in the environment wins.
+		// visited set lives outside the Go heap, sim/explore_visited_mem_linux.go), so a higher
+		// GOGC than the default spares collections without holding much more memory
+		// (results/explore.md). A GOGC in the environment wins.
 		debug.SetGCPercent(400)
 	}
 	start := time.Now()
