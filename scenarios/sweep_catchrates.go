@@ -3,9 +3,7 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
-	"os"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim"
@@ -233,27 +231,4 @@ func (t *CatchRateTable) JSON() []byte {
 		panic(err) // plain data: cannot fail
 	}
 	return append(b, '\n')
-}
-
-// ReadCatchRates reads a table written by JSON; errors name the file.
-func ReadCatchRates(path string) (*CatchRateTable, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var t CatchRateTable
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &t, nil
-}
-
-// Row returns the table's row for a mode.
-func (t *CatchRateTable) Row(mode string) (CatchRate, bool) {
-	for _, r := range t.Modes {
-		if r.Mode == mode {
-			return r, true
-		}
-	}
-	return CatchRate{}, false
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
+	"github.com/parsleysim/parsleysim/sim/oracle/wire"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -85,4 +86,10 @@ func TestDueCorruptFaultIsUndecodable(t *testing.T) {
 }
 
 // undecodable reports whether the reference decoder refuses a corruption's headers.
-func undecodable(c corrupt.Corruption) bool { return readWireHeaders(c.Headers()).undecodable }
+func undecodable(c corrupt.Corruption) bool {
+	headers := make([]wire.Header, len(c.Values))
+	for i, v := range c.Values {
+		headers[i] = wire.Header{Key: wire.HeaderKey, Value: v}
+	}
+	return readWireHeaders(headers).undecodable
+}

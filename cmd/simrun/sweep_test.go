@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,7 +151,7 @@ func TestCatchRatesCommand(t *testing.T) {
 	if code != exitPass {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	table, err := scenarios.ReadCatchRates(filepath.Join(dir, "catch-rates.json"))
+	table, err := readCatchRates(filepath.Join(dir, "catch-rates.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,15 +160,38 @@ func TestCatchRatesCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range scenarios.CatchRateModes() {
-		row, ok := table.Row(mode)
+		row, ok := catchRateRow(table, mode)
 		if !ok || row.Runs != 3 || !strings.Contains(string(md), "| "+mode+" |") || !strings.Contains(stdout, mode) {
 			t.Fatalf("mode %s: row %+v (found %v), or missing from the markdown or stdout", mode, row, ok)
 		}
 	}
-	if ic, _ := table.Row("IGNORE_CAUSES"); ic.Caught == 0 || len(ic.CaughtBy) == 0 {
+	if ic, _ := catchRateRow(table, "IGNORE_CAUSES"); ic.Caught == 0 || len(ic.CaughtBy) == 0 {
 		t.Fatalf("IGNORE_CAUSES caught on none of seeds 4-6: %+v", ic)
 	}
-	if ex, _ := table.Row("TREAT_COVERED_FEED_AS_REPLAY"); ex.Exempt == "" || !strings.Contains(string(md), "Exempt from the goals") {
+	if ex, _ := catchRateRow(table, "TREAT_COVERED_FEED_AS_REPLAY"); ex.Exempt == "" || !strings.Contains(string(md), "Exempt from the goals") {
 		t.Fatalf("TREAT_COVERED_FEED_AS_REPLAY not listed as exempt: %+v", ex)
 	}
+}
+
+// readCatchRates reads a table written by CatchRateTable.JSON; errors name the file.
+func readCatchRates(path string) (*scenarios.CatchRateTable, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t scenarios.CatchRateTable
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &t, nil
+}
+
+// catchRateRow returns table's row for a mode.
+func catchRateRow(table *scenarios.CatchRateTable, mode string) (scenarios.CatchRate, bool) {
+	for _, r := range table.Modes {
+		if r.Mode == mode {
+			return r, true
+		}
+	}
+	return scenarios.CatchRate{}, false
 }

@@ -50,7 +50,7 @@ const (
 	MovePosition           Shape = "move-position"
 )
 
-// Shapes lists every shape in a fixed order: Generate draws an index into it, and an explorer
+// Shapes lists every shape in a fixed order: Draw draws an index into it, and an explorer
 // enumerates it.
 var Shapes = []Shape{NullValue, EmptyValue, DuplicateHeader, UnknownVersion, Truncated, TrailingBytes,
 	NonMinimalVarint, VarintOverflow, ZeroTopicID, TopicsNotAscending, PartitionsNotAscending,
@@ -75,21 +75,9 @@ type Corruption struct {
 	Values [][]byte
 }
 
-// Headers returns the corruption as a record's header list.
-func (c Corruption) Headers() []wire.Header {
-	out := make([]wire.Header, len(c.Values))
-	for i, v := range c.Values {
-		out[i] = wire.Header{Key: wire.HeaderKey, Value: v}
-	}
-	return out
-}
-
 // Undecodable lists the shapes whose values are always refused (every shape but the near misses),
 // in the order of Shapes.
 var Undecodable = slices.DeleteFunc(slices.Clone(Shapes), func(s Shape) bool { _, ok := s.Family(); return !ok })
-
-// Generate draws a shape uniformly from Shapes and makes it from base (see Make).
-func Generate(src Source, base []wire.Cause) Corruption { return Draw(src, Shapes, base) }
 
 // Draw draws a shape uniformly from shapes and makes it from base (see Make).
 func Draw(src Source, shapes []Shape, base []wire.Cause) Corruption {

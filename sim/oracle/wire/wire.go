@@ -24,9 +24,6 @@ const Version = 0x01
 // reserved (constraint 7).
 const PositionMax = 1<<63 - 2
 
-// PartitionMax is the largest partition a varint may spell: 2^31−1.
-const PartitionMax = 1<<31 - 1
-
 // TopicID is a Kafka topic ID: the 8 most significant bytes of the UUID, then its 8 least. The
 // all-zero ID names no channel (constraint 5).
 type TopicID [16]byte

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"go/parser"
 	"go/token"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -46,7 +47,7 @@ func TestValidVectors(t *testing.T) {
 		{"empty frontier", "01 00", nil},
 		{"golden", golden, []Cause{{Channel{topicA, 2}, 41}, {Channel{topicA, 5}, 7}, {Channel{topicB, 0}, 9}}},
 		{"partition 300 is ac 02", "01 01 | " + idA + " | 01 | ac 02 | 00 00 00 00 00 00 00 01", []Cause{{Channel{topicA, 300}, 1}}},
-		{"largest partition", "01 01 | " + idA + " | 01 | ff ff ff ff 07 | 00 00 00 00 00 00 00 00", []Cause{{Channel{topicA, PartitionMax}, 0}}},
+		{"largest partition", "01 01 | " + idA + " | 01 | ff ff ff ff 07 | 00 00 00 00 00 00 00 00", []Cause{{Channel{topicA, math.MaxInt32}, 0}}},
 		{"largest position", "01 01 | " + idA + " | 01 | 00 | 7f ff ff ff ff ff ff fe", []Cause{{Channel{topicA, 0}, PositionMax}}},
 		{"topic ID with its sign bit set sorts last", "01 02 | " + idA + " | 01 | 00 | 00 00 00 00 00 00 00 00 | " + idB + " | 01 | 00 | 00 00 00 00 00 00 00 00",
 			[]Cause{{Channel{topicA, 0}, 0}, {Channel{topicB, 0}, 0}}},

@@ -1,0 +1,357 @@
+package tidy
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// exportAllowed are the exported identifiers of the project that only tests use, kept exported on
+// purpose, each with the reason. A key is the package's directory in the repository and the name
+// ("node.ExtractCauses"), with the type for a method or a field ("node.State.HeldCount").
+var exportAllowed = map[string]string{
+	"node.ExtractCauses":       "the node's public API: a host reads a record's causes with it",
+	"node.State.HeldCount":     "the node's public API: a host reports the depth of a committed state's holds",
+	"node.Verdict.Deliverable": "the node's public API: the one question a caller of Decide asks of its verdict",
+	"scenarios.RunSeed":        "the catalogue's public API: one seed of a spec, as simrun --seed runs it, for a Go test of a scenario",
+	"sim.VerifyHashCaches":     "the explorer's staleness check of its digest caches, a global switch its tests set, until the check is a test of the clone/hash seam",
+	"sim/oracle/wire.Families": "the reference decoder's refusal families, listed beside their constants so that a family added there reaches the corruption generator's test, which checks every family is generated",
+}
+
+// TestExportsHaveNonTestUsers fails when an exported identifier of a non-main package of the
+// project (a package-level name, a method or a field of an exported type) is used by tests and by
+// no non-test file of the project. It type-checks the whole module from source (go
+// list -export gives the dependencies' export data) and names each such identifier, where it
+// is declared, and whether tests use it. A method whose name some interface has is taken as used
+// (through the interface, as fmt uses String), and so is a field a struct tag names for an
+// encoder. Make such an identifier unexported, move it into the test that uses it, or, for a
+// deliberate public API, list it in exportAllowed with the reason.
+func TestExportsHaveNonTestUsers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("type-checks the whole module")
+	}
+	m := loadModule(t)
+	var bad []string
+	for _, d := range m.declared {
+		if m.usedByCode[d.pos] {
+			continue
+		}
+		if reason, ok := exportAllowed[d.key]; ok {
+			if reason == "" {
+				t.Errorf("exportAllowed lists %s without a reason", d.key)
+			}
+			continue
+		}
+		if !m.usedByTest[d.pos] || d.method && m.interfaceMethods[d.name] {
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("%s (%s): exported, and only tests use it", d.key, relPosition(m.fset.Position(d.pos))))
+	}
+	for key := range exportAllowed {
+		if !m.declaredKeys[key] {
+			t.Errorf("exportAllowed lists %s, which is no exported identifier of the project", key)
+		}
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+	if len(m.declared) < 200 {
+		t.Fatalf("only %d exported identifiers found: the test is not looking at the module", len(m.declared))
+	}
+}
+
+// listed is what go list says of one package.
+type listed struct {
+	ImportPath   string
+	Name         string
+	Dir          string
+	Export       string
+	Standard     bool
+	ForTest      string
+	Module       *struct{ Path string }
+	GoFiles      []string
+	TestGoFiles  []string
+	XTestGoFiles []string
+}
+
+// exported is one exported identifier declared in a non-test file of a non-main package.
+type exported struct {
+	key    string // "dir.Name" or "dir.Type.Name"
+	name   string
+	pos    token.Pos
+	method bool
+}
+
+// module is the type-checked project: what it exports and which exported identifiers its
+// non-test code and its tests use (by declaring position).
+type module struct {
+	fset             *token.FileSet
+	path             string // the module path
+	declared         []exported
+	declaredKeys     map[string]bool
+	usedByCode       map[token.Pos]bool
+	usedByTest       map[token.Pos]bool
+	interfaceMethods map[string]bool
+}
+
+// loadModule type-checks every package of the module, its in-package tests with it and its
+// external tests apart, the dependencies read from their export data.
+func loadModule(t *testing.T) *module {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-test", "-export", "-json", "./...")
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var own []listed
+	exports := map[string]string{}
+	modulePath := ""
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p listed
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		if p.ForTest != "" || strings.HasSuffix(p.ImportPath, ".test") || strings.Contains(p.ImportPath, " ") {
+			continue // a test variant: the plain package's entry has its files
+		}
+		if p.Module != nil && !p.Standard && p.Dir != "" && isWithin(p.Dir, root) {
+			own = append(own, p)
+			modulePath = p.Module.Path
+			continue
+		}
+		if p.Export != "" {
+			exports[p.ImportPath] = p.Export
+		}
+	}
+	if modulePath == "" {
+		t.Fatal("go list found no package of the module")
+	}
+
+	m := &module{
+		fset: token.NewFileSet(), path: modulePath, declaredKeys: map[string]bool{},
+		usedByCode: map[token.Pos]bool{}, usedByTest: map[token.Pos]bool{}, interfaceMethods: map[string]bool{},
+	}
+	gc := importer.ForCompiler(m.fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := exports[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	})
+	checked := map[string]*types.Package{} // the module's packages, without their tests
+	imp := importerFunc(func(path string) (*types.Package, error) {
+		if p, ok := checked[path]; ok {
+			return p, nil
+		}
+		return gc.Import(path)
+	})
+	parse := func(dir string, names []string) []*ast.File {
+		var files []*ast.File
+		for _, name := range names {
+			f, err := parser.ParseFile(m.fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		return files
+	}
+	record := func(info *types.Info, into map[token.Pos]bool) {
+		for _, obj := range info.Uses {
+			if obj.Pkg() != nil && strings.HasPrefix(obj.Pkg().Path(), modulePath) && obj.Exported() {
+				into[obj.Pos()] = true
+			}
+		}
+	}
+	newInfo := func() *types.Info {
+		return &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+	}
+
+	for _, p := range own { // go list -deps lists dependencies first
+		code := parse(p.Dir, p.GoFiles)
+		info := newInfo()
+		conf := types.Config{Importer: imp}
+		pkg, err := conf.Check(p.ImportPath, m.fset, code, info)
+		if err != nil {
+			t.Fatalf("type-checking %s: %v", p.ImportPath, err)
+		}
+		checked[p.ImportPath] = pkg
+		record(info, m.usedByCode)
+		collectInterfaceMethods(pkg, m.interfaceMethods, map[*types.Package]bool{})
+		if p.Name != "main" {
+			m.declare(pkg, code, info)
+		}
+
+		// The tests, type-checked for their uses only: an error (a test package importing a
+		// package that imports this one, which go test would rebuild against the test build)
+		// leaves the uses found so far.
+		tconf := types.Config{Importer: imp, Error: func(error) {}}
+		testPkg := pkg
+		if len(p.TestGoFiles) > 0 {
+			tinfo := newInfo()
+			testPkg, _ = tconf.Check(p.ImportPath, m.fset, append(parse(p.Dir, p.GoFiles), parse(p.Dir, p.TestGoFiles)...), tinfo)
+			record(tinfo, m.usedByTest)
+		}
+		if len(p.XTestGoFiles) > 0 {
+			xinfo := newInfo()
+			xconf := types.Config{Error: func(error) {}, Importer: importerFunc(func(path string) (*types.Package, error) {
+				if path == p.ImportPath {
+					return testPkg, nil
+				}
+				return imp.Import(path)
+			})}
+			_, _ = xconf.Check(p.ImportPath+"_test", m.fset, parse(p.Dir, p.XTestGoFiles), xinfo)
+			record(xinfo, m.usedByTest)
+		}
+	}
+	return m
+}
+
+// declare records the exported identifiers that pkg's non-test files declare: package-level
+// names, methods, and the named fields of struct types. An embedded field is used through the
+// fields and methods it promotes, so it is left out; so is a field whose struct tag names it for
+// an encoder (JSON), which reads it by reflection.
+func (m *module) declare(pkg *types.Package, files []*ast.File, info *types.Info) {
+	tagged := map[token.Pos]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if field, ok := n.(*ast.Field); ok && field.Tag != nil && strings.Contains(field.Tag.Value, "json:") {
+				for _, name := range field.Names {
+					tagged[name.Pos()] = true
+				}
+			}
+			return true
+		})
+	}
+	dir := strings.TrimPrefix(pkg.Path(), m.path+"/")
+	for id, obj := range info.Defs {
+		if obj == nil || !obj.Exported() || obj.Pkg() != pkg {
+			continue
+		}
+		var key string
+		method := false
+		switch o := obj.(type) {
+		case *types.Func:
+			sig := o.Signature()
+			if sig.Recv() == nil {
+				key = dir + "." + o.Name()
+				break
+			}
+			recv := sig.Recv().Type()
+			if ptr, ok := recv.(*types.Pointer); ok {
+				recv = ptr.Elem()
+			}
+			named, ok := recv.(*types.Named)
+			if !ok || !named.Obj().Exported() {
+				continue // a method of an interface or of an unexported type
+			}
+			key = dir + "." + named.Obj().Name() + "." + o.Name()
+			method = true
+		case *types.Var:
+			if o.IsField() {
+				if o.Embedded() || tagged[id.Pos()] {
+					continue
+				}
+				owner := fieldOwner(pkg, o)
+				if !token.IsExported(owner) {
+					continue // a field of an unexported or unnamed struct type
+				}
+				key = dir + "." + owner + "." + o.Name()
+				break
+			}
+			if o.Parent() != pkg.Scope() {
+				continue
+			}
+			key = dir + "." + o.Name()
+		default:
+			if obj.Parent() != pkg.Scope() {
+				continue
+			}
+			key = dir + "." + obj.Name()
+		}
+		m.declared = append(m.declared, exported{key: key, name: obj.Name(), pos: obj.Pos(), method: method})
+		m.declaredKeys[key] = true
+	}
+	sort.Slice(m.declared, func(i, j int) bool { return m.declared[i].key < m.declared[j].key })
+}
+
+// fieldOwner returns the name of the package-level named struct type that declares field f, or "".
+func fieldOwner(pkg *types.Package, f *types.Var) string {
+	for _, name := range pkg.Scope().Names() {
+		tn, ok := pkg.Scope().Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		st, ok := tn.Type().Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		for i := range st.NumFields() {
+			if st.Field(i) == f {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// collectInterfaceMethods adds to names the method names of every interface type declared at
+// package level in pkg and in the packages it imports, transitively.
+func collectInterfaceMethods(pkg *types.Package, names map[string]bool, seen map[*types.Package]bool) {
+	if seen[pkg] {
+		return
+	}
+	seen[pkg] = true
+	for _, name := range pkg.Scope().Names() {
+		if tn, ok := pkg.Scope().Lookup(name).(*types.TypeName); ok {
+			if iface, ok := tn.Type().Underlying().(*types.Interface); ok {
+				for i := range iface.NumMethods() {
+					names[iface.Method(i).Name()] = true
+				}
+			}
+		}
+	}
+	for _, imp := range pkg.Imports() {
+		collectInterfaceMethods(imp, names, seen)
+	}
+}
+
+// importerFunc makes a function a types.Importer.
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// relPosition renders pos with its file relative to the repository.
+func relPosition(pos token.Position) string {
+	if abs, err := filepath.Abs(root); err == nil {
+		if rel, err := filepath.Rel(abs, pos.Filename); err == nil {
+			pos.Filename = filepath.ToSlash(rel)
+		}
+	}
+	return pos.String()
+}
+
+// isWithin reports whether dir is inside base.
+func isWithin(dir, base string) bool {
+	absBase, err := filepath.Abs(base)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(absBase, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
