@@ -3,7 +3,7 @@ package sim
 import "github.com/parsleysim/parsleysim/sim/spec"
 
 // The explorer's action choice. A swarm run weighs the enabled action kinds (the settings'
-// weights, raised by boostDueFaults); an exploration enumerates every enabled kind whatever its
+// weights, raised by shapeKindWeights); an exploration enumerates every enabled kind whatever its
 // weight (stepChooser and the recorder read only which weights are non-zero), so it skips the
 // weighing: the boosts only raise weights of kinds already enabled, never enable or disable one.
 // And every transition of a state is a step from the same world, offered the same kinds and

@@ -187,20 +187,27 @@ func (w *world) chooseFeedChannel(p *proc) *pcState {
 	return p.recv[w.chooser.Choose("feed.channel", weights)]
 }
 
-// Feed weights under Settings.HoldPauseSteps. heldCauseLast multiplies every channel but those a
-// held head waits on, so a hold outlives its pause while the receiver has anything else to feed;
-// waitingRecordBoost multiplies a channel whose next record will be held (nextRecordWaits).
-const (
-	heldCauseLast      = 100
-	waitingRecordBoost = 8
-)
+// heldCauseLast multiplies, under Settings.HoldPauseSteps, the feed weight of every channel but
+// those a held head waits on (headWaitsOn): the cause a held message waits for is fed last, so the
+// hold outlives its pause while the receiver has anything else to feed. A long-lived hold is what
+// the hold-related faults need: a crash that must keep it, a deletion that strands it, a later
+// record queued behind it (FIFO).
+const heldCauseLast = 100
+
+// waitingRecordBoost multiplies, under Settings.HoldPauseSteps, the feed weight of a channel
+// whose next record will be held (nextRecordWaits): feeding a record before its cause is how a
+// hold starts, so the run has holds to shape at all.
+const waitingRecordBoost = 8
 
 // feedLagWindowSteps is how many world steps one received channel of each process lags before
 // the next one does (Settings.FeedLagFactor).
 const feedLagWindowSteps = 48
 
-// lagChannel is the index in p.recv of the channel p feeds slowly now: it rotates every
-// feedLagWindowSteps world steps, offset per process so processes lag on different channels.
+// lagChannel is the index in p.recv of the channel p feeds slowly now (Settings.FeedLagFactor):
+// it rotates every feedLagWindowSteps world steps, offset per process so processes lag on
+// different channels. Records then reach a receiver out of order across its channels, so a
+// record's cause on the lagging channel is often not yet fed when the record is: the record is
+// held, which uniform feeding rarely does.
 func (w *world) lagChannel(p *proc) int {
 	if len(p.recv) < 2 {
 		return -1

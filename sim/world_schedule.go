@@ -82,35 +82,54 @@ func (w *world) chooseAction(masks []procMask) (spec.ActionKind, bool) {
 	if total == 0 {
 		return 0, false
 	}
-	w.boostDueFaults(weights, total)
+	w.shapeKindWeights(weights, total)
 	return spec.ActionKind(w.chooser.Choose("action", weights)), true
 }
 
-// lastCallFraction: in the last 1/lastCallFraction of the safety phase, every enabled optional
-// fault kind without a due step (Settings.FaultAtStep) that has not fired yet weighs at least half the others' total (a rewind or a
-// redeclaration, say, waits for a process to be down), so a seed whose settings switch a fault
-// class on almost always exercises it.
+// shapeKindWeights applies the schedule's weight rules to the enabled kinds' weights (total is
+// their sum before any rule): lastCall, dueFailClosed and removeHeldChannelsLate, in that order.
+// The rules change only weights, never which kinds are enabled, so the set of possible choices
+// stays the same.
+func (w *world) shapeKindWeights(weights []uint32, total uint32) {
+	end := len(w.procs) + w.set.SafetySteps
+	w.lastCall(weights, total, end)
+	w.dueFailClosed(weights, total, end)
+	w.removeHeldChannelsLate(weights, end)
+}
+
+// lastCallFraction: lastCall acts in the last 1/lastCallFraction of the safety phase.
 const lastCallFraction = 6
+
+// lastCall is the rule "every fault class a seed switches on is exercised". In the last
+// 1/lastCallFraction of the safety phase (end is the world step it ends at), every enabled
+// optional fault kind without a due step (Settings.FaultAtStep) that has not fired yet weighs at
+// least half of the enabled kinds' total: a rewind or a redeclaration, say, waits for a process
+// to be down, and a seed whose settings switch such a class on would otherwise often end without
+// it, so its sabotage modes would count the seed as eligible while nothing exposed them.
+func (w *world) lastCall(weights []uint32, total uint32, end int) {
+	if w.step+1 < end-w.set.SafetySteps/lastCallFraction {
+		return
+	}
+	for k := range spec.NumActionKinds {
+		if !swarm.AlwaysOn(spec.ActionKind(k)) && w.set.FaultAtStep[k] == 0 && weights[k] > 0 && w.stats.Actions[k] == 0 {
+			weights[k] = max(weights[k], total/2)
+		}
+	}
+}
 
 // faultDueBoost is how many times the other kinds' total weight a due fail-closed fault weighs:
 // it fires at its step with probability 4/5, and within a few steps almost surely.
 const faultDueBoost = 4
 
-// boostDueFaults raises the weight of every enabled fail-closed kind whose Settings.FaultAtStep
-// has come and that has not fired yet, so each enabled fault fires at least once, late in the
-// safety phase (after holds have built up) rather than never. A due fault waits for an
-// interesting target (faultHasTarget) until the last thirtieth of the safety phase, when it is
-// boosted regardless. The boost changes only weights, never which kinds are enabled, so the set
-// of possible choices stays the same.
-func (w *world) boostDueFaults(weights []uint32, total uint32) {
-	end := len(w.procs) + w.set.SafetySteps
-	if w.step+1 >= end-w.set.SafetySteps/lastCallFraction {
-		for k := range spec.NumActionKinds {
-			if !swarm.AlwaysOn(spec.ActionKind(k)) && w.set.FaultAtStep[k] == 0 && weights[k] > 0 && w.stats.Actions[k] == 0 {
-				weights[k] = max(weights[k], total/2) // an enabled fault never fired: its last call
-			}
-		}
-	}
+// dueFailClosed is the rule "each fail-closed fault fires once, late, at a target that shows
+// something". A fail-closed kind that is on and has not fired weighs faultDueBoost times the
+// enabled kinds' total from its step on (faultDue: Settings.FaultAtStep, late in the safety
+// phase, after holds have built up; earlier where dueEarlyKinds or deletionDueEarly say so), as
+// soon as it has an interesting target (faultHasTarget), and in the last thirtieth of the safety
+// phase whatever its targets. A fail-closed fault stops its receivers for good in an honest run,
+// so at random times it would mostly come early and end the run's deliveries; never firing, it
+// would leave its sabotage modes unexposed.
+func (w *world) dueFailClosed(weights []uint32, total uint32, end int) {
 	lastCall := end - w.set.SafetySteps/30
 	for _, k := range swarm.FailClosedKinds {
 		if weights[k] == 0 || !w.faultDue(k) {
@@ -120,14 +139,21 @@ func (w *world) boostDueFaults(weights []uint32, total uint32) {
 			weights[k] = faultDueBoost * total
 		}
 	}
+}
+
+// removeHeldChannelsLate is the rule "a redeclaration removes a channel with holds, once, late".
+// In the last redeclareLatePct of the safety phase, while some down process holds messages on a
+// channel a redeclaration can remove and no removal with holds has happened yet
+// (anyRemovableHolds), a redeclaration weighs redeclareHeldBoost times more: removing a channel
+// with holds is the redeclaration that tests something (the engine must refuse rather than drop
+// the holds), and the holds are there only for a while.
+func (w *world) removeHeldChannelsLate(weights []uint32, end int) {
 	if weights[spec.ActRedeclare] > 0 && w.step+1 >= end-w.set.SafetySteps*redeclareLatePct/100 && w.anyRemovableHolds() {
 		weights[spec.ActRedeclare] *= redeclareHeldBoost
 	}
 }
 
-// redeclareHeldBoost multiplies the weight of a redeclaration while some down process holds
-// messages on a channel a redeclaration can remove (removableHolds): removing a channel with
-// holds is the redeclaration that tests something, and the holds are there only for a while.
+// redeclareHeldBoost multiplies the weight of a redeclaration under removeHeldChannelsLate.
 const redeclareHeldBoost = 20
 
 // redeclareLatePct is the last part of the safety phase, in percent, in which redeclareHeldBoost
@@ -181,18 +207,20 @@ func (w *world) kindEnabled(k spec.ActionKind, any procMask, liveExt bool) bool 
 }
 
 // chooseProc picks a process whose mask has kind k; a redeclaration prefers one with holds it can
-// remove (removableHolds), a rewind one that is not doomed (rewindProcWeight).
+// remove (redeclareProcWeight), a rewind one that is not doomed (rewindProcWeight).
 func (w *world) chooseProc(label string, k spec.ActionKind, masks []procMask) *proc {
 	weights := w.weightBuf(len(w.procs))
 	for i, p := range w.procs {
-		if masks[i]&(1<<k) != 0 {
+		if masks[i]&(1<<k) == 0 {
+			continue
+		}
+		switch k {
+		case spec.ActRedeclare:
+			weights[i] = w.redeclareProcWeight(p)
+		case spec.ActRewind:
+			weights[i] = rewindProcWeight(p)
+		default:
 			weights[i] = 1
-			if k == spec.ActRedeclare && p.removableHolds() && !p.doomed() && !w.removedWithHolds() {
-				weights[i] += targetHeldOn
-			}
-			if k == spec.ActRewind {
-				weights[i] = rewindProcWeight(p)
-			}
 		}
 	}
 	return w.procs[w.chooser.Choose(label, weights)]

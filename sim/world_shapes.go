@@ -164,7 +164,9 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 }
 
 // feedPaused reports whether a feed at world step may not pick pc: a head p was fed within the
-// last Settings.HoldPauseSteps steps waits on it (headWaitsOn).
+// last Settings.HoldPauseSteps steps waits on it (headWaitsOn). Feeding the cause at once would
+// release the hold at the next drain; paused, the held message stays held across drains and
+// more records queue behind it, which is the shape FIFO, crash and deletion faults test.
 func (p *proc) feedPaused(pc *pcState, step int) bool {
 	pause := p.w.set.HoldPauseSteps
 	return pause > 0 && p.headWaitsOn(pc, step-pause)

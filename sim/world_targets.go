@@ -103,7 +103,8 @@ func (w *world) topicDisturbed(t int) bool {
 // earlier fault), and one that spares them all weighs targetSpared more; one with an unread
 // corrupt record (unreadCorrupt) weighs a targetUnreadCorrupt-th. A deletion-only topic weighs 0
 // for every fail-closed fault but its deletion, which weighs targetDeletionOnlyHeld times more
-// while it has a blocked head.
+// while it has a blocked head. A record or a topic change aimed where nobody reads is wasted: it
+// holds nothing, strands no hold, is refused by nobody.
 func (w *world) externalWeight(k spec.ActionKind, t int, obs uint64) uint32 {
 	if failClosedTarget(k) && w.topics[t].spec.spares(k) {
 		return 0
@@ -187,7 +188,10 @@ func (w *world) msgOf(uid uint64) *message {
 // channel c: more for every live receiver of c; for a stamped record, for each that also receives
 // obs's channel and more again if it has not been fed obs yet; for a plain record, for each whose
 // head on c is blocked (blockedHead); for a corrupt record, for each running one
-// (targetCorruptReader).
+// (targetCorruptReader). It builds, within the topic externalWeight chose, the same shapes at
+// partition grain: a stamped record that reaches a receiver before its cause and is held, a plain
+// record that queues behind a held head (FIFO), a corrupt header that a running receiver reads
+// soon. A record on a partition nobody in that position reads exposes nothing.
 func (w *world) partitionWeight(k spec.ActionKind, c int32, obs uint64) uint32 {
 	if w.explored() {
 		return 1
@@ -284,6 +288,17 @@ func receiverWeight(p *proc, bonus uint32) uint32 {
 	return bonus / 4
 }
 
+// redeclareProcWeight is how strongly a redeclaration prefers down process p: targetHeldOn more
+// when p holds messages on a channel a redeclaration can remove (removableHolds), is not doomed,
+// and no removal with holds has happened yet (removedWithHolds). Removing a channel with holds is
+// the redeclaration that tests something; a second one only stops another receiver.
+func (w *world) redeclareProcWeight(p *proc) uint32 {
+	if p.removableHolds() && !p.doomed() && !w.removedWithHolds() {
+		return 1 + targetHeldOn
+	}
+	return 1
+}
+
 // redeclareWeight is how strongly a redeclaration of down process p prefers topic t: removing a
 // channel p holds messages on is the interesting change.
 func (w *world) redeclareWeight(p *proc, t int) uint32 {
@@ -376,7 +391,9 @@ func (p *proc) unreadOnTopic(t int) bool {
 }
 
 // rewindProcWeight is how strongly a rewind prefers down process p: more when it is not doomed
-// (targetRewindable).
+// (targetRewindable). A rewind re-feeds records the process delivered, which its engine must drop
+// as replays when it starts again; a doomed process refuses at its next start whatever it
+// re-reads, so rewinding it shows nothing.
 func rewindProcWeight(p *proc) uint32 {
 	if p.doomed() {
 		return 1
@@ -386,7 +403,8 @@ func rewindProcWeight(p *proc) uint32 {
 
 // rewindChannelWeight is how strongly a rewind prefers received channel pc (committed position
 // above 0, live): more when a record lies between its log start and the committed position
-// (targetRewindable), which the rewind can re-feed.
+// (targetRewindable), which the rewind can re-feed. A rewind over markers and truncated offsets
+// alone re-feeds nothing, so the engine's replay handling is not exercised.
 func (w *world) rewindChannelWeight(pc *pcState) uint32 {
 	if w.lastRecordBelow(pc.ch, int64(w.offsets(pc.ch).LogStart), pc.committedPos) < 0 {
 		return 1

@@ -185,7 +185,10 @@ var faultAtPct = map[spec.ActionKind]Range{
 }
 
 // drawFaultSchedule draws, for each fail-closed kind that is on, the step from which it must fire
-// once (Settings.FaultAtStep), and the seed's feed lag.
+// once (Settings.FaultAtStep, inside its window of faultAtPct), and the seed's feed lag. A
+// fail-closed fault stops its receivers for good in an honest run: due late, it meets a run with
+// holds built up and something to lose, instead of ending the run's deliveries in its first
+// steps; due at all, every seed that switches it on exercises it.
 func drawFaultSchedule(rng *rand.Rand, set *Settings) {
 	for _, k := range FailClosedKinds {
 		window := faultAtPct[k]
@@ -211,8 +214,10 @@ var FailClosedKinds = []spec.ActionKind{spec.ActProduceCorrupt, spec.ActDeleteRe
 var failClosedIntensity = []int{0, 0, 0, 3, 10}
 
 // scaleFailClosed sets the weights of the fail-closed kinds that are on so that, while every
-// action stays enabled, they fire perRunTenths/10 times per safety phase in total, shared evenly.
-// A weight never drops below 1: a kind that is on can always fire.
+// action stays enabled, they fire perRunTenths/10 times per safety phase in total, shared evenly
+// (failClosedIntensity gives the menu of perRunTenths). A weight never drops below 1: a kind that
+// is on can always fire. A fault that stops receivers for good, at a survivable fault's weight,
+// would end nearly every run within its first tens of steps.
 func scaleFailClosed(set *Settings, perRunTenths int) {
 	var others uint64
 	on := 0
