@@ -348,17 +348,26 @@ func (p *proc) holdsOnTopic(t int) bool {
 // it); one with a running receiver (recreation), a channel a live receiver has not read to its
 // end (truncation), an external partition with a live receiver (a corrupt header). Doomed
 // processes are no target (world_doomed.go), and a topic a doomed process receives is none for a
-// truncation, deletion or recreation.
+// truncation, deletion or recreation. It reads the received sets twice (the doomed processes'
+// topics, then the others' channels), so its cost grows with the subscriptions, not with topics
+// times processes.
 func (w *world) faultHasTarget(k spec.ActionKind) bool {
-	for t := range w.topics {
-		if !w.topics[t].spec.External && k != spec.ActDeleteRecords || w.topics[t].inc < 0 {
+	doomedOn := make([]bool, len(w.topics)) // the topics a doomed process receives
+	for _, p := range w.procs {
+		if k != spec.ActProduceCorrupt && p.doomed() {
+			for _, pc := range p.recv {
+				doomedOn[w.chans[pc.ch].topic] = true
+			}
+		}
+	}
+	for _, p := range w.procs {
+		if p.status == procFailed || p.doomed() {
 			continue
 		}
-		if w.topics[t].spec.spares(k) {
-			continue
-		}
-		for _, p := range w.procs {
-			if p.status == procFailed || !p.declares(t) || !p.receivesTopic(t) || p.doomed() || (k != spec.ActProduceCorrupt && !w.sparesDoomed(t)) {
+		for _, pc := range p.recv {
+			t := w.chans[pc.ch].topic
+			topic := &w.topics[t]
+			if !topic.spec.External && k != spec.ActDeleteRecords || topic.inc < 0 || topic.spec.spares(k) || doomedOn[t] || !p.declares(t) {
 				continue
 			}
 			switch k {
