@@ -202,7 +202,8 @@ func (p *proc) stepCommitted() {
 // step is not committed, when its sequence has two calls or more. The draws come from the run's
 // own stream, never the Chooser, and a crash before the sequence's last call commits nothing
 // the honest host would not have rolled back, so with an honest host the run's choices and world
-// are those of the run with a plain crash there.
+// are those of the run with a plain crash there. There, a host that breaks a step's atomicity
+// leaves a state no whole step explains; a crash at a random point rarely lands there.
 func (w *world) crashInsideCommit(p *proc) int {
 	if w.set.CommitCrashPct == 0 || !p.stepDirty {
 		return 0

@@ -33,12 +33,9 @@ const quarryDeletePct = 30
 const targetDeletionOnlyHeld = 16
 
 // deletionOnlyHeld reports whether a live deletion-only topic has a blocked head to delete past
-// (topicBlocked): the deletion quarry is ready. A scenario reserves such a topic (the random
-// scenario's quarry: a silent process reading one topic among others) so that a deletion finds
-// receivers still running with holds on it; once one holds a blocked head, its deletion comes due
-// (deletionDueEarly) and weighs targetDeletionOnlyHeld times more. Deleting a topic with a held
-// message is the only shape that exposes delivery past a dead hold, and the other fail-closed
-// faults, aimed elsewhere, would stop those receivers first.
+// (topicBlocked): the deletion quarry (above) is ready, its deletion comes due (deletionDueEarly)
+// and weighs targetDeletionOnlyHeld times more. Deleting a topic under a held message is the only
+// shape that exposes delivery past a dead hold.
 func (w *world) deletionOnlyHeld() bool {
 	for t := range w.topics {
 		if w.topics[t].spec.DeletionOnly && w.topics[t].inc >= 0 && w.topicBlocked(t) {

@@ -13,7 +13,8 @@ import (
 // biased as SPEC §6.2 asks: every receiver's committed read position and one past it, one past a
 // running receiver's working read position, every held head and one past it, the LSO, the high
 // watermark, one past the log start. Sorted, unique, all within (log start, high watermark]; in a
-// buffer of the world's, valid until the next call.
+// buffer of the world's, valid until the next call. Only there does a truncation meet a reader,
+// whose next fetch then falls below the log start; a uniform offset would mostly meet none.
 func (w *world) truncationCandidates(c int32) []int64 {
 	offs := w.offsets(c)
 	lo, hi := int64(offs.LogStart), int64(offs.HighWatermark)

@@ -29,7 +29,7 @@ const maxPackageLines = 4500
 // maxPackageLines (the test fails until then).
 var packageCeilings = map[string]int{
 	"node": 4548,
-	"sim":  13046,
+	"sim":  13045,
 }
 
 // TestPackageSizes fails when a package (a directory of the repository with non-test Go files)

@@ -42,6 +42,9 @@
 //	truncationOffsetWeight   sim/world_targets.go            a truncation passes one receiver's position, not several
 //	targetUndisturbed        sim/world_targets.go            fail-closed faults spread over the topology
 //	targetUnreadCorrupt      sim/world_targets.go            a topic change spares a corrupt record still to be read
+//	truncationCandidates     sim/world_faults.go             truncation offsets sit at receivers' positions and held heads
+//	drawCorruption           sim/world_produce.go            a due corrupt-header fault writes a header no engine may decode
+//	crashInsideCommit        sim/host_commit.go              a seeded share of crashes lands inside a commit
 //	rewindProcWeight         sim/world_targets.go            a rewind targets a process that can start again
 //	rewindChannelWeight      sim/world_targets.go            a rewind re-feeds records
 //	rewindCandidates         sim/world_faults.go             rewind offsets land on records, not markers
