@@ -103,13 +103,11 @@ func SabotageNeeds(mode string) ([]spec.ActionKind, bool) {
 }
 
 // Eligible reports whether a run with these settings can expose the sabotage mode: the mode acts
-// on every seed, or the settings switch on a fault class it needs (rewinds or restarts for
-// REDELIVER_REFEEDS, corrupt produce for UNDECODABLE_AS_ABSENT, restarts (restartKinds) for
-// DROP_HELD, redeclarations for
-// IGNORE_REMOVED_CHANNELS, recreation for IGNORE_RECREATION, topic deletion for
-// DELIVER_PAST_DEAD_HOLDS, truncation for RESET_PAST_LOG_START). Catch rates are reported over
-// all seeds and over the eligible ones. An unknown mode, or one without a rule, is never
-// eligible.
+// on every seed, or the settings switch on a fault class it needs (sabotageNeeds: rewinds or
+// restarts for REDELIVER_REFEEDS, corrupt produce for UNDECODABLE_AS_ABSENT, topic deletion for
+// DELIVER_PAST_DEAD_HOLDS, crashes or zombies for the host's commit modes, ...). Catch rates are
+// reported over all seeds and over the eligible ones. An unknown mode, or one without a rule, is
+// never eligible.
 func (s Settings) Eligible(mode string) bool {
 	needs, ok := sabotageNeeds[mode]
 	if !ok {
