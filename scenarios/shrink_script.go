@@ -27,7 +27,7 @@ func (s *shrinkRun) scriptRun(scn *sim.Scenario, script []sim.ScriptedAction) *s
 	c := *scn
 	c.Script = script
 	set := shrinkFileSettings(s.spec).Sim()
-	engine, host, err := ParseSabotage(s.spec.Sabotage)
+	engine, host, err := sim.ParseSabotage(s.spec.Sabotage)
 	if err != nil {
 		panic(err) // the spec prepared: its sabotage parses
 	}

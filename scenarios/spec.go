@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -48,15 +47,6 @@ func hostSabotageNames() []string {
 	return names
 }
 
-// ParseSabotage resolves a --sabotage name into the engine and host modes it sets (at most one is
-// not honest; "" and "NONE" are honest). An unknown name is an error listing the valid ones.
-func ParseSabotage(name string) (node.Sabotage, sim.HostSabotage, error) {
-	if name == "" {
-		return node.SabotageNone, sim.HostHonest, nil
-	}
-	return sim.ParseSabotage(name)
-}
-
 // Normalize returns the spec with its defaults spelled out: scenario RandomName when empty, and
 // "" for an honest run written "NONE". Two specs that run alike normalize alike.
 func (s Spec) Normalize() Spec {
@@ -79,7 +69,7 @@ func (s Spec) Prepare() (*Prepared, error) {
 	if s.Processes < 0 || s.Processes == 1 || s.Processes > spec.MaxProcesses {
 		return nil, fmt.Errorf("--processes must be 2-%d (the documented maximum), got %d", spec.MaxProcesses, s.Processes)
 	}
-	engine, host, err := ParseSabotage(s.Sabotage)
+	engine, host, err := sim.ParseSabotage(s.Sabotage)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
@@ -256,7 +257,7 @@ func (a *sweepArgs) check(fs *flagSet, rest []string) error {
 	} else if set["out"] {
 		return errors.New("--out needs --catch-rates (a plain sweep writes no files)")
 	}
-	if _, _, err := scenarios.ParseSabotage(a.spec.Sabotage); err != nil {
+	if _, _, err := sim.ParseSabotage(a.spec.Sabotage); err != nil {
 		return fmt.Errorf("--sabotage: %v", err)
 	}
 	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {
