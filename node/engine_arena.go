@@ -17,8 +17,7 @@ const causeChunkPairs = 64
 // larger one gets storage of its own, so one wide frontier cannot waste most of a chunk.
 const causeChunkShareMax = causeChunkPairs / 4
 
-// causeArena is the chunk the engine decodes received causes into (and DecodeState the causes of
-// held messages).
+// causeArena is the chunk the engine decodes received causes into.
 type causeArena struct {
 	chunk []Cause
 }

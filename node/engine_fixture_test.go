@@ -116,3 +116,13 @@ func etRestart(t testing.TB, e *Engine, st *State, init Init, opts Options) (*En
 	}
 	return etStart(t, st.Clone(), init, opts), st
 }
+
+// etStateDump renders every part of a committed state, held records included, so that two dumps
+// differ whenever the content does.
+func etStateDump(st *State) string {
+	s := fmt.Sprint(st.Version(), st.Bindings(), st.FedPositions(), st.Frontier(), st.DeliveredPast())
+	for _, ch := range st.HeldChannels() {
+		s += fmt.Sprintf(" %v:%+v", ch, st.Held(ch))
+	}
+	return s
+}

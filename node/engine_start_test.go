@@ -47,7 +47,7 @@ func TestStartRefusesCorruptState(t *testing.T) {
 				t.Fatalf("uncorrupted state refused: %v", err)
 			}
 			corrupt(st)
-			st.checked = false // the corruption bypassed Apply and DecodeState, which keep checked honest
+			st.checked = false // the corruption bypassed Apply and NewState, which keep checked honest
 			_, err := Start(st, etInit(a, etCh(2, 0)), Options{})
 			etRefusal(t, err, ReasonUnknownOrderingStateFormat)
 		})
@@ -226,14 +226,14 @@ func TestStartRevalidatesAfterCorruptingDeltas(t *testing.T) {
 }
 
 // TestStateCloneSharesHoldsSafely checks State.Clone, which shares the hold queues: deltas applied
-// to either copy (popping every hold, compacting, appending new ones) leave the other's encoding
+// to either copy (popping every hold, compacting, appending new ones) leave the other's content
 // as it was, and the copies then evolve independently.
 func TestStateCloneSharesHoldsSafely(t *testing.T) {
 	a, gate := etCh(1, 0), etCh(9, 0)
 	init := etInit(a, gate)
 	st := etCommittedHolds(t, init, a, gate)
 	c := st.Clone()
-	before := string(st.Encode())
+	before := etStateDump(st)
 
 	// The clone delivers everything and holds one more; the original must not see it.
 	ec := etStart(t, c, init, Options{})
@@ -243,19 +243,19 @@ func TestStateCloneSharesHoldsSafely(t *testing.T) {
 	if err := c.Apply(ec.Commit()); err != nil {
 		t.Fatal(err)
 	}
-	if string(st.Encode()) != before {
+	if etStateDump(st) != before {
 		t.Fatal("applying deltas to the clone changed the original")
 	}
 	etEqual(t, "holds of the clone", c.HeldCount(), 1)
 
 	// The original holds one more behind its 40; the clone must not see it.
-	afterClone := string(c.Encode())
+	afterClone := etStateDump(c)
 	eo := etStart(t, st, init, Options{})
 	etFeed(t, eo, a, etHoldDepth, etRec("other", etCause(gate, 7)))
 	if err := st.Apply(eo.Commit()); err != nil {
 		t.Fatal(err)
 	}
-	if string(c.Encode()) != afterClone {
+	if etStateDump(c) != afterClone {
 		t.Fatal("applying deltas to the original changed the clone")
 	}
 	etEqual(t, "holds of the original", st.HeldCount(), etHoldDepth+1)

@@ -250,12 +250,6 @@ func (w *modelWorld) restart(t *rapid.T) {
 		startList = append(startList, Cause{Channel: ch, Position: s})
 	}
 	st := w.committed.Clone()
-	if rapid.Bool().Draw(t, "via codec") {
-		var err error
-		if st, err = DecodeState(w.committed.Encode()); err != nil {
-			t.Fatalf("committed state does not decode: %v", err)
-		}
-	}
 	e, err := Start(st, Init{Received: received, StartPositions: startList, SendTopics: w.topics}, w.opts)
 	w.m = w.mCommit.clone()
 	want := w.m.start(received, starts)
@@ -332,12 +326,6 @@ func (w *modelWorld) commit(t *rapid.T) {
 		return // a refused step never commits
 	}
 	d := w.e.Commit()
-	if rapid.Bool().Draw(t, "delta via codec") {
-		var err error
-		if d, err = DecodeDelta(d.Encode()); err != nil {
-			t.Fatalf("delta does not decode: %v", err)
-		}
-	}
 	if err := w.committed.Apply(d); err != nil {
 		t.Fatalf("apply: %v", err)
 	}

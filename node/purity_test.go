@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// forbiddenImports are the packages node/ and node/session/ must never import: the engine is pure
+// forbiddenImports are the packages node/, node/session/ and node/statecodec/ must never import: the engine is pure
 // (no clock, randomness, I/O, concurrency) and never depends on the simulator or the substrate.
 var forbiddenImports = []string{"time", "math/rand", "math/rand/v2", "crypto/rand", "os", "net", "sync", "io", "context"}
 
@@ -32,11 +32,11 @@ func forbiddenImportReason(path string) string {
 	return ""
 }
 
-// TestPurityImports parses every non-test Go file of node/ and node/session/ and fails on a
-// forbidden import.
+// TestPurityImports parses every non-test Go file of node/, node/session/ and node/statecodec/
+// and fails on a forbidden import.
 func TestPurityImports(t *testing.T) {
 	files := 0
-	for _, dir := range []string{".", "session"} {
+	for _, dir := range []string{".", "session", "statecodec"} {
 		paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

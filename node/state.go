@@ -58,7 +58,7 @@ type channelHolds struct {
 // process, applies each step's Delta to it when the step commits, and starts the next execution
 // from it. The zero value is "no state yet".
 //
-// Invariants (checked by validate at every gateway: DecodeState, DecodeDelta+Apply, Start):
+// Invariants (checked by validate at every gateway: NewState, Apply, Start):
 // version is 0 only when everything else is empty; bindings sorted by unique non-empty name with
 // non-zero IDs; fed sorted by unique valid channel with positions 0..MaxOffset; frontier and
 // past hold no MaxOffset; holds sorted by channel, each queue non-empty, strictly ascending in
@@ -71,13 +71,49 @@ type State struct {
 	past     Causes
 	holds    []channelHolds
 	// checked says the invariants are known to hold for exactly this content, so Start need not
-	// validate it again (a walk over every held message, on every restart): DecodeState sets it
+	// validate it again (a walk over every held message, on every restart): NewState sets it
 	// after validating, Apply keeps it only when the delta provably keeps every invariant
 	// (keepsInvariants), Clone copies it. Anything else leaves it false, which costs only time.
 	checked bool
 	// causeBlock is the block CloneInto carved the frontier and delivered past from (nil
 	// otherwise; they may have outgrown it since): a CloneInto into this state's storage reuses it.
 	causeBlock []Cause
+}
+
+// StateParts is a committed ordering state spelled out, for a reader of a stored form (the
+// node/statecodec format) to build a State from with NewState.
+type StateParts struct {
+	Version  int           // 0 (no state yet: everything else empty) or the current version
+	Bindings []Binding     // sorted by unique non-empty name, non-zero IDs
+	Fed      []FedPosition // sorted by unique channel; positions 0..MaxOffset
+	Frontier []Cause       // strictly ascending by channel; positions 0..MaxOffset−1
+	Past     []Cause       // the delivered past, as Frontier
+	Holds    []HeldMessage // by channel, then strictly ascending position; each ≤ its channel's fedUpTo
+}
+
+// NewState builds a committed state from its parts and checks every invariant of State; a breach
+// is a *Refusal with reason UNKNOWN_ORDERING_STATE_FORMAT naming it. The state keeps the parts'
+// slices (the hold queues are copied): the caller must not change them afterwards.
+func NewState(p StateParts) (*State, error) {
+	if p.Version < 0 || p.Version > 255 {
+		return nil, formatRefusal("unknown ordering state version %d", p.Version)
+	}
+	s := &State{version: uint8(p.Version), bindings: p.Bindings, fed: p.Fed,
+		frontier: Causes{pairs: p.Frontier}, past: Causes{pairs: p.Past}}
+	for i := 0; i < len(p.Holds); {
+		j := i + 1
+		for j < len(p.Holds) && p.Holds[j].Channel == p.Holds[i].Channel {
+			j++
+		}
+		q := fifo[HeldMessage]{items: append(make([]HeldMessage, 0, j-i), p.Holds[i:j]...)}
+		s.holds = append(s.holds, channelHolds{ch: p.Holds[i].Channel, queue: q})
+		i = j
+	}
+	if r := s.validate(); r != nil {
+		return nil, r
+	}
+	s.checked = true
+	return s, nil
 }
 
 // Version returns the format version (0 = no state yet).

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/node/statecodec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -239,7 +239,7 @@ func (w *world) rewind(p *proc, pc *pcState, target int64) {
 func (w *world) migrate(p *proc) {
 	p.rollback()
 	if p.committed != nil {
-		st, err := node.DecodeState(p.committed.Encode())
+		st, err := statecodec.DecodeState(statecodec.EncodeState(p.committed))
 		if err != nil {
 			panic(fmt.Sprintf("sim: %s: committed ordering state does not round-trip: %v", p.spec.Name, err))
 		}

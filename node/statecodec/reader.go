@@ -1,8 +1,10 @@
-package node
+package statecodec
 
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/parsleysim/parsleysim/node"
 )
 
 // codecReader decodes the committed-state format with a sticky error: after the first failure
@@ -11,15 +13,14 @@ import (
 type codecReader struct {
 	b   []byte
 	off int
-	err *Refusal
-	// causes is the storage held messages' causes are decoded into.
-	causes causeArena
+	err *node.Refusal
 }
 
 // fail records the first failure.
 func (r *codecReader) fail(format string, args ...any) {
 	if r.err == nil {
-		r.err = formatRefusal("byte %d: %s", r.off, fmt.Sprintf(format, args...))
+		r.err = &node.Refusal{Reason: node.ReasonUnknownOrderingStateFormat, Position: -1, // not about a position
+			Detail: fmt.Sprintf("byte %d: %s", r.off, fmt.Sprintf(format, args...))}
 	}
 }
 
@@ -123,8 +124,8 @@ func (r *codecReader) optBytes(what string) []byte {
 }
 
 // channel reads a channel; the zero topic ID and partitions above 2^31−1 are refused.
-func (r *codecReader) channel() Channel {
-	var ch Channel
+func (r *codecReader) channel() node.Channel {
+	var ch node.Channel
 	id := r.bytes("topic ID", topicIDBytes)
 	if r.err != nil {
 		return ch
@@ -138,17 +139,17 @@ func (r *codecReader) channel() Channel {
 	if p > maxPartition {
 		r.fail("partition %d out of range", p)
 	}
-	ch.Partition = Partition(p)
+	ch.Partition = node.Partition(p)
 	return ch
 }
 
 // position reads a position in 0..limit.
-func (r *codecReader) position(what string, limit Offset) Offset {
+func (r *codecReader) position(what string, limit node.Offset) node.Offset {
 	return r.positionOf(what, "", limit)
 }
 
 // positionOf is position for the field named what+suffix, joined only on failure (uvarintOf).
-func (r *codecReader) positionOf(what, suffix string, limit Offset) Offset {
+func (r *codecReader) positionOf(what, suffix string, limit node.Offset) node.Offset {
 	start := r.off
 	if r.err != nil {
 		return 0
@@ -157,7 +158,7 @@ func (r *codecReader) positionOf(what, suffix string, limit Offset) Offset {
 		r.fail("%s%s: truncated (%d of 8 bytes)", what, suffix, r.remaining())
 		return 0
 	}
-	v := Offset(binary.BigEndian.Uint64(r.b[r.off:]))
+	v := node.Offset(binary.BigEndian.Uint64(r.b[r.off:]))
 	r.off += positionBytes
 	if v < 0 || v > limit {
 		r.off = start
@@ -167,15 +168,15 @@ func (r *codecReader) positionOf(what, suffix string, limit Offset) Offset {
 }
 
 // bindings reads a binding list (names strictly ascending, IDs non-zero).
-func (r *codecReader) bindings() []Binding {
+func (r *codecReader) bindings() []node.Binding {
 	n := r.count("bindings", minBindingBytes)
-	var out []Binding
+	var out []node.Binding
 	if n > 0 {
-		out = make([]Binding, 0, n)
+		out = make([]node.Binding, 0, n)
 	}
 	for i := 0; i < n && r.err == nil; i++ {
 		name := string(r.bytes("binding name", r.uvarint("binding name length")))
-		var b Binding
+		var b node.Binding
 		copy(b.Topic[:], r.bytes("binding topic ID", topicIDBytes))
 		b.Name = name
 		if r.err == nil && (name == "" || b.Topic.IsZero() || (i > 0 && out[i-1].Name >= name)) {
@@ -187,16 +188,16 @@ func (r *codecReader) bindings() []Binding {
 }
 
 // fed reads a fedUpTo list (channels strictly ascending; MaxOffset allowed: the deleted marker).
-func (r *codecReader) fed() []FedPosition {
+func (r *codecReader) fed() []node.FedPosition {
 	n := r.count("fedUpTo", minPairBytes)
-	var out []FedPosition
+	var out []node.FedPosition
 	if n > 0 {
-		out = make([]FedPosition, 0, n)
+		out = make([]node.FedPosition, 0, n)
 	}
 	for i := 0; i < n && r.err == nil; i++ {
-		f := FedPosition{Channel: r.channel()}
-		f.FedUpTo = r.position("fedUpTo", MaxOffset)
-		if r.err == nil && i > 0 && compareChannels(out[i-1].Channel, f.Channel) >= 0 {
+		f := node.FedPosition{Channel: r.channel()}
+		f.FedUpTo = r.position("fedUpTo", node.MaxOffset)
+		if r.err == nil && i > 0 && out[i-1].Channel.Compare(f.Channel) >= 0 {
 			r.fail("fedUpTo channel %v out of order", f.Channel)
 		}
 		out = append(out, f)
@@ -205,16 +206,16 @@ func (r *codecReader) fed() []FedPosition {
 }
 
 // pairs reads a frontier-like list; MaxOffset is refused (D105).
-func (r *codecReader) pairs(what string) []Cause {
+func (r *codecReader) pairs(what string) []node.Cause {
 	n := r.count(what, minPairBytes)
-	var out []Cause
+	var out []node.Cause
 	if n > 0 {
-		out = make([]Cause, 0, n)
+		out = make([]node.Cause, 0, n)
 	}
 	for i := 0; i < n && r.err == nil; i++ {
-		p := Cause{Channel: r.channel()}
-		p.Position = r.positionOf(what, " position", MaxOffset-1)
-		if r.err == nil && i > 0 && compareChannels(out[i-1].Channel, p.Channel) >= 0 {
+		p := node.Cause{Channel: r.channel()}
+		p.Position = r.positionOf(what, " position", node.MaxOffset-1)
+		if r.err == nil && i > 0 && out[i-1].Channel.Compare(p.Channel) >= 0 {
 			r.fail("%s channel %v out of order", what, p.Channel)
 		}
 		out = append(out, p)
@@ -223,15 +224,15 @@ func (r *codecReader) pairs(what string) []Cause {
 }
 
 // channels reads a strictly ascending channel list.
-func (r *codecReader) channels(what string) []Channel {
+func (r *codecReader) channels(what string) []node.Channel {
 	n := r.count(what, minChannelBytes)
-	var out []Channel
+	var out []node.Channel
 	if n > 0 {
-		out = make([]Channel, 0, n)
+		out = make([]node.Channel, 0, n)
 	}
 	for i := 0; i < n && r.err == nil; i++ {
 		ch := r.channel()
-		if r.err == nil && i > 0 && compareChannels(out[i-1], ch) >= 0 {
+		if r.err == nil && i > 0 && out[i-1].Compare(ch) >= 0 {
 			r.fail("%s channel %v out of order", what, ch)
 		}
 		out = append(out, ch)
@@ -240,26 +241,26 @@ func (r *codecReader) channels(what string) []Channel {
 }
 
 // hold reads one held message of channel ch.
-func (r *codecReader) hold(ch Channel) HeldMessage {
-	m := HeldMessage{Channel: ch}
-	m.Position = r.position("hold position", MaxOffset-1)
+func (r *codecReader) hold(ch node.Channel) node.HeldMessage {
+	m := node.HeldMessage{Channel: ch}
+	m.Position = r.position("hold position", node.MaxOffset-1)
 	m.Record.Key = r.optBytes("key")
 	m.Record.Value = r.optBytes("value")
 	m.Record.TimestampMicros = r.int64("timestamp")
 	n := r.count("headers", minHeaderBytes)
 	if n > 0 {
-		m.Record.Headers = make([]Header, 0, n)
+		m.Record.Headers = make([]node.Header, 0, n)
 	}
 	for i := 0; i < n && r.err == nil; i++ {
 		key := string(r.bytes("header key", r.uvarint("header key length")))
-		m.Record.Headers = append(m.Record.Headers, Header{Key: key, Value: r.optBytes("header value")})
+		m.Record.Headers = append(m.Record.Headers, node.Header{Key: key, Value: r.optBytes("header value")})
 	}
 	start := r.off
 	raw := r.bytes("held causes", r.uvarint("held causes length"))
 	if r.err != nil {
 		return m
 	}
-	causes, err := r.causes.decode(raw)
+	causes, err := node.Decode(raw)
 	if err != nil {
 		r.off = start
 		r.fail("held causes of %v@%d undecodable: %v", ch, m.Position, err)

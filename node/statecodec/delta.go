@@ -1,12 +1,16 @@
-package node
+package statecodec
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/parsleysim/parsleysim/node"
+)
 
 // deltaFlagVersion is the flags bit of Delta.SetVersion; every other bit must be clear.
 const deltaFlagVersion = 0x01
 
-// Encode returns the binary form of the delta (format in state_codec.go).
-func (d Delta) Encode() []byte {
+// EncodeDelta returns the binary form of the delta (format in the package comment).
+func EncodeDelta(d node.Delta) []byte {
 	b := append([]byte(nil), deltaMagic[:]...)
 	var flags byte
 	if d.SetVersion {
@@ -32,13 +36,13 @@ func (d Delta) Encode() []byte {
 	return b
 }
 
-// DecodeDelta strictly decodes a delta; failures are *Refusal with reason
+// DecodeDelta strictly decodes a delta; failures are *node.Refusal with reason
 // UNKNOWN_ORDERING_STATE_FORMAT. Removed and new holds must be strictly ascending by channel then
-// position.
-func DecodeDelta(b []byte) (Delta, error) {
+// position. Whether the delta fits a state is State.Apply's to judge.
+func DecodeDelta(b []byte) (node.Delta, error) {
 	r := codecReader{b: append([]byte(nil), b...)}
 	r.magic(deltaMagic, false)
-	var d Delta
+	var d node.Delta
 	if r.err == nil {
 		if r.remaining() < 1 {
 			r.fail("truncated flags")
@@ -57,8 +61,8 @@ func DecodeDelta(b []byte) (Delta, error) {
 	d.Past = r.pairs("delivered past")
 	n := r.count("removed holds", minPairBytes)
 	for i := 0; i < n && r.err == nil; i++ {
-		h := HoldRef{Channel: r.channel()}
-		h.Position = r.position("removed hold position", MaxOffset-1)
+		h := node.HoldRef{Channel: r.channel()}
+		h.Position = r.position("removed hold position", node.MaxOffset-1)
 		if r.err == nil && i > 0 && !holdRefLess(d.RemovedHolds[i-1], h) {
 			r.fail("removed hold %v@%d out of order", h.Channel, h.Position)
 		}
@@ -67,21 +71,21 @@ func DecodeDelta(b []byte) (Delta, error) {
 	n = r.count("new holds", minChannelBytes+minHoldBytes)
 	for i := 0; i < n && r.err == nil; i++ {
 		m := r.hold(r.channel())
-		if r.err == nil && i > 0 && !holdRefLess(HoldRef{d.NewHolds[i-1].Channel, d.NewHolds[i-1].Position}, HoldRef{m.Channel, m.Position}) {
+		if r.err == nil && i > 0 && !holdRefLess(node.HoldRef{Channel: d.NewHolds[i-1].Channel, Position: d.NewHolds[i-1].Position}, node.HoldRef{Channel: m.Channel, Position: m.Position}) {
 			r.fail("new hold %v@%d out of order", m.Channel, m.Position)
 		}
 		d.NewHolds = append(d.NewHolds, m)
 	}
 	r.end()
 	if r.err != nil {
-		return Delta{}, r.err
+		return node.Delta{}, r.err
 	}
 	return d, nil
 }
 
 // holdRefLess orders hold references by channel, then position.
-func holdRefLess(a, b HoldRef) bool {
-	if r := compareChannels(a.Channel, b.Channel); r != 0 {
+func holdRefLess(a, b node.HoldRef) bool {
+	if r := a.Channel.Compare(b.Channel); r != 0 {
 		return r < 0
 	}
 	return a.Position < b.Position

@@ -1,9 +1,8 @@
-package node
-
-import (
-	"encoding/binary"
-)
-
+// Package statecodec is the stored form of a node's committed ordering state (node.State) and of
+// a step's change to it (node.Delta): a strict binary format, the changelog encoding a host
+// persists or ships the state in. The node itself never reads or writes these bytes; it hands the
+// host a State and Deltas, and a host that stores them encodes them here.
+//
 // The committed ordering state and its deltas have their own strict binary format (version 1).
 // Every integer field is a minimal unsigned LEB128 varint except positions and timestamps, which
 // are 8-byte big-endian two's complement. Lists are a count followed by the items; optional byte
@@ -23,6 +22,23 @@ import (
 // Decoding refuses (UNKNOWN_ORDERING_STATE_FORMAT) truncated, trailing, non-minimal, out-of-range
 // or out-of-order input, never panics, and allocates only in proportion to the input: every count
 // is checked against the bytes left before anything is allocated for it.
+package statecodec
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/parsleysim/parsleysim/node"
+)
+
+// formatVersion is the format's version byte; a state may say 0 instead (no state yet).
+const formatVersion = 1
+
+// Field sizes of the format.
+const (
+	topicIDBytes  = 16
+	positionBytes = 8
+)
 
 // Minimum encoded sizes used to bound counts before allocating.
 const (
@@ -35,24 +51,25 @@ const (
 )
 
 var (
-	stateMagic = [3]byte{'P', 'S', stateVersion}
-	deltaMagic = [3]byte{'P', 'D', stateVersion}
+	stateMagic = [3]byte{'P', 'S', formatVersion}
+	deltaMagic = [3]byte{'P', 'D', formatVersion}
 )
 
-// Encode returns the binary form of the state.
-func (s *State) Encode() []byte {
+// EncodeState returns the binary form of the state.
+func EncodeState(s *node.State) []byte {
 	b := append([]byte(nil), stateMagic[:]...)
-	if s.version == 0 {
+	if s.Version() == 0 {
 		b[2] = 0 // a state without version entry keeps saying so
 	}
-	b = appendBindings(b, s.bindings)
-	b = appendFed(b, s.fed)
-	b = appendPairs(b, s.frontier.pairs)
-	b = appendPairs(b, s.past.pairs)
-	b = binaryUvarint(b, uint64(len(s.holds)))
-	for i := range s.holds {
-		live := s.holds[i].queue.live()
-		b = appendChannel(b, s.holds[i].ch)
+	b = appendBindings(b, s.Bindings())
+	b = appendFed(b, s.FedPositions())
+	b = appendPairs(b, s.Frontier().Pairs())
+	b = appendPairs(b, s.DeliveredPast().Pairs())
+	chans := s.HeldChannels()
+	b = binaryUvarint(b, uint64(len(chans)))
+	for _, ch := range chans {
+		live := s.Held(ch)
+		b = appendChannel(b, ch)
 		b = binaryUvarint(b, uint64(len(live)))
 		for _, m := range live {
 			b = appendHold(b, m)
@@ -61,45 +78,46 @@ func (s *State) Encode() []byte {
 	return b
 }
 
-// DecodeState strictly decodes a committed ordering state; failures are *Refusal with reason
-// UNKNOWN_ORDERING_STATE_FORMAT naming the byte offset and the bad field.
-func DecodeState(b []byte) (*State, error) {
+// DecodeState strictly decodes a committed ordering state; failures are *node.Refusal with
+// reason UNKNOWN_ORDERING_STATE_FORMAT naming the byte offset and the bad field (or, for bytes
+// that read but break an invariant of node.State, the breach).
+func DecodeState(b []byte) (*node.State, error) {
 	r := codecReader{b: append([]byte(nil), b...)}
 	r.magic(stateMagic, true)
-	s := &State{version: stateVersion}
+	p := node.StateParts{Version: formatVersion}
 	if len(r.b) >= 3 && r.b[2] == 0 {
-		s.version = 0
+		p.Version = 0
 	}
-	s.bindings = r.bindings()
-	s.fed = r.fed()
-	s.frontier.pairs = r.pairs("frontier")
-	s.past.pairs = r.pairs("delivered past")
+	p.Bindings = r.bindings()
+	p.Fed = r.fed()
+	p.Frontier = r.pairs("frontier")
+	p.Past = r.pairs("delivered past")
 	n := r.count("held channels", minChannelBytes+1+minHoldBytes)
+	var prev node.Channel
 	for i := 0; i < n && r.err == nil; i++ {
 		ch := r.channel()
+		if r.err == nil && i > 0 && prev.Compare(ch) >= 0 {
+			r.fail("held channel %v out of order", ch)
+		}
+		prev = ch
 		m := r.count("holds", minHoldBytes)
 		if r.err == nil && m == 0 {
 			r.fail("held channel %v with zero holds", ch)
 		}
-		q := fifo[HeldMessage]{items: make([]HeldMessage, 0, m)}
+		p.Holds = slices.Grow(p.Holds, m)
 		for j := 0; j < m && r.err == nil; j++ {
-			q.push(r.hold(ch))
+			p.Holds = append(p.Holds, r.hold(ch))
 		}
-		s.holds = append(s.holds, channelHolds{ch: ch, queue: q})
 	}
 	r.end()
 	if r.err != nil {
 		return nil, r.err
 	}
-	if err := s.validate(); err != nil {
-		return nil, err
-	}
-	s.checked = true
-	return s, nil
+	return node.NewState(p)
 }
 
 // appendBindings appends a binding list.
-func appendBindings(b []byte, bs []Binding) []byte {
+func appendBindings(b []byte, bs []node.Binding) []byte {
 	b = binaryUvarint(b, uint64(len(bs)))
 	for _, x := range bs {
 		b = binaryUvarint(b, uint64(len(x.Name)))
@@ -110,7 +128,7 @@ func appendBindings(b []byte, bs []Binding) []byte {
 }
 
 // appendFed appends a fedUpTo list.
-func appendFed(b []byte, fed []FedPosition) []byte {
+func appendFed(b []byte, fed []node.FedPosition) []byte {
 	b = binaryUvarint(b, uint64(len(fed)))
 	for _, f := range fed {
 		b = appendChannel(b, f.Channel)
@@ -120,7 +138,7 @@ func appendFed(b []byte, fed []FedPosition) []byte {
 }
 
 // appendPairs appends a frontier-like list of pairs.
-func appendPairs(b []byte, pairs []Cause) []byte {
+func appendPairs(b []byte, pairs []node.Cause) []byte {
 	b = binaryUvarint(b, uint64(len(pairs)))
 	for _, p := range pairs {
 		b = appendChannel(b, p.Channel)
@@ -130,7 +148,7 @@ func appendPairs(b []byte, pairs []Cause) []byte {
 }
 
 // appendChannels appends a channel list.
-func appendChannels(b []byte, chans []Channel) []byte {
+func appendChannels(b []byte, chans []node.Channel) []byte {
 	b = binaryUvarint(b, uint64(len(chans)))
 	for _, ch := range chans {
 		b = appendChannel(b, ch)
@@ -139,13 +157,13 @@ func appendChannels(b []byte, chans []Channel) []byte {
 }
 
 // appendChannel appends topic ID and partition.
-func appendChannel(b []byte, ch Channel) []byte {
+func appendChannel(b []byte, ch node.Channel) []byte {
 	b = append(b, ch.Topic[:]...)
 	return binaryUvarint(b, uint64(ch.Partition))
 }
 
 // appendHold appends one held message without its channel.
-func appendHold(b []byte, m HeldMessage) []byte {
+func appendHold(b []byte, m node.HeldMessage) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(m.Position))
 	b = appendOptBytes(b, m.Record.Key)
 	b = appendOptBytes(b, m.Record.Value)
@@ -156,8 +174,8 @@ func appendHold(b []byte, m HeldMessage) []byte {
 		b = append(b, h.Key...)
 		b = appendOptBytes(b, h.Value)
 	}
-	b = binaryUvarint(b, uint64(EncodedLen(m.Causes)))
-	return AppendEncode(b, m.Causes)
+	b = binaryUvarint(b, uint64(node.EncodedLen(m.Causes)))
+	return node.AppendEncode(b, m.Causes)
 }
 
 // appendOptBytes appends a nullable byte string.
