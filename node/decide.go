@@ -50,24 +50,30 @@ func (v Verdict) Deliverable() bool { return len(v.Blockers) == 0 }
 // settled(c) is known and p ≤ settled(c). Causes on channels not received are skipped. It reads
 // nothing else: no clock, no timestamp, no I/O. The deliverable path does not allocate.
 func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
-	t := sameTable(received, settled)
-	if t == nil {
-		return Verdict{Blockers: appendBlockersViews(nil, causes, received, settled)}
+	if t := sameTable(received, settled); t != nil {
+		return t.Decide(causes)
 	}
-	if i := t.firstBlocked(causes.pairs); i < len(causes.pairs) {
-		return Verdict{Blockers: t.appendBlockers(nil, causes.pairs[i:])} // the causes before i are satisfied
+	return Verdict{Blockers: appendBlockersViews(nil, causes, received, settled)}
+}
+
+// Decide is Decide(causes, t, t) without the interfaces: the gate's entry point for a caller that
+// holds its views in a table.
+func (t *SettledTable) Decide(causes Causes) Verdict {
+	i, j := t.walk(nil, causes.pairs, 0, 0)
+	if i == len(causes.pairs) {
+		return Verdict{}
 	}
-	return Verdict{}
+	var v Verdict
+	t.walk(&v.Blockers, causes.pairs, i, j) // the causes before i are satisfied
+	return v
 }
 
 // AppendBlockers is Decide for hot paths: it appends the blockers of causes to dst and returns
 // the extended slice, so a caller can reuse one buffer; no blocker appended means deliverable.
 func AppendBlockers(dst []Blocker, causes Causes, received ReceivedSet, settled SettledView) []Blocker {
 	if t := sameTable(received, settled); t != nil {
-		if i := t.firstBlocked(causes.pairs); i < len(causes.pairs) {
-			return t.appendBlockers(dst, causes.pairs[i:])
-		}
-		return dst // the deliverable path: one tight walk, nothing built
+		t.walk(&dst, causes.pairs, 0, 0)
+		return dst
 	}
 	return appendBlockersViews(dst, causes, received, settled)
 }
@@ -91,7 +97,8 @@ func appendBlockersViews(dst []Blocker, causes Causes, received ReceivedSet, set
 // fast check; Decide explains a hold.
 func Satisfied(causes Causes, received ReceivedSet, settled SettledView) bool {
 	if t := sameTable(received, settled); t != nil {
-		return t.firstBlocked(causes.pairs) == len(causes.pairs)
+		i, _ := t.walk(nil, causes.pairs, 0, 0)
+		return i == len(causes.pairs)
 	}
 	for _, c := range causes.pairs {
 		if !received.Receives(c.Channel) {
@@ -248,15 +255,22 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 	return t
 }
 
-// appendBlockers appends a blocker for every cause on a received channel above its settled
-// position (Decide's verdict for a held message): firstBlocked's walk, not stopping at the first.
-func (t *SettledTable) appendBlockers(dst []Blocker, causes []Cause) []Blocker {
+// walk is the gate's one walk over the causes from causes[i] on and the entries from entries[j]
+// on (entry j is the first entry not below causes[i]'s channel, or an earlier one). At a cause on
+// a received channel above its settled position it stops, returning the cause's and the entry's
+// indexes, or, when dst is not nil, appends the cause's blocker to *dst and goes on; it returns
+// len(causes) once every cause is answered. The causes and the entries are both in channel
+// order, so one merge-like pass answers every cause; each entry it passes is compared with the
+// cause field by field, most significant first (most entries differ in the topic ID's first
+// half), and a received cause costs one more comparison, with the entry's settled position. A
+// table much wider than the causes is galloped through instead. The blockers go through a
+// pointer, one register, so that the deliverable path keeps its walk's state in registers.
+func (t *SettledTable) walk(dst *[]Blocker, causes []Cause, i, j int) (int, int) {
 	es := t.entries
 	if len(es) > 8*len(causes)+16 {
-		return t.appendBlockersGalloping(dst, causes)
+		return t.walkGalloping(dst, causes, i, j)
 	}
-	j := 0
-	for i := range causes {
+	for ; i < len(causes); i++ {
 		c := &causes[i]
 		k := keyOf(&c.Channel)
 		for ; j < len(es); j++ {
@@ -280,83 +294,31 @@ func (t *SettledTable) appendBlockers(dst []Blocker, causes []Cause) []Blocker {
 				continue
 			}
 			if c.Position > e.settled { // c's channel is received
-				dst = appendBlocker(dst, c, e.settled, e.known)
+				if dst == nil {
+					return i, j
+				}
+				*dst = appendBlocker(*dst, c, e.settled, e.known)
 			}
 			j++
 			break
 		}
 	}
-	return dst
+	return len(causes), j
 }
 
-// appendBlockersGalloping is appendBlockers for a table much wider than the causes.
-func (t *SettledTable) appendBlockersGalloping(dst []Blocker, causes []Cause) []Blocker {
-	j := 0
-	for i := range causes {
+// walkGalloping is walk for a table much wider than the causes: O(width × log(entries/width))
+// compares, a call per cause, where the plain merge is O(width + entries).
+func (t *SettledTable) walkGalloping(dst *[]Blocker, causes []Cause, i, j int) (int, int) {
+	for ; i < len(causes); i++ {
 		c := &causes[i]
 		if e, ok := t.next(&j, c); ok && c.Position > e.settled {
-			dst = appendBlocker(dst, c, e.settled, e.known)
+			if dst == nil {
+				return i, j - 1
+			}
+			*dst = appendBlocker(*dst, c, e.settled, e.known)
 		}
 	}
-	return dst
-}
-
-// firstBlocked returns the index of the first cause on a received channel above its settled
-// position, len(causes) when there is none: the gate's deliverable path. The causes and the
-// entries are both in channel order, so one merge-like pass answers every cause; each entry it
-// passes is compared with the cause field by field, most significant first (most entries differ
-// in the topic ID's first half), and a received cause costs one more comparison, with the
-// entry's settled position. A table much wider than the causes is galloped through instead.
-func (t *SettledTable) firstBlocked(causes []Cause) int {
-	es := t.entries
-	if len(es) > 8*len(causes)+16 {
-		return t.firstBlockedGalloping(causes)
-	}
-	j := 0
-	for i := range causes {
-		c := &causes[i]
-		k := keyOf(&c.Channel)
-		for ; j < len(es); j++ {
-			e := &es[j]
-			if e.hi != k.hi {
-				if e.hi > k.hi {
-					break
-				}
-				continue
-			}
-			if e.lo != k.lo {
-				if e.lo > k.lo {
-					break
-				}
-				continue
-			}
-			if e.partition != k.partition {
-				if e.partition > k.partition {
-					break
-				}
-				continue
-			}
-			if c.Position > e.settled { // c's channel is received
-				return i
-			}
-			j++
-			break
-		}
-	}
-	return len(causes)
-}
-
-// firstBlockedGalloping is firstBlocked for a table much wider than the causes: O(width ×
-// log(entries/width)) compares, a call per cause, where the plain merge is O(width + entries).
-func (t *SettledTable) firstBlockedGalloping(causes []Cause) int {
-	j := 0
-	for i := range causes {
-		c := &causes[i]
-		if e, ok := t.next(&j, c); ok && c.Position > e.settled {
-			return i
-		}
-	}
-	return len(causes)
+	return len(causes), j
 }
 
 // next advances *j to the first entry not below c's channel and returns that entry if it is c's

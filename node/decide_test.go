@@ -246,15 +246,26 @@ func TestDecideMatchesNaiveModel(t *testing.T) {
 		for name, got := range map[string][]Blocker{
 			"general":          Decide(causes, view, view).Blockers,
 			"table":            Decide(causes, table, table).Blockers,
-			"table, galloping": table.appendBlockersGalloping(nil, causes.pairs),
+			"table, concrete":  table.Decide(causes).Blockers,
+			"table, galloping": galloping(table, causes.pairs),
 		} {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: Decide = %v, naive model = %v", name, got, want)
 			}
 		}
 		if Satisfied(causes, table, table) != (len(want) == 0) || Satisfied(causes, view, view) != (len(want) == 0) ||
-			(table.firstBlockedGalloping(causes.pairs) == causes.Len()) != (len(want) == 0) {
+			(len(galloping(table, causes.pairs)) == 0) != (len(want) == 0) {
 			t.Fatalf("Satisfied disagrees with the model's %d blockers", len(want))
 		}
 	})
+}
+
+// galloping is the table's blockers of causes by the galloping walk whatever the table's width.
+func galloping(t *SettledTable, causes []Cause) []Blocker {
+	var dst []Blocker
+	t.walkGalloping(&dst, causes, 0, 0)
+	if i, _ := t.walkGalloping(nil, causes, 0, 0); (i == len(causes)) != (len(dst) == 0) {
+		panic("the galloping walk stops at a cause it does not collect")
+	}
+	return dst
 }
