@@ -132,6 +132,10 @@ type Engine struct {
 
 	causes    causeArena // storage received causes are decoded into (engine_arena.go)
 	heldCount int        // held messages over all channels: Next returns at once when it is 0
+	// heldFrom is where Next starts its scan: no channel below chans[heldFrom] holds anything (a
+	// lower bound, raised by Next as it passes empty channels and to len(chans) when nothing is
+	// held; whatever adds a hold lowers it to that channel).
+	heldFrom int
 
 	refusal      *Refusal
 	identityDone bool

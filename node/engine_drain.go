@@ -13,9 +13,12 @@ func (e *Engine) Next() (d Delivery, ok bool) {
 	if e.refusal != nil || e.heldCount == 0 {
 		return Delivery{}, false
 	}
-	for i := range e.chans {
+	for i := e.heldFrom; i < len(e.chans); i++ {
 		c := &e.chans[i]
 		if c.held.len() == 0 {
+			if i == e.heldFrom {
+				e.heldFrom++ // nothing held here either
+			}
 			continue
 		}
 		if e.opts.Sabotage == SabotageNoFIFO {
@@ -59,6 +62,9 @@ func (e *Engine) deliver(i, j int, d *Delivery) bool {
 	c.held.dropAt(j) // m is dead from here: read d
 	c.refreshGate()
 	e.heldCount--
+	if e.heldCount == 0 {
+		e.heldFrom = len(e.chans)
+	}
 	e.counters.HoldsRemoved++
 	e.counters.Deliveries++
 	n := e.frontier.Len()

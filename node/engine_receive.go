@@ -51,6 +51,7 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	}
 	c.refreshGate()
 	e.heldCount++
+	e.heldFrom = min(e.heldFrom, i)
 	c.holdsDirty = true
 	e.counters.HoldsAdded++
 	return Held, nil
@@ -157,6 +158,7 @@ func (e *Engine) holdAgain(i int, m HeldMessage) {
 	c.held.insertAt(j, heldEntry{msg: m})
 	c.refreshGate()
 	e.heldCount++
+	e.heldFrom = min(e.heldFrom, i)
 	c.holdsDirty, c.scanAll = true, true
 	e.markDirty(i)
 	e.counters.HoldsAdded++
