@@ -32,10 +32,11 @@ func (w *world) checkFeed(p *proc, pc *pcState, pos int64, uid uint64) {
 // checkStartPositions checks H2 for every received channel of a new execution.
 func (w *world) checkStartPositions(p *proc) {
 	for _, pc := range p.recv {
-		if !pc.firstFixed || !w.alive(pc.ch) {
+		oc := p.o.chans.at(pc.ch)
+		if !oc.firstFixed || !w.alive(pc.ch) {
 			continue
 		}
-		from := max(pc.fedHigh+1, pc.firstRead)
+		from := max(oc.fedHigh+1, oc.firstRead)
 		if q, ok := p.o.tdp.c.Lookup(w.chans[pc.ch].nc); ok {
 			from = max(from, int64(q)+1)
 		}

@@ -23,9 +23,9 @@ func (w *world) checkLiveness() {
 			continue
 		}
 		exempt := w.exemptions(p)
-		for _, c := range p.sortedPCs() {
-			pc := p.pcs.at(c)
-			for _, pm := range pc.pending {
+		for _, oc := range p.o.list {
+			c := oc.ch
+			for _, pm := range oc.pending {
 				if from, ok := exempt[c]; ok && pm.pos >= from {
 					break
 				}
@@ -41,11 +41,11 @@ func (w *world) checkLiveness() {
 // exempt from liveness, iterating to a fixpoint (an exempt message exempts what waits for it).
 func (w *world) exemptions(p *proc) map[int32]int64 {
 	exempt := map[int32]int64{}
-	chans := p.sortedPCs()
 	for changed := true; changed; {
 		changed = false
-		for _, c := range chans {
-			for _, pm := range p.pcs.at(c).pending {
+		for _, oc := range p.o.list {
+			c := oc.ch
+			for _, pm := range oc.pending {
 				if from, ok := exempt[c]; ok && pm.pos >= from {
 					break
 				}
@@ -72,7 +72,7 @@ func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
 		if c == m.ch && int64(cause.Position) >= m.pos {
 			return true // names itself or a later position of its own channel
 		}
-		if pc, ok := p.pcs.get(c); !ok || !pc.received {
+		if !p.receivesNow(c) {
 			continue
 		}
 		q := int64(cause.Position)
@@ -84,13 +84,4 @@ func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
 		}
 	}
 	return false
-}
-
-// sortedPCs returns the channels p ever received, sorted.
-func (p *proc) sortedPCs() []int32 {
-	out := make([]int32, 0, len(p.pcList))
-	for _, pc := range p.pcList { // sorted
-		out = append(out, pc.ch)
-	}
-	return out
 }

@@ -25,8 +25,8 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 		if c < 0 {
 			continue
 		}
-		pc, ok := p.pcs.get(c)
-		if !ok || !pc.received {
+		pc, ok := p.o.chans.get(c)
+		if !ok || !p.receivesNow(c) {
 			continue
 		}
 		q := int64(cause.Position)
@@ -51,8 +51,8 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 // history.
 func (w *world) checkCausalOrderLifetime() {
 	for _, p := range w.procs {
-		for _, c := range p.sortedPCs() {
-			for _, d := range p.pcs.at(c).delivered {
+		for _, oc := range p.o.list {
+			for _, d := range oc.delivered {
 				if v, ok := w.inversionBefore(p, d); ok {
 					w.report(spec.Violation{Criterion: spec.CritS1, Step: w.step, Process: p.idx, Detail: v})
 				}
@@ -66,7 +66,7 @@ func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
 	m := w.msgs[d.uid-1]
 	for _, cause := range m.past.Pairs() {
 		c := w.nodeChan(cause.Channel)
-		pc, ok := p.pcs.get(c)
+		pc, ok := p.o.chans.get(c)
 		if c < 0 || !ok {
 			continue
 		}

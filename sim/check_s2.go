@@ -12,7 +12,7 @@ import (
 
 // checkDuplicate stages an S2 violation and reports true when p delivers a position of pc it
 // has delivered before.
-func (w *world) checkDuplicate(p *proc, pc *pcState, uid uint64) bool {
+func (w *world) checkDuplicate(p *proc, pc *chanOracle, uid uint64) bool {
 	pos := w.msgs[uid-1].pos
 	i := pc.deliveredIndex(pos)
 	if i < 0 {

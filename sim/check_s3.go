@@ -12,7 +12,7 @@ import (
 )
 
 // checkFIFO stages S3 violations for delivering uid on pc.
-func (w *world) checkFIFO(p *proc, pc *pcState, uid uint64) {
+func (w *world) checkFIFO(p *proc, pc *chanOracle, uid uint64) {
 	pos := w.msgs[uid-1].pos
 	if n := len(pc.delivered); n > 0 && pc.delivered[n-1].pos > pos {
 		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s after the later %s", w.msgName(uid), w.msgName(pc.delivered[n-1].uid)))

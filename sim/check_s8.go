@@ -15,7 +15,8 @@ import (
 // checkSkippedRecords stages S8 when feeding pos on pc jumps over committed records the process
 // was never fed.
 func (w *world) checkSkippedRecords(p *proc, pc *pcState, pos int64) {
-	from := max(pc.lastFed+1, pc.fedHigh+1, pc.firstRead)
+	oc := p.o.chans.at(pc.ch)
+	from := max(pc.lastFed+1, oc.fedHigh+1, oc.firstRead)
 	if from >= pos {
 		return
 	}

@@ -13,8 +13,9 @@ import (
 
 // checkDeadHolds stages an S9 violation when p delivers uid past a pending message on a dead
 // channel.
-func (w *world) checkDeadHolds(p *proc, pc *pcState, uid uint64) {
-	for _, other := range p.recv {
+func (w *world) checkDeadHolds(p *proc, pc *chanOracle, uid uint64) {
+	for _, r := range p.recv {
+		other := p.o.chans.at(r.ch)
 		if other == pc || w.alive(other.ch) || len(other.pending) == 0 {
 			continue
 		}

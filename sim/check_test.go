@@ -93,7 +93,7 @@ func TestCheckS1LifetimeInversion(t *testing.T) {
 	if len(w.violations) != 1 || w.violations[0].Criterion != spec.CritS1 || !strings.Contains(w.violations[0].Detail, "m1") {
 		t.Fatalf("lifetime check: %v", w.violations)
 	}
-	p.pc(in).delivered[0].index, p.pc(mid).delivered[0].index = 0, 1
+	p.o.chanState(in).delivered[0].index, p.o.chanState(mid).delivered[0].index = 0, 1
 	w.violations = nil
 	w.checkCausalOrderLifetime()
 	if len(w.violations) != 0 {
@@ -327,8 +327,8 @@ func stageInvertedDiamond(w *world) (p *proc, in, mid int32) {
 	m2 := w.newMessage(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
 		past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})})
 	p = w.procs[1]
-	p.pc(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
-	p.pc(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
+	p.o.chanState(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
+	p.o.chanState(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
 	return p, in, mid
 }
 

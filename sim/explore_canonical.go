@@ -31,7 +31,7 @@ import (
 
 // stepUndoScratch is reused scratch for appendStepUndo.
 type stepUndoScratch struct {
-	pcs       []*pcState
+	pcs       []*chanOracle
 	pending   []int64
 	delivered []deliveredPos
 	crits     []string
@@ -54,12 +54,12 @@ func appendStepUndo(b []byte, p *proc, sc *stepUndoScratch, free bool) []byte {
 			}
 			continue
 		}
-		if pc := p.pcs.at(u.ch); !slices.Contains(sc.pcs, pc) {
+		if pc := o.chans.at(u.ch); !slices.Contains(sc.pcs, pc) {
 			sc.pcs = append(sc.pcs, pc)
 		}
 	}
 	b = binary.AppendVarint(b, deliveries)
-	slices.SortFunc(sc.pcs, func(x, y *pcState) int { return int(x.ch) - int(y.ch) })
+	slices.SortFunc(sc.pcs, func(x, y *chanOracle) int { return int(x.ch) - int(y.ch) })
 	b = binary.AppendUvarint(b, uint64(len(sc.pcs)))
 	for _, pc := range sc.pcs {
 		b = appendPCAtStepStart(b, o, pc, sc)
@@ -82,7 +82,7 @@ func appendStagedCriteria(b []byte, o *procOracle, sc *stepUndoScratch) []byte {
 }
 
 // appendPCAtStepStart appends channel state pc as the step's undo log would restore it.
-func appendPCAtStepStart(b []byte, o *procOracle, pc *pcState, sc *stepUndoScratch) []byte {
+func appendPCAtStepStart(b []byte, o *procOracle, pc *chanOracle, sc *stepUndoScratch) []byte {
 	fedHigh := pc.fedHigh
 	sc.pending = sc.pending[:0]
 	for _, pm := range pc.pending {
@@ -251,8 +251,8 @@ var rollbackFreeKinds = [spec.NumActionKinds]bool{spec.ActFeed: true, spec.ActDr
 // appendFailed appends the canonical encoding of a failed process.
 func appendFailed(b []byte, p *proc) []byte {
 	b = append(b, 0xFE)
-	for _, c := range p.sortedPCs() {
-		for _, d := range p.pcs.at(c).delivered {
+	for _, oc := range p.o.list {
+		for _, d := range oc.delivered {
 			if _, bad := p.w.inversionBefore(p, d); bad {
 				return append(b, 1)
 			}

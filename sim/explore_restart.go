@@ -146,7 +146,7 @@ func (x *explorer) checkRestart(base, c *world, at, p int) {
 	x.res.RestartChecks++
 	baseSeq, seq := make([][]uint64, len(base.procs)), make([][]uint64, len(c.procs))
 	for i := range base.procs {
-		baseSeq[i], seq[i] = base.procs[i].deliverySequence(), c.procs[i].deliverySequence()
+		baseSeq[i], seq[i] = base.procs[i].o.deliverySequence(), c.procs[i].o.deliverySequence()
 	}
 	after := ps.actions - 1
 	vs := compareDeliveries(baseSeq, seq, name, after, after)

@@ -323,9 +323,9 @@ func TestFailedProcessHash(t *testing.T) {
 		}
 		p, in, mid := stageInvertedDiamond(w)
 		if !inverted {
-			p.pc(in).delivered[0].index, p.pc(mid).delivered[0].index = 0, 1
+			p.o.chanState(in).delivered[0].index, p.o.chanState(mid).delivered[0].index = 0, 1
 		}
-		p.pc(in).fedHigh = int64(feeds)
+		p.o.chanState(in).fedHigh = int64(feeds)
 		p.status = procFailed
 		return h.hash(w, nil)
 	}

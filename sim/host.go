@@ -34,7 +34,7 @@ const (
 	procFailed                    // failed closed: never restarted (an operator would have to act)
 )
 
-// proc is one process: its declaration, its host state and its oracle state.
+// proc is one process: its declaration, its host state and its oracle.
 type proc struct {
 	w     *world
 	idx   int
@@ -94,23 +94,15 @@ type proc struct {
 	store *procStore
 }
 
-// pcState is one (process, channel) pair: host read state for the current execution and the
-// oracle's lifetime view of what the process was fed and delivered there.
+// pcState is the host's read state of one (process, channel) pair for the current execution.
+// The oracle keeps its own view of the pair (chanOracle, oracle_chan.go).
 type pcState struct {
-	ch       int32
-	received bool // in the current execution's received set
-	// Host, per execution.
+	ch           int32
+	received     bool  // in the current execution's received set
 	readPos      int64 // next offset to fetch
 	lastFed      int64 // last position fed this execution (startPos-1 before the first)
 	startPos     int64
 	committedPos int64 // the committed group offset as the host last wrote or read it; -1 none
-	// Oracle, lifetime (staged through the process's undo log).
-	firstRead    int64 // start position of the first committed execution that received it; -1
-	firstFixed   bool  // firstRead is final: an execution receiving the channel committed
-	clampAtStart int64 // true delivered past on the channel at this execution's start; -1 none
-	fedHigh      int64 // highest position fed in committed history or the current step; -1
-	delivered    []deliveredPos
-	pending      []pendingMsg
 }
 
 // deliveredPos is one first delivery on a channel: its position and the process's delivery index.
@@ -184,7 +176,7 @@ func (s chanStates) with(c int32, pc *pcState) chanStates {
 func (p *proc) pc(c int32) *pcState {
 	s, ok := p.pcs.get(c)
 	if !ok {
-		s = &pcState{ch: c, firstRead: -1, clampAtStart: -1, fedHigh: -1, committedPos: -1}
+		s = &pcState{ch: c, committedPos: -1}
 		p.pcs = p.pcs.with(c, s)
 		i, _ := slices.BinarySearchFunc(p.pcList, c, func(pc *pcState, c int32) int { return int(pc.ch) - int(c) })
 		p.pcList = slices.Insert(p.pcList, i, s)

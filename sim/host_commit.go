@@ -156,7 +156,7 @@ func (p *proc) commitCall(call commitCall, offs []substrate.GroupOffset, delta n
 		// the process first read (H2, S8), whatever becomes of the step.
 		for _, pc := range p.recv {
 			if w.alive(pc.ch) {
-				pc.firstFixed = true
+				p.o.onReadFrom(pc.ch)
 			}
 		}
 	case seqWriteState:

@@ -198,6 +198,7 @@ func (p *proc) setReceived(recv []int32, starts []node.Cause, offs []substrate.G
 			pc.committedPos = o
 		}
 	}
+	p.o.onReceived(recv)
 }
 
 // identityReport lists every dead topic ID the world ever had, split into deleted and recreated

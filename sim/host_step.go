@@ -46,7 +46,7 @@ func (p *proc) feed(pc *pcState) {
 		panic(fmt.Sprintf("sim: fetched %s:%d which the oracle does not know as a committed record", w.chanName(pc.ch), pos))
 	}
 	w.checkFeed(p, pc, pos, uid)
-	p.o.onFeed(p, pc, uid, pos)
+	p.o.onFeed(p, pc.ch, uid, pos)
 	nrec := toNodeRecord(rec.Record)
 	if w.hooks != nil && w.hooks.feedHeaders != nil {
 		nrec.Headers = w.hooks.feedHeaders(p.idx, pc.ch, nrec.Headers)
@@ -115,7 +115,7 @@ func (p *proc) drain() {
 		if c < 0 || uid == 0 {
 			panic(fmt.Sprintf("sim: %s delivered %v@%d, which is no committed record", p.spec.Name, d.Channel, d.Position))
 		}
-		p.o.onDeliver(p, p.pc(c), uid)
+		p.o.onDeliver(p, c, uid)
 		if w.tracing {
 			w.emitChan("delivered", p, c, int64(d.Position), uid, "")
 		}

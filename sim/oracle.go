@@ -94,6 +94,10 @@ type procOracle struct {
 	stampValue   []byte
 	stampReading headerReading
 	stampRead    bool
+	// chans is the oracle's state of every channel the process ever received, by channel index;
+	// list the same states sorted by channel (oracle_chan.go).
+	chans chanOracles
+	list  []*chanOracle
 	// deliveries is the process's lifetime delivery count (the next delivery index).
 	deliveries int64
 	stepDeliv  int
@@ -104,9 +108,9 @@ type undoKind uint8
 
 const (
 	undoSetInt     undoKind = iota + 1 // the channel's fedHigh = old, or deliveries = old (ch -1)
-	undoDelivered                      // remove pc.delivered[idx]
-	undoPendingAdd                     // remove pc.pending[idx]
-	undoPendingDel                     // insert pm at pc.pending[idx]
+	undoDelivered                      // remove oc.delivered[idx]
+	undoPendingAdd                     // remove oc.pending[idx]
+	undoPendingDel                     // insert pm at oc.pending[idx]
 )
 
 // undoEntry reverses one staged change. It names what it restores by kind and channel index,
@@ -135,13 +139,13 @@ func (o *procOracle) beginStep(p *proc) {
 	}
 }
 
-// setFedHigh changes pc's staged fedHigh.
-func (o *procOracle) setFedHigh(pc *pcState, v int64) {
-	if pc.fedHigh == v {
+// setFedHigh changes oc's staged fedHigh.
+func (o *procOracle) setFedHigh(oc *chanOracle, v int64) {
+	if oc.fedHigh == v {
 		return
 	}
-	o.undo = append(o.undo, undoEntry{kind: undoSetInt, ch: pc.ch, old: pc.fedHigh})
-	pc.fedHigh = v
+	o.undo = append(o.undo, undoEntry{kind: undoSetInt, ch: oc.ch, old: oc.fedHigh})
+	oc.fedHigh = v
 }
 
 // setDeliveries changes the staged delivery count.
@@ -153,17 +157,30 @@ func (o *procOracle) setDeliveries(v int64) {
 	o.deliveries = v
 }
 
+// onReceived notes the channels an execution receives (sorted), whether or not it starts.
+func (o *procOracle) onReceived(recv []int32) {
+	for _, c := range recv {
+		o.chanState(c)
+	}
+}
+
+// onReadFrom notes that the read positions of an execution receiving channel c reached the
+// substrate: where it started reading is where the process first read (H2, S8), whatever becomes
+// of the step.
+func (o *procOracle) onReadFrom(c int32) { o.chans.at(c).firstFixed = true }
+
 // onStart records, for each received channel, the first read position (until an execution
 // receiving it commits, the latest start position: nothing below it was ever committed) and the
 // true delivered past at this execution's start (what the liveness check owes against, D41).
 func (o *procOracle) onStart(p *proc) {
 	for _, pc := range p.recv {
-		if !pc.firstFixed {
-			pc.firstRead = pc.startPos
+		oc := o.chans.at(pc.ch)
+		if !oc.firstFixed {
+			oc.firstRead = pc.startPos
 		}
-		pc.clampAtStart = -1
+		oc.clampAtStart = -1
 		if q, ok := o.tdp.c.Lookup(p.w.chans[pc.ch].nc); ok {
-			pc.clampAtStart = int64(q)
+			oc.clampAtStart = int64(q)
 		}
 	}
 }
@@ -171,60 +188,60 @@ func (o *procOracle) onStart(p *proc) {
 // onFeed stages what a receipt teaches: the record's true past joins the process's past, its
 // header joins seen and bound, and the record becomes pending (owed) unless it was delivered
 // already, is at or below the execution's true delivered past, or is pending already.
-func (o *procOracle) onFeed(p *proc, pc *pcState, uid uint64, pos int64) {
-	m, st := p.w.msgs[uid-1], p.storage()
+func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
+	m, st, oc := p.w.msgs[uid-1], p.storage(), o.chans.at(c)
 	o.past.mergeFrom(m.past, st)
 	o.seen.mergeFrom(m.expressed, st)
 	o.bound.mergeFrom(m.expressed, st)
 	if m.undecodable && o.stepCorrupt == 0 {
 		o.stepCorrupt = uid
 	}
-	if pos > pc.fedHigh {
-		o.setFedHigh(pc, pos)
+	if pos > oc.fedHigh {
+		o.setFedHigh(oc, pos)
 	}
-	if pos <= pc.clampAtStart || pos < pc.firstRead || pc.deliveredIndex(pos) >= 0 {
+	if pos <= oc.clampAtStart || pos < oc.firstRead || oc.deliveredIndex(pos) >= 0 {
 		return
 	}
-	i, found := slices.BinarySearchFunc(pc.pending, pos, func(e pendingMsg, pos int64) int { return cmpInt64(e.pos, pos) })
+	i, found := slices.BinarySearchFunc(oc.pending, pos, func(e pendingMsg, pos int64) int { return cmpInt64(e.pos, pos) })
 	if found {
 		return
 	}
-	pc.pending = slices.Insert(pc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step, fedDrains: p.drains})
-	o.undo = append(o.undo, undoEntry{kind: undoPendingAdd, ch: pc.ch, idx: i})
+	oc.pending = slices.Insert(oc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step, fedDrains: p.drains})
+	o.undo = append(o.undo, undoEntry{kind: undoPendingAdd, ch: oc.ch, idx: i})
 }
 
 // onDeliver runs the delivery-time checks, then stages the delivery: the coordinate and the
 // record's true past join the past, the true past joins the true delivered past, the
 // coordinate joins the bound, and the record leaves the pending set.
-func (o *procOracle) onDeliver(p *proc, pc *pcState, uid uint64) {
-	w := p.w
+func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
+	w, oc := p.w, o.chanState(c)
 	m := w.msgs[uid-1]
 	w.sess.onDeliver(p, uid) // a projector's row (session_projection.go)
-	if w.checkDuplicate(p, pc, uid) {
+	if w.checkDuplicate(p, oc, uid) {
 		return
 	}
-	w.checkFIFO(p, pc, uid)
+	w.checkFIFO(p, oc, uid)
 	w.checkCausalOrderAtDelivery(p, uid)
-	w.checkDeadHolds(p, pc, uid)
+	w.checkDeadHolds(p, oc, uid)
 	nc, st := w.chans[m.ch].nc, p.storage()
 	o.past.merge(nc, node.Offset(m.pos), st)
 	o.bound.merge(nc, node.Offset(m.pos), st)
 	o.past.mergeFrom(m.past, st)
 	o.tdp.mergeFrom(m.past, st)
-	i, _ := slices.BinarySearchFunc(pc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
-	pc.delivered = slices.Insert(pc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
-	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: pc.ch, idx: i})
+	i, _ := slices.BinarySearchFunc(oc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
+	oc.delivered = slices.Insert(oc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
+	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: oc.ch, idx: i})
 	o.setDeliveries(o.deliveries + 1)
 	o.stepDeliv++
 	sample := latencySample{endToEndMicros: w.clock.nowMicros - m.producedMicros, holdMicros: -1}
-	if j := pc.pendingIndex(uid); j >= 0 {
-		pm := pc.pending[j]
+	if j := oc.pendingIndex(uid); j >= 0 {
+		pm := oc.pending[j]
 		sample.holdMicros = w.clock.nowMicros - pm.fedMicros
 		if p.drains > pm.fedDrains+1 { // it survived a drain after its receipt: it was held back
 			o.stepHeldRe++
 		}
-		pc.pending = slices.Delete(pc.pending, j, j+1)
-		o.undo = append(o.undo, undoEntry{kind: undoPendingDel, ch: pc.ch, idx: j, pm: pm})
+		oc.pending = slices.Delete(oc.pending, j, j+1)
+		o.undo = append(o.undo, undoEntry{kind: undoPendingDel, ch: oc.ch, idx: j, pm: pm})
 	}
 	o.stepLat = append(o.stepLat, sample)
 }
@@ -282,7 +299,7 @@ func (o *procOracle) onCommit(p *proc) {
 	w.checkCommittedStep(p)
 	w.sess.onCommit(p) // a projector's rows become real (session_projection.go)
 	for _, pc := range p.recv {
-		pc.firstFixed = true
+		o.chans.at(pc.ch).firstFixed = true
 	}
 	for _, uid := range o.stepSent {
 		w.setMsgState(uid, msgCommitted)
@@ -305,16 +322,16 @@ func (o *procOracle) rollback(p *proc) bool {
 			o.deliveries = u.old
 			continue
 		}
-		pc := p.pcs.at(u.ch)
+		oc := o.chans.at(u.ch)
 		switch u.kind {
 		case undoSetInt:
-			pc.fedHigh = u.old
+			oc.fedHigh = u.old
 		case undoDelivered:
-			pc.delivered = slices.Delete(pc.delivered, u.idx, u.idx+1)
+			oc.delivered = slices.Delete(oc.delivered, u.idx, u.idx+1)
 		case undoPendingAdd:
-			pc.pending = slices.Delete(pc.pending, u.idx, u.idx+1)
+			oc.pending = slices.Delete(oc.pending, u.idx, u.idx+1)
 		case undoPendingDel:
-			pc.pending = slices.Insert(pc.pending, u.idx, u.pm)
+			oc.pending = slices.Insert(oc.pending, u.idx, u.pm)
 		}
 	}
 	if o.stepOpen {
@@ -339,25 +356,6 @@ func (o *procOracle) endStep() {
 	o.stepCorrupt = 0
 	o.stepDeliv, o.stepHeldRe = 0, 0
 	o.saved = [4]node.Causes{}
-}
-
-// deliveredIndex returns the index in pc.delivered of position pos, or -1.
-func (pc *pcState) deliveredIndex(pos int64) int {
-	i, ok := slices.BinarySearchFunc(pc.delivered, pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
-	if !ok {
-		return -1
-	}
-	return i
-}
-
-// pendingIndex returns the index of uid in pc.pending, or -1.
-func (pc *pcState) pendingIndex(uid uint64) int {
-	for i := range pc.pending {
-		if pc.pending[i].uid == uid {
-			return i
-		}
-	}
-	return -1
 }
 
 func cmpInt64(a, b int64) int {

@@ -125,18 +125,7 @@ func (w *world) result() *Result {
 	}
 	r.Deliveries = make([][]uint64, len(w.procs))
 	for i, p := range w.procs {
-		r.Deliveries[i] = p.deliverySequence()
+		r.Deliveries[i] = p.o.deliverySequence()
 	}
 	return r
-}
-
-// deliverySequence returns p's committed first deliveries in delivery order.
-func (p *proc) deliverySequence() []uint64 {
-	seq := make([]uint64, p.o.deliveries)
-	for _, pc := range p.pcList {
-		for _, d := range pc.delivered {
-			seq[d.index] = d.uid
-		}
-	}
-	return seq
 }

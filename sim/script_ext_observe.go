@@ -294,7 +294,7 @@ func (w *world) viewProcess(p *proc, d *deliveryObserver) ProcessView {
 func (d *deliveryObserver) update(p *proc) {
 	from, n := d.committed, p.o.deliveries
 	d.committed = n - int64(p.o.stepDeliv)
-	tail := p.deliveriesSince(from)
+	tail := p.o.deliveriesSince(from)
 	// The list's entries from `from` on, last first, against the tail read now.
 	var kept []*deliveryNode
 	for e := d.head; e != nil && e.index >= from; e = e.prev {
@@ -315,35 +315,6 @@ func (d *deliveryObserver) update(p *proc) {
 		head = &deliveryNode{uid: tail[i], index: from + int64(i), prev: head}
 	}
 	d.head = head
-}
-
-// deliveriesSince returns the uids of p's deliveries with index from on, in order. In an honest
-// run they end each channel's list (a channel delivers in position order), so only the lists'
-// tails are read; a run that delivered out of order on a channel is read whole.
-func (p *proc) deliveriesSince(from int64) []uint64 {
-	n := p.o.deliveries
-	if n <= from {
-		return nil
-	}
-	out := make([]uint64, n-from)
-	found := int64(0)
-	for _, pc := range p.pcList {
-		for j := len(pc.delivered) - 1; j >= 0 && int64(pc.delivered[j].index) >= from; j-- {
-			out[int64(pc.delivered[j].index)-from] = pc.delivered[j].uid
-			found++
-		}
-	}
-	if found == n-from {
-		return out
-	}
-	for _, pc := range p.pcList {
-		for _, d := range pc.delivered {
-			if int64(d.index) >= from {
-				out[int64(d.index)-from] = d.uid
-			}
-		}
-	}
-	return out
 }
 
 // viewMessage renders record uid (without its payload).

@@ -138,7 +138,7 @@ func (m *readModel) holdsBack(w *world) bool {
 				continue
 			}
 			for _, pc := range p.recv {
-				if len(pc.pending) > 0 && pc.pending[0].fedDrains < p.drains {
+				if head, ok := p.o.pendingHead(pc.ch); ok && head.fedDrains < p.drains {
 					return true
 				}
 			}

@@ -222,13 +222,12 @@ func (p *proc) storage() *procStore {
 // and reused whenever the shell is recycled (world.cloneInto) — by then the world it belonged to
 // and every world that shared its storage are released, so nothing reads it any more.
 type procStore struct {
-	pcs       chanStates
-	list      []*pcState
-	recv      []*pcState
-	states    []pcState
-	delivered []deliveredPos // every channel's delivered positions, back to back
-	pending   []pendingMsg   // every channel's pending messages, back to back
-	undo      []undoEntry
+	pcs    chanStates
+	list   []*pcState
+	recv   []*pcState
+	states []pcState
+	oracle chanStore // the oracle's channel states (oracle_chan.go)
+	undo   []undoEntry
 	// causes is the block the oracle's frontiers are cloned into on their first change
 	// (causeRoom): every step shares the frontiers (procOracle.beginStep), so each frontier a
 	// step changes was one small allocation, and its first insertion another.
@@ -350,7 +349,8 @@ const (
 // copy, so the step's deliveries and receipts insert in place.
 const pcHeadroom = 2
 
-// ownChannelStates copies p's channel states (pcs, pcList, recv) into the shell's store.
+// ownChannelStates copies p's channel states (pcs, pcList, recv) and the oracle's
+// (procOracle.ownChans) into the shell's store.
 func (p *proc) ownChannelStates() {
 	st := p.storage()
 	src := p.pcList
@@ -358,13 +358,7 @@ func (p *proc) ownChannelStates() {
 		*st = procStore{} // p reads its own store (never in an exploration): copy to fresh storage
 	}
 	st.inUse = true
-	nd, np := 0, 0
-	for _, pc := range src {
-		nd += len(pc.delivered) + pcHeadroom
-		np += len(pc.pending) + pcHeadroom
-	}
 	states := reuse(st.states, len(src))
-	delivered, pending := reuse(st.delivered, nd), reuse(st.pending, np)
 	index := st.pcs[:0]
 	if len(src) > 0 {
 		index = slices.Grow(index, int(src[len(src)-1].ch)+1)[:src[len(src)-1].ch+1] // src is sorted
@@ -374,8 +368,6 @@ func (p *proc) ownChannelStates() {
 	for _, pc := range src {
 		states = append(states, *pc)
 		cp := &states[len(states)-1]
-		cp.delivered, delivered = carve(delivered, pc.delivered)
-		cp.pending, pending = carve(pending, pc.pending)
 		index[pc.ch] = cp
 		list = append(list, cp)
 	}
@@ -385,8 +377,8 @@ func (p *proc) ownChannelStates() {
 	}
 	st.pcs = index
 	st.states, st.list, st.recv = states, list, recv
-	st.delivered, st.pending = delivered[:0], pending[:0]
 	p.pcs, p.pcList, p.recv = st.pcs, list, recv
+	p.o.ownChans(&st.oracle)
 }
 
 // reuse returns s emptied, or a new empty slice when s cannot hold n elements.

@@ -22,10 +22,10 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"drainable", "stepChans", "workMark", "fetchBuf", "injected", "refusalWhy", "o", "pcList", "store",
 			"share", // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
 			"ref"},  // the reference node: shared copy-on-write (procRef.node), hashed in appendRef
-		"pcState": {"ch", "received", "readPos", "lastFed", "startPos", "committedPos", "firstRead", "firstFixed",
-			"clampAtStart", "fedHigh", "delivered", "pending"},
+		"pcState":    {"ch", "received", "readPos", "lastFed", "startPos", "committedPos"},
+		"chanOracle": {"ch", "firstRead", "firstFixed", "clampAtStart", "fedHigh", "delivered", "pending"},
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
-			"stepCorrupt", "deliveries", "stepDeliv", "stepHeldRe",
+			"stepCorrupt", "chans", "list", "deliveries", "stepDeliv", "stepHeldRe",
 			"stampValue", "stampReading", "stampRead"}, // a cache of immutable values, shared by a copy: readStamp
 		"message":      {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
@@ -34,7 +34,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"sessionClient": {"session", "token", "damage", "waiting", "reading", "truth", "writes", "reads"},
 		"projection":    {"ownOnly", "recorded", "own", "truth", "rows", "staged"},
 	}
-	for _, v := range []any{world{}, proc{}, pcState{}, procOracle{}, message{}, extProducers{}, sessionWorld{},
+	for _, v := range []any{world{}, proc{}, pcState{}, chanOracle{}, procOracle{}, message{}, extProducers{}, sessionWorld{},
 		sessionClient{}, projection{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {

@@ -50,7 +50,7 @@ func (p *proc) heldOnDead() bool {
 		return false
 	}
 	for _, pc := range p.recv {
-		if len(pc.pending) > 0 && !p.w.alive(pc.ch) {
+		if p.o.hasPending(pc.ch) && !p.w.alive(pc.ch) {
 			return true
 		}
 	}
@@ -144,7 +144,10 @@ func (w *world) deletionDueEarly() bool {
 // was fed at step since or earlier.
 func (w *world) agedDeletionTarget(since int) bool {
 	aged := func(p *proc) func(*pcState) bool {
-		return func(pc *pcState) bool { return p.committedBlockedHead(pc) && pc.pending[0].fedStep <= since }
+		return func(pc *pcState) bool {
+			head, _ := p.o.pendingHead(pc.ch)
+			return p.committedBlockedHead(pc) && head.fedStep <= since
+		}
 	}
 	for t := range w.topics {
 		if !w.topics[t].spec.External || w.topics[t].inc < 0 || !w.sparesDoomed(t) {

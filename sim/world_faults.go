@@ -27,8 +27,8 @@ func (w *world) truncationCandidates(c int32) []int64 {
 		if pc.committedPos >= 0 {
 			cands = append(cands, pc.committedPos, pc.committedPos+1)
 		}
-		if len(pc.pending) > 0 {
-			cands = append(cands, pc.pending[0].pos, pc.pending[0].pos+1)
+		if head, ok := p.o.pendingHead(c); ok {
+			cands = append(cands, head.pos, head.pos+1)
 		}
 		if p.status == procRunning && pc.received {
 			cands = append(cands, pc.readPos+1) // the receiver's next fetch falls below the log start
@@ -138,7 +138,7 @@ func (w *world) noteHeldOn(inc int32, mark func(p *proc)) {
 	in := &w.incs[inc]
 	for _, p := range w.procs {
 		for i := range in.parts {
-			if pc, ok := p.pcs.get(in.firstChan + int32(i)); ok && len(pc.pending) > 0 {
+			if p.o.hasPending(in.firstChan + int32(i)) {
 				mark(p)
 				break
 			}
@@ -182,7 +182,7 @@ func (w *world) redeclare(p *proc, t int) {
 	if i, ok := slices.BinarySearch(p.declared, t); ok {
 		if inc, ok := p.resolved[t]; ok {
 			if c := w.chanOf(inc, p.spec.Task); c >= 0 {
-				if pc, ok := p.pcs.get(c); ok && len(pc.pending) > 0 {
+				if p.o.hasPending(c) {
 					p.injected.removedHeld = true
 				}
 			}

@@ -135,29 +135,18 @@ func appendPC(b []byte, pc *pcState, free bool) []byte {
 	b = binary.AppendVarint(b, pc.readPos)
 	b = binary.AppendVarint(b, pc.lastFed)
 	b = binary.AppendVarint(b, pc.startPos)
-	b = binary.AppendVarint(b, pc.firstRead)
-	b = binary.AppendVarint(b, pc.clampAtStart)
-	b = binary.AppendVarint(b, pc.fedHigh)
 	if !free {
 		b = binary.AppendVarint(b, pc.committedPos)
-		b = appendBool(b, pc.firstFixed)
-	}
-	b = binary.AppendUvarint(b, uint64(len(pc.delivered)))
-	for _, d := range pc.delivered {
-		b = binary.AppendVarint(b, d.pos)
-		b = binary.AppendVarint(b, int64(d.index))
-	}
-	b = binary.AppendUvarint(b, uint64(len(pc.pending)))
-	for _, pm := range pc.pending {
-		b = binary.AppendVarint(b, pm.pos)
 	}
 	return b
 }
 
-// appendOracle appends p's oracle: frontiers (each as its cached digest, world_hash_frontier.go),
-// the open step's staging and its undo log (what a rollback would restore).
+// appendOracle appends p's oracle: its channel states (procOracle.appendChans), frontiers (each
+// as its cached digest, world_hash_frontier.go), the open step's staging and its undo log (what a
+// rollback would restore).
 func (h *stateHasher) appendOracle(b []byte, p *proc, free bool) []byte {
 	w, o := p.w, &p.o
+	b = o.appendChans(b, free)
 	b = h.appendFrontier(b, p, &o.past) // procOracle.frontiers order, without building its array
 	b = h.appendFrontier(b, p, &o.seen)
 	b = h.appendFrontier(b, p, &o.bound)

@@ -27,17 +27,17 @@ func (p *proc) causeUnfed(m *message, except int32) bool {
 
 // unfedAt reports whether p receives channel c now and has not been fed position pos of it.
 func (p *proc) unfedAt(c int32, pos int64) bool {
-	pc, ok := p.pcs.get(c)
-	return ok && pc.received && pc.fedHigh < pos
+	return p.receivesNow(c) && p.o.fedHigh(c) < pos
 }
 
 // blockedHead reports whether the first fed, undelivered message of p on channel pc waits for a
 // cause on another channel that p has not been fed yet.
 func (p *proc) blockedHead(pc *pcState) bool {
-	if len(pc.pending) == 0 {
+	head, ok := p.o.pendingHead(pc.ch)
+	if !ok {
 		return false
 	}
-	return p.causeUnfed(p.w.msgs[pc.pending[0].uid-1], pc.ch)
+	return p.causeUnfed(p.w.msgs[head.uid-1], pc.ch)
 }
 
 // committedBlockedHead reports whether p has a blocked head on pc that a rollback keeps: nothing
@@ -115,7 +115,7 @@ func (w *world) laggingRecords(out []uint64) []uint64 {
 		}
 		for _, pc := range p.recv {
 			lso := w.chans[pc.ch].lso
-			if !w.alive(pc.ch) || pc.fedHigh >= lso-1 {
+			if !w.alive(pc.ch) || p.o.fedHigh(pc.ch) >= lso-1 {
 				continue
 			}
 			for o := lso - 1; o >= max(0, lso-lagScanSlots); o-- {
@@ -149,13 +149,17 @@ func (p *proc) nextRecordWaits(pc *pcState) bool {
 // later, names a cause on pc that p has not been fed yet: feeding pc may release it.
 func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 	for _, o := range p.recv {
-		if o == pc || len(o.pending) == 0 || o.pending[0].fedStep < since {
+		if o == pc {
 			continue
 		}
-		m := p.w.msgs[o.pending[0].uid-1]
+		head, ok := p.o.pendingHead(o.ch)
+		if !ok || head.fedStep < since {
+			continue
+		}
+		m := p.w.msgs[head.uid-1]
 		for i := range m.expressed.Len() {
 			cause := m.expressed.At(i)
-			if p.w.nodeChan(cause.Channel) == pc.ch && pc.fedHigh < int64(cause.Position) {
+			if p.w.nodeChan(cause.Channel) == pc.ch && p.o.fedHigh(pc.ch) < int64(cause.Position) {
 				return true
 			}
 		}

@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// The oracle's own per-(process, channel) state: what it learned, over the process's lifetime,
+// about each channel the process received or delivered on. It is kept apart from the host's read
+// state (pcState) and changed only by the oracle's own handlers (onReceive, onStart, onFeed,
+// onDeliver, onCommit, rollback); the scheduler and the explorer read it only through the
+// queries below (fedHigh, pendingHead, hasPending, deliverySequence, deliveriesSince).
+
+// chanOracle is the oracle's lifetime view of one (process, channel) pair. Its changes within a
+// step go through the process's undo log (procOracle.undo).
+type chanOracle struct {
+	ch           int32
+	firstRead    int64 // start position of the first committed execution that received it; -1
+	firstFixed   bool  // firstRead is final: an execution receiving the channel committed
+	clampAtStart int64 // true delivered past on the channel at this execution's start; -1 none
+	fedHigh      int64 // highest position fed in committed history or the current step; -1
+	delivered    []deliveredPos
+	pending      []pendingMsg
+}
+
+// chanOracles indexes a process's oracle channel states by channel index (nil: none), as
+// chanStates does the host's.
+type chanOracles []*chanOracle
+
+// get returns channel c's state and whether there is one.
+func (s chanOracles) get(c int32) (*chanOracle, bool) {
+	if c < 0 || int(c) >= len(s) || s[c] == nil {
+		return nil, false
+	}
+	return s[c], true
+}
+
+// at returns channel c's state, nil if there is none.
+func (s chanOracles) at(c int32) *chanOracle {
+	oc, _ := s.get(c)
+	return oc
+}
+
+// chanState returns the oracle's state of channel c, creating it.
+func (o *procOracle) chanState(c int32) *chanOracle {
+	if oc, ok := o.chans.get(c); ok {
+		return oc
+	}
+	oc := &chanOracle{ch: c, firstRead: -1, clampAtStart: -1, fedHigh: -1}
+	if n := int(c) + 1; n > len(o.chans) {
+		o.chans = append(o.chans, make(chanOracles, n-len(o.chans))...)
+	}
+	o.chans[c] = oc
+	i, _ := slices.BinarySearchFunc(o.list, c, func(oc *chanOracle, c int32) int { return int(oc.ch) - int(c) })
+	o.list = slices.Insert(o.list, i, oc)
+	return oc
+}
+
+// fedHigh is the highest position fed to the process on channel c in committed history or the
+// current step, -1 when none.
+func (o *procOracle) fedHigh(c int32) int64 {
+	if oc, ok := o.chans.get(c); ok {
+		return oc.fedHigh
+	}
+	return -1
+}
+
+// pendingHead returns the lowest fed, owed, undelivered message on channel c, if any.
+func (o *procOracle) pendingHead(c int32) (pendingMsg, bool) {
+	if oc, ok := o.chans.get(c); ok && len(oc.pending) > 0 {
+		return oc.pending[0], true
+	}
+	return pendingMsg{}, false
+}
+
+// hasPending reports whether the process owes a delivery on channel c.
+func (o *procOracle) hasPending(c int32) bool {
+	_, ok := o.pendingHead(c)
+	return ok
+}
+
+// deliverySequence returns the process's first deliveries in delivery order.
+func (o *procOracle) deliverySequence() []uint64 {
+	seq := make([]uint64, o.deliveries)
+	for _, oc := range o.list {
+		for _, d := range oc.delivered {
+			seq[d.index] = d.uid
+		}
+	}
+	return seq
+}
+
+// deliveriesSince returns the process's deliveries from delivery index from on, in order. In a
+// run they end each channel's list (a channel delivers in position order), so only the lists'
+// tails are read; a run that delivered out of order on a channel is read whole.
+func (o *procOracle) deliveriesSince(from int64) []uint64 {
+	n := o.deliveries
+	if n <= from {
+		return nil
+	}
+	out := make([]uint64, n-from)
+	found := int64(0)
+	for _, oc := range o.list {
+		for j := len(oc.delivered) - 1; j >= 0 && int64(oc.delivered[j].index) >= from; j-- {
+			out[int64(oc.delivered[j].index)-from] = oc.delivered[j].uid
+			found++
+		}
+	}
+	if found == n-from {
+		return out
+	}
+	for _, oc := range o.list {
+		for _, d := range oc.delivered {
+			if int64(d.index) >= from {
+				out[int64(d.index)-from] = d.uid
+			}
+		}
+	}
+	return out
+}
+
+// deliveredIndex returns the index in oc.delivered of position pos, or -1.
+func (oc *chanOracle) deliveredIndex(pos int64) int {
+	i, ok := slices.BinarySearchFunc(oc.delivered, pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// pendingIndex returns the index of uid in oc.pending, or -1.
+func (oc *chanOracle) pendingIndex(uid uint64) int {
+	for i := range oc.pending {
+		if oc.pending[i].uid == uid {
+			return i
+		}
+	}
+	return -1
+}
+
+// chanStore is the storage a process shell copies the oracle's channel states into
+// (procOracle.ownChans), reused when the shell is recycled.
+type chanStore struct {
+	index     chanOracles
+	list      []*chanOracle
+	states    []chanOracle
+	delivered []deliveredPos // every channel's delivered positions, back to back
+	pending   []pendingMsg   // every channel's pending messages, back to back
+}
+
+// ownChans gives o its own copy of its channel states, in st, dropping whatever an earlier life
+// of the store held. Each channel's delivered and pending slices get pcHeadroom spare room, so
+// the step's deliveries and receipts insert in place.
+func (o *procOracle) ownChans(st *chanStore) {
+	src := o.list
+	nd, np := 0, 0
+	for _, oc := range src {
+		nd += len(oc.delivered) + pcHeadroom
+		np += len(oc.pending) + pcHeadroom
+	}
+	states := reuse(st.states, len(src))
+	delivered, pending := reuse(st.delivered, nd), reuse(st.pending, np)
+	index := st.index[:0]
+	if len(src) > 0 {
+		index = slices.Grow(index, int(src[len(src)-1].ch)+1)[:src[len(src)-1].ch+1] // src is sorted
+		clear(index)                                                                 // an earlier life's channels
+	}
+	list := st.list[:0]
+	for _, oc := range src {
+		states = append(states, *oc)
+		cp := &states[len(states)-1]
+		cp.delivered, delivered = carve(delivered, oc.delivered)
+		cp.pending, pending = carve(pending, oc.pending)
+		index[oc.ch] = cp
+		list = append(list, cp)
+	}
+	st.index, st.states, st.list = index, states, list
+	st.delivered, st.pending = delivered[:0], pending[:0]
+	o.chans, o.list = index, list
+}
+
+// appendChans appends the canonical encoding of o's channel states, sorted by channel, for the
+// explorer's state hash. A rollback-free process (free) is encoded without firstFixed: only a
+// restart reads it.
+func (o *procOracle) appendChans(b []byte, free bool) []byte {
+	for _, oc := range o.list {
+		b = binary.AppendUvarint(b, uint64(oc.ch)+1)
+		b = binary.AppendVarint(b, oc.firstRead)
+		b = binary.AppendVarint(b, oc.clampAtStart)
+		b = binary.AppendVarint(b, oc.fedHigh)
+		if !free {
+			b = appendBool(b, oc.firstFixed)
+		}
+		b = binary.AppendUvarint(b, uint64(len(oc.delivered)))
+		for _, d := range oc.delivered {
+			b = binary.AppendVarint(b, d.pos)
+			b = binary.AppendVarint(b, int64(d.index))
+		}
+		b = binary.AppendUvarint(b, uint64(len(oc.pending)))
+		for _, pm := range oc.pending {
+			b = binary.AppendVarint(b, pm.pos)
+		}
+	}
+	return append(b, 0)
+}
