@@ -19,7 +19,7 @@ import (
 // checkLiveness reports every owed, undelivered, non-exempt message of every non-failed process.
 func (w *world) checkLiveness() {
 	for _, p := range w.procs {
-		if p.status == procFailed {
+		if p.o.failed {
 			continue
 		}
 		exempt := w.exemptions(p)
@@ -72,7 +72,7 @@ func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
 		if c == m.ch && int64(cause.Position) >= m.pos {
 			return true // names itself or a later position of its own channel
 		}
-		if !p.receivesNow(c) {
+		if !p.o.receives(c) {
 			continue
 		}
 		q := int64(cause.Position)

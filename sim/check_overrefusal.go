@@ -44,11 +44,11 @@ func (w *world) refusalInjected(p *proc, r *node.Refusal) bool {
 		}
 		return w.frontierOver(p, r, budget) || w.headerOver(r, budget)
 	case node.ReasonChannelRemovedWithHeldMessages:
-		return p.injected.removedHeld
+		return p.o.injected.removedHeld
 	case node.ReasonChannelIdentityChanged:
-		return p.injected.identityChanged
+		return p.o.injected.identityChanged
 	case node.ReasonChannelDeletedWithUndelivered:
-		return p.injected.deletedHeld
+		return p.o.injected.deletedHeld
 	}
 	return false
 }

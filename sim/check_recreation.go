@@ -15,10 +15,10 @@ import (
 // checkRecreatedReceived reports RECREATION when p commits while receiving a recreated
 // incarnation.
 func (w *world) checkRecreatedReceived(p *proc) {
-	for _, pc := range p.recv {
-		if inc := w.chans[pc.ch].inc; w.recreated(inc) {
+	for _, c := range p.o.recv {
+		if inc := w.chans[c].inc; w.recreated(inc) {
 			w.violate(spec.CritRecreation, p.idx, fmt.Sprintf("committed while receiving %s, whose name now binds to incarnation %d",
-				w.chanName(pc.ch), w.topics[w.chans[pc.ch].topic].inc))
+				w.chanName(c), w.topics[w.chans[c].topic].inc))
 			return
 		}
 	}

@@ -141,8 +141,8 @@ func (w *world) refReceive(p *proc, c int32, pos int64, rec substrate.Record, ou
 }
 
 // refNext asks p's model for its next delivery and compares it with the engine's (d, ok); when
-// neither delivers, it compares their refusals.
-func (w *world) refNext(p *proc, d node.Delivery, ok bool) {
+// neither delivers, it compares their refusals (refusal: the engine's, nil for none).
+func (w *world) refNext(p *proc, d node.Delivery, ok bool, refusal *node.Refusal) {
 	if p.ref.off || p.ref.live == nil {
 		return
 	}
@@ -155,8 +155,8 @@ func (w *world) refNext(p *proc, d node.Delivery, ok bool) {
 	}
 	if !ok {
 		var eerr error
-		if er := p.eng.Refusal(); er != nil {
-			eerr = er
+		if refusal != nil {
+			eerr = refusal
 		}
 		if !sameReason(eerr, m.Refusal()) {
 			w.refDisagree(p, "refusal at a drain", refusalString(eerr), refRefusalString(m.Refusal()))
@@ -195,28 +195,28 @@ func (w *world) refCommit(p *proc) {
 
 // refCheckCommitted compares, once p's commit sequence is over, the committed state the host
 // persisted from the engine's delta with the model's.
-func (w *world) refCheckCommitted(p *proc) {
+func (w *world) refCheckCommitted(p *proc, stored *node.State) {
 	if p.ref.off || p.ref.live == nil {
 		return
 	}
 	st := p.ref.committedOrEmpty()
 	prev := p.ref.checked
 	p.ref.checked = st
-	if !sameCommitted(p.committed, st, prev) {
-		w.refViolate(p, "committed ordering state, engine vs reference: "+refStateOf(p.committed).Diff(st))
+	if !sameCommitted(stored, st, prev) {
+		w.refViolate(p, "committed ordering state, engine vs reference: "+refStateOf(stored).Diff(st))
 	}
 }
 
 // refCheckStored compares the committed state in p's state store with the model's committed
 // state after a commit sequence that did not end (a crash inside it, a zombie's attempt; when
 // says which): the next start reads it, and nothing writes it while p is down.
-func (w *world) refCheckStored(p *proc, when string) {
+func (w *world) refCheckStored(p *proc, stored *node.State, when string) {
 	if p.ref.off || !w.opts.reports(spec.CritReference) {
 		return
 	}
 	st := p.ref.committedOrEmpty()
-	if !sameCommitted(p.committed, st, nil) {
-		w.refViolate(p, "committed ordering state "+when+", engine vs reference: "+refStateOf(p.committed).Diff(st))
+	if !sameCommitted(stored, st, nil) {
+		w.refViolate(p, "committed ordering state "+when+", engine vs reference: "+refStateOf(stored).Diff(st))
 	}
 }
 

@@ -26,7 +26,7 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 			continue
 		}
 		pc, ok := p.o.chans.get(c)
-		if !ok || !p.receivesNow(c) {
+		if !ok || !pc.received {
 			continue
 		}
 		q := int64(cause.Position)

@@ -14,9 +14,8 @@ import (
 
 // checkSkippedRecords stages S8 when feeding pos on pc jumps over committed records the process
 // was never fed.
-func (w *world) checkSkippedRecords(p *proc, pc *pcState, pos int64) {
-	oc := p.o.chans.at(pc.ch)
-	from := max(pc.lastFed+1, oc.fedHigh+1, oc.firstRead)
+func (w *world) checkSkippedRecords(p *proc, pc *chanOracle, pos int64) {
+	from := max(pc.lastFed+1, pc.fedHigh+1, pc.firstRead)
 	if from >= pos {
 		return
 	}
@@ -28,7 +27,7 @@ func (w *world) checkSkippedRecords(p *proc, pc *pcState, pos int64) {
 
 // checkResetPastLogStart stages S8 when the host moves a read position below the log start up
 // to the log start instead of failing closed.
-func (w *world) checkResetPastLogStart(p *proc, pc *pcState, logStart int64) {
+func (w *world) checkResetPastLogStart(p *proc, c int32, readPos, logStart int64) {
 	p.o.stage(p, spec.CritS8, fmt.Sprintf("read position %d on %s is below log start %d and the process did not fail closed",
-		pc.readPos, w.chanName(pc.ch), logStart))
+		readPos, w.chanName(c), logStart))
 }

@@ -14,8 +14,8 @@ import (
 // checkDeadHolds stages an S9 violation when p delivers uid past a pending message on a dead
 // channel.
 func (w *world) checkDeadHolds(p *proc, pc *chanOracle, uid uint64) {
-	for _, r := range p.recv {
-		other := p.o.chans.at(r.ch)
+	for _, c := range p.o.recv {
+		other := p.o.chans.at(c)
 		if other == pc || w.alive(other.ch) || len(other.pending) == 0 {
 			continue
 		}

@@ -74,13 +74,11 @@ type proc struct {
 	pcs    chanStates
 	pcList []*pcState
 
-	drains     int  // drains begun, lifetime (a pending message that outlives one was held back)
 	stepDirty  bool // the current step has work a commit would persist
 	drainable  bool // something was fed or restored since the last drain
 	stepChans  []int32
 	workMark   uint64
 	fetchBuf   []substrate.FetchedRecord
-	injected   injectedCauses
 	refusalWhy string
 
 	o procOracle
@@ -119,14 +117,6 @@ type pendingMsg struct {
 	fedMicros int64
 	fedStep   int
 	fedDrains int // the process's drain count at receipt
-}
-
-// injectedCauses is the refusal ledger: the faults the run injected that entitle a process to
-// fail closed with a given reason (OVER_REFUSAL).
-type injectedCauses struct {
-	removedHeld     bool // a redeclaration removed a channel the process held messages on
-	identityChanged bool // a topic the process received was recreated
-	deletedHeld     bool // a topic was deleted while the process held messages from it
 }
 
 func newProc(w *world, i int) *proc {

@@ -130,7 +130,7 @@ func (p *proc) commitSequence(crashAfter int) (crashed bool, err error) {
 		p.applyDelta(delta)
 		p.stepCommitted()
 	}
-	w.refCheckCommitted(p)
+	w.refCheckCommitted(p, p.committed)
 	return false, nil
 }
 
@@ -236,5 +236,5 @@ func (w *world) commitCrash(p *proc, calls int) {
 		w.emitProc("commit-crash", p, fmt.Sprintf("after %d of %d calls of the commit", min(calls, n), n))
 	}
 	p.crash()
-	w.refCheckStored(p, fmt.Sprintf("after a crash %d calls into a commit of %d", min(calls, n), n))
+	w.refCheckStored(p, p.committed, fmt.Sprintf("after a crash %d calls into a commit of %d", min(calls, n), n))
 }

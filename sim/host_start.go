@@ -37,7 +37,6 @@ func (p *proc) start(full bool) bool {
 		err = ierr
 	}
 	p.setReceived(recv, init.StartPositions, committedOffs)
-	w.checkStartPositions(p)
 	if w.tracing {
 		w.emitProc("started", p, fmt.Sprintf("execution %d receives %s", p.execution, p.recvString()))
 	}
@@ -198,7 +197,7 @@ func (p *proc) setReceived(recv []int32, starts []node.Cause, offs []substrate.G
 			pc.committedPos = o
 		}
 	}
-	p.o.onReceived(recv)
+	p.o.onReceived(p, recv, starts)
 }
 
 // identityReport lists every dead topic ID the world ever had, split into deleted and recreated

@@ -23,7 +23,7 @@ func (p *proc) feed(pc *pcState) {
 				Position: node.Offset(pc.readPos), Detail: fmt.Sprintf("fetch from %d below log start %d", pc.readPos, logStart)})
 			return
 		}
-		w.checkResetPastLogStart(p, pc, logStart)
+		w.checkResetPastLogStart(p, pc.ch, pc.readPos, logStart)
 		pc.readPos = logStart
 		recs, next, err = w.sub.FetchInto(p.fetchBuf[:0], w.chans[pc.ch].tp, substrate.Offset(pc.readPos), 1)
 	}
@@ -45,7 +45,6 @@ func (p *proc) feed(pc *pcState) {
 	if uid == 0 {
 		panic(fmt.Sprintf("sim: fetched %s:%d which the oracle does not know as a committed record", w.chanName(pc.ch), pos))
 	}
-	w.checkFeed(p, pc, pos, uid)
 	p.o.onFeed(p, pc.ch, uid, pos)
 	nrec := toNodeRecord(rec.Record)
 	if w.hooks != nil && w.hooks.feedHeaders != nil {
@@ -57,7 +56,7 @@ func (p *proc) feed(pc *pcState) {
 	p.stepDirty, p.drainable = true, true
 	p.chargeWork()
 	if rerr == nil && w.hooks != nil && w.hooks.refeed != nil && w.hooks.refeed(p.idx) {
-		w.checkFeed(p, pc, pos, uid)
+		p.o.onRefeed(p, pc.ch, uid, pos)
 		var again node.ReceiveOutcome
 		again, rerr = p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
 		w.refReceive(p, pc.ch, pos, rec.Record, again, rerr)
@@ -102,10 +101,14 @@ func (p *proc) drain() {
 	w := p.w
 	p.o.beginStep(p)
 	p.drainable = false
-	p.drains++
+	p.o.onDrain()
 	for {
 		d, ok := p.eng.Next()
-		w.refNext(p, d, ok)
+		var refusal *node.Refusal
+		if !ok {
+			refusal = p.eng.Refusal()
+		}
+		w.refNext(p, d, ok, refusal)
 		if !ok {
 			break
 		}
@@ -287,7 +290,7 @@ func (p *proc) refuse(err error) {
 	if !errors.As(err, &r) {
 		panic(fmt.Sprintf("sim: %s: engine error that is not a refusal: %v", p.spec.Name, err))
 	}
-	w.checkRefusal(p, r)
+	p.o.onRefused(p, r)
 	p.rollback()
 	p.status = procFailed
 	p.refusalWhy = string(r.Reason)

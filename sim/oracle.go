@@ -98,6 +98,17 @@ type procOracle struct {
 	// list the same states sorted by channel (oracle_chan.go).
 	chans chanOracles
 	list  []*chanOracle
+	// recv is the current (or, when down, last) execution's received channels, sorted: replaced
+	// by each onReceived, never changed in place.
+	recv []int32
+	// failed says the process failed closed (onRefused): liveness waives it.
+	failed bool
+	// drains counts the drains begun (onDrain): a pending message that outlives one was held
+	// back. It feeds a statistic and the scheduler's heldBack, no check: like the host's count
+	// before it, it is not part of the explorer's state.
+	drains int
+	// injected is the refusal ledger (OVER_REFUSAL).
+	injected injectedCauses
 	// deliveries is the process's lifetime delivery count (the next delivery index).
 	deliveries int64
 	stepDeliv  int
@@ -157,11 +168,30 @@ func (o *procOracle) setDeliveries(v int64) {
 	o.deliveries = v
 }
 
-// onReceived notes the channels an execution receives (sorted), whether or not it starts.
-func (o *procOracle) onReceived(recv []int32) {
-	for _, c := range recv {
-		o.chanState(c)
+// onReceived notes the channels an execution receives (recv, sorted) and their start positions
+// (starts[i] is recv[i]'s), whether or not it starts, and checks the start positions (H2). recv
+// is the oracle's from then on.
+func (o *procOracle) onReceived(p *proc, recv []int32, starts []node.Cause) {
+	for _, c := range o.recv {
+		o.chans.at(c).received = false
 	}
+	o.recv = recv
+	for i, c := range recv {
+		oc := o.chanState(c)
+		oc.received = true
+		oc.startPos = int64(starts[i].Position)
+		oc.lastFed = oc.startPos - 1
+	}
+	p.w.checkStartPositions(p)
+}
+
+// onDrain notes that a drain begins.
+func (o *procOracle) onDrain() { o.drains++ }
+
+// onRefused judges a refusal (OVER_REFUSAL): the process fails closed for good.
+func (o *procOracle) onRefused(p *proc, r *node.Refusal) {
+	p.w.checkRefusal(p, r)
+	o.failed = true
 }
 
 // onReadFrom notes that the read positions of an execution receiving channel c reached the
@@ -173,13 +203,13 @@ func (o *procOracle) onReadFrom(c int32) { o.chans.at(c).firstFixed = true }
 // receiving it commits, the latest start position: nothing below it was ever committed) and the
 // true delivered past at this execution's start (what the liveness check owes against, D41).
 func (o *procOracle) onStart(p *proc) {
-	for _, pc := range p.recv {
-		oc := o.chans.at(pc.ch)
+	for _, c := range o.recv {
+		oc := o.chans.at(c)
 		if !oc.firstFixed {
-			oc.firstRead = pc.startPos
+			oc.firstRead = oc.startPos
 		}
 		oc.clampAtStart = -1
-		if q, ok := o.tdp.c.Lookup(p.w.chans[pc.ch].nc); ok {
+		if q, ok := o.tdp.c.Lookup(p.w.chans[c].nc); ok {
 			oc.clampAtStart = int64(q)
 		}
 	}
@@ -190,6 +220,8 @@ func (o *procOracle) onStart(p *proc) {
 // already, is at or below the execution's true delivered past, or is pending already.
 func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
 	m, st, oc := p.w.msgs[uid-1], p.storage(), o.chans.at(c)
+	p.w.checkFeed(p, oc, pos, uid)
+	oc.lastFed = pos
 	o.past.mergeFrom(m.past, st)
 	o.seen.mergeFrom(m.expressed, st)
 	o.bound.mergeFrom(m.expressed, st)
@@ -206,8 +238,14 @@ func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
 	if found {
 		return
 	}
-	oc.pending = slices.Insert(oc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step, fedDrains: p.drains})
+	oc.pending = slices.Insert(oc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step, fedDrains: o.drains})
 	o.undo = append(o.undo, undoEntry{kind: undoPendingAdd, ch: oc.ch, idx: i})
+}
+
+// onRefeed notes that the host fed the record at pos on channel c to the engine again in the
+// same execution (H1).
+func (o *procOracle) onRefeed(p *proc, c int32, uid uint64, pos int64) {
+	p.w.checkFeed(p, o.chans.at(c), pos, uid)
 }
 
 // onDeliver runs the delivery-time checks, then stages the delivery: the coordinate and the
@@ -237,7 +275,7 @@ func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
 	if j := oc.pendingIndex(uid); j >= 0 {
 		pm := oc.pending[j]
 		sample.holdMicros = w.clock.nowMicros - pm.fedMicros
-		if p.drains > pm.fedDrains+1 { // it survived a drain after its receipt: it was held back
+		if o.drains > pm.fedDrains+1 { // it survived a drain after its receipt: it was held back
 			o.stepHeldRe++
 		}
 		oc.pending = slices.Delete(oc.pending, j, j+1)
@@ -298,8 +336,8 @@ func (o *procOracle) onCommit(p *proc) {
 	w := p.w
 	w.checkCommittedStep(p)
 	w.sess.onCommit(p) // a projector's rows become real (session_projection.go)
-	for _, pc := range p.recv {
-		o.chans.at(pc.ch).firstFixed = true
+	for _, c := range o.recv {
+		o.chans.at(c).firstFixed = true
 	}
 	for _, uid := range o.stepSent {
 		w.setMsgState(uid, msgCommitted)

@@ -14,7 +14,12 @@ import (
 // chanOracle is the oracle's lifetime view of one (process, channel) pair. Its changes within a
 // step go through the process's undo log (procOracle.undo).
 type chanOracle struct {
-	ch           int32
+	ch int32
+	// Per execution: set by onReceived, lastFed by each feed.
+	received bool  // in the current execution's received set
+	startPos int64 // the current execution's start position
+	lastFed  int64 // last position fed this execution (startPos-1 before the first)
+	// Lifetime.
 	firstRead    int64 // start position of the first committed execution that received it; -1
 	firstFixed   bool  // firstRead is final: an execution receiving the channel committed
 	clampAtStart int64 // true delivered past on the channel at this execution's start; -1 none
@@ -71,6 +76,20 @@ func (o *procOracle) pendingHead(c int32) (pendingMsg, bool) {
 		return oc.pending[0], true
 	}
 	return pendingMsg{}, false
+}
+
+// receives reports whether channel c is in the current (or, when down, last) execution's
+// received set.
+func (o *procOracle) receives(c int32) bool {
+	oc, ok := o.chans.get(c)
+	return ok && oc.received
+}
+
+// heldBack reports whether the head of channel c's pending messages was fed before the latest
+// drain began: a drain has held it back (it waits for a cause or behind a blocked head).
+func (o *procOracle) heldBack(c int32) bool {
+	head, ok := o.pendingHead(c)
+	return ok && head.fedDrains < o.drains
 }
 
 // hasPending reports whether the process owes a delivery on channel c.
@@ -185,6 +204,9 @@ func (o *procOracle) ownChans(st *chanStore) {
 func (o *procOracle) appendChans(b []byte, free bool) []byte {
 	for _, oc := range o.list {
 		b = binary.AppendUvarint(b, uint64(oc.ch)+1)
+		b = appendBool(b, oc.received)
+		b = binary.AppendVarint(b, oc.startPos)
+		b = binary.AppendVarint(b, oc.lastFed)
 		b = binary.AppendVarint(b, oc.firstRead)
 		b = binary.AppendVarint(b, oc.clampAtStart)
 		b = binary.AppendVarint(b, oc.fedHigh)
@@ -203,3 +225,44 @@ func (o *procOracle) appendChans(b []byte, free bool) []byte {
 	}
 	return append(b, 0)
 }
+
+// injectedCauses is the refusal ledger: the faults the run injected that entitle a process to
+// fail closed with a given reason (OVER_REFUSAL).
+type injectedCauses struct {
+	removedHeld     bool // a redeclaration removed a channel the process held messages on
+	identityChanged bool // a topic the process received was recreated
+	deletedHeld     bool // a topic was deleted while the process held messages from it
+}
+
+// Events of the faults that may entitle a process to fail closed.
+
+// onChannelsDeleted notes that channels first to first+n-1 (one incarnation's) were deleted, or
+// (recreated) that their topic was recreated: holding messages on one of them entitles the
+// process to refuse CHANNEL_DELETED_WITH_UNDELIVERED_MESSAGES, and after a recreation
+// CHANNEL_REMOVED_WITH_HELD_MESSAGES as well (an application start leaves the old channel out).
+func (o *procOracle) onChannelsDeleted(first int32, n int, recreated bool) {
+	for i := range n {
+		if o.hasPending(first + int32(i)) {
+			o.injected.deletedHeld = true
+			if recreated {
+				o.injected.removedHeld = true
+			}
+			return
+		}
+	}
+}
+
+// onIdentityChanged notes that a topic the process resolved was recreated: it is entitled to
+// refuse CHANNEL_IDENTITY_CHANGED.
+func (o *procOracle) onIdentityChanged() { o.injected.identityChanged = true }
+
+// onChannelRemoved notes that a redeclaration removed channel c from the process's received set:
+// holding messages on it entitles the process to refuse CHANNEL_REMOVED_WITH_HELD_MESSAGES.
+func (o *procOracle) onChannelRemoved(c int32) {
+	if o.hasPending(c) {
+		o.injected.removedHeld = true
+	}
+}
+
+// refusalLedger returns what the run injected that entitles the process to fail closed.
+func (o *procOracle) refusalLedger() injectedCauses { return o.injected }

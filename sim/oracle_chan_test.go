@@ -68,6 +68,9 @@ func TestOracleOwnChansIsACopy(t *testing.T) {
 // rollback-free): it fails if appendChans leaves out a field the checks read.
 func TestOracleChansHashSeesEveryField(t *testing.T) {
 	changes := map[string]func(o *procOracle){
+		"received":        func(o *procOracle) { o.chanState(1).received = true },
+		"startPos":        func(o *procOracle) { o.chanState(1).startPos = 1 },
+		"lastFed":         func(o *procOracle) { o.chanState(1).lastFed = 1 },
 		"firstRead":       func(o *procOracle) { o.chanState(1).firstRead = 1 },
 		"clampAtStart":    func(o *procOracle) { o.chanState(1).clampAtStart = 0 },
 		"fedHigh":         func(o *procOracle) { o.chanState(1).fedHigh = 3 },

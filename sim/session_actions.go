@@ -138,7 +138,7 @@ func (m *readModel) holdsBack(w *world) bool {
 				continue
 			}
 			for _, pc := range p.recv {
-				if head, ok := p.o.pendingHead(pc.ch); ok && head.fedDrains < p.drains {
+				if p.o.heldBack(pc.ch) {
 					return true
 				}
 			}

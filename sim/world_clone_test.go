@@ -18,14 +18,14 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
-			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "drains", "stepDirty",
-			"drainable", "stepChans", "workMark", "fetchBuf", "injected", "refusalWhy", "o", "pcList", "store",
+			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
+			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "pcList", "store",
 			"share", // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
 			"ref"},  // the reference node: shared copy-on-write (procRef.node), hashed in appendRef
 		"pcState":    {"ch", "received", "readPos", "lastFed", "startPos", "committedPos"},
-		"chanOracle": {"ch", "firstRead", "firstFixed", "clampAtStart", "fedHigh", "delivered", "pending"},
+		"chanOracle": {"ch", "received", "startPos", "lastFed", "firstRead", "firstFixed", "clampAtStart", "fedHigh", "delivered", "pending"},
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
-			"stepCorrupt", "chans", "list", "deliveries", "stepDeliv", "stepHeldRe",
+			"stepCorrupt", "chans", "list", "recv", "failed", "drains", "injected", "deliveries", "stepDeliv", "stepHeldRe",
 			"stampValue", "stampReading", "stampRead"}, // a cache of immutable values, shared by a copy: readStamp
 		"message":      {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},

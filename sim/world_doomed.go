@@ -23,7 +23,7 @@ func (p *proc) doomed() bool {
 	if p.status == procFailed {
 		return false
 	}
-	if p.injected.removedHeld || p.injected.identityChanged || p.injected.deletedHeld {
+	if l := p.o.refusalLedger(); l.removedHeld || l.identityChanged || l.deletedHeld {
 		return true
 	}
 	for _, pc := range p.recv {
@@ -85,7 +85,7 @@ func (w *world) sparesDoomed(t int) bool {
 // receiver.
 func (w *world) removedWithHolds() bool {
 	for _, p := range w.procs {
-		if p.injected.removedHeld {
+		if p.o.refusalLedger().removedHeld {
 			return true
 		}
 	}

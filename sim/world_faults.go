@@ -73,7 +73,7 @@ func (w *world) retention() {
 func (w *world) deleteTopic(t int) {
 	inc := w.topics[t].inc
 	affected := w.rollbackReceivers(t, inc)
-	w.noteHeldOn(inc, func(p *proc) { p.injected.deletedHeld = true })
+	w.noteDeleted(inc, false)
 	must(w.sub.DeleteTopic(w.topics[t].spec.Name))
 	w.incs[inc].alive = false
 	w.topics[t].inc = -1
@@ -114,7 +114,7 @@ func (w *world) recreateTopic(t int) {
 	affected := w.rollbackReceivers(t, old)
 	for _, p := range w.procs {
 		if p.everResolved[t] {
-			p.injected.identityChanged = true
+			p.o.onIdentityChanged()
 		}
 	}
 	// Held messages on any earlier incarnation: a task re-initialisation reports it deleted or
@@ -122,7 +122,7 @@ func (w *world) recreateTopic(t int) {
 	// channel leaves the received set with its holds.
 	for i := range w.incs {
 		if w.incs[i].topic == t {
-			w.noteHeldOn(int32(i), func(p *proc) { p.injected.deletedHeld, p.injected.removedHeld = true, true })
+			w.noteDeleted(int32(i), true)
 		}
 	}
 	inc := w.createIncarnation(t)
@@ -133,16 +133,12 @@ func (w *world) recreateTopic(t int) {
 	w.restart(affected)
 }
 
-// noteHeldOn calls mark for every process with pending messages on incarnation inc.
-func (w *world) noteHeldOn(inc int32, mark func(p *proc)) {
+// noteDeleted tells every process's oracle that incarnation inc's channels were deleted (or, when
+// recreated, that its topic was recreated).
+func (w *world) noteDeleted(inc int32, recreated bool) {
 	in := &w.incs[inc]
 	for _, p := range w.procs {
-		for i := range in.parts {
-			if p.o.hasPending(in.firstChan + int32(i)) {
-				mark(p)
-				break
-			}
-		}
+		p.o.onChannelsDeleted(in.firstChan, int(in.parts), recreated)
 	}
 }
 
@@ -182,9 +178,7 @@ func (w *world) redeclare(p *proc, t int) {
 	if i, ok := slices.BinarySearch(p.declared, t); ok {
 		if inc, ok := p.resolved[t]; ok {
 			if c := w.chanOf(inc, p.spec.Task); c >= 0 {
-				if p.o.hasPending(c) {
-					p.injected.removedHeld = true
-				}
+				p.o.onChannelRemoved(c)
 			}
 		}
 		// declared and resolved are shared with cloned worlds: replaced, never changed in place.
@@ -268,8 +262,8 @@ func (w *world) zombie(p *proc) {
 	if p.commitCalls() > 0 { // with nothing to persist the sequence makes no call
 		_, cerr = p.commitSequence(-1)
 	}
-	w.checkZombieFenced(p, offs, state)
-	w.refCheckStored(p, "after a fenced execution's commit")
+	w.checkZombieFenced(p, offs, state, p.committed)
+	w.refCheckStored(p, p.committed, "after a fenced execution's commit")
 	for _, c := range oldChans {
 		w.refreshLSO(c)
 	}

@@ -91,9 +91,6 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	b = appendBool(b, p.txnOpen)
 	b = appendBool(b, p.stepDirty)
 	b = appendBool(b, p.drainable)
-	b = appendBool(b, p.injected.removedHeld)
-	b = appendBool(b, p.injected.identityChanged)
-	b = appendBool(b, p.injected.deletedHeld)
 	b = appendString(b, p.refusalWhy)
 	b = binary.AppendUvarint(b, uint64(len(p.declared)))
 	for _, t := range p.declared {
@@ -147,6 +144,9 @@ func appendPC(b []byte, pc *pcState, free bool) []byte {
 func (h *stateHasher) appendOracle(b []byte, p *proc, free bool) []byte {
 	w, o := p.w, &p.o
 	b = o.appendChans(b, free)
+	b = appendBool(b, o.injected.removedHeld)
+	b = appendBool(b, o.injected.identityChanged)
+	b = appendBool(b, o.injected.deletedHeld)
 	b = h.appendFrontier(b, p, &o.past) // procOracle.frontiers order, without building its array
 	b = h.appendFrontier(b, p, &o.seen)
 	b = h.appendFrontier(b, p, &o.bound)

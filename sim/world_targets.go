@@ -333,10 +333,7 @@ func (p *proc) readPosition(pc *pcState) int64 {
 // incarnation that a drain has already held back (it waits for a cause or behind a blocked head),
 // not merely one fed since the last drain.
 func (p *proc) heldBackOnTopic(t int) bool {
-	return p.anyOnTopic(t, func(pc *pcState) bool {
-		head, ok := p.o.pendingHead(pc.ch)
-		return ok && head.fedDrains < p.drains
-	})
+	return p.anyOnTopic(t, func(pc *pcState) bool { return p.o.heldBack(pc.ch) })
 }
 
 // holdsOnTopic reports whether p has fed, undelivered messages on a received channel of topic

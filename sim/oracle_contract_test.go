@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The oracle's files: the oracle and its checkers. They judge from the events the host and the
+// world hand the oracle (procOracle's on* handlers and the arguments of the checks) and from the
+// oracle's own state; they never read the host's state of a process (pcState, the execution's
+// status, received set, read positions, state store, transaction) or its engine.
+func isOracleFile(name string) bool {
+	base := filepath.Base(name)
+	return (strings.HasPrefix(base, "oracle") || strings.HasPrefix(base, "check_")) && !strings.HasSuffix(base, "_test.go")
+}
+
+// oracleMayRead are the fields and methods of a process (proc) the oracle's files may use: its
+// index and declaration, the world it lives in (whose shadow logs and message table are the
+// oracle's model of what was produced), the oracle's own parts (o, ref) and the shell storage
+// the oracle's copy-on-write state is carved from.
+var oracleMayRead = []string{"w", "idx", "spec", "group", "o", "ref", "storage"}
+
+// hostReads type-checks package sim with extra (name, source) files added and returns, for every
+// oracle file, each use of a process's host state or of an engine, as "file:line: what".
+func hostReads(t *testing.T, extra map[string]string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -export: %v", err)
+	}
+	exports := map[string]string{}
+	for sc := bufio.NewScanner(bytes.NewReader(out)); sc.Scan(); {
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		exports[k] = v
+	}
+	names, err := exec.Command("go", "list", "-f", `{{join .GoFiles " "}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range strings.Fields(string(names)) {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for _, name := range slices.Sorted(mapsKeys(extra)) {
+		f, err := parser.ParseFile(fset, name, extra[name], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		return os.Open(exports[path])
+	})}
+	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Uses: map[*ast.Ident]types.Object{}}
+	pkg, err := conf.Check("github.com/parsleysim/parsleysim/sim", fset, files, info)
+	if err != nil {
+		t.Fatalf("type-checking sim: %v", err)
+	}
+	named := func(name string) types.Type { return pkg.Scope().Lookup(name).Type() }
+	procT, pcT, engT := named("proc"), named("pcState"), named("engineRef")
+	is := func(typ, want types.Type) bool {
+		if ptr, ok := typ.(*types.Pointer); ok {
+			typ = ptr.Elem()
+		}
+		return types.Identical(typ, want)
+	}
+	var bad []string
+	for _, f := range files {
+		name := fset.Position(f.Pos()).Filename
+		if !isOracleFile(name) {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			var what string
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				sel, ok := info.Selections[n]
+				if !ok {
+					return true
+				}
+				switch recv := sel.Recv(); {
+				case is(recv, procT) && !slices.Contains(oracleMayRead, n.Sel.Name):
+					what = "proc." + n.Sel.Name
+				case is(recv, pcT):
+					what = "pcState." + n.Sel.Name
+				case is(recv, engT) || is(sel.Obj().Type(), engT):
+					what = "the engine (" + n.Sel.Name + ")"
+				}
+			case *ast.Ident:
+				if obj := info.Uses[n]; obj != nil && (obj.Type() != nil && (is(obj.Type(), pcT) || is(obj.Type(), engT))) {
+					what = "a value of the host's type " + obj.Type().String()
+				}
+			}
+			if what != "" {
+				bad = append(bad, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), what))
+			}
+			return true
+		})
+	}
+	return bad
+}
+
+func mapsKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// TestOracleReadsNoHostState fails when a file of the oracle reads a process's host state or its
+// engine: what a check needs, the event that calls it must carry.
+func TestOracleReadsNoHostState(t *testing.T) {
+	for _, r := range hostReads(t, nil) {
+		t.Error(r)
+	}
+}
+
+// TestOracleContractBites adds an oracle file that reads the host's execution status, a read
+// position and the engine, and a world file that does the same, and checks that exactly the
+// oracle file's three reads are reported.
+func TestOracleContractBites(t *testing.T) {
+	const src = `package sim
+
+func (w *world) checkPeeks(p *proc, pc *pcState) bool {
+	return p.status == procRunning && pc.readPos > 0 && p.eng != nil
+}
+`
+	got := hostReads(t, map[string]string{"check_peeks.go": src, "world_peeks.go": strings.Replace(src, "checkPeeks", "worldPeeks", 1)})
+	if len(got) < 3 || !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "proc.status") }) ||
+		!slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "pcState.readPos") }) ||
+		!slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "proc.eng") }) ||
+		slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "world_peeks.go") }) {
+		t.Fatalf("reported %q; want check_peeks.go's reads of proc.status, pcState.readPos and proc.eng only", got)
+	}
+}
