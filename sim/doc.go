@@ -3,6 +3,16 @@
 // checker per property, virtual time, and replay. Each step's events go to the sinks of
 // package trace.
 //
+// The oracle (oracle*.go, check_*.go) observes; it does not share. The host hands it events — an
+// execution's received channels and start positions, a feed, a drain, a delivery, an emission
+// with its bytes, a commit and what reached the state store, a crash or refusal, the faults that
+// entitle a process to fail closed — and it keeps its own per-process and per-(process, channel)
+// state (procOracle, chanOracle), changed only by them. Its checkers read that state, the
+// arguments of the events and the world's record of what was produced; never a process's host
+// state or its engine (TestOracleReadsNoHostState). Where the scheduler or the explorer needs an
+// oracle fact it asks a query (fedHigh, pendingHead, heldBack, refusalLedger, deliverySequence);
+// the oracle copies and hashes its own state (ownChans, appendChans).
+//
 // A run is a pure function of its scenario, its settings and its choices. Every schedule and
 // fault decision goes through one Chooser; durations, topic IDs and payload bytes come from
 // separate streams derived from the seed (Streams), so they neither multiply the explorer's
