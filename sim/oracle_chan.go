@@ -70,12 +70,13 @@ func (o *procOracle) fedHigh(c int32) int64 {
 	return -1
 }
 
-// pendingHead returns the lowest fed, owed, undelivered message on channel c, if any.
-func (o *procOracle) pendingHead(c int32) (pendingMsg, bool) {
+// pendingHead returns the lowest fed, owed, undelivered message on channel c, nil if there is
+// none. The caller reads it and keeps it no longer than the current action.
+func (o *procOracle) pendingHead(c int32) *pendingMsg {
 	if oc, ok := o.chans.get(c); ok && len(oc.pending) > 0 {
-		return oc.pending[0], true
+		return &oc.pending[0]
 	}
-	return pendingMsg{}, false
+	return nil
 }
 
 // receives reports whether channel c is in the current (or, when down, last) execution's
@@ -88,14 +89,14 @@ func (o *procOracle) receives(c int32) bool {
 // heldBack reports whether the head of channel c's pending messages was fed before the latest
 // drain began: a drain has held it back (it waits for a cause or behind a blocked head).
 func (o *procOracle) heldBack(c int32) bool {
-	head, ok := o.pendingHead(c)
-	return ok && head.fedDrains < o.drains
+	head := o.pendingHead(c)
+	return head != nil && head.fedDrains < o.drains
 }
 
 // hasPending reports whether the process owes a delivery on channel c.
 func (o *procOracle) hasPending(c int32) bool {
-	_, ok := o.pendingHead(c)
-	return ok
+	oc, ok := o.chans.get(c)
+	return ok && len(oc.pending) > 0
 }
 
 // deliverySequence returns the process's first deliveries in delivery order.
@@ -200,13 +201,13 @@ func (o *procOracle) ownChans(st *chanStore) {
 
 // appendChans appends the canonical encoding of o's channel states, sorted by channel, for the
 // explorer's state hash. A rollback-free process (free) is encoded without firstFixed: only a
-// restart reads it.
+// restart reads it. The per-execution facts (received, startPos, lastFed) are left out: they
+// repeat what the host's read state of the same channel holds (pcState), which the world's hash
+// encodes already (TestOracleExecutionFactsAreTheHosts), so encoding them again would cost
+// without telling states apart.
 func (o *procOracle) appendChans(b []byte, free bool) []byte {
 	for _, oc := range o.list {
 		b = binary.AppendUvarint(b, uint64(oc.ch)+1)
-		b = appendBool(b, oc.received)
-		b = binary.AppendVarint(b, oc.startPos)
-		b = binary.AppendVarint(b, oc.lastFed)
 		b = binary.AppendVarint(b, oc.firstRead)
 		b = binary.AppendVarint(b, oc.clampAtStart)
 		b = binary.AppendVarint(b, oc.fedHigh)

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"slices"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // oracleWithChans returns an oracle that knows channels 1 and 4: a delivery and a pending
@@ -65,7 +68,8 @@ func TestOracleOwnChansIsACopy(t *testing.T) {
 
 // TestOracleChansHashSeesEveryField changes one field of the oracle's channel states at a time
 // and checks the canonical encoding changes with it (firstFixed only when the process is not
-// rollback-free): it fails if appendChans leaves out a field the checks read.
+// rollback-free; never the per-execution facts, which repeat the host's): it fails if
+// appendChans leaves out a field the checks read.
 func TestOracleChansHashSeesEveryField(t *testing.T) {
 	changes := map[string]func(o *procOracle){
 		"received":        func(o *procOracle) { o.chanState(1).received = true },
@@ -88,9 +92,56 @@ func TestOracleChansHashSeesEveryField(t *testing.T) {
 			o := oracleWithChans()
 			change(o)
 			same := bytes.Equal(o.appendChans(nil, free), base)
-			if want := free && name == "firstFixed"; same != want {
+			want := (free && name == "firstFixed") || name == "received" || name == "startPos" || name == "lastFed"
+			if same != want {
 				t.Errorf("free %v: changing %s leaves the encoding the same: %v (want %v)", free, name, same, want)
 			}
 		}
+	}
+}
+
+// checkingChooser runs check before every choice of a run, between its actions.
+type checkingChooser struct {
+	choose.Chooser
+	check func()
+}
+
+func (c checkingChooser) Choose(label string, weights []uint32) int {
+	c.check()
+	return c.Chooser.Choose(label, weights)
+}
+
+// TestOracleExecutionFactsAreTheHosts runs swarm seeds and checks, before every choice, that the
+// oracle knows exactly the channels the host keeps a read state for, and that its per-execution
+// facts of each (received, start position, last position fed) are the host's: what lets the
+// explorer's hash leave them out of the oracle's encoding. It fails if an event the oracle
+// learns them from is missing or misplaced.
+func TestOracleExecutionFactsAreTheHosts(t *testing.T) {
+	checks, restarted := 0, 0
+	for seed := uint64(1); seed <= 30; seed++ {
+		set := swarm.ExpandSettings(seed)
+		var w *world
+		check := func() {
+			for _, p := range w.procs {
+				if len(p.o.list) != len(p.pcList) {
+					t.Fatalf("seed %d step %d: %s: the oracle knows %d channels, the host %d", seed, w.step, p.spec.Name, len(p.o.list), len(p.pcList))
+				}
+				for _, pc := range p.pcList {
+					oc := p.o.chans.at(pc.ch)
+					if oc == nil || oc.received != pc.received || oc.startPos != pc.startPos || oc.lastFed != pc.lastFed {
+						t.Fatalf("seed %d step %d: %s channel %d: oracle %+v, host %+v", seed, w.step, p.spec.Name, pc.ch, oc, pc)
+					}
+					checks++
+					if pc.startPos > 0 {
+						restarted++
+					}
+				}
+			}
+		}
+		w = newWorld(diamondScenario(), &set, checkingChooser{choose.NewRandom(seed), check}, &RunOptions{})
+		w.run()
+	}
+	if checks == 0 || restarted == 0 {
+		t.Fatalf("%d channel states compared, %d after a restart from a committed position: the runs exercise nothing", checks, restarted)
 	}
 }

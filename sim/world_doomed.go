@@ -145,8 +145,7 @@ func (w *world) deletionDueEarly() bool {
 func (w *world) agedDeletionTarget(since int) bool {
 	aged := func(p *proc) func(*pcState) bool {
 		return func(pc *pcState) bool {
-			head, _ := p.o.pendingHead(pc.ch)
-			return p.committedBlockedHead(pc) && head.fedStep <= since
+			return p.committedBlockedHead(pc) && p.o.pendingHead(pc.ch).fedStep <= since
 		}
 	}
 	for t := range w.topics {

@@ -27,7 +27,7 @@ func (w *world) truncationCandidates(c int32) []int64 {
 		if pc.committedPos >= 0 {
 			cands = append(cands, pc.committedPos, pc.committedPos+1)
 		}
-		if head, ok := p.o.pendingHead(c); ok {
+		if head := p.o.pendingHead(c); head != nil {
 			cands = append(cands, head.pos, head.pos+1)
 		}
 		if p.status == procRunning && pc.received {

@@ -33,8 +33,8 @@ func (p *proc) unfedAt(c int32, pos int64) bool {
 // blockedHead reports whether the first fed, undelivered message of p on channel pc waits for a
 // cause on another channel that p has not been fed yet.
 func (p *proc) blockedHead(pc *pcState) bool {
-	head, ok := p.o.pendingHead(pc.ch)
-	if !ok {
+	head := p.o.pendingHead(pc.ch)
+	if head == nil {
 		return false
 	}
 	return p.causeUnfed(p.w.msgs[head.uid-1], pc.ch)
@@ -152,8 +152,8 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 		if o == pc {
 			continue
 		}
-		head, ok := p.o.pendingHead(o.ch)
-		if !ok || head.fedStep < since {
+		head := p.o.pendingHead(o.ch)
+		if head == nil || head.fedStep < since {
 			continue
 		}
 		m := p.w.msgs[head.uid-1]
