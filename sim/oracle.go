@@ -104,8 +104,8 @@ type procOracle struct {
 	// failed says the process failed closed (onRefused): liveness waives it.
 	failed bool
 	// drains counts the drains begun (onDrain): a pending message that outlives one was held
-	// back. It feeds a statistic and the scheduler's heldBack, no check: like the host's count
-	// before it, it is not part of the explorer's state.
+	// back. It feeds a statistic and the scheduler's heldBack, no check, so it is not part of the
+	// explorer's state.
 	drains int
 	// injected is the refusal ledger (OVER_REFUSAL).
 	injected injectedCauses
