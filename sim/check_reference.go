@@ -15,10 +15,10 @@ package sim
 // the process is not judged by the model after that (its model no longer follows the engine).
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -37,7 +37,7 @@ type procRef struct {
 	// off says the model disagreed with the engine once: the process is no longer judged.
 	off bool
 	// checked is the model's state at the execution's last commit (nil before its first): the
-	// holds it names were found equal to the engine's then (sameCommitted). A start forgets it,
+	// holds it names were found equal to the engine's then (SameCommitted). A start forgets it,
 	// so the first commit of every execution compares every hold, whatever a migration's
 	// round trip through the changelog encoding did to them. Only the cost of the comparison
 	// depends on it, not its outcome on a path where no committed hold is rewritten: it is not
@@ -109,17 +109,17 @@ func (w *world) refStart(p *proc, init node.Init, serr error, dead, recreated []
 	}
 	p.ref.drop()
 	p.ref.checked = nil
-	live, r := refnode.Start(p.ref.committed, refInit(init, w.budget))
-	if !sameReason(serr, r) {
-		w.refDisagree(p, "start", refusalString(serr), refRefusalString(r))
+	live, r := refnode.Start(p.ref.committed, oracle.RefInit(init, w.budget))
+	if !oracle.SameReason(serr, r) {
+		w.refDisagree(p, "start", oracle.RefusalString(serr), oracle.RefRefusalString(r))
 		return
 	}
 	if r != nil {
 		return
 	}
-	r = live.Identity(refTopics(dead), refTopics(recreated))
-	if !sameReason(ierr, r) {
-		w.refDisagree(p, "identity report", refusalString(ierr), refRefusalString(r))
+	r = live.Identity(oracle.RefTopics(dead), oracle.RefTopics(recreated))
+	if !oracle.SameReason(ierr, r) {
+		w.refDisagree(p, "identity report", oracle.RefusalString(ierr), oracle.RefRefusalString(r))
 		return
 	}
 	if r == nil {
@@ -134,9 +134,9 @@ func (w *world) refReceive(p *proc, c int32, pos int64, rec substrate.Record, ou
 	if p.ref.off || p.ref.live == nil {
 		return
 	}
-	rout, r := p.ref.node().Receive(refChannel(w.chans[c].nc), refnode.Position(pos), refRecordOf(rec))
-	if !sameReason(err, r) || (err == nil && out.String() != rout.String()) {
-		w.refDisagree(p, fmt.Sprintf("receipt of %s:%d", w.chanName(c), pos), outcomeString(out, err), refOutcomeString(rout, r))
+	rout, r := p.ref.node().Receive(oracle.RefChannel(w.chans[c].nc), refnode.Position(pos), oracle.RefRecord(rec))
+	if !oracle.SameReason(err, r) || (err == nil && out.String() != rout.String()) {
+		w.refDisagree(p, fmt.Sprintf("receipt of %s:%d", w.chanName(c), pos), oracle.OutcomeString(out, err), oracle.RefOutcomeString(rout, r))
 	}
 }
 
@@ -148,8 +148,8 @@ func (w *world) refNext(p *proc, d node.Delivery, ok bool, refusal *node.Refusal
 	}
 	m := p.ref.node()
 	rd, rok := m.Next()
-	if ok != rok || (ok && (refChannel(d.Channel) != rd.Channel || refnode.Position(d.Position) != rd.Position ||
-		!sameRecordOf(d.Record, rd.Record))) {
+	if ok != rok || (ok && (oracle.RefChannel(d.Channel) != rd.Channel || refnode.Position(d.Position) != rd.Position ||
+		!oracle.SameRecord(d.Record, rd.Record))) {
 		w.refDisagree(p, "delivery", w.deliveryString(d.Channel, int64(d.Position), ok), w.refDeliveryString(rd, rok))
 		return
 	}
@@ -158,8 +158,8 @@ func (w *world) refNext(p *proc, d node.Delivery, ok bool, refusal *node.Refusal
 		if refusal != nil {
 			eerr = refusal
 		}
-		if !sameReason(eerr, m.Refusal()) {
-			w.refDisagree(p, "refusal at a drain", refusalString(eerr), refRefusalString(m.Refusal()))
+		if !oracle.SameReason(eerr, m.Refusal()) {
+			w.refDisagree(p, "refusal at a drain", oracle.RefusalString(eerr), oracle.RefRefusalString(m.Refusal()))
 		}
 	}
 }
@@ -170,9 +170,9 @@ func (w *world) refEmit(p *proc, c int32, rec node.Record, stamped node.Record, 
 	if p.ref.off || p.ref.live == nil {
 		return
 	}
-	stamp, r := p.ref.node().Emit(refChannel(w.chans[c].nc), refRecordOfNode(rec))
-	if !sameReason(err, r) {
-		w.refDisagree(p, "emission to "+w.chanName(c), refusalString(err), refRefusalString(r))
+	stamp, r := p.ref.node().Emit(oracle.RefChannel(w.chans[c].nc), oracle.RefRecordOfNode(rec))
+	if !oracle.SameReason(err, r) {
+		w.refDisagree(p, "emission to "+w.chanName(c), oracle.RefusalString(err), oracle.RefRefusalString(r))
 		return
 	}
 	if err != nil {
@@ -202,8 +202,8 @@ func (w *world) refCheckCommitted(p *proc, stored *node.State) {
 	st := p.ref.committedOrEmpty()
 	prev := p.ref.checked
 	p.ref.checked = st
-	if !sameCommitted(stored, st, prev) {
-		w.refViolate(p, "committed ordering state, engine vs reference: "+refStateOf(stored).Diff(st))
+	if !oracle.SameCommitted(stored, st, prev) {
+		w.refViolate(p, "committed ordering state, engine vs reference: "+oracle.RefState(stored).Diff(st))
 	}
 }
 
@@ -215,221 +215,9 @@ func (w *world) refCheckStored(p *proc, stored *node.State, when string) {
 		return
 	}
 	st := p.ref.committedOrEmpty()
-	if !sameCommitted(stored, st, nil) {
-		w.refViolate(p, "committed ordering state "+when+", engine vs reference: "+refStateOf(stored).Diff(st))
+	if !oracle.SameCommitted(stored, st, nil) {
+		w.refViolate(p, "committed ordering state "+when+", engine vs reference: "+oracle.RefState(stored).Diff(st))
 	}
-}
-
-// sameCommitted reports whether the committed state the host persisted means what the model's
-// means: same version, bindings, fedUpTo, frontier, delivered past and held messages (position,
-// record and causes) in order. Both list everything in the same order (names; channels).
-//
-// A held message's record and causes are compared only when it is new since prev, the model's
-// state at this execution's previous commit (nil: compare all), whose holds were found equal
-// then: within an execution a committed hold is never changed in place on either side (each
-// buffer is a FIFO that loses heads and gains tails; node.State.Apply refuses a hold it already
-// has), so, the positions being equal, so are the older holds. Every position is compared.
-func sameCommitted(st *node.State, ref, prev *refnode.State) bool {
-	if st == nil {
-		st = &node.State{}
-	}
-	bindings, fed, heldChans := st.Bindings(), st.FedPositions(), st.HeldChannels()
-	if st.Version() != ref.Version || len(bindings) != len(ref.Bindings) || len(fed) != len(ref.Fed) || len(heldChans) != len(ref.Held) {
-		return false
-	}
-	for i, b := range bindings {
-		if ref.Bindings[i] != (refnode.Binding{Name: b.Name, Topic: refnode.TopicID(b.Topic)}) {
-			return false
-		}
-	}
-	for i, f := range fed {
-		if ref.Fed[i] != (refnode.Entry{Channel: refChannel(f.Channel), Position: refnode.Position(f.FedUpTo)}) {
-			return false
-		}
-	}
-	if !sameCauses(st.Frontier(), ref.Frontier) || !sameCauses(st.DeliveredPast(), ref.Past) {
-		return false
-	}
-	for i, c := range heldChans {
-		held, want := st.Held(c), ref.Held[i].Messages
-		if ref.Held[i].Channel != refChannel(c) || len(held) != len(want) {
-			return false
-		}
-		seen := lastHeld(prev, ref.Held[i].Channel) // holds at or below it were compared before
-		for j := range held {
-			if refnode.Position(held[j].Position) != want[j].Position || refChannel(held[j].Channel) != want[j].Channel {
-				return false
-			}
-			if want[j].Position > seen && (!sameRecordOf(held[j].Record, want[j].Record) || !sameCauses(held[j].Causes, want[j].Causes)) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// lastHeld returns the position of the last message st holds on c, -1 when it holds none there
-// or st is nil.
-func lastHeld(st *refnode.State, c refnode.Channel) refnode.Position {
-	if st == nil {
-		return -1
-	}
-	for _, b := range st.Held {
-		if b.Channel == c {
-			return b.Messages[len(b.Messages)-1].Position
-		}
-	}
-	return -1
-}
-
-// sameCauses reports whether a frontier names exactly the model's positions.
-func sameCauses(c node.Causes, p refnode.Positions) bool {
-	if c.Len() != len(p) {
-		return false
-	}
-	for i, e := range c.Pairs() {
-		if p[i] != (refnode.Entry{Channel: refChannel(e.Channel), Position: refnode.Position(e.Position)}) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameRecordOf reports whether the engine's record is the model's: same key, value, headers in
-// order (null and empty values told apart) and timestamp, as refnode.SameRecord.
-func sameRecordOf(r node.Record, m refnode.Record) bool {
-	if !sameBytes(r.Key, m.Key) || !sameBytes(r.Value, m.Value) || r.TimestampMicros != m.TimestampMicros ||
-		len(r.Headers) != len(m.Headers) {
-		return false
-	}
-	for i, h := range r.Headers {
-		if h.Key != m.Headers[i].Key || !sameBytes(h.Value, m.Headers[i].Value) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameBytes compares two byte strings, telling nil (null) from empty.
-func sameBytes(x, y []byte) bool { return (x == nil) == (y == nil) && string(x) == string(y) }
-
-// refStateOf is a committed node.State in the model's terms (for reporting a difference).
-func refStateOf(st *node.State) *refnode.State {
-	if st == nil {
-		st = &node.State{}
-	}
-	out := &refnode.State{Version: st.Version(), Frontier: refCauses(st.Frontier()), Past: refCauses(st.DeliveredPast())}
-	for _, b := range st.Bindings() {
-		out.Bindings = append(out.Bindings, refnode.Binding{Name: b.Name, Topic: refnode.TopicID(b.Topic)})
-	}
-	for _, f := range st.FedPositions() {
-		out.Fed = append(out.Fed, refnode.Entry{Channel: refChannel(f.Channel), Position: refnode.Position(f.FedUpTo)})
-	}
-	for _, c := range st.HeldChannels() {
-		buf := refnode.Buffer{Channel: refChannel(c)}
-		for _, m := range st.Held(c) {
-			buf.Messages = append(buf.Messages, &refnode.Message{Channel: refChannel(m.Channel),
-				Position: refnode.Position(m.Position), Record: refRecordOfNode(m.Record), Causes: refCauses(m.Causes)})
-		}
-		out.Held = append(out.Held, buf)
-	}
-	return out
-}
-
-// Conversions of the host's inputs to the model's types: the same bytes.
-
-func refChannel(c node.Channel) refnode.Channel {
-	return refnode.Channel{Topic: refnode.TopicID(c.Topic), Partition: int32(c.Partition)}
-}
-
-func refTopics(ts []node.TopicID) []refnode.TopicID {
-	out := make([]refnode.TopicID, len(ts))
-	for i, t := range ts {
-		out[i] = refnode.TopicID(t)
-	}
-	return out
-}
-
-func refCauses(c node.Causes) refnode.Positions {
-	out := make(refnode.Positions, 0, c.Len())
-	for _, p := range c.Pairs() {
-		out = append(out, refnode.Entry{Channel: refChannel(p.Channel), Position: refnode.Position(p.Position)})
-	}
-	return out
-}
-
-func refRecordOf(r substrate.Record) refnode.Record {
-	out := refnode.Record{Key: r.Key, Value: r.Value, TimestampMicros: r.TimestampMicros}
-	if len(r.Headers) > 0 {
-		out.Headers = make([]refnode.Header, len(r.Headers))
-		for i, h := range r.Headers {
-			out.Headers[i] = refnode.Header{Key: h.Key, Value: h.Value}
-		}
-	}
-	return out
-}
-
-func refRecordOfNode(r node.Record) refnode.Record {
-	out := refnode.Record{Key: r.Key, Value: r.Value, TimestampMicros: r.TimestampMicros}
-	if len(r.Headers) > 0 {
-		out.Headers = make([]refnode.Header, len(r.Headers))
-		for i, h := range r.Headers {
-			out.Headers[i] = refnode.Header{Key: h.Key, Value: h.Value}
-		}
-	}
-	return out
-}
-
-func refInit(init node.Init, budget int) refnode.Init {
-	out := refnode.Init{SendTopics: refTopics(init.SendTopics), BudgetBytes: budget}
-	for _, c := range init.Received {
-		out.Received = append(out.Received, refChannel(c))
-	}
-	for _, b := range init.Bindings {
-		out.Bindings = append(out.Bindings, refnode.Binding{Name: b.Name, Topic: refnode.TopicID(b.Topic)})
-	}
-	for _, s := range init.StartPositions {
-		out.Starts.Set(refChannel(s.Channel), refnode.Position(s.Position))
-	}
-	return out
-}
-
-// sameReason reports whether the engine's answer err and the model's r both refuse with one
-// reason, or neither refuses.
-func sameReason(err error, r *refnode.Refusal) bool {
-	if err == nil || r == nil {
-		return err == nil && r == nil
-	}
-	var nr *node.Refusal
-	return errors.As(err, &nr) && string(nr.Reason) == string(r.Reason)
-}
-
-func refusalString(err error) string {
-	if err == nil {
-		return "no refusal"
-	}
-	return "refused " + err.Error()
-}
-
-func refRefusalString(r *refnode.Refusal) string {
-	if r == nil {
-		return "no refusal"
-	}
-	return "refused " + r.Error()
-}
-
-func outcomeString(out node.ReceiveOutcome, err error) string {
-	if err != nil {
-		return refusalString(err)
-	}
-	return out.String()
-}
-
-func refOutcomeString(out refnode.Outcome, r *refnode.Refusal) string {
-	if r != nil {
-		return refRefusalString(r)
-	}
-	return out.String()
 }
 
 func (w *world) deliveryString(nc node.Channel, pos int64, ok bool) string {

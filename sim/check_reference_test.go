@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -74,8 +75,8 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 					continue
 				}
 				st := p.ref.live.Clone().Commit()
-				if !sameCommitted(p.eng.view().Snapshot(), st, nil) {
-					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, refStateOf(p.eng.view().Snapshot()).Diff(st))
+				if !oracle.SameCommitted(p.eng.view().Snapshot(), st, nil) {
+					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, oracle.RefState(p.eng.view().Snapshot()).Diff(st))
 				}
 				cp := *s
 				cp.w = s.w.cloneInto(nil, &s.w.idsPCG, s.w.chooser)

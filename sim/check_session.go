@@ -24,6 +24,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/wire"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
@@ -53,7 +54,7 @@ func (s *sessionWorld) checkCoverage(c, op int, m *readModel, served []int, pres
 		s.violate(spec.CritSessionToken, c, fmt.Sprintf("read op %d of %s presented a token a tier handed back, which does not decode: %v", op, m.spec.Name, r))
 		return
 	}
-	token := causesFromWire(pairs)
+	token := oracle.CausesFromWire(pairs)
 	for _, p := range served {
 		truth := s.projections[p].truth
 		if ch, pos, ok := firstUncovered(truth, token); ok {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -92,7 +93,7 @@ type procOracle struct {
 	// the reference decoder's reading of it (stampRead: there is one), reused while the
 	// emissions carry the same bytes (readStamp). A cache: not state.
 	stampValue   []byte
-	stampReading headerReading
+	stampReading oracle.HeaderReading
 	stampRead    bool
 	// chans is the oracle's state of every channel the process ever received, by channel index;
 	// list the same states sorted by channel (oracle_chan.go).
@@ -291,13 +292,13 @@ func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) 
 	w := p.w
 	hr := o.readStamp(headers)
 	m := message{ch: c, pos: pos, sender: int32(p.idx), kind: msgEmission, state: msgPending,
-		past: o.past.share(), expressed: hr.expressed, headerLen: hr.valueLen, undecodable: hr.undecodable}
+		past: o.past.share(), expressed: hr.Expressed, headerLen: hr.ValueLen, undecodable: hr.Undecodable}
 	switch {
-	case !hr.present:
+	case !hr.Present:
 		p.o.stage(p, spec.CritStruct15, "emission carries no "+node.HeaderKey+" header")
-	case hr.undecodable:
-		p.o.stage(p, spec.CritStruct15, "emission header does not decode: "+hr.refusal.Error())
-		m.raw = hr.values
+	case hr.Undecodable:
+		p.o.stage(p, spec.CritStruct15, "emission header does not decode: "+hr.Refusal.Error())
+		m.raw = hr.Values
 	}
 	uid := w.newMessage(m)
 	o.stepSent = append(o.stepSent, uid)
@@ -305,17 +306,17 @@ func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) 
 	return uid
 }
 
-// readStamp reads an emission's headers with the reference decoder (readNodeHeaders), reusing
+// readStamp reads an emission's headers with the reference decoder (oracle.ReadNodeHeaders), reusing
 // the reading of the process's previous emission when its one header holds the same bytes: a
 // fan-out stamps one frontier on every emission of a delivery, and the reading is a function of
 // the bytes. The bytes kept are a copy, never changed afterwards, so a cloned process may share
 // them.
-func (o *procOracle) readStamp(headers []node.Header) headerReading {
+func (o *procOracle) readStamp(headers []node.Header) oracle.HeaderReading {
 	one := len(headers) == 1 && headers[0].Key == node.HeaderKey
 	if one && o.stampRead && bytes.Equal(headers[0].Value, o.stampValue) {
 		return o.stampReading
 	}
-	hr := readNodeHeaders(headers)
+	hr := oracle.ReadNodeHeaders(headers)
 	if one && headers[0].Value != nil {
 		o.stampValue, o.stampReading, o.stampRead = slices.Clone(headers[0].Value), hr, true
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
 	"github.com/parsleysim/parsleysim/sim/oracle/wire"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -38,7 +39,7 @@ func corruptWorld(t *testing.T, explored bool, due int) *world {
 // channel's last record would stamp.
 func TestExploredCorruptProduceBranchesOverEveryRepresentative(t *testing.T) {
 	w := corruptWorld(t, true, 0)
-	base := wireCauses(w.observedAll())
+	base := oracle.WireCauses(w.observedAll())
 	if len(base) < 2 {
 		t.Fatalf("base %v: want the last records of in and mid", base)
 	}
@@ -66,7 +67,7 @@ func TestDueCorruptFaultIsUndecodable(t *testing.T) {
 			t.Fatalf("a due fault drew %+v, which decodes", c)
 		}
 	}
-	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{encodeCauses(w.observedAll())}, nil, nil)
+	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{oracle.EncodeCauses(w.observedAll())}, nil, nil)
 	if !w.faultDue(spec.ActProduceCorrupt) {
 		t.Fatal("a near miss that decodes fired the fault")
 	}
@@ -91,5 +92,5 @@ func undecodable(c corrupt.Corruption) bool {
 	for i, v := range c.Values {
 		headers[i] = wire.Header{Key: wire.HeaderKey, Value: v}
 	}
-	return readWireHeaders(headers).undecodable
+	return oracle.ReadWireHeaders(headers).Undecodable
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -63,10 +64,10 @@ func (w *world) produce(c int32, m message, key, value []byte, values [][]byte) 
 		for i, v := range values {
 			rec.Headers[i] = substrate.Header{Key: node.HeaderKey, Value: v}
 		}
-		hr := readRecordHeaders(rec.Headers)
-		m.headerLen, m.undecodable = hr.valueLen, hr.undecodable
+		hr := oracle.ReadRecordHeaders(rec.Headers)
+		m.headerLen, m.undecodable = hr.ValueLen, hr.Undecodable
 		if m.kind == msgCorrupt || m.kind == msgForged {
-			m.expressed, m.past, m.raw = hr.expressed, hr.expressed, values
+			m.expressed, m.past, m.raw = hr.Expressed, hr.Expressed, values
 		}
 	}
 	off, err := w.sub.Produce(w.chans[c].tp, rec, substrate.ProducePlain)
@@ -117,7 +118,7 @@ func (w *world) produceCorrupt(c int32, values [][]byte, key, value []byte) uint
 // not.
 func (w *world) drawCorruption() corrupt.Corruption {
 	if w.explored() {
-		reps := corrupt.Representatives(wireCauses(w.observedAll()))
+		reps := corrupt.Representatives(oracle.WireCauses(w.observedAll()))
 		weights := w.weightBuf(len(reps))
 		for i := range weights {
 			weights[i] = 1
@@ -134,7 +135,7 @@ func (w *world) drawCorruption() corrupt.Corruption {
 	if w.faultDue(spec.ActProduceCorrupt) {
 		shapes = corrupt.Undecodable
 	}
-	return corrupt.Draw(w.streams.Corruptions, shapes, wireCauses(base))
+	return corrupt.Draw(w.streams.Corruptions, shapes, oracle.WireCauses(base))
 }
 
 // observedAll is the header an observer of the last committed record of every live channel
@@ -167,7 +168,7 @@ func (w *world) produceStamped(c int32, r uint64) uint64 {
 	past := obs.past.Clone()
 	past.Merge(nc, node.Offset(obs.pos))
 	key, value := w.payload()
-	return w.produce(c, message{kind: msgStamped, past: past, expressed: expressed}, key, value, [][]byte{encodeCauses(expressed)})
+	return w.produce(c, message{kind: msgStamped, past: past, expressed: expressed}, key, value, [][]byte{oracle.EncodeCauses(expressed)})
 }
 
 // produceForged writes a scripted record whose header is exactly the given frontier (or raw
@@ -178,7 +179,7 @@ func (w *world) produceForged(c int32, causes node.Causes, raw []byte, key, valu
 	}
 	header := raw
 	if header == nil {
-		header = encodeCauses(causes)
+		header = oracle.EncodeCauses(causes)
 	}
 	return w.produce(c, message{kind: msgForged}, key, value, [][]byte{header})
 }

@@ -1,0 +1,93 @@
+package oracle
+
+import (
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle/wire"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// What a header means, to the oracle, is what the reference decoder (package wire) reads in it,
+// never what the node's codec reads: a bug in the node's codec is then judged rather than
+// shared. The world reads every record it produces (ReadRecordHeaders) and every emission a
+// process stamps (onSend) this way, and writes the headers of its own stamped and forged records
+// with the reference encoder.
+
+// HeaderReading is what the reference decoder reads in a record's headers.
+type HeaderReading struct {
+	Expressed   node.Causes   // the causes named; empty when undecodable or absent
+	Present     bool          // some parsley.causes header is there
+	Undecodable bool          // a receiver must refuse the record (UNDECODABLE_METADATA)
+	Refusal     *wire.Refusal // why, when undecodable
+	ValueLen    int           // the length of the first parsley.causes value, for the metadata budget
+	Values      [][]byte      // the parsley.causes values, when undecodable
+}
+
+// ReadRecordHeaders reads a produced record's headers with the reference decoder.
+func ReadRecordHeaders(hs []substrate.Header) HeaderReading {
+	var buf [4]wire.Header
+	ws := buf[:0]
+	for _, h := range hs {
+		ws = append(ws, wire.Header{Key: h.Key, Value: h.Value})
+	}
+	return ReadWireHeaders(ws)
+}
+
+// ReadNodeHeaders reads an emission's headers, as the engine stamped them, with the reference
+// decoder.
+func ReadNodeHeaders(hs []node.Header) HeaderReading {
+	var buf [4]wire.Header
+	ws := buf[:0]
+	for _, h := range hs {
+		ws = append(ws, wire.Header{Key: h.Key, Value: h.Value})
+	}
+	return ReadWireHeaders(ws)
+}
+
+// ReadWireHeaders reads a header list with the reference decoder.
+func ReadWireHeaders(ws []wire.Header) HeaderReading {
+	causes, present, r := wire.DecodeHeaders(ws)
+	hr := HeaderReading{Present: present, Undecodable: r != nil, Refusal: r}
+	first := true
+	for _, h := range ws {
+		if h.Key != wire.HeaderKey {
+			continue
+		}
+		if first {
+			hr.ValueLen, first = len(h.Value), false
+		}
+		if r != nil {
+			hr.Values = append(hr.Values, h.Value)
+		}
+	}
+	if r == nil {
+		hr.Expressed = CausesFromWire(causes)
+	}
+	return hr
+}
+
+// CausesFromWire converts the reference decoder's causes (in channel order, distinct channels)
+// to the oracle's frontier type.
+func CausesFromWire(causes []wire.Cause) node.Causes {
+	if len(causes) == 0 {
+		return node.Causes{}
+	}
+	pairs := make([]node.Cause, len(causes))
+	for i, c := range causes {
+		pairs[i] = node.Cause{Channel: node.Channel{Topic: node.TopicID(c.Channel.Topic), Partition: node.Partition(c.Channel.Partition)},
+			Position: node.Offset(c.Position)}
+	}
+	return node.CausesOf(pairs...)
+}
+
+// WireCauses converts a frontier to the reference codec's causes.
+func WireCauses(c node.Causes) []wire.Cause {
+	out := make([]wire.Cause, c.Len())
+	for i, p := range c.Pairs() {
+		out[i] = wire.Cause{Channel: wire.Channel{Topic: wire.TopicID(p.Channel.Topic), Partition: int32(p.Channel.Partition)},
+			Position: int64(p.Position)}
+	}
+	return out
+}
+
+// EncodeCauses is the reference encoder's canonical value for a frontier.
+func EncodeCauses(c node.Causes) []byte { return wire.Encode(WireCauses(c)) }
