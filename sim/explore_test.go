@@ -113,22 +113,29 @@ func TestExploreReductionIsSound(t *testing.T) {
 		budget string
 		sab    node.Sabotage
 		fewer  bool
+		// raceBudget, when set, replaces budget under the race detector (raceEnabled), which
+		// makes the larger scopes take minutes.
+		raceBudget string
 	}{
-		{"pair honest", pairScope(), "msgs=2,crash=1", node.SabotageNone, true},
-		{"pair DROP_HELD", pairScope(), "msgs=1,crash=1", node.SabotageDropHeld, true},
-		{"chain honest", chainScope(), "msgs=1,crash=1", node.SabotageNone, true},
-		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses, false},
-		{"reference crash", referenceScope(), "msgs=2,crash=1", node.SabotageNone, true},
-		{"reference delete", referenceScope(), "msgs=2,delete=1", node.SabotageNone, true},
-		{"reference truncate", referenceScope(), "msgs=2,truncate=1", node.SabotageNone, true},
-		{"reference crash and truncate", referenceScope(), "msgs=2,crash=1,truncate=1", node.SabotageNone, true},
-		{"reference all faults", referenceScope(), "msgs=1,crash=1,delete=1,truncate=1", node.SabotageNone, true},
-		{"reference DELIVER_PAST_DEAD_HOLDS", referenceScope(), "msgs=2,delete=1", node.SabotageDeliverPastDeadHolds, false},
-		{"reference SKIP_RECEIPT_MERGE", referenceScope(), "msgs=2,crash=1", node.SabotageSkipReceiptMerge, false},
+		{"pair honest", pairScope(), "msgs=2,crash=1", node.SabotageNone, true, ""},
+		{"pair DROP_HELD", pairScope(), "msgs=1,crash=1", node.SabotageDropHeld, true, ""},
+		{"chain honest", chainScope(), "msgs=1,crash=1", node.SabotageNone, true, ""},
+		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses, false, ""},
+		{"reference crash", referenceScope(), "msgs=2,crash=1", node.SabotageNone, true, "msgs=1,crash=1"},
+		{"reference delete", referenceScope(), "msgs=2,delete=1", node.SabotageNone, true, "msgs=1,delete=1"},
+		{"reference truncate", referenceScope(), "msgs=2,truncate=1", node.SabotageNone, true, "msgs=1,truncate=1"},
+		{"reference crash and truncate", referenceScope(), "msgs=2,crash=1,truncate=1", node.SabotageNone, true, "msgs=1,crash=1,truncate=1"},
+		{"reference all faults", referenceScope(), "msgs=1,crash=1,delete=1,truncate=1", node.SabotageNone, true, "msgs=1,crash=1,delete=1"},
+		{"reference DELIVER_PAST_DEAD_HOLDS", referenceScope(), "msgs=2,delete=1", node.SabotageDeliverPastDeadHolds, false, ""},
+		{"reference SKIP_RECEIPT_MERGE", referenceScope(), "msgs=2,crash=1", node.SabotageSkipReceiptMerge, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
+			budget := c.budget
+			if raceEnabled && c.raceBudget != "" {
+				budget = c.raceBudget
+			}
+			opts := ExploreOptions{Budget: mustBudget(t, budget), Sabotage: c.sab}
 			plain := exploreExact(c.scn, opts, false)
 			opts.Reduce = true
 			reduced := exploreExact(c.scn, opts, false)
