@@ -56,7 +56,7 @@ func BenchmarkExploreScope(b *testing.B) {
 }
 
 // exploreNoRestart switches BenchmarkExploreScope's restart check off (to measure its cost).
-var exploreNoRestart = flag.Bool("explore-no-restart", false, "BenchmarkExploreScope: no restart check at terminal states")
+var exploreNoRestart = flag.Bool("explore-no-restart", false, "BenchmarkExploreScope: no restart check")
 
 // exploreStates is BenchmarkExploreScope's cap on the reference scope.
 var exploreStates = flag.Int("explore-states", 200_000, "BenchmarkExploreScope: states to explore of the reference scope")

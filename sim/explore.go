@@ -25,8 +25,9 @@ import (
 // set of actors closed under dependency (explore_persistent.go), and sleep sets over independent
 // transitions (explore_por.go), with the state-caching correction. Every terminal state — nothing enabled within the budget, or the
 // depth bound reached — gets the checks a random run ends with: the liveness phase, LIVENESS at
-// quiescence and lifetime S1. Violations found on a transition are reported with the path that
-// found them and stop that path; the shortest path to each is found by iterative deepening
+// quiescence and lifetime S1; a sampled share of all states gets the restart check
+// (explore_restart.go). Violations found on a transition are reported with the path that found
+// them and stop that path; the shortest path to each is found by iterative deepening
 // (explore_shortest.go).
 
 // ExploreOptions configure one exploration.
@@ -83,8 +84,7 @@ type ExploreResult struct {
 	Complete bool   `json:"complete"`
 	DepthCut int    `json:"depth_cut,omitempty"`
 	Verdict  string `json:"verdict"`
-	// RestartChecks counts the terminal states checked for RESTART_INVISIBILITY
-	// (explore_restart.go).
+	// RestartChecks counts the states checked for RESTART_INVISIBILITY (explore_restart.go).
 	RestartChecks int `json:"restart_checks"`
 	// Violations lists one entry per (criterion, process) found: in the order found by one
 	// worker, sorted by criterion and process by several (explore_parallel.go).
@@ -103,6 +103,8 @@ type ExploreResult struct {
 	terminals, termsAlso map[hashKey]struct{}
 	// shared counts the work items a parallel exploration's workers gave each other.
 	shared int
+	// restartFailures counts the restart checks that found a violation (explore_restart.go).
+	restartFailures int
 }
 
 // ExploreViolation is one violation and a path to it.
@@ -169,10 +171,12 @@ type explorer struct {
 	// expanding (explore_parallel.go).
 	par    *parallelExplore
 	frames []exploreFrame
-	// pathStates are the states of the path the search is on, root first, and pathScript the
-	// actions its steps recorded (explore_restart.go).
-	pathStates []pathState
-	pathScript []ScriptedAction
+	// pathScript is the actions the steps of the path the search is on recorded, and
+	// pathActions[d] how many of them the first d steps recorded (explore_restart.go).
+	pathScript  []ScriptedAction
+	pathActions []int
+	// restartOn says the restart check runs (explore_restart.go).
+	restartOn bool
 }
 
 // visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
@@ -245,7 +249,8 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 		opts.ProgressEvery = 1 << 16
 	}
 	x := &explorer{scn: scn, opts: opts, set: ExploreSettings(opts),
-		found: make(map[violationKey]bool)}
+		found:     make(map[violationKey]bool),
+		restartOn: !opts.NoRestartCheck && !slices.Contains(opts.Disabled, spec.CritRestartInvisibility)}
 	x.res.terminals, x.res.termsAlso = make(map[hashKey]struct{}), make(map[hashKey]struct{})
 	x.hasher = newStateHasher(&x.set)
 	if opts.Reduce {
@@ -345,6 +350,9 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 		only, expand, isNew := x.par.visit(key, sleep, x.por != nil)
 		if isNew {
 			x.countState(s)
+			if x.restartChecked(key) {
+				x.checkRestartAt(s, key)
+			}
 		}
 		if expand {
 			x.expand(s, key, sleep, only)
@@ -357,6 +365,9 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 	case !seen:
 		x.visited.put(key, visit{sleep: sleep, depth: int32(s.depth)})
 		x.countState(s)
+		if x.restartChecked(key) {
+			x.checkRestartAt(s, key)
+		}
 	case x.bounded() && int32(s.depth) < v.depth:
 		x.visited.put(key, visit{sleep: sleep & v.sleep, depth: int32(s.depth)}) // reached shallower: expand again
 	case x.por != nil && v.sleep&^sleep != 0:
@@ -443,7 +454,7 @@ func (x *explorer) expandFrom(s *exState, key hashKey, sleep, only, done uint64,
 			}
 		}
 		x.path = append(x.path, t.choices)
-		x.pushPath(&t.next, t.script)
+		x.pushPath(t.script)
 		x.enter(&t.next, x.childSleep(sleep|done, t.id))
 		x.popPath()
 		x.path = x.path[:len(x.path)-1]
@@ -464,22 +475,11 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 	}
 	w := s.w
 	before := len(w.violations)
-	var restarted *world
-	at, p, check := 0, 0, !x.opts.NoRestartCheck && !slices.Contains(x.opts.Disabled, spec.CritRestartInvisibility)
-	if check {
-		at, p, check = x.restartCandidate()
-	}
-	if check {
-		restarted = x.restartCopy(at, p) // the path's states, this one included, are still intact
-	}
 	w.livenessPhase()
 	w.checkLiveness()
 	w.checkCausalOrderLifetime()
 	for _, v := range w.violations[before:] {
 		x.report(v, true, nil)
-	}
-	if check && len(w.violations) == before {
-		x.checkRestart(w, restarted, at, p)
 	}
 }
 

@@ -36,7 +36,9 @@ import (
 // of the state; so the states visited are the states reachable from the root through persistent
 // sets, within the budget, whatever the order transitions are explored in: the same distinct
 // states, the same terminal states and the same violations (criterion and process; a path that
-// finds a violation is not continued, by whichever worker takes it). What may differ is the
+// finds a violation is not continued, by whichever worker takes it; the end checks of a terminal
+// state and the restart check of a sampled state are functions of the state, not of the path
+// that reached it, explore_restart.go). What may differ is the
 // number of transitions (a state reached first with a large sleep set is expanded again for the
 // transitions awake in a later arrival), the maximum depth (a state's depth is the depth it was
 // first reached at) and which path found a violation first: the result lists
@@ -170,6 +172,7 @@ func (p *parallelExplore) result(xs []*explorer) ExploreResult {
 		res.States += x.res.States
 		res.Transitions += x.res.Transitions
 		res.RestartChecks += x.res.RestartChecks
+		res.restartFailures += x.res.restartFailures
 		res.MaxDepth = max(res.MaxDepth, x.res.MaxDepth)
 		for k := range x.res.terminals {
 			res.terminals[k] = struct{}{}

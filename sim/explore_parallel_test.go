@@ -72,6 +72,49 @@ func TestParallelExploreIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestParallelRestartCheckIsDeterministic: with 1, 2 and 8 workers a complete exploration makes
+// the same RESTART_INVISIBILITY checks with the same outcomes, so it finds the same violations.
+// The bug is a partitioner that mixes the execution number into an emission's partition (a test
+// hook), which only the restart check catches; the budgets have no crash, so no execution but
+// the restart check's own changes the number, and the scopes' states do not depend on timing.
+// When the check re-ran the path that first reached a terminal state, which of a scope's checks
+// failed depended on the workers and their timing (chain: 1 to 3 of its 4 terminal states).
+func TestParallelRestartCheckIsDeterministic(t *testing.T) {
+	hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
+		return int((keyHash(key) + uint32(execution)) % uint32(parts))
+	}}
+	for _, c := range []struct {
+		name   string
+		scn    *Scenario
+		budget string
+	}{{"chain", chainScope(), "msgs=2"}, {"diamond", diamondScenario(), "msgs=2"}} {
+		t.Run(c.name, func(t *testing.T) {
+			c.scn.Topics[1].Partitions = 2
+			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Reduce: true, hooks: hooks}
+			want := Explore(c.scn, opts)
+			if !want.Complete || want.restartFailures == 0 || want.restartFailures == want.RestartChecks {
+				t.Fatalf("sequential: %v, complete %v, %d of %d restart checks failed (want some, not all)",
+					want, want.Complete, want.restartFailures, want.RestartChecks)
+			}
+			for _, n := range []int{1, 2, 8} {
+				for range 3 {
+					o := opts
+					o.Workers = n
+					got := Explore(c.scn, o)
+					if !got.Complete || got.States != want.States || got.RestartChecks != want.RestartChecks ||
+						got.restartFailures != want.restartFailures || got.Verdict != want.Verdict ||
+						violationOrder(got) != violationOrder(sortedViolations(want)) {
+						t.Fatalf("%d workers: %v, %d of %d restart checks failed, violations %s; sequential %v, %d of %d, %s",
+							n, got, got.restartFailures, got.RestartChecks, violationOrder(got),
+							want, want.restartFailures, want.RestartChecks, violationOrder(want))
+					}
+				}
+			}
+			t.Logf("%v; %d of %d restart checks failed", want, want.restartFailures, want.RestartChecks)
+		})
+	}
+}
+
 // TestParallelExploreStops: a capped parallel exploration is incomplete and stops near the cap;
 // an interrupted one is incomplete and says so; StopAtFirst stops at a violation.
 func TestParallelExploreStops(t *testing.T) {

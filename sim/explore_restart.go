@@ -1,27 +1,37 @@
 package sim
 
 import (
-	"hash/fnv"
-
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// RESTART_INVISIBILITY in an exploration (check_restart.go has the criterion). At every distinct
-// terminal state whose end-of-run checks pass, the path that first reached it is run once more
-// from one of its states with a clean restart inserted: a copy of the state's world (the states
-// of the current path are alive while the search is below them) restarts one process that is
-// running with its step committed there, replays the path's recorded actions from that state on
-// as a script, and runs the liveness phase and the end checks. Every process must deliver what
-// it delivers at the terminal state after its own liveness phase, in the same order, and the
-// run with the restart must break nothing.
+// RESTART_INVISIBILITY in an exploration (check_restart.go has the criterion). At a sampled
+// share of the distinct states the search visits (one in 64, chosen by the state's hash:
+// restartSampleShift), one process that is running with its step committed there is restarted
+// cleanly on a copy of the state's world, and both the copy and another copy without the restart
+// run the liveness phase and the end checks: every process must deliver the same sequence in
+// both, and the run with the restart must break nothing.
 //
-// One point per terminal state, chosen from the path's answers and the seed (not from the
-// search order or a hash seed): every (state, restartable process) pair of the path is a
-// candidate, the terminal state included. So the check costs one replay of part of a path per
-// distinct terminal state, whatever the number of states; results/explore.md has the measured
-// share. A reduced search explores fewer paths than there are, so this samples the pairs of
-// (path, restart point); it is not a proof over all of them, as the rest of the exploration is.
+// The restart then goes to quiescence; no fault of the scope follows it (a sweep's check and a
+// scenario file's replay the rest of a script after the restart). Faults before it are covered:
+// the sampled states lie at every depth, after every kind of fault the scope has.
+//
+// The check is a function of the state alone: which states are checked is decided by their hash,
+// the process by the hash among the restartable ones, and what follows the restart is the
+// liveness phase, which depends only on the state (two worlds with equal hashes behave alike from
+// there on: world_hash.go). So the violations it finds do not depend on the path that first
+// reached a state, which in a parallel exploration is a matter of timing (explore_parallel.go):
+// a complete exploration finds the same ones with any number of workers. A violation is reported
+// with the path the search was on, the restart inserted after its last action, which is how a
+// counterexample file (expect restart-invisible) and a sweep's check replay it.
+//
+// A sampled share, not every state: each check costs two copies and two liveness phases; one in
+// 64 makes checks of the order of a scope's terminal states in number and keeps their cost a small part
+// of an exploration's.
+
+// restartSampleShift selects the checked states: those whose hash's top 64-restartSampleShift
+// bits are zero, one in 64.
+const restartSampleShift = 58
 
 // ExploreRestart names the clean restart a RESTART_INVISIBILITY violation found in an
 // exploration inserted: the process, and the script action of the path (as ReplayPath records
@@ -31,137 +41,112 @@ type ExploreRestart struct {
 	After   int    `json:"after"`
 }
 
-// pathState is one state of the path the search is on: its world (alive while the search is
-// below it) and the number of script actions recorded by the steps up to it.
-type pathState struct {
-	s       *exState
-	actions int
-}
-
 // enterRoot enters the root, which starts the search's path.
 func (x *explorer) enterRoot() {
 	root := x.root()
-	x.resetPath(root)
+	x.resetPath()
 	x.enter(root, 0)
 }
 
-// resetPath starts the search's path at root; clearPath ends it.
-func (x *explorer) resetPath(root *exState) {
-	x.pathStates = append(x.pathStates[:0], pathState{s: root})
+// resetPath starts the search's path at the root; clearPath ends it.
+func (x *explorer) resetPath() {
+	x.pathActions = append(x.pathActions[:0], 0)
 	x.pathScript = x.pathScript[:0]
 }
 
 func (x *explorer) clearPath() {
-	clear(x.pathStates)
-	x.pathStates, x.pathScript = x.pathStates[:0], x.pathScript[:0]
+	x.pathActions, x.pathScript = x.pathActions[:0], x.pathScript[:0]
 }
 
-// pushPath and popPath keep x.pathStates in step with the search: the state entered at depth
-// d+1 after the step whose actions are script.
-func (x *explorer) pushPath(s *exState, script []ScriptedAction) {
+// pushPath and popPath keep x.pathScript in step with the search: the actions recorded by the
+// step into the state entered at depth d+1.
+func (x *explorer) pushPath(script []ScriptedAction) {
 	x.pathScript = append(x.pathScript, script...)
-	x.pathStates = append(x.pathStates, pathState{s: s, actions: len(x.pathScript)})
+	x.pathActions = append(x.pathActions, len(x.pathScript))
 }
 
 func (x *explorer) popPath() {
-	x.pathStates = x.pathStates[:len(x.pathStates)-1]
-	x.pathScript = x.pathScript[:x.pathStates[len(x.pathStates)-1].actions]
+	x.pathActions = x.pathActions[:len(x.pathActions)-1]
+	x.pathScript = x.pathScript[:x.pathActions[len(x.pathActions)-1]]
 }
 
-// restartCandidate picks the restart point of the terminal state at the end of the current path:
-// the index in x.pathStates and the process, or ok false when no state of the path after the
-// first action has a restartable process.
-func (x *explorer) restartCandidate() (at int, p int, ok bool) {
+// restartChecked reports whether the restart check runs at the state with hash key.
+func (x *explorer) restartChecked(key hashKey) bool {
+	return x.restartOn && key[0]>>restartSampleShift == 0
+}
+
+// checkRestartAt runs the restart check at state s, newly visited, whose hash is key (sampled:
+// restartChecked), at the end of the current path. States reached before any action was
+// recorded (the root) and states where no process can be restarted cleanly are not checked.
+func (x *explorer) checkRestartAt(s *exState, key hashKey) {
+	if len(x.pathScript) == 0 {
+		return
+	}
 	n := 0
-	for _, ps := range x.pathStates {
-		if ps.actions == 0 {
-			continue
-		}
-		for _, q := range ps.s.w.procs {
-			if restartable(q) {
-				n++
-			}
+	for _, q := range s.w.procs {
+		if restartable(q) {
+			n++
 		}
 	}
 	if n == 0 {
-		return 0, 0, false
+		return
 	}
-	h := fnv.New64a()
-	var b [8]byte
-	put := func(v uint64) {
-		for i := range b {
-			b[i] = byte(v >> (8 * i))
-		}
-		h.Write(b[:])
-	}
-	put(x.set.Seed)
-	for _, step := range x.path {
-		put(uint64(len(step)))
-		for _, a := range step {
-			put(uint64(a))
-		}
-	}
-	k := int(h.Sum64() % uint64(n))
-	for i, ps := range x.pathStates {
-		if ps.actions == 0 {
-			continue
-		}
-		for j, q := range ps.s.w.procs {
-			if restartable(q) {
-				if k == 0 {
-					return i, j, true
-				}
-				k--
+	k := int(key[1] % uint64(n))
+	p := 0
+	for j, q := range s.w.procs {
+		if restartable(q) {
+			if k == 0 {
+				p = j
+				break
 			}
+			k--
 		}
 	}
-	panic("sim: restartCandidate lost its count")
-}
-
-// restartCopy returns a copy of the world of path state i with process p restarted cleanly
-// (nil when the check does not apply), before the terminal state's world is consumed.
-func (x *explorer) restartCopy(i, p int) *world {
-	ps := x.pathStates[i]
-	c := ps.s.w.cloneInto(nil, ps.s.ids, choose.NewReplay(nil))
-	c.ownAll()
-	c.violations = nil
+	base, c := x.endCopy(s), x.endCopy(s)
+	defer x.release(&exState{w: base})
+	defer x.release(&exState{w: c})
 	c.cleanRestart(c.procs[p])
-	return c
-}
-
-// checkRestart runs the restart check of the terminal state at the end of the current path, whose
-// world base has been through the liveness phase and the end checks without a violation; c is
-// the copy restartCopy made of path state at with process p restarted.
-func (x *explorer) checkRestart(base, c *world, at, p int) {
-	ps := x.pathStates[at]
-	name := c.procs[p].spec.Name
-	for i := range x.pathScript[ps.actions:] {
-		a := &x.pathScript[ps.actions+i]
-		c.runScripted(ps.actions+i, a)
+	for _, w := range []*world{base, c} {
+		w.stats.SafetySteps = w.step
+		w.livenessPhase()
+		w.checkLiveness()
+		w.checkCausalOrderLifetime()
 	}
-	c.stats.SafetySteps = c.step
-	c.livenessPhase()
-	c.checkLiveness()
-	c.checkCausalOrderLifetime()
 	x.res.RestartChecks++
+	if len(base.violations) > 0 {
+		return // the liveness phase without the restart breaks something: the terminal states report it
+	}
+	name := c.procs[p].spec.Name
 	baseSeq, seq := make([][]uint64, len(base.procs)), make([][]uint64, len(c.procs))
 	for i := range base.procs {
 		baseSeq[i], seq[i] = base.procs[i].o.deliverySequence(), c.procs[i].o.deliverySequence()
 	}
-	after := ps.actions - 1
+	after := len(x.pathScript) - 1
 	vs := compareDeliveries(baseSeq, seq, name, after, after)
 	for _, v := range c.violations {
 		vs = append(vs, restartViolation(v, name, after, after))
+	}
+	if len(vs) > 0 {
+		x.res.restartFailures++
 	}
 	for _, v := range vs {
 		x.reportRestart(v, ExploreRestart{Process: name, After: after})
 	}
 }
 
+// endCopy returns a copy of s's world to run to its end (the liveness phase and the end checks),
+// owning all its parts, with no violations found yet.
+func (x *explorer) endCopy(s *exState) *world {
+	w := s.w.cloneInto(x.takeFree(), s.ids, choose.NewReplay(nil))
+	w.ownAll()
+	w.violations = nil
+	return w
+}
+
 // reportRestart reports a restart violation with the current path and the restart it inserted.
 func (x *explorer) reportRestart(v spec.Violation, r ExploreRestart) {
 	n := len(x.res.Violations)
-	x.report(v, true, nil)
+	x.report(v, false, nil)
 	if len(x.res.Violations) > n {
 		x.res.Violations[n].Restart = &r
 	}

@@ -153,11 +153,11 @@ func (x *explorer) enterSubtree(item *splitItem) {
 
 // replayTo returns the state path leads to from the root, each step taken as the exploration
 // takes it (a clone of the state before, answered by a forced prefix), so the state is the one
-// the exploration reached. The states on the way stay alive and make the search's path
-// (x.pathStates, for the restart check) until clearPath.
+// the exploration reached. The steps' scripts make the search's path (x.pathScript, for the
+// restart check) until clearPath.
 func (x *explorer) replayTo(path [][]int) *exState {
 	s := x.root()
-	x.resetPath(s)
+	x.resetPath()
 	var c stepChooser
 	for i, answers := range path {
 		acts := new(stateActions).of(s.w)
@@ -171,7 +171,7 @@ func (x *explorer) replayTo(path [][]int) *exState {
 			panic(fmt.Sprintf("sim: explore: step %d of a replayed path answered %v, not %v", i+1, c.answers, answers))
 		}
 		s = &t.next // the state before is not released: the one after may share its storage
-		x.pushPath(s, t.script)
+		x.pushPath(t.script)
 	}
 	return s
 }

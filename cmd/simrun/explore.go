@@ -19,6 +19,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // exploreUsage is the help text of `simrun explore`.
@@ -441,7 +442,10 @@ func (r scopeReport) print(w io.Writer) {
 	fmt.Fprintf(w, "  time %.2fs, %.0f states/s%s\n", r.Seconds, r.StatesPerSec, on)
 	for _, f := range r.Found {
 		where := "on a transition"
-		if f.Terminal {
+		switch {
+		case f.Criterion == string(spec.CritRestartInvisibility):
+			where = "by a clean restart at the path's end"
+		case f.Terminal:
 			where = "at a terminal state"
 		}
 		fmt.Fprintf(w, "  %s (process %d, %s, shortest path %d steps): %s\n", f.Criterion, f.Process, where, f.Steps, f.Detail)

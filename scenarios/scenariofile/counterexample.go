@@ -74,9 +74,9 @@ func formatCounterexample(name, budget string, scn *sim.Scenario, opts sim.Explo
 		fmt.Sprintf("Reproduce: simrun run FILE --sabotage %s", mode))
 }
 
-// restartCounterexample writes a RESTART_INVISIBILITY violation found at a terminal state: the
-// path's script with an 'expect restart-invisible' line after the action the restart followed,
-// which running the file must find broken.
+// restartCounterexample writes a RESTART_INVISIBILITY violation an exploration's restart check
+// found: the path's script with an 'expect restart-invisible' line after the action the restart
+// followed, which running the file must find broken.
 func restartCounterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation, script []sim.ScriptedAction) ([]byte, error) {
 	r := v.Restart
 	if r.After < 0 || r.After >= len(script) {
