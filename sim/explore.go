@@ -321,12 +321,7 @@ func (x *explorer) root() *exState {
 		RecordScript: true, journal: true, hooks: x.opts.hooks, Disabled: x.opts.Disabled}
 	set := x.set
 	w := newWorld(x.scn, &set, choose.NewReplay(nil), opts)
-	w.hooks = opts.hooks
-	for _, p := range w.procs {
-		w.step++
-		w.action = spec.ActStart
-		p.start(true)
-	}
+	w.startAll()
 	w.script = nil
 	return &exState{w: w, ids: ids}
 }
@@ -475,9 +470,7 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 	}
 	w := s.w
 	before := len(w.violations)
-	w.livenessPhase()
-	w.checkLiveness()
-	w.checkCausalOrderLifetime()
+	w.finish()
 	for _, v := range w.violations[before:] {
 		x.report(v, true, nil)
 	}

@@ -18,44 +18,28 @@ func ReplayPath(scn *Scenario, opts ExploreOptions, path [][]int) (*Result, []Sc
 	s := x.root()
 	var script []ScriptedAction
 	for i, answers := range path {
-		rc := choose.NewReplay(answers)
-		if !x.anyEnabled(s) {
-			return nil, nil, fmt.Errorf("replay: step %d: nothing is enabled", i+1)
-		}
-		s.w.chooser = choose.NewRecorder(rc)
-		masks := make([]procMask, len(s.w.procs))
-		k, _ := s.w.chooseAction(masks)
-		s.w.step++
-		s.w.do(k, masks)
-		x.charge(s, k)
-		if err := rc.Err(); err != nil || rc.Remaining() > 0 {
-			return nil, nil, fmt.Errorf("replay: step %d: the answers %v do not fit (%v)", i+1, answers, err)
+		if err := x.replayStep(s, answers); err != nil {
+			return nil, nil, fmt.Errorf("replay: step %d: %w", i+1, err)
 		}
 		script = append(script, s.w.script...)
 		s.w.script = s.w.script[:0]
 	}
-	w := s.w
-	w.stats.SafetySteps = w.step
-	w.livenessPhase()
-	w.checkLiveness()
-	w.checkCausalOrderLifetime()
-	return w.result(), script, nil
+	s.w.finish()
+	return s.w.result(), script, nil
 }
 
-// ExploreHash returns the canonical hash of the state path leads to (for tests: a state reached
-// through clones must hash like the same state reached in place).
-func exploreHashAfter(scn *Scenario, opts ExploreOptions, path [][]int, h *stateHasher) hashKey {
-	x := newExplorer(scn, opts)
-	x.hasher = h
-	s := x.root()
-	for _, answers := range path {
-		s.w.chooser = choose.NewRecorder(choose.NewReplay(answers))
-		masks := make([]procMask, len(s.w.procs))
-		k, _ := s.w.chooseAction(masks)
-		s.w.step++
-		s.w.do(k, masks)
-		x.charge(s, k)
-		s.w.script = s.w.script[:0]
+// replayStep takes one step of an explored path in place on s's world, answering the step's
+// decisions with answers, and charges it to s's budget.
+func (x *explorer) replayStep(s *exState, answers []int) error {
+	if !x.anyEnabled(s) {
+		return fmt.Errorf("nothing is enabled")
 	}
-	return x.hash(s)
+	rc := choose.NewReplay(answers)
+	s.w.chooser = choose.NewRecorder(rc)
+	k, _ := s.w.scheduledStep(make([]procMask, len(s.w.procs)))
+	x.charge(s, k)
+	if err := rc.Err(); err != nil || rc.Remaining() > 0 {
+		return fmt.Errorf("the answers %v do not fit (%v)", answers, err)
+	}
+	return nil
 }

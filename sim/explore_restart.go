@@ -106,12 +106,8 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 	defer x.release(&exState{w: base})
 	defer x.release(&exState{w: c})
 	c.cleanRestart(c.procs[p])
-	for _, w := range []*world{base, c} {
-		w.stats.SafetySteps = w.step
-		w.livenessPhase()
-		w.checkLiveness()
-		w.checkCausalOrderLifetime()
-	}
+	base.finish()
+	c.finish()
 	x.res.RestartChecks++
 	if len(base.violations) > 0 {
 		return // the liveness phase without the restart breaks something: the terminal states report it

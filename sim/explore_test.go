@@ -445,3 +445,18 @@ func TestExploreRetentionDropsRecords(t *testing.T) {
 		t.Fatalf("settings %+v: no retention policy for a reproduction", set)
 	}
 }
+
+// exploreHashAfter returns the canonical hash of the state path leads to (a state reached
+// through clones must hash like the same state reached in place).
+func exploreHashAfter(scn *Scenario, opts ExploreOptions, path [][]int, h *stateHasher) hashKey {
+	x := newExplorer(scn, opts)
+	x.hasher = h
+	s := x.root()
+	for _, answers := range path {
+		if err := x.replayStep(s, answers); err != nil {
+			panic("sim: " + err.Error())
+		}
+		s.w.script = s.w.script[:0]
+	}
+	return x.hash(s)
+}

@@ -59,6 +59,11 @@ type Result struct {
 // (check_restart.go: the script once more with a clean restart inserted; not with opts.Streams
 // given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
 func Run(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Result {
+	return runScenario(scn, set, ch, opts, nil)
+}
+
+// runScenario is Run with the run's phases observed by obs (nil: not observed).
+func runScenario(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions, obs runObserver) *Result {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
@@ -67,7 +72,7 @@ func Run(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) 
 	if check {
 		opts.RecordScript = true
 	}
-	res := newWorld(scn, &set, ch, &opts).run()
+	res := newWorld(scn, &set, ch, &opts).runObserved(obs)
 	if check && res.Verdict == "pass" {
 		if vs := checkRestart(scn, set, caller, res); len(vs) > 0 {
 			res.Violations, res.Verdict = append(res.Violations, vs...), "violation"
@@ -79,40 +84,86 @@ func Run(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) 
 	return res
 }
 
+// The run skeleton: startAll, the safety phase (a script, the scheduler's steps, or an
+// exploration's), finish. Run and RunObserved run it whole (world.runObserved); an exploration
+// starts its root with startAll and ends terminal states and replayed paths with finish.
+
+// runObserver is told of a run's progress (RunObserved's snapshots): after the initial starts,
+// after script action i, and after the end-of-run checks, with the result.
+type runObserver interface {
+	started(w *world)
+	scripted(w *world, i int)
+	finished(w *world, res *Result)
+}
+
 // run executes the phases of a run and returns its result.
-func (w *world) run() *Result {
+func (w *world) run() *Result { return w.runObserved(nil) }
+
+// runObserved executes the phases of a run, observed by obs when not nil, and returns its result.
+func (w *world) runObserved(obs runObserver) *Result {
+	w.startAll()
+	if obs != nil {
+		obs.started(w)
+	}
+	if script := w.scn.Script; len(script) > 0 {
+		for i := range script {
+			w.runScripted(i, &script[i])
+			w.maybeRestart(i)
+			if obs != nil {
+				obs.scripted(w, i)
+			}
+		}
+	} else {
+		w.safetyPhase()
+	}
+	w.finish()
+	res := w.result()
+	if obs != nil {
+		obs.finished(w, res)
+	}
+	return res
+}
+
+// startAll starts every process, each as a step of its own.
+func (w *world) startAll() {
 	w.hooks = w.opts.hooks
-	scn := w.scn
 	for _, p := range w.procs {
 		w.step++
 		w.action = spec.ActStart
 		p.start(true)
 	}
-	if len(scn.Script) > 0 {
-		w.runScript(scn.Script)
-	} else {
-		w.safetyPhase()
-	}
-	w.stats.SafetySteps = w.step
-	if w.set.LivenessStepsMax > 0 {
-		w.livenessPhase()
-		w.checkLiveness()
-	}
-	w.checkCausalOrderLifetime()
-	return w.result()
 }
 
 // safetyPhase runs the scheduled actions of the safety phase.
 func (w *world) safetyPhase() {
 	masks := make([]procMask, len(w.procs))
 	for n := 0; n < w.set.SafetySteps; n++ {
-		k, ok := w.chooseAction(masks)
-		if !ok {
+		if _, ok := w.scheduledStep(masks); !ok {
 			return
 		}
+	}
+}
+
+// scheduledStep chooses an enabled action through the world's chooser and performs it as one
+// step, returning its kind; ok is false, and nothing is done, when nothing is enabled. masks is
+// scratch of one entry per process.
+func (w *world) scheduledStep(masks []procMask) (k spec.ActionKind, ok bool) {
+	if k, ok = w.chooseAction(masks); ok {
 		w.step++
 		w.do(k, masks)
 	}
+	return k, ok
+}
+
+// finish ends the safety phase and runs the liveness phase (unless the settings switch it off)
+// and the end-of-run checks.
+func (w *world) finish() {
+	w.stats.SafetySteps = w.step
+	if w.set.LivenessStepsMax > 0 {
+		w.livenessPhase()
+		w.checkLiveness()
+	}
+	w.checkCausalOrderLifetime()
 }
 
 // result assembles the Result.

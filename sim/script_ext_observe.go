@@ -7,7 +7,6 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
-	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -15,12 +14,8 @@ import (
 // Observed scripted runs: what a person reading a scenario file wants to see between actions and
 // what its expectations assert — each process's state, committed deliveries and holds with their
 // blockers (the engine's Status, SPEC §7.2), and every record with its parsley.causes header and
-// payload. Run keeps the world to itself, so RunObserved drives the same world through the same
-// per-action code (runScript, one action at a time) and snapshots it after each action.
-//
-// RunObserved must make exactly the run Run makes. The scenario-file runner runs both and refuses
-// to report when their results differ, so a change to Run that this file does not follow shows
-// up at once instead of as a silently different story.
+// payload. RunObserved is Run with an observer of the run's phases (runObserver) that snapshots
+// the world after the initial starts, after each script action and at the end.
 
 // Observed is an observed scripted run: the result, one snapshot after the initial starts, one
 // after each script action, one at the end, and every record the run produced.
@@ -168,39 +163,30 @@ type CauseView struct {
 	Position int64
 }
 
-// RunObserved runs scn exactly as Run does, snapshotting the world after each scripted action.
+// RunObserved runs scn as Run does (the same run: the observer only reads the world),
+// snapshotting the world after each scripted action.
 func RunObserved(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Observed {
-	if err := scn.Validate(); err != nil {
-		panic("sim: " + err.Error())
-	}
-	w := newWorld(scn, &set, ch, &opts)
-	w.hooks = opts.hooks
-	ob := &Observed{views: make([][]viewAt, len(w.procs)), obs: make([]deliveryObserver, len(w.procs))}
-	for _, p := range w.procs {
-		w.step++
-		w.action = spec.ActStart
-		p.start(true)
-	}
+	ob := &Observed{}
+	runScenario(scn, set, ch, opts, ob)
+	return ob
+}
+
+// started implements runObserver: the first snapshot.
+func (ob *Observed) started(w *world) {
+	ob.views, ob.obs = make([][]viewAt, len(w.procs)), make([]deliveryObserver, len(w.procs))
 	ob.snapshot(w, -1)
-	if len(scn.Script) == 0 {
-		w.safetyPhase()
-	}
-	for i := range scn.Script {
-		w.runScript(scn.Script[i : i+1])
-		ob.snapshot(w, i)
-	}
-	w.stats.SafetySteps = w.step
-	if set.LivenessStepsMax > 0 {
-		w.livenessPhase()
-		w.checkLiveness()
-	}
-	w.checkCausalOrderLifetime()
-	ob.Result = w.result()
-	ob.snapshot(w, len(scn.Script))
+}
+
+// scripted implements runObserver: the snapshot after script action i.
+func (ob *Observed) scripted(w *world, i int) { ob.snapshot(w, i) }
+
+// finished implements runObserver: the result, the last snapshot and the records' final states.
+func (ob *Observed) finished(w *world, res *Result) {
+	ob.Result = res
+	ob.snapshot(w, len(w.scn.Script))
 	for i := range ob.Messages {
 		ob.Messages[i].State = w.msgs[i].state.String()
 	}
-	return ob
 }
 
 // snapshot records the processes whose view changed and brings the message table up to date.

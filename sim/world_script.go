@@ -12,14 +12,6 @@ import (
 // channel with nothing to fetch, ...) is skipped with a "skipped" event, so a script derived from
 // another run can be replayed with actions removed or inserted.
 
-// runScript executes the script.
-func (w *world) runScript(script []ScriptedAction) {
-	for i := range script {
-		w.runScripted(i, &script[i])
-		w.maybeRestart(i)
-	}
-}
-
 // runScripted performs script action a, the i-th of the script, as one step.
 func (w *world) runScripted(i int, a *ScriptedAction) {
 	w.step++
