@@ -318,7 +318,7 @@ func exploreStreams(seed uint64) (Streams, *rand.PCG) {
 func (x *explorer) root() *exState {
 	streams, ids := exploreStreams(x.set.Seed)
 	opts := &RunOptions{Sabotage: x.opts.Sabotage, HostSabotage: x.opts.HostSabotage, Streams: streams,
-		RecordScript: true, journal: true, hooks: x.opts.hooks, Disabled: x.opts.Disabled}
+		RecordScript: true, explored: true, hooks: x.opts.hooks, Disabled: x.opts.Disabled}
 	set := x.set
 	w := newWorld(x.scn, &set, choose.NewReplay(nil), opts)
 	w.startAll()

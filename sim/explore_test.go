@@ -254,7 +254,7 @@ func TestStepHashIsCanonical(t *testing.T) {
 	set := swarm.Settings{Seed: 1}
 	h := newStateHasher(&set)
 	after := func(feeds []int, drain bool) hashKey {
-		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{journal: true})
+		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})
 		p := w.procs[0]
 		p.start(true)
 		for _, pc := range p.recv {
@@ -296,7 +296,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 		if crashLeft {
 			set.Weights[spec.ActCrash] = 1
 		}
-		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{journal: true})
+		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})
 		p := w.procs[0]
 		p.start(true)
 		w.producePlain(p.recv[0].ch)
@@ -324,7 +324,7 @@ func TestFailedProcessHash(t *testing.T) {
 	h := newStateHasher(&set)
 	hashFailed := func(feeds int, inverted bool) hashKey {
 		scn := diamond()
-		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{journal: true})
+		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})
 		for _, p := range w.procs {
 			p.start(true)
 		}

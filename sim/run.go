@@ -27,10 +27,11 @@ type RunOptions struct {
 	Disabled []spec.Criterion
 
 	hooks *testHooks
-	// journal makes every engine keep a journal of its calls, so the world can be cloned
-	// (world_clone.go); the explorer sets it.
-	journal bool
-	restart *restartPoint
+	// explored says the world is a state of an exploration, which the explorer clones and
+	// hashes: every engine journals its calls (world_clone_engine.go) and the scheduling
+	// heuristics skip their weighing (world.explored). Only the explorer sets it.
+	explored bool
+	restart  *restartPoint
 }
 
 // reports reports whether the oracle reports violations of criterion c (RunOptions.Disabled).

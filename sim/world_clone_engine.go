@@ -14,7 +14,7 @@ import (
 // calls made to it): an engine shared as a clone's source never changes again, and the cached key
 // keeps the engine reachable, so its address is not reused. Under SABOTAGE_DROP_HELD the engine's snapshot leaves
 // out holds the engine still has, so the hash encodes the calls as well: only then are calls
-// journalled (RunOptions.journal). An unexplored run counts calls and journals nothing.
+// journalled (in an explored world: RunOptions.explored). An unexplored run counts calls and journals nothing.
 
 // engineRef is the engine of a process's current execution.
 type engineRef struct {
@@ -68,7 +68,7 @@ func (p *proc) startEngine(se *startedEngine, init node.Init, opts node.Options)
 	}
 	p.store.noteStarted(eng)
 	se.ref = engineRef{eng: eng}
-	if p.w.opts.journal {
+	if p.w.opts.explored {
 		p.committedShared = true
 		se.j = engineJournal{start: p.committed, init: init, opts: opts}
 		se.ref.j = &se.j
@@ -189,7 +189,7 @@ func (r *engineRef) cloneInto(c *engineRef) *engineRef {
 		return nil
 	}
 	if r.j == nil {
-		panic("sim: cloning a world that is not explored (RunOptions.journal)")
+		panic("sim: cloning a world that is not explored (RunOptions.explored)")
 	}
 	j := r.j
 	if j.opts.Sabotage == node.SabotageDropHeld { // only then are calls appended (note)

@@ -26,7 +26,7 @@ func corruptWorld(t *testing.T, explored bool, due int) *world {
 	set.FaultAtStep[spec.ActProduceCorrupt] = due
 	scn := diamond(ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""))
-	w := newWorld(scn, &set, choose.NewRandom(3), &RunOptions{journal: explored})
+	w := newWorld(scn, &set, choose.NewRandom(3), &RunOptions{explored: explored})
 	w.run()
 	if w.recentN == 0 {
 		t.Fatal("no committed record to corrupt")

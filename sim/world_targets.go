@@ -57,12 +57,12 @@ const (
 	targetSpared = 4
 )
 
-// explored reports whether the world is being explored (RunOptions.journal). The explorer's
+// explored reports whether the world is being explored (RunOptions.explored). The explorer's
 // chooser tells a zero weight only from a non-zero one (stepChooser.Choose): it enumerates every
 // candidate whatever its bias. The bias weights here never turn a candidate's weight to or from
 // zero (every candidate keeps at least 1; a deletion-only topic's 0 is decided first), so an
 // explored world skips computing them (TestExploredWeightsKeepCandidates).
-func (w *world) explored() bool { return w.opts.journal }
+func (w *world) explored() bool { return w.opts.explored }
 
 // failClosedTarget reports whether action kind k can make a receiver fail closed: whether it is
 // one of swarm.FailClosedKinds.

@@ -41,9 +41,9 @@ func TestExploredWeightsKeepCandidates(t *testing.T) {
 					return out
 				}
 				full := zeros()
-				w.opts.journal = true
+				w.opts.explored = true
 				skipped := zeros()
-				w.opts.journal = false
+				w.opts.explored = false
 				if len(full) != len(skipped) {
 					t.Fatalf("seed %d steps %d: %d weights, %d explored", seed, steps, len(full), len(skipped))
 				}
