@@ -12,7 +12,7 @@ import (
 // TestHashCachesStayFresh explores the shaped catalogue — every scope honest (the reference scope
 // capped), every scope under every sabotage mode it claims, 24 scopes of the general family drawn
 // at random (capped), and random budgets with random sabotage over the shaped topologies — with the state hasher verifying its caches
-// (sim.VerifyHashCaches): every cached digest (channel shadow logs, message contents, process,
+// (ExploreOptions.VerifyHashCaches): every cached digest (channel shadow logs, message contents, process,
 // engine and committed-state hashes) is recomputed at every hash and a stale one panics. A
 // change the explorer makes without clearing the cache of what it changed would otherwise merge
 // distinct states silently. Each exploration is also run without verification and must find the
@@ -76,8 +76,7 @@ func checkVerifiedExplore(t *testing.T, name string, build func() *sim.Scenario,
 				t.Fatalf("%s: %v", name, r)
 			}
 		}()
-		sim.VerifyHashCaches(true)
-		defer sim.VerifyHashCaches(false)
+		opts.VerifyHashCaches = true
 		verified = sim.Explore(build(), opts)
 	}()
 	if verified.String() != plain.String() {

@@ -48,6 +48,12 @@ type ExploreOptions struct {
 	// NoRestartCheck switches the restart check at terminal states off (explore_restart.go), for
 	// tests and to measure its cost.
 	NoRestartCheck bool
+	// VerifyHashCaches makes the state hasher recompute every digest it would take from a cache
+	// (channel shadow logs, message contents, process, engine and committed-state encodings) and
+	// panic when a cached one differs: a change to the world that did not clear a cache, which
+	// would otherwise merge distinct states silently. Hashing is several times slower; the
+	// exploration is the same.
+	VerifyHashCaches bool
 	// StopAtFirst ends the exploration at the first violation.
 	StopAtFirst bool
 	// MaxStates stops the exploration (Complete false) after this many states; 0 = no cap.
@@ -252,7 +258,7 @@ func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
 		found:     make(map[violationKey]bool),
 		restartOn: !opts.NoRestartCheck && !slices.Contains(opts.Disabled, spec.CritRestartInvisibility)}
 	x.res.terminals, x.res.termsAlso = make(map[hashKey]struct{}), make(map[hashKey]struct{})
-	x.hasher = newStateHasher(&x.set)
+	x.hasher = newStateHasher(&x.set, opts.VerifyHashCaches)
 	if opts.Reduce {
 		x.por = newPORTable(scn, &x.set)
 		if !opts.sleepOnly {

@@ -252,7 +252,7 @@ func TestStepHashIsCanonical(t *testing.T) {
 		Topics:    []TopicSpec{{Name: "x", Partitions: 1, External: true}, {Name: "y", Partitions: 1, External: true}},
 		Processes: []ProcessSpec{{Name: "p", Receives: []string{"x", "y"}}}}
 	set := swarm.Settings{Seed: 1}
-	h := newStateHasher(&set)
+	h := newStateHasher(&set, false)
 	after := func(feeds []int, drain bool) hashKey {
 		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})
 		p := w.procs[0]
@@ -306,7 +306,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 			p.commit()
 		}
 		p.feed(p.recv[0])
-		return newStateHasher(&set).hash(w, nil)
+		return newStateHasher(&set, false).hash(w, nil)
 	}
 	if hashAfter(false, true) != hashAfter(false, false) {
 		t.Fatal("with no fault left, the commit history still tells two states apart")
@@ -321,7 +321,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 // delivered out of causal order.
 func TestFailedProcessHash(t *testing.T) {
 	set := swarm.Settings{Seed: 1}
-	h := newStateHasher(&set)
+	h := newStateHasher(&set, false)
 	hashFailed := func(feeds int, inverted bool) hashKey {
 		scn := diamond()
 		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})
@@ -367,7 +367,7 @@ func TestAbstractionsAreSound(t *testing.T) {
 			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
 			x := newExplorer(c.scn, opts)
 			x.hasher.exact = true
-			x.termHasher = newStateHasher(&x.set)
+			x.termHasher = newStateHasher(&x.set, false)
 			exact := x.run()
 			opts.Reduce = true
 			abstract := newExplorer(c.scn, opts).run()

@@ -160,7 +160,7 @@ func (r *engineRef) Emit(ch node.Channel, rec node.Record) (node.Record, error) 
 // The one exception is SABOTAGE_DROP_HELD, where a commit drops holds the snapshot leaves out
 // and the journal, which the encoding holds, gains the call. So a hash cached before the commit
 // stays true after it: about two engine re-encodings in five in the explorer were of commits.
-// The hash caches' verification (VerifyHashCaches) recomputes it and would find it stale.
+// The hash caches' verification (ExploreOptions.VerifyHashCaches) recomputes it and would find it stale.
 func (r *engineRef) Commit() node.Delta {
 	fresh := r.hash.eng == r.view() && r.hash.changes == r.changes
 	d := r.engine().CommitReused()

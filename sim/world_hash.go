@@ -50,14 +50,16 @@ type stateHasher struct {
 	// exact switches the explorer's abstractions off (explore_canonical.go), for tests.
 	exact bool
 	// verify makes every cached digest be recomputed and compared, panicking on a stale one
-	// (VerifyHashCaches), for tests.
+	// (ExploreOptions.VerifyHashCaches).
 	verify bool
 }
 
-func newStateHasher(set *swarm.Settings) *stateHasher {
+// newStateHasher returns a hasher of the worlds of an exploration under set; verify makes it
+// check its caches (stateHasher.verify).
+func newStateHasher(set *swarm.Settings, verify bool) *stateHasher {
 	return &stateHasher{sums: stateSums,
 		withRecent: set.Weights[spec.ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
-		caches: &procHashCaches{}, verify: verifyHashCaches.Load()}
+		caches: &procHashCaches{}, verify: verify}
 }
 
 // sum hashes b.

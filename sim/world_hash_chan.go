@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/binary"
-	"sync/atomic"
 )
 
 // A channel's shadow log — per slot the message's kind, state, sender and content digest — is
@@ -20,7 +19,8 @@ import (
 // channel's encoding (last stable offset, substrate offsets) is read afresh at every hash.
 //
 // A missing invalidation would silently merge distinct states, so a hasher can verify instead
-// (VerifyHashCaches): it then recomputes every cached digest and panics on a mismatch.
+// (ExploreOptions.VerifyHashCaches): it then recomputes every cached digest and panics on a
+// mismatch.
 
 // chanDigest returns the digest of channel c's shadow log, computed on first use after a change
 // and cached in the channel. Like a message digest it is the same for every hasher.
@@ -69,13 +69,3 @@ func (h *stateHasher) appendShadowLog(b []byte, w *world, slots []uint64) []byte
 	}
 	return b
 }
-
-// verifyHashCaches is VerifyHashCaches's switch, read by every new hasher.
-var verifyHashCaches atomic.Bool
-
-// VerifyHashCaches switches the explorer's cache verification on or off for every exploration
-// started afterwards (for tests: it makes hashing several times slower). With it on, the state
-// hasher recomputes every digest it would take from a cache — channel shadow logs, message
-// contents, process encodings — and panics when a cached one differs: a change that did not clear
-// a cache, which would otherwise merge distinct states silently.
-func VerifyHashCaches(on bool) { verifyHashCaches.Store(on) }

@@ -25,7 +25,6 @@ var exportAllowed = map[string]string{
 	"node.State.HeldCount":     "the node's public API: a host reports the depth of a committed state's holds",
 	"node.Verdict.Deliverable": "the node's public API: the one question a caller of Decide asks of its verdict",
 	"scenarios.RunSeed":        "the catalogue's public API: one seed of a spec, as simrun --seed runs it, for a Go test of a scenario",
-	"sim.VerifyHashCaches":     "the explorer's staleness check of its digest caches, a global switch its tests set, until the check is a test of the clone/hash seam",
 	"sim/oracle/wire.Families": "the reference decoder's refusal families, listed beside their constants so that a family added there reaches the corruption generator's test, which checks every family is generated",
 }
 

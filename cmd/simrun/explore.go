@@ -86,6 +86,7 @@ type exploreArgs struct {
 	budget    string
 	seed      uint64
 	noReduce  bool
+	verify    bool
 	out       string
 	jsonOut   bool
 	shardFlag shardFlag
@@ -179,6 +180,7 @@ func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, c
 	fs.StringVar(&a.budget, "budget", "", "replace the scope's budget: KEY=N,... (each key once, N in 0..255)")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the topic IDs (so of the engines' channel order)")
 	fs.BoolVar(&a.noReduce, "no-reduce", false, "switch the partial-order reduction (persistent and sleep sets) off")
+	fs.BoolVar(&a.verify, "verify-hash-caches", false, "recompute every digest the state hasher caches and stop on a stale one (slow: for checking a change to the world)")
 	fs.StringVar(&a.out, "out", "", "counterexample `FILE` (--scenario) or directory (--catalogue)")
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object")
 	fs.Var(&a.shardFlag, "shard", "with --scenario: explore shard `i/n` of the scope (default: from a batch runner's variables, or none)")
@@ -329,6 +331,7 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 		opts.Budget, _ = sim.ParseBudget(a.budget)
 	}
 	opts.MaxDepth, opts.Seed, opts.Reduce = a.maxDepth, a.seed, !a.noReduce
+	opts.VerifyHashCaches = a.verify
 	opts.MaxStates, opts.StopAtFirst = a.maxStates, a.first
 	opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(a.sabotage)
 	opts.Shard, opts.Shards, opts.SplitDepth = a.shard.Index, a.shard.Total, a.split
