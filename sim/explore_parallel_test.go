@@ -111,6 +111,19 @@ func TestParallelRestartCheckIsDeterministic(t *testing.T) {
 				}
 			}
 			t.Logf("%v; %d of %d restart checks failed", want, want.restartFailures, want.RestartChecks)
+			// The reported path with the restart after its last action reproduces the violation
+			// as a script (what a counterexample file runs), and the path alone does not.
+			v := want.Violations[0]
+			res, script, err := ReplayPath(c.scn, opts, v.Path)
+			if err != nil || res.Verdict != "pass" || v.Restart == nil || v.Restart.After != len(script)-1 {
+				t.Fatalf("replaying %v: %v, %v (restart %+v, %d actions)", v, res, err, v.Restart, len(script))
+			}
+			scripted := *c.scn
+			scripted.Script = script
+			if vs := CheckRestartInvisibility(&scripted, ExploreSettings(opts), RunOptions{hooks: hooks},
+				v.Restart.Process, v.Restart.After); len(vs) == 0 {
+				t.Fatalf("the script of %v with the restart of %s after action %d breaks nothing", v.Path, v.Restart.Process, v.Restart.After)
+			}
 		})
 	}
 }
