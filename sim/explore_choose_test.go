@@ -27,7 +27,11 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 	} {
 		x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
 		checked, offered := 0, 0
-		walkStates(x, 3000, func(s *exState) (bool, bool) {
+		limit := 3000
+		if raceEnabled {
+			limit = 500 // sequential: the plain run walks the 3000
+		}
+		walkStates(x, limit, func(s *exState) (bool, bool) {
 			run := actionOptions(s.w, s.w.chooseAction)
 			exp := actionOptions(s.w, func(masks []procMask) (spec.ActionKind, bool) {
 				acts := new(stateActions).of(s.w)

@@ -96,8 +96,12 @@ func TestParallelRestartCheckIsDeterministic(t *testing.T) {
 				t.Fatalf("sequential: %v, complete %v, %d of %d restart checks failed (want some, not all)",
 					want, want.Complete, want.restartFailures, want.RestartChecks)
 			}
+			reps := 3
+			if raceEnabled {
+				reps = 2
+			}
 			for _, n := range []int{1, 2, 8} {
-				for range 3 {
+				for range reps {
 					o := opts
 					o.Workers = n
 					got := Explore(c.scn, o)

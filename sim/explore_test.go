@@ -355,16 +355,22 @@ func TestAbstractionsAreSound(t *testing.T) {
 		scn    *Scenario
 		budget string
 		sab    node.Sabotage
+		// raceBudget, when set, replaces budget under the race detector (raceEnabled).
+		raceBudget string
 	}{
-		{"reference crash", referenceScope(), "msgs=2,crash=1", node.SabotageNone},
-		{"reference msgs=3", referenceScope(), "msgs=3", node.SabotageNone},
-		{"reference faults", referenceScope(), "msgs=1,crash=1,delete=1,truncate=1", node.SabotageNone},
-		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses},
-		{"pair DROP_HELD", pairScope(), "msgs=1,crash=1", node.SabotageDropHeld},
+		{"reference crash", referenceScope(), "msgs=2,crash=1", node.SabotageNone, "msgs=1,crash=1"},
+		{"reference msgs=3", referenceScope(), "msgs=3", node.SabotageNone, "msgs=2"},
+		{"reference faults", referenceScope(), "msgs=1,crash=1,delete=1,truncate=1", node.SabotageNone, "msgs=1,crash=1,delete=1"},
+		{"chain IGNORE_CAUSES", chainScope(), "msgs=2", node.SabotageIgnoreCauses, ""},
+		{"pair DROP_HELD", pairScope(), "msgs=1,crash=1", node.SabotageDropHeld, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
+			budget := c.budget
+			if raceEnabled && c.raceBudget != "" {
+				budget = c.raceBudget
+			}
+			opts := ExploreOptions{Budget: mustBudget(t, budget), Sabotage: c.sab}
 			x := newExplorer(c.scn, opts)
 			x.hasher.exact = true
 			x.termHasher = newStateHasher(&x.set, false)
