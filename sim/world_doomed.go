@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // Doomed processes: the survivors of earlier faults. A fail-closed fault (a truncation past a
 // read position, a recreated topic, a deleted topic with holds, a removed channel with holds)
 // entitles its receivers to refuse; an honest engine stops them at their next read or start. A
@@ -143,23 +145,9 @@ func (w *world) deletionDueEarly() bool {
 // agedDeletionTarget reports whether a deletion has a target (faultHasTarget) whose blocked head
 // was fed at step since or earlier.
 func (w *world) agedDeletionTarget(since int) bool {
-	aged := func(p *proc) func(*pcState) bool {
-		return func(pc *pcState) bool {
+	return w.anyFaultTarget(spec.ActDeleteTopic, func(p *proc, t int) bool {
+		return p.anyOnTopic(t, func(pc *pcState) bool {
 			return p.committedBlockedHead(pc) && p.o.pendingHead(pc.ch).fedStep <= since
-		}
-	}
-	for t := range w.topics {
-		if !w.topics[t].spec.External || w.topics[t].inc < 0 || !w.sparesDoomed(t) {
-			continue
-		}
-		for _, p := range w.procs {
-			if p.status == procFailed || !p.declares(t) || !p.receivesTopic(t) || p.doomed() {
-				continue
-			}
-			if p.anyOnTopic(t, aged(p)) {
-				return true
-			}
-		}
-	}
-	return false
+		})
+	})
 }

@@ -346,12 +346,28 @@ func (p *proc) holdsOnTopic(t int) bool {
 // external topic a receiver holds a blocked head on that a rollback keeps (blockedOnTopic: a hold
 // that is not blocked is delivered first after the deletion, so nothing could be delivered past
 // it); one with a running receiver (recreation), a channel a live receiver has not read to its
-// end (truncation), an external partition with a live receiver (a corrupt header). Doomed
-// processes are no target (world_doomed.go), and a topic a doomed process receives is none for a
-// truncation, deletion or recreation. It reads the received sets twice (the doomed processes'
-// topics, then the others' channels), so its cost grows with the subscriptions, not with topics
-// times processes.
+// end (truncation), an external partition with a live receiver (a corrupt header).
 func (w *world) faultHasTarget(k spec.ActionKind) bool {
+	return w.anyFaultTarget(k, func(p *proc, t int) bool {
+		switch k {
+		case spec.ActDeleteTopic:
+			return p.blockedOnTopic(t)
+		case spec.ActRecreateTopic:
+			return p.status == procRunning
+		case spec.ActDeleteRecords:
+			return p.unreadOnTopic(t)
+		}
+		return true
+	})
+}
+
+// anyFaultTarget reports whether cond holds for some receiver p and topic t that fail-closed kind
+// k may aim at: t is live and external (any live topic for a truncation) and not spared from k,
+// p has not failed, declares and receives t, and is not doomed (world_doomed.go), and, but for a
+// corrupt header, no doomed process receives t. It reads the received sets twice (the topics
+// doomed processes receive, then the others' channels), so its cost grows with the
+// subscriptions, not with topics times processes.
+func (w *world) anyFaultTarget(k spec.ActionKind, cond func(p *proc, t int) bool) bool {
 	doomedOn := make([]bool, len(w.topics)) // the topics a doomed process receives
 	for _, p := range w.procs {
 		if k != spec.ActProduceCorrupt && p.doomed() {
@@ -370,20 +386,7 @@ func (w *world) faultHasTarget(k spec.ActionKind) bool {
 			if !topic.spec.External && k != spec.ActDeleteRecords || topic.inc < 0 || topic.spec.spares(k) || doomedOn[t] || !p.declares(t) {
 				continue
 			}
-			switch k {
-			case spec.ActDeleteTopic:
-				if p.blockedOnTopic(t) {
-					return true
-				}
-			case spec.ActRecreateTopic:
-				if p.status == procRunning {
-					return true
-				}
-			case spec.ActDeleteRecords:
-				if p.unreadOnTopic(t) {
-					return true
-				}
-			default:
+			if cond(p, t) {
 				return true
 			}
 		}
