@@ -365,6 +365,15 @@ func measure(pairs map[string]*benchmarks.Pair, list []entry, base, cur *build, 
 // times slower than the machine, so a slower benchmark would make the gate's run too long.
 const maxInstrNs = 1e6
 
+// instrRunNs and instrRunMaxNs size the larger of a benchmark's two counted runs, in the
+// machine's time: long enough that the difference of the two runs is the ops and not the noise,
+// and at most instrRunMaxNs when the benchmark's setup dwarfs its ops (instructionsPerOp
+// lengthens such a run).
+const (
+	instrRunNs    = 20e6
+	instrRunMaxNs = 200e6
+)
+
 // countInstructions fills every pair's instructions per op for both builds, by cachegrind, one
 // benchmark per CPU at a time (counts do not depend on what else runs). Both builds of a benchmark
 // run the same numbers of ops: a benchmark that redoes its setup every so many ops (the engine's
@@ -383,9 +392,7 @@ func countInstructions(pairs map[string]*benchmarks.Pair, list []entry, base, cu
 		if pkg == "" || ns <= 0 || ns > maxInstrNs || base.bins[pkg] == "" || cur.bins[pkg] == "" {
 			continue
 		}
-		// The larger run takes 20 ms of the machine's time, up to 200 ms when the benchmark's
-		// setup dwarfs that (instructionsPerOp lengthens it).
-		jobs = append(jobs, &job{p: pairs[p.Key], pkg: pkg, name: name, n: max(2, int(20e6/ns)), maxN: max(2, int(200e6/ns))})
+		jobs = append(jobs, &job{p: pairs[p.Key], pkg: pkg, name: name, n: max(2, int(instrRunNs/ns)), maxN: max(2, int(instrRunMaxNs/ns))})
 	}
 	fmt.Fprintf(stderr, "benchgate: counting the instructions per op of %d benchmarks\n", len(jobs))
 	var wg sync.WaitGroup
