@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -46,7 +47,7 @@ type ScenarioResult struct {
 
 // Measure runs c with every check on and returns its metrics. It fails when the scenario does
 // not build, or when the latencies rebuilt from the trace disagree with the simulator's own
-// summaries (sim.Stats), naming the figure.
+// summaries (spec.Stats), naming the figure.
 func Measure(c Case) (*ScenarioResult, error) {
 	prep, err := c.Spec.Prepare()
 	if err != nil {
@@ -87,9 +88,9 @@ func MeasureAll(cases []Case) ([]*ScenarioResult, error) {
 	return out, nil
 }
 
-// statsMetrics lifts the run's counts from sim.Stats. Deliveries per virtual second is kept as
+// statsMetrics lifts the run's counts from spec.Stats. Deliveries per virtual second is kept as
 // an integer (deliveries × 10⁶ / end time in µs, rounded down), so it compares exactly.
-func statsMetrics(res *sim.Result) map[string]int64 {
+func statsMetrics(res *spec.Result) map[string]int64 {
 	st := &res.Stats
 	m := map[string]int64{
 		"steps":              int64(res.Steps),
@@ -138,7 +139,7 @@ func quantilesMicros(sorted []int64) [3]int64 {
 }
 
 // summary summarises sorted samples as sim does (integer mean; empirical quantiles).
-func summary(sorted []int64) sim.LatencyStats {
+func summary(sorted []int64) spec.LatencyStats {
 	q := quantilesMicros(sorted)
 	var mean int64
 	if len(sorted) > 0 {
@@ -148,11 +149,11 @@ func summary(sorted []int64) sim.LatencyStats {
 		}
 		mean = sum / int64(len(sorted))
 	}
-	return sim.LatencyStats{Count: len(sorted), MeanMicros: mean, P50Micros: q[0], P99Micros: q[1], MaxMicros: q[2]}
+	return spec.LatencyStats{Count: len(sorted), MeanMicros: mean, P50Micros: q[0], P99Micros: q[1], MaxMicros: q[2]}
 }
 
 // crossCheck requires samples rebuilt from the trace to have exactly the simulator's summary.
-func crossCheck(sorted []int64, want sim.LatencyStats) error {
+func crossCheck(sorted []int64, want spec.LatencyStats) error {
 	if got := summary(sorted); got != want {
 		return fmt.Errorf("rebuilt from the trace %+v, simulator says %+v", got, want)
 	}
@@ -163,7 +164,7 @@ func crossCheck(sorted []int64, want sim.LatencyStats) error {
 // is fed, before the engine's receive work is charged to the clock; the trace's "held" event
 // comes after that charge. So each rebuilt sample is at most the simulator's, the counts are
 // equal, and every order statistic and the mean are at most the simulator's.
-func crossCheckBelow(sorted []int64, want sim.LatencyStats) error {
+func crossCheckBelow(sorted []int64, want spec.LatencyStats) error {
 	got := summary(sorted)
 	if got.Count != want.Count || got.MeanMicros > want.MeanMicros || got.P50Micros > want.P50Micros ||
 		got.P99Micros > want.P99Micros || got.MaxMicros > want.MaxMicros {

@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// TestMeasureCases runs every fixed case: the trace rebuild must agree with sim.Stats (Measure
+// TestMeasureCases runs every fixed case: the trace rebuild must agree with spec.Stats (Measure
 // fails otherwise) and the figures must be self-consistent.
 func TestMeasureCases(t *testing.T) {
 	for _, c := range Cases {

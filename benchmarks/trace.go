@@ -10,12 +10,12 @@ import (
 
 // latencySink is a trace.Sink that rebuilds, from a run's trace alone, every committed
 // delivery's hold latency (receipt → delivery) and end-to-end latency (produce → delivery) in
-// virtual microseconds, and the deepest hold-back buffer any process reached. sim.Stats only
+// virtual microseconds, and the deepest hold-back buffer any process reached. spec.Stats only
 // keeps summaries; the raw samples give the quantiles and the plotted distributions.
 //
 // It follows the oracle's staging: what a process does is provisional until its "committed"
 // event, and a "crashed", "refused", "migrated", "zombie-fenced" or "started" event rolls back
-// what was not committed. Summary checks in Measure compare the rebuilt samples with sim.Stats,
+// what was not committed. Summary checks in Measure compare the rebuilt samples with spec.Stats,
 // so a change in the simulator's semantics that this sink does not follow fails loudly.
 type latencySink struct {
 	producedMicros map[uint64]int64 // message uid → virtual time of its produce

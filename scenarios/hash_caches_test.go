@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestHashCachesStayFresh explores the shaped catalogue — every scope honest (the reference scope
@@ -66,7 +67,7 @@ func TestHashCachesStayFresh(t *testing.T) {
 
 // checkVerifiedExplore explores build's scenario with opts, with cache verification and without,
 // and fails unless both find the same result (a stale cache panics in the verifying run).
-func checkVerifiedExplore(t *testing.T, name string, build func() *sim.Scenario, opts sim.ExploreOptions) {
+func checkVerifiedExplore(t *testing.T, name string, build func() *spec.Scenario, opts sim.ExploreOptions) {
 	t.Helper()
 	plain := sim.Explore(build(), opts)
 	var verified sim.ExploreResult

@@ -10,7 +10,7 @@ const (
 )
 
 // addDeletionQuarry adds to a small topology whose seed deletes topics a silent process reading
-// two deletion-only external topics (sim.TopicSpec.DeletionOnly): stamped records on the held
+// two deletion-only external topics (spec.TopicSpec.DeletionOnly): stamped records on the held
 // topic name records of the cause topic, so the quarry holds them whenever it lags on the cause
 // topic, and no fault but the deletion stops it first. A deletion of the held topic while the
 // quarry holds messages from it is the shape DELIVER_PAST_DEAD_HOLDS needs (SPEC §6.1 S9): the

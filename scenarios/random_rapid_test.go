@@ -4,9 +4,9 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/rapidchoose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"pgregory.net/rapid"
 )
 
@@ -35,7 +35,7 @@ func TestRapidShrinksAViolation(t *testing.T) {
 	old := f.Value.String()
 	f.Value.Set("true") // the failure is deliberate: write no fail file for it
 	defer f.Value.Set(old)
-	var first, last *sim.Result
+	var first, last *spec.Result
 	var lastSpec Spec
 	prop := func(rt *rapid.T) {
 		spec := Spec{Seed: rapid.Uint64Range(1, 100).Draw(rt, "seed"), Sabotage: "IGNORE_CAUSES", Steps: 300}

@@ -13,6 +13,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/replay"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -26,7 +27,7 @@ type fataler interface {
 
 // runSpec runs spec with the given chooser (nil: the seeded random chooser) and returns the
 // result and the trace hash.
-func runSpec(t fataler, spec Spec, ch choose.Chooser) (*sim.Result, string) {
+func runSpec(t fataler, spec Spec, ch choose.Chooser) (*spec.Result, string) {
 	t.Helper()
 	prep, err := spec.Prepare()
 	if err != nil {

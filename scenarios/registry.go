@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Options are the command line's scenario overrides, passed to every Builder.
@@ -21,7 +21,7 @@ type Options struct {
 type Builder struct {
 	Name    string
 	Summary string
-	Build   func(seed uint64, opts Options) (*sim.Scenario, error)
+	Build   func(seed uint64, opts Options) (*spec.Scenario, error)
 }
 
 var registry = map[string]Builder{}
@@ -55,7 +55,7 @@ func Names() []string {
 }
 
 // Build looks up and builds a scenario; an unknown name is an error listing the known ones.
-func Build(name string, seed uint64, opts Options) (*sim.Scenario, error) {
+func Build(name string, seed uint64, opts Options) (*spec.Scenario, error) {
 	b, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown scenario %q (known: %v)", name, Names())

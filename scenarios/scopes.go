@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The small-scope catalogue: named scopes small enough to
@@ -30,7 +31,7 @@ type Scope struct {
 	// Reference marks the reference scope, the one speed is measured on (slow: explored behind a
 	// flag in tests).
 	Reference bool
-	Build     func() *sim.Scenario
+	Build     func() *spec.Scenario
 }
 
 // Options returns the exploration options of the scope (budget parsed; sabotage added by the
@@ -43,22 +44,24 @@ func (s Scope) Options() (sim.ExploreOptions, error) {
 	return sim.ExploreOptions{Budget: b, MaxDepth: s.MaxDepth, Reduce: true}, nil
 }
 
-func ext(name string) sim.TopicSpec      { return sim.TopicSpec{Name: name, Partitions: 1, External: true} }
-func internal(name string) sim.TopicSpec { return sim.TopicSpec{Name: name, Partitions: 1} }
+func ext(name string) spec.TopicSpec {
+	return spec.TopicSpec{Name: name, Partitions: 1, External: true}
+}
+func internal(name string) spec.TopicSpec { return spec.TopicSpec{Name: name, Partitions: 1} }
 
 // oneReceiver is one process receiving the given external topics (and sending to out if send).
-func oneReceiver(name string, send bool, topics ...string) func() *sim.Scenario {
-	return func() *sim.Scenario {
-		scn := &sim.Scenario{Name: name}
+func oneReceiver(name string, send bool, topics ...string) func() *spec.Scenario {
+	return func() *spec.Scenario {
+		scn := &spec.Scenario{Name: name}
 		for _, t := range topics {
 			scn.Topics = append(scn.Topics, ext(t))
 		}
-		p := sim.ProcessSpec{Name: "p", Receives: topics}
+		p := spec.ProcessSpec{Name: "p", Receives: topics}
 		if send {
 			scn.Topics = append(scn.Topics, internal("out"))
 			p.Sends = []string{"out"}
 		}
-		scn.Processes = []sim.ProcessSpec{p}
+		scn.Processes = []spec.ProcessSpec{p}
 		return scn
 	}
 }
@@ -76,9 +79,9 @@ var scopes = []Scope{
 		Budget: "msgs=1,corrupt=1", Catches: []string{"UNDECODABLE_AS_ABSENT"}, Build: oneReceiver("corrupt_header", false, "a")},
 	{Name: "redeclare_held", Summary: "one process stopped and redeclared without a channel it holds a record on",
 		Budget: "msgs=1,stop=1,redeclare=1", Catches: []string{"IGNORE_REMOVED_CHANNELS"},
-		Build: func() *sim.Scenario {
-			return &sim.Scenario{Name: "redeclare_held", Topics: []sim.TopicSpec{ext("a"), ext("b")},
-				Processes: []sim.ProcessSpec{{Name: "p", Receives: []string{"a"}}}}
+		Build: func() *spec.Scenario {
+			return &spec.Scenario{Name: "redeclare_held", Topics: []spec.TopicSpec{ext("a"), ext("b")},
+				Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"a"}}}}
 		}},
 	{Name: "fourth_record", Summary: "one process fed four records of one channel",
 		Budget: "msgs=4", Catches: []string{"SILENT_DROP"}, Build: oneReceiver("fourth_record", false, "a")},
@@ -96,18 +99,18 @@ var scopes = []Scope{
 		Build: oneReceiver("zombie_commit", true, "a")},
 	{Name: "chain", Summary: "two processes: p1 forwards ext to mid, p2 receives ext and mid",
 		Budget: "msgs=2", Catches: []string{"IGNORE_CAUSES"},
-		Build: func() *sim.Scenario {
-			return &sim.Scenario{Name: "chain", Topics: []sim.TopicSpec{ext("ext"), internal("mid")},
-				Processes: []sim.ProcessSpec{
+		Build: func() *spec.Scenario {
+			return &spec.Scenario{Name: "chain", Topics: []spec.TopicSpec{ext("ext"), internal("mid")},
+				Processes: []spec.ProcessSpec{
 					{Name: "p1", Receives: []string{"ext"}, Sends: []string{"mid"}},
 					{Name: "p2", Receives: []string{"ext", "mid"}},
 				}}
 		}},
 	{Name: "reference", Summary: "the issue's reference scope: 2 processes, 3 channels, 4 messages, one crash, one deletion, one truncation",
 		Budget: "msgs=4,crash=1,delete=1,truncate=1", Reference: true,
-		Build: func() *sim.Scenario {
-			return &sim.Scenario{Name: "reference", Topics: []sim.TopicSpec{ext("a"), ext("b"), internal("mid")},
-				Processes: []sim.ProcessSpec{
+		Build: func() *spec.Scenario {
+			return &spec.Scenario{Name: "reference", Topics: []spec.TopicSpec{ext("a"), ext("b"), internal("mid")},
+				Processes: []spec.ProcessSpec{
 					{Name: "p1", Receives: []string{"a"}, Sends: []string{"mid"}},
 					{Name: "p2", Receives: []string{"b", "mid"}},
 				}}

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/parsleysim/parsleysim/node"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The general family of the explore catalogue: small topologies enumerated, not shaped for a
@@ -257,10 +257,10 @@ func multisets(n, k int) [][]int {
 
 // Scenario builds the wiring's scenario: topics named by their letters (single-partition),
 // processes p1, p2, p3 in name order, forwarding every delivery to their sent topics.
-func (w Wiring) Scenario(name string) *sim.Scenario {
-	scn := &sim.Scenario{Name: name}
+func (w Wiring) Scenario(name string) *spec.Scenario {
+	scn := &spec.Scenario{Name: name}
 	for i := range w.Ext + w.Int {
-		scn.Topics = append(scn.Topics, sim.TopicSpec{Name: string(topicLetter(i, w.Ext)), Partitions: 1, External: i < w.Ext})
+		scn.Topics = append(scn.Topics, spec.TopicSpec{Name: string(topicLetter(i, w.Ext)), Partitions: 1, External: i < w.Ext})
 	}
 	letters := func(set uint8) []string {
 		var out []string
@@ -272,7 +272,7 @@ func (w Wiring) Scenario(name string) *sim.Scenario {
 		return out
 	}
 	for i, p := range w.Procs {
-		scn.Processes = append(scn.Processes, sim.ProcessSpec{Name: fmt.Sprintf("p%d", i+1), Receives: letters(p.Recv), Sends: letters(p.Send)})
+		scn.Processes = append(scn.Processes, spec.ProcessSpec{Name: fmt.Sprintf("p%d", i+1), Receives: letters(p.Recv), Sends: letters(p.Send)})
 	}
 	return scn
 }
@@ -385,7 +385,7 @@ var generalScopes = sync.OnceValue(func() []Scope {
 			name := FamilyGeneral + "." + f.name + "." + w.Name()
 			out = append(out, Scope{Name: name, Family: FamilyGeneral, Fault: f.name, Budget: generalBudget(w, f),
 				Summary: w.describe() + "; " + f.describe(),
-				Build: func() *sim.Scenario {
+				Build: func() *spec.Scenario {
 					scn := w.Scenario(name)
 					if f.tight() {
 						scn.MetadataBudgetBytes = tightBudgetBytes
@@ -400,7 +400,7 @@ var generalScopes = sync.OnceValue(func() []Scope {
 			name := FamilyGeneral + "." + pair[0].name + "+" + pair[1].name + "." + w.Name()
 			out = append(out, Scope{Name: name, Family: FamilyGeneral, Fault: pairFault, Budget: pairBudget(pair),
 				Summary: w.describe() + "; one " + pair[0].name + " and one " + pair[1].name,
-				Build:   func() *sim.Scenario { return w.Scenario(name) }})
+				Build:   func() *spec.Scenario { return w.Scenario(name) }})
 		}
 	}
 	return out

@@ -1,6 +1,6 @@
 package scenarios
 
-import "github.com/parsleysim/parsleysim/sim"
+import "github.com/parsleysim/parsleysim/sim/spec"
 
 // Session scopes of the small-scope catalogue (scopes.go): one client, one projector, a budget
 // of session writes, reads and token damage, each small enough to explore every schedule and
@@ -10,21 +10,21 @@ import "github.com/parsleysim/parsleysim/sim"
 // sessionScope returns a builder for a scope with one process p receiving the topics received,
 // projected as read model m, and one client writing the topics written (txnPct of its writes
 // transactional, half of those aborting).
-func sessionScope(name string, received, written []string, txnPct int) func() *sim.Scenario {
-	return func() *sim.Scenario {
-		scn := &sim.Scenario{Name: name, Processes: []sim.ProcessSpec{{Name: "p", Receives: received}}}
+func sessionScope(name string, received, written []string, txnPct int) func() *spec.Scenario {
+	return func() *spec.Scenario {
+		scn := &spec.Scenario{Name: name, Processes: []spec.ProcessSpec{{Name: "p", Receives: received}}}
 		for _, t := range append(append([]string(nil), received...), written...) {
 			if !slicesContainsTopic(scn.Topics, t) {
 				scn.Topics = append(scn.Topics, ext(t))
 			}
 		}
-		scn.Session = &sim.SessionSpec{Clients: 1, Writes: written, TxnPct: txnPct, AbortPct: 50,
-			Models: []sim.ReadModelSpec{{Name: "m", Partitions: [][]string{{"p"}}}}}
+		scn.Session = &spec.SessionSpec{Clients: 1, Writes: written, TxnPct: txnPct, AbortPct: 50,
+			Models: []spec.ReadModelSpec{{Name: "m", Partitions: [][]string{{"p"}}}}}
 		return scn
 	}
 }
 
-func slicesContainsTopic(topics []sim.TopicSpec, name string) bool {
+func slicesContainsTopic(topics []spec.TopicSpec, name string) bool {
 	for _, t := range topics {
 		if t.Name == name {
 			return true

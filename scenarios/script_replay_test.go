@@ -27,7 +27,7 @@ func TestRecordedScriptReproducesRun(t *testing.T) {
 
 // chosenAndReplayed runs spec with its seeded chooser, recording the script, then runs the
 // recorded script with a fresh chooser of the same seed.
-func chosenAndReplayed(t *testing.T, spec Spec) (chosen, replayed *sim.Result) {
+func chosenAndReplayed(t *testing.T, spec Spec) (chosen, replayed *spec.Result) {
 	t.Helper()
 	prep, err := spec.Prepare()
 	if err != nil {
@@ -46,7 +46,7 @@ func chosenAndReplayed(t *testing.T, spec Spec) (chosen, replayed *sim.Result) {
 }
 
 // sameRecordedRun names the first difference between two runs' deliveries and step counts, or is nil.
-func sameRecordedRun(a, b *sim.Result) error {
+func sameRecordedRun(a, b *spec.Result) error {
 	if a.Stats.SafetySteps != b.Stats.SafetySteps || a.Steps != b.Steps {
 		return fmt.Errorf("steps %d (safety %d) chosen, %d (safety %d) replayed",
 			a.Steps, a.Stats.SafetySteps, b.Steps, b.Stats.SafetySteps)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The session scenarios: session clients writing through the write tier and
@@ -44,16 +44,16 @@ const sessionStream = 0x73657373696f6e
 // carrying what the enricher delivered before the projector did, a stamped record on inventory or
 // prices naming a recent order — is held back, and while it is, the frontier names the held
 // record's causes, among them the writes of clients waiting to read them.
-func Session(seed uint64) *sim.Scenario {
+func Session(seed uint64) *spec.Scenario {
 	rng := rand.New(rand.NewPCG(seed, sessionStream))
 	orderParts := 1
 	if rng.IntN(4) == 0 {
 		orderParts = 2
 	}
 	joined := []string{"orders", "payments", "events", "inventory", "prices"}
-	scn := &sim.Scenario{
+	scn := &spec.Scenario{
 		Name: SessionName,
-		Topics: []sim.TopicSpec{
+		Topics: []spec.TopicSpec{
 			{Name: "orders", Partitions: orderParts, External: true},
 			{Name: "payments", Partitions: 1, External: true},
 			{Name: "audit", Partitions: 1, External: true},
@@ -61,22 +61,22 @@ func Session(seed uint64) *sim.Scenario {
 			{Name: "inventory", Partitions: 1, External: true},
 			{Name: "prices", Partitions: 1, External: true},
 		},
-		Processes: []sim.ProcessSpec{
+		Processes: []spec.ProcessSpec{
 			{Name: "view0", Receives: joined},
 			{Name: "view0b", Receives: joined},
 			{Name: "enricher", Receives: []string{"orders", "payments", "audit"}, Sends: []string{"events"}},
 			{Name: "events-view", Receives: joined},
 		},
 	}
-	orders := sim.ReadModelSpec{Name: "orders", Partitions: [][]string{{"view0", "view0b"}}}
-	models := []sim.ReadModelSpec{}
+	orders := spec.ReadModelSpec{Name: "orders", Partitions: [][]string{{"view0", "view0b"}}}
+	models := []spec.ReadModelSpec{}
 	if orderParts == 2 {
-		scn.Processes = append(scn.Processes, sim.ProcessSpec{Name: "view1", Task: 1, Receives: []string{"orders", "payments"}})
+		scn.Processes = append(scn.Processes, spec.ProcessSpec{Name: "view1", Task: 1, Receives: []string{"orders", "payments"}})
 		orders.Partitions = append(orders.Partitions, []string{"view1"})
-		models = append(models, sim.ReadModelSpec{Name: "orders-p0", Partitions: [][]string{{"view0", "view0b"}}})
+		models = append(models, spec.ReadModelSpec{Name: "orders-p0", Partitions: [][]string{{"view0", "view0b"}}})
 	}
-	models = append(models, orders, sim.ReadModelSpec{Name: "events", Partitions: [][]string{{"events-view"}}})
-	scn.Session = &sim.SessionSpec{
+	models = append(models, orders, spec.ReadModelSpec{Name: "events", Partitions: [][]string{{"events-view"}}})
+	scn.Session = &spec.SessionSpec{
 		Clients:        3 + rng.IntN(4),
 		Writes:         []string{"orders", "payments", "audit"},
 		Models:         models,
@@ -95,7 +95,7 @@ const sessionPct = 30
 // session generator's own stream, so the topology's draws never shift): the write tier writes
 // every external topic, and one or two processes that receive an external topic project a read
 // model each.
-func withSessions(scn *sim.Scenario, seed uint64) {
+func withSessions(scn *spec.Scenario, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, sessionStream+1))
 	if rng.IntN(100) >= sessionPct {
 		return
@@ -108,21 +108,21 @@ func withSessions(scn *sim.Scenario, seed uint64) {
 			writes = append(writes, t.Name)
 		}
 	}
-	var models []sim.ReadModelSpec
+	var models []spec.ReadModelSpec
 	for _, p := range scn.Processes {
 		if len(models) < 2 && receivesAny(p, external) {
-			models = append(models, sim.ReadModelSpec{Name: "model-" + p.Name, Partitions: [][]string{{p.Name}}})
+			models = append(models, spec.ReadModelSpec{Name: "model-" + p.Name, Partitions: [][]string{{p.Name}}})
 		}
 	}
 	if len(writes) == 0 || len(models) == 0 {
 		return
 	}
-	scn.Session = &sim.SessionSpec{Clients: 1 + rng.IntN(3), Writes: writes, Models: models,
+	scn.Session = &spec.SessionSpec{Clients: 1 + rng.IntN(3), Writes: writes, Models: models,
 		TxnPct: rng.IntN(60), AbortPct: 20 + rng.IntN(40)}
 }
 
 // receivesAny reports whether p receives a topic of the set.
-func receivesAny(p sim.ProcessSpec, set map[string]bool) bool {
+func receivesAny(p spec.ProcessSpec, set map[string]bool) bool {
 	for _, r := range p.Receives {
 		if set[r] {
 			return true
@@ -135,7 +135,7 @@ func init() {
 	Register(Builder{
 		Name:    SessionName,
 		Summary: "sessions: 3-6 clients write orders/payments/audit and read replicated, partitioned and downstream read models joining their inputs, beside the usual faults",
-		Build: func(seed uint64, opts Options) (*sim.Scenario, error) {
+		Build: func(seed uint64, opts Options) (*spec.Scenario, error) {
 			if opts.Processes != 0 {
 				return nil, fmt.Errorf("scenario %s has a fixed topology: --processes is not supported", SessionName)
 			}

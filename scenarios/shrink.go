@@ -18,7 +18,7 @@ import (
 //  1. the safety-step budget, binary-searched down (Spec.Steps), replaying the recorded choices;
 //  2. the choice list (sim.ShrinkChoices: shortest failing prefix, chunk removal, lowering);
 //  3. the step budget once more, for the shrunk choices;
-//  4. the shrunk run's safety phase as a script (sim.Result.Script), its actions removed by the
+//  4. the shrunk run's safety phase as a script (spec.Result.Script), its actions removed by the
 //     same passes, run the way a scenario file runs (FileSettings with the seed's swarm settings),
 //     so the scenario file written from it reproduces the failure without the choice list. A
 //     scripted run is not always the same run as the chosen one (the liveness phase and the data
@@ -45,11 +45,11 @@ type Shrunk struct {
 	From      Spec // the failing run as given
 	Spec      Spec // the shrunk run's spec: From with the reduced step budget
 	Criterion spec.Criterion
-	Result    *sim.Result // the shrunk run (replayed from Choices)
+	Result    *spec.Result // the shrunk run (replayed from Choices)
 	Hash      string
 	Choices   []int // every answer of the shrunk run: what the replay file records
 	Given     int   // the shrunk list's length before the replay filled in fallback answers
-	Script    []sim.ScriptedAction
+	Script    []spec.ScriptedAction
 	// ScriptFails says the scenario file of the shrunk script, parsed and run with RunFile,
 	// fails with Criterion first and meets its expectations; File is its text (written even when
 	// it does not, with a note).
@@ -71,7 +71,7 @@ type Size struct {
 	Script  int // actions of the safety phase as a script
 }
 
-func sizeOf(res *sim.Result) Size {
+func sizeOf(res *spec.Result) Size {
 	return Size{Choices: len(res.Choices), Steps: res.Steps, Safety: res.Stats.SafetySteps, Script: len(res.Script)}
 }
 
@@ -130,7 +130,7 @@ func (s *shrinkRun) safetySteps() int {
 
 // replayChoices runs spec with choices through a choose.Replay; it returns the result and the number
 // of leading choices the run used (cut at a divergence: the rest were never read).
-func replayChoices(spec Spec, choices []int, opts func(*sim.RunOptions)) (*sim.Result, int, string) {
+func replayChoices(spec Spec, choices []int, opts func(*sim.RunOptions)) (*spec.Result, int, string) {
 	prep, err := spec.Prepare()
 	if err != nil {
 		panic(fmt.Sprintf("scenarios: a spec that prepared once fails to prepare: %v", err))
@@ -151,7 +151,7 @@ func replayChoices(spec Spec, choices []int, opts func(*sim.RunOptions)) (*sim.R
 }
 
 // failsFirst reports whether a result's first violation has the criterion.
-func failsFirst(res *sim.Result, c spec.Criterion) bool {
+func failsFirst(res *spec.Result, c spec.Criterion) bool {
 	return len(res.Violations) > 0 && res.Violations[0].Criterion == c
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/replay"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The script pass of a shrink and the scenario file it writes: the shrunk run's safety phase as
@@ -23,7 +24,7 @@ func shrinkFileSettings(spec Spec) scenariofile.FileSettings {
 }
 
 // scriptRun runs scn with the given script the way RunFile runs a scenario file.
-func (s *shrinkRun) scriptRun(scn *sim.Scenario, script []sim.ScriptedAction) *sim.Result {
+func (s *shrinkRun) scriptRun(scn *spec.Scenario, script []spec.ScriptedAction) *spec.Result {
 	c := *scn
 	c.Script = script
 	set := shrinkFileSettings(s.spec).Sim()
@@ -38,14 +39,14 @@ func (s *shrinkRun) scriptRun(scn *sim.Scenario, script []sim.ScriptedAction) *s
 // out.File: the shrunk run's script when, run as a file runs, it fails with the target criterion
 // first, or else the original run's script when that does (out.ScriptFails says whether either
 // did; otherwise the shrunk run's script is written with a note).
-func (s *shrinkRun) shrinkScript(out *Shrunk, original []sim.ScriptedAction) {
+func (s *shrinkRun) shrinkScript(out *Shrunk, original []spec.ScriptedAction) {
 	prep, err := s.spec.Prepare()
 	if err != nil {
 		panic(err)
 	}
 	scn := prep.Scenario
-	var last *sim.Result
-	for _, script := range [][]sim.ScriptedAction{out.Script, original} {
+	var last *spec.Result
+	for _, script := range [][]spec.ScriptedAction{out.Script, original} {
 		if s.left() == 0 || len(script) == 0 {
 			break
 		}
@@ -56,7 +57,7 @@ func (s *shrinkRun) shrinkScript(out *Shrunk, original []sim.ScriptedAction) {
 		}
 	}
 	if out.ScriptFails {
-		test := func(candidate []sim.ScriptedAction) (bool, int) {
+		test := func(candidate []spec.ScriptedAction) (bool, int) {
 			return failsFirst(s.scriptRun(scn, candidate), s.target), len(candidate)
 		}
 		out.Script, out.ScriptStats = sim.ShrinkList(out.Script, test, nil, s.left())
@@ -85,7 +86,7 @@ func (s *shrinkRun) fileReproduces(text []byte) bool {
 
 // formatShrunk writes the scenario file of a shrunk run: comments telling where it came from and
 // how to run it, the topology and script, and the expected verdict.
-func formatShrunk(scn *sim.Scenario, spec Spec, out *Shrunk, last *sim.Result) []byte {
+func formatShrunk(scn *spec.Scenario, spec Spec, out *Shrunk, last *spec.Result) []byte {
 	run := "go run ./cmd/simrun run"
 	if spec.Sabotage != "" {
 		run += " --sabotage " + spec.Sabotage

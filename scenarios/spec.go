@@ -24,7 +24,7 @@ type Spec struct {
 // Prepared is a Spec resolved into what sim.Run takes.
 type Prepared struct {
 	Spec     Spec
-	Scenario *sim.Scenario
+	Scenario *spec.Scenario
 	Settings swarm.Settings
 	Options  sim.RunOptions // sabotage set; sinks and streams left for the caller
 }
@@ -89,7 +89,7 @@ func (s Spec) Prepare() (*Prepared, error) {
 }
 
 // ReplayOf records a finished run of this Spec as a replay file's contents.
-func (s Spec) ReplayOf(res *sim.Result, hash string) *replay.File {
+func (s Spec) ReplayOf(res *spec.Result, hash string) *replay.File {
 	s = s.Normalize()
 	r := &replay.File{Scenario: s.Scenario, Seed: s.Seed, Steps: s.Steps, Processes: s.Processes,
 		Verdict: res.Verdict, Hash: hash, Choices: res.Choices}

@@ -57,7 +57,7 @@ type SeedOutcome struct {
 	Verdict    string // "pass", "violation" or "panic"
 	Criteria   []spec.Criterion
 	Violations []spec.Violation
-	Stats      sim.Stats
+	Stats      spec.Stats
 	Steps      int
 	Eligible   bool // the settings switch on a fault class the sabotage mode needs (false when honest)
 	// TraceHash is the run's trace hash (trace.HashSink.Sum64), when the sweep asked for
@@ -258,7 +258,7 @@ func handOut(ctx context.Context, shard Shard, first, last uint64, seeds chan<- 
 
 // faultFired reports whether a run took an action of a fault class the mode needs (any run, for
 // a mode that needs none; no run, for a mode without an eligibility rule).
-func faultFired(mode string, st sim.Stats) bool {
+func faultFired(mode string, st spec.Stats) bool {
 	needs, ok := swarm.SabotageNeeds(mode)
 	if !ok {
 		return false

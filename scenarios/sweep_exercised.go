@@ -7,13 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// Exercised totals what the runs of a sweep did: for every counter of sim.Stats (and every
+// Exercised totals what the runs of a sweep did: for every counter of spec.Stats (and every
 // action kind and refusal reason) the sum over the runs and the number of runs where it was
-// non-zero. It reads the counters by reflection over sim.Stats, so a counter the world adds shows
+// non-zero. It reads the counters by reflection over spec.Stats, so a counter the world adds shows
 // up in sweeps and in the vacuity guard without a change here. Virtual-time figures (latency
 // summaries, rates) are not totals and are left out.
 type Exercised struct {
@@ -62,9 +61,9 @@ func (e *Exercised) addCount(name string, n int64) {
 	}
 }
 
-// add folds one run's stats in: action kinds by name, then every integer field of sim.Stats by
+// add folds one run's stats in: action kinds by name, then every integer field of spec.Stats by
 // its JSON name and every map of integers as "name.KEY" in sorted key order.
-func (e *Exercised) add(s sim.Stats) {
+func (e *Exercised) add(s spec.Stats) {
 	for _, k := range spec.ActionKinds() {
 		e.addCount(ActionCounter(k), int64(s.Actions[k]))
 	}
@@ -129,7 +128,7 @@ func exercisedRank(name string) (int, string) {
 		}
 	}
 	group, key, _ := strings.Cut(name, ".")
-	t := reflect.TypeFor[sim.Stats]()
+	t := reflect.TypeFor[spec.Stats]()
 	for i := range t.NumField() {
 		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n == group || n == "" && t.Field(i).Name == group {
 			return int(spec.NumActionKinds) + i, key

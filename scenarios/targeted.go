@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The targeted scenarios of SPEC §9, one scenario file each under testdata/, embedded and
@@ -53,7 +53,7 @@ func init() {
 		if len(f.Comments) > 0 {
 			summary = firstSentence(f.Comments)
 		}
-		Register(Builder{Name: name, Summary: summary, Build: func(_ uint64, opts Options) (*sim.Scenario, error) {
+		Register(Builder{Name: name, Summary: summary, Build: func(_ uint64, opts Options) (*spec.Scenario, error) {
 			if opts.Processes != 0 {
 				return nil, fmt.Errorf("scenario %s has a fixed topology: --processes is not supported", name)
 			}

@@ -105,7 +105,7 @@ func TestBuildReturnsAScenarioOfItsOwn(t *testing.T) {
 			t.Fatal(err)
 		}
 		if second == first {
-			t.Fatalf("%s: two builds return the same *sim.Scenario", name)
+			t.Fatalf("%s: two builds return the same *spec.Scenario", name)
 		}
 		if got := second.Topics[0].Name + "/" + second.Processes[0].Name; got != want {
 			t.Fatalf("%s: a change to one build shows in the next: %s, want %s", name, got, want)

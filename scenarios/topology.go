@@ -12,14 +12,14 @@ type Topic struct {
 	Partitions int  // ≥ 1
 	External   bool // written by external producers (no process sends to it)
 	// DeletionOnly marks an external topic no fail-closed fault but its deletion touches
-	// (sim.TopicSpec.DeletionOnly; addDeletionQuarry).
+	// (spec.TopicSpec.DeletionOnly; addDeletionQuarry).
 	DeletionOnly bool
 }
 
 // Process is one process (one Kafka-Streams-like task) of a generated topology.
 //
 // Like a Kafka Streams task, the process receives partition Task of each received topic that has
-// such a partition (sim.ProcessSpec); a narrower received topic is declared but not read.
+// such a partition (spec.ProcessSpec); a narrower received topic is declared but not read.
 type Process struct {
 	Name     string
 	Task     int      // the partition it reads of each received topic

@@ -47,7 +47,7 @@ func TestVacuityGuard(t *testing.T) {
 	for _, name := range []string{"deliveries", "holds", "held_then_released", "crashes", "rollbacks",
 		"recreations", "truncations"} {
 		if c := rep.Exercised.Count(name); c.Total == 0 {
-			t.Errorf("%s: zero over seeds 1-%d (or sim.Stats has no such counter)", name, vacuitySeeds)
+			t.Errorf("%s: zero over seeds 1-%d (or spec.Stats has no such counter)", name, vacuitySeeds)
 		}
 	}
 	refusals := 0

@@ -56,14 +56,14 @@ func throughputSettings(seed uint64) swarm.Settings {
 // per process one sent topic of 10 partitions (so n=1000 gives 11,000 channels); process i is
 // task i%10 of its application and receives one external topic and the sent topic of a process
 // chosen by a fixed permutation; it forwards each delivery to its one sent topic.
-func gridScenario(n int) *Scenario {
-	scn := &Scenario{Name: fmt.Sprintf("grid-%d", n), MetadataBudgetBytes: 1 << 22}
+func gridScenario(n int) *spec.Scenario {
+	scn := &spec.Scenario{Name: fmt.Sprintf("grid-%d", n), MetadataBudgetBytes: 1 << 22}
 	ext := min(100, max(1, n/10))
 	for e := range ext {
-		scn.Topics = append(scn.Topics, TopicSpec{Name: fmt.Sprintf("ext-%d", e), Partitions: 10, External: true})
+		scn.Topics = append(scn.Topics, spec.TopicSpec{Name: fmt.Sprintf("ext-%d", e), Partitions: 10, External: true})
 	}
 	for i := range n {
-		scn.Topics = append(scn.Topics, TopicSpec{Name: fmt.Sprintf("out-%d", i), Partitions: 10})
+		scn.Topics = append(scn.Topics, spec.TopicSpec{Name: fmt.Sprintf("out-%d", i), Partitions: 10})
 	}
 	for i := range n {
 		up := (i*7 + 3) % n
@@ -71,7 +71,7 @@ func gridScenario(n int) *Scenario {
 		if up != i {
 			recv = append(recv, fmt.Sprintf("out-%d", up))
 		}
-		scn.Processes = append(scn.Processes, ProcessSpec{Name: fmt.Sprintf("p%d", i), Task: i % 10,
+		scn.Processes = append(scn.Processes, spec.ProcessSpec{Name: fmt.Sprintf("p%d", i), Task: i % 10,
 			Receives: recv, Sends: []string{fmt.Sprintf("out-%d", i)}, HopsMax: 3})
 	}
 	return scn
@@ -89,7 +89,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Run(fmt.Sprintf("processes=%d", n), func(b *testing.B) {
 			scn := gridScenario(n)
 			set := throughputSettings(3)
-			var res *Result
+			var res *spec.Result
 			var liveBytes uint64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

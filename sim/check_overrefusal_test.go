@@ -14,7 +14,7 @@ func TestBudgetRefusalAtTheBoundaryIsInjected(t *testing.T) {
 	scn := diamondScenario()
 	scn.Processes[1].Receives = []string{"mid"}
 	scn.MetadataBudgetBytes = 28 // version, topic count, topic ID, partition count, partition, position
-	scn.Script = []ScriptedAction{
+	scn.Script = []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),
 		act(spec.ActFeed, "p2", "mid"), act(spec.ActDrain, "p2", ""),

@@ -54,7 +54,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 func TestReferenceNodeIsHashed(t *testing.T) {
 	checked := 0
 	for _, c := range []struct {
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 	}{
 		{chainScope(), "msgs=2,crash=1"},

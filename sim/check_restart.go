@@ -43,7 +43,7 @@ import (
 // process proc after script action after (a no-op unless proc is running with its step
 // committed then), and returns a RESTART_INVISIBILITY violation for each
 // process whose committed delivery sequence differs, naming the first difference.
-func CheckRestartInvisibility(scn *Scenario, set swarm.Settings, opts RunOptions, proc string, after int) []spec.Violation {
+func CheckRestartInvisibility(scn *spec.Scenario, set swarm.Settings, opts RunOptions, proc string, after int) []spec.Violation {
 	if len(scn.Script) == 0 {
 		panic("sim: CheckRestartInvisibility needs a scripted scenario")
 	}
@@ -98,7 +98,7 @@ func uidAt(seq []uint64, j int) string {
 // checkRestart runs the restart check of a finished run whose settings ask for it: the run's
 // script (scn.Script, or the script it recorded) again with the drawn clean restart, and the
 // violations it finds.
-func checkRestart(scn *Scenario, set swarm.Settings, opts RunOptions, res *Result) []spec.Violation {
+func checkRestart(scn *spec.Scenario, set swarm.Settings, opts RunOptions, res *spec.Result) []spec.Violation {
 	script := scn.Script
 	if len(script) == 0 {
 		script = res.Script

@@ -11,8 +11,8 @@ import (
 
 // heldAcrossRestart holds x@0 (waiting for in@0) in p, then releases it with in@0; a clean restart
 // after the commit of the hold must not change p's deliveries.
-var heldAcrossRestart = []ScriptedAction{
-	{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+var heldAcrossRestart = []spec.ScriptedAction{
+	{Kind: spec.ActProducePlain, Topic: "x", Causes: []spec.CauseRef{{Topic: "in", Position: 0}}},
 	act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	{Kind: spec.ActProducePlain, Topic: "in"},
 	act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
@@ -54,7 +54,7 @@ func TestRestartInvisibilityOnRecordedRuns(t *testing.T) {
 }
 
 // commitsOf returns the indexes of up to n commits of process name in script, spread out.
-func commitsOf(script []ScriptedAction, name string, n int) []int {
+func commitsOf(script []spec.ScriptedAction, name string, n int) []int {
 	var all []int
 	for i, a := range script {
 		if a.Kind == spec.ActCommit && a.Process == name {

@@ -140,8 +140,8 @@ func (w *world) forgedClaim(pair node.Cause) bool {
 }
 
 // checkDamaged: a tier that accepted a token the simulator damaged acted on its contents.
-func (s *sessionWorld) checkDamaged(c, op int, damage TokenDamage, did string) {
-	if damage == TokenIntact {
+func (s *sessionWorld) checkDamaged(c, op int, damage spec.TokenDamage, did string) {
+	if damage == spec.TokenIntact {
 		return
 	}
 	s.violate(spec.CritSessionDamaged, c, fmt.Sprintf("op %d: the tier accepted a token damaged in flight (%s) instead of refusing it: %s", op, damage, did))

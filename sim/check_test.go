@@ -15,33 +15,33 @@ import (
 // script run honestly, which must be clean.
 
 // act builds a scripted action.
-func act(k spec.ActionKind, process, topic string) ScriptedAction {
-	return ScriptedAction{Kind: k, Process: process, Topic: topic}
+func act(k spec.ActionKind, process, topic string) spec.ScriptedAction {
+	return spec.ScriptedAction{Kind: k, Process: process, Topic: topic}
 }
 
 // diamond is diamondScenario (in → p1 → mid, p2 receiving in and mid) running script.
-func diamond(script ...ScriptedAction) *Scenario {
+func diamond(script ...spec.ScriptedAction) *spec.Scenario {
 	scn := diamondScenario()
 	scn.Script = script
 	return scn
 }
 
 // twoInputs is one process p receiving the external topics in and x, sending to out.
-func twoInputs(script ...ScriptedAction) *Scenario {
-	return &Scenario{
+func twoInputs(script ...spec.ScriptedAction) *spec.Scenario {
+	return &spec.Scenario{
 		Name: "two-inputs",
-		Topics: []TopicSpec{
+		Topics: []spec.TopicSpec{
 			{Name: "in", Partitions: 1, External: true},
 			{Name: "x", Partitions: 1, External: true},
 			{Name: "out", Partitions: 1},
 		},
-		Processes: []ProcessSpec{{Name: "p", Receives: []string{"in", "x"}, Sends: []string{"out"}}},
+		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"in", "x"}, Sends: []string{"out"}}},
 		Script:    script,
 	}
 }
 
 // runScripted runs a scripted scenario with the given options; liveness switches the final phase on.
-func runScripted(scn *Scenario, opts RunOptions, liveness bool) *Result {
+func runScripted(scn *spec.Scenario, opts RunOptions, liveness bool) *spec.Result {
 	set := swarm.Settings{Seed: 1}
 	if liveness {
 		set.LivenessStepsMax = 1000
@@ -50,7 +50,7 @@ func runScripted(scn *Scenario, opts RunOptions, liveness bool) *Result {
 }
 
 // expect asserts that the sabotaged result has a violation of crit and the honest one none.
-func expect(t *testing.T, crit spec.Criterion, honest, broken *Result) {
+func expect(t *testing.T, crit spec.Criterion, honest, broken *spec.Result) {
 	t.Helper()
 	if honest.Verdict != "pass" {
 		t.Fatalf("honest run: %v", honest.Violations)
@@ -67,7 +67,7 @@ func expect(t *testing.T, crit spec.Criterion, honest, broken *Result) {
 }
 
 // diamondInversion feeds p2 the effect (from mid) before its cause (from in).
-var diamondInversion = []ScriptedAction{
+var diamondInversion = []spec.ScriptedAction{
 	{Kind: spec.ActProducePlain, Topic: "in"},
 	act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),
 	act(spec.ActFeed, "p2", "mid"), act(spec.ActDrain, "p2", ""), act(spec.ActCommit, "p2", ""),
@@ -102,7 +102,7 @@ func TestCheckS1LifetimeInversion(t *testing.T) {
 }
 
 func TestCheckS2NoDuplicates(t *testing.T) {
-	script := []ScriptedAction{
+	script := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActStop, "p1", ""),
 		{Kind: spec.ActRewind, Process: "p1", Topic: "in", Offset: 0},
@@ -114,9 +114,9 @@ func TestCheckS2NoDuplicates(t *testing.T) {
 }
 
 // blockedHead puts on x a head that waits for in@0 and, behind it, a headerless record.
-var blockedHead = []ScriptedAction{
+var blockedHead = []spec.ScriptedAction{
 	{Kind: spec.ActProducePlain, Topic: "in"},
-	{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+	{Kind: spec.ActProducePlain, Topic: "x", Causes: []spec.CauseRef{{Topic: "in", Position: 0}}},
 	{Kind: spec.ActProducePlain, Topic: "x"},
 	act(spec.ActFeed, "p", "x"), act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 }
@@ -128,7 +128,7 @@ func TestCheckS3FIFO(t *testing.T) {
 }
 
 func TestCheckS7Undecodable(t *testing.T) {
-	script := []ScriptedAction{
+	script := []spec.ScriptedAction{
 		{Kind: spec.ActProduceCorrupt, Topic: "in"},
 		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
@@ -143,7 +143,7 @@ func TestCheckS7Undecodable(t *testing.T) {
 func TestCheckS7JudgesWithTheReferenceDecoder(t *testing.T) {
 	// A forged header in a non-minimal spelling (topic count 81 00): the reference decoder
 	// refuses it, so an engine that salvages it and commits breaks S7.
-	script := []ScriptedAction{
+	script := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in", Header: []byte{0x01, 0x81, 0x00}},
 		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
@@ -158,14 +158,14 @@ func TestCheckOverRefusalOfADecodableHeader(t *testing.T) {
 	misread := &testHooks{feedHeaders: func(p int, c int32, hs []node.Header) []node.Header {
 		return []node.Header{{Key: node.HeaderKey, Value: []byte{0x63, 0x01, 0x02, 0x03}}}
 	}}
-	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
+	script := []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: misread}, false)
 	expect(t, spec.CritOverRefusal, honest, broken)
 }
 
 func TestCheckS8BelowLogStart(t *testing.T) {
-	script := []ScriptedAction{
+	script := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 		{Kind: spec.ActDeleteRecords, Topic: "in", Offset: 2},
 		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
@@ -177,8 +177,8 @@ func TestCheckS8BelowLogStart(t *testing.T) {
 }
 
 func TestCheckS9DeadHolds(t *testing.T) {
-	script := []ScriptedAction{
-		{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+	script := []spec.ScriptedAction{
+		{Kind: spec.ActProducePlain, Topic: "x", Causes: []spec.CauseRef{{Topic: "in", Position: 0}}},
 		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 		{Kind: spec.ActDeleteTopic, Topic: "x"},
 		{Kind: spec.ActProducePlain, Topic: "in"},
@@ -190,7 +190,7 @@ func TestCheckS9DeadHolds(t *testing.T) {
 }
 
 func TestCheckRecreation(t *testing.T) {
-	script := []ScriptedAction{
+	script := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 		{Kind: spec.ActRecreateTopic, Topic: "in"},
@@ -204,20 +204,20 @@ func TestCheckRecreation(t *testing.T) {
 
 // heldCauseThenSend feeds p2 a held effect (waiting for in@0), then a deliverable record on y,
 // whose forwarding must express the held effect's causes and nothing beyond what p2 saw.
-func heldCauseThenSend() *Scenario {
-	return &Scenario{
+func heldCauseThenSend() *spec.Scenario {
+	return &spec.Scenario{
 		Name: "held-cause",
-		Topics: []TopicSpec{
+		Topics: []spec.TopicSpec{
 			{Name: "in", Partitions: 1, External: true},
 			{Name: "y", Partitions: 1, External: true},
 			{Name: "mid", Partitions: 1},
 			{Name: "out", Partitions: 1},
 		},
-		Processes: []ProcessSpec{
+		Processes: []spec.ProcessSpec{
 			{Name: "p1", Receives: []string{"in"}, Sends: []string{"mid"}},
 			{Name: "p2", Receives: []string{"in", "mid", "y"}, Sends: []string{"out"}},
 		},
-		Script: []ScriptedAction{
+		Script: []spec.ScriptedAction{
 			{Kind: spec.ActProducePlain, Topic: "in"},
 			act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),
 			{Kind: spec.ActProducePlain, Topic: "y"},
@@ -244,7 +244,7 @@ func TestCheckStruct12Unassigned(t *testing.T) {
 		// Name a position far beyond everything assigned on the channel being written.
 		return node.Encode(node.CausesOf(node.Cause{Channel: world.chans[c].nc, Position: node.Offset(next + 100)}))
 	}}
-	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
+	script := []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
 	honest := runScripted(diamond(script...), RunOptions{}, false)
 	broken := runWithWorld(diamond(script...), RunOptions{hooks: hooks}, &world)
 	expect(t, spec.CritStruct12, honest, broken)
@@ -256,14 +256,14 @@ func TestCheckStruct14OwnChannel(t *testing.T) {
 		// Name the emission's own position on its own channel.
 		return node.Encode(node.CausesOf(node.Cause{Channel: world.chans[c].nc, Position: node.Offset(next)}))
 	}}
-	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
+	script := []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
 	honest := runScripted(diamond(script...), RunOptions{}, false)
 	broken := runWithWorld(diamond(script...), RunOptions{hooks: hooks}, &world)
 	expect(t, spec.CritStruct14, honest, broken)
 }
 
 // runWithWorld runs scn without liveness, exposing the world to hooks through *out.
-func runWithWorld(scn *Scenario, opts RunOptions, out **world) *Result {
+func runWithWorld(scn *spec.Scenario, opts RunOptions, out **world) *spec.Result {
 	set := swarm.Settings{Seed: 1}
 	w := newWorld(scn, &set, choose.NewRandom(1), &opts)
 	*out = w
@@ -272,7 +272,7 @@ func runWithWorld(scn *Scenario, opts RunOptions, out **world) *Result {
 
 func TestCheckOverRefusal(t *testing.T) {
 	hooks := &testHooks{refeed: func(p int) bool { return true }}
-	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
+	script := []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
 	expect(t, spec.CritOverRefusal, honest, broken)
@@ -280,7 +280,7 @@ func TestCheckOverRefusal(t *testing.T) {
 
 func TestCheckHostH1(t *testing.T) {
 	hooks := &testHooks{refeed: func(p int) bool { return true }}
-	script := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
+	script := []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
 	broken := runScripted(twoInputs(script...), RunOptions{hooks: hooks}, false)
 	expect(t, spec.CritHost, honest, broken)
@@ -295,7 +295,7 @@ func TestCheckHostH2(t *testing.T) {
 		}
 		return s + 2
 	}}
-	script := []ScriptedAction{
+	script := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p", "in"), act(spec.ActCommit, "p", ""), act(spec.ActStop, "p", ""), act(spec.ActStart, "p", ""),
 	}
@@ -306,7 +306,7 @@ func TestCheckHostH2(t *testing.T) {
 
 func TestCheckLiveness(t *testing.T) {
 	// SILENT_DROP drops position 3: the fourth record is fed and never delivered.
-	script := []ScriptedAction{
+	script := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 	}
@@ -346,9 +346,9 @@ func stripHeadersOn(t string, w **world) *testHooks {
 func TestMisreadForgedHeaderBreaksS1(t *testing.T) {
 	// A forged record on x names in@0, which p receives: what the header says is its true past,
 	// so p must hold it until in@0 is delivered, and a codec that loses the header does not.
-	script := []ScriptedAction{
+	script := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"},
-		{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Partition: 0, Position: 0}}},
+		{Kind: spec.ActProducePlain, Topic: "x", Causes: []spec.CauseRef{{Topic: "in", Partition: 0, Position: 0}}},
 		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
 	honest := runScripted(twoInputs(script...), RunOptions{}, true)
@@ -362,18 +362,18 @@ func TestMisreadForgedHeaderBreaksS1(t *testing.T) {
 
 // learnedElsewhere is p receiving x only and sending to out, fed a forged record on x that names
 // a position on the given topic.
-func learnedElsewhere(topic string, pos int64) *Scenario {
-	return &Scenario{
+func learnedElsewhere(topic string, pos int64) *spec.Scenario {
+	return &spec.Scenario{
 		Name: "learned-elsewhere",
-		Topics: []TopicSpec{
+		Topics: []spec.TopicSpec{
 			{Name: "in", Partitions: 1, External: true},
 			{Name: "x", Partitions: 1, External: true},
 			{Name: "out", Partitions: 1},
 		},
-		Processes: []ProcessSpec{{Name: "p", Receives: []string{"x"}, Sends: []string{"out"}}},
-		Script: []ScriptedAction{
+		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"x"}, Sends: []string{"out"}}},
+		Script: []spec.ScriptedAction{
 			{Kind: spec.ActProducePlain, Topic: "in"},
-			{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: topic, Partition: 0, Position: pos}}},
+			{Kind: spec.ActProducePlain, Topic: "x", Causes: []spec.CauseRef{{Topic: topic, Partition: 0, Position: pos}}},
 			act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 		},
 	}

@@ -1,6 +1,10 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // Latency figures in virtual time. Every committed delivery contributes its end-to-end latency
 // (produce → delivery) and, when the oracle saw its receipt, its hold latency (receipt →
@@ -28,20 +32,10 @@ func (l *latencies) add(samples []latencySample) {
 	}
 }
 
-// LatencyStats summarises a latency distribution in virtual microseconds (nearest-rank
-// percentiles).
-type LatencyStats struct {
-	Count      int   `json:"count"`
-	MeanMicros int64 `json:"mean_us"`
-	P50Micros  int64 `json:"p50_us"`
-	P99Micros  int64 `json:"p99_us"`
-	MaxMicros  int64 `json:"max_us"`
-}
-
 // summarise computes the statistics of samples (sorted in place).
-func summarise(samples []int64) LatencyStats {
+func summarise(samples []int64) spec.LatencyStats {
 	if len(samples) == 0 {
-		return LatencyStats{}
+		return spec.LatencyStats{}
 	}
 	slices.Sort(samples)
 	var sum int64
@@ -50,5 +44,5 @@ func summarise(samples []int64) LatencyStats {
 	}
 	n := len(samples)
 	rank := func(pct int) int64 { return samples[max(0, (pct*n+99)/100-1)] }
-	return LatencyStats{Count: n, MeanMicros: sum / int64(n), P50Micros: rank(50), P99Micros: rank(99), MaxMicros: samples[n-1]}
+	return spec.LatencyStats{Count: n, MeanMicros: sum / int64(n), P50Micros: rank(50), P99Micros: rank(99), MaxMicros: samples[n-1]}
 }

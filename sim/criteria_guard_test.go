@@ -46,7 +46,7 @@ type guardCase struct {
 }
 
 // scripted returns a run of scn under opts (liveness as asked) with the disabled criteria.
-func scripted(scn func() *Scenario, opts RunOptions, liveness bool) func([]spec.Criterion) []spec.Violation {
+func scripted(scn func() *spec.Scenario, opts RunOptions, liveness bool) func([]spec.Criterion) []spec.Violation {
 	return func(disabled []spec.Criterion) []spec.Violation {
 		o := opts
 		o.Disabled = disabled
@@ -55,7 +55,7 @@ func scripted(scn func() *Scenario, opts RunOptions, liveness bool) func([]spec.
 }
 
 // hooked is scripted for a case whose hooks need the world (hooks built by mk from it).
-func hooked(scn func() *Scenario, mk func(w **world) *testHooks) func([]spec.Criterion) []spec.Violation {
+func hooked(scn func() *spec.Scenario, mk func(w **world) *testHooks) func([]spec.Criterion) []spec.Violation {
 	return func(disabled []spec.Criterion) []spec.Violation {
 		var w *world
 		return runWithWorld(scn(), RunOptions{hooks: mk(&w), Disabled: disabled}, &w).Violations
@@ -85,52 +85,52 @@ func stampAdding(topic int, own bool, off int64) func(w **world) *testHooks {
 // guardCases is the table: one row per criterion the oracle reports.
 func guardCases() []guardCase {
 	ref := []spec.Criterion{spec.CritReference}
-	s := func(script ...ScriptedAction) func() *Scenario {
-		return func() *Scenario { return twoInputs(script...) }
+	s := func(script ...spec.ScriptedAction) func() *spec.Scenario {
+		return func() *spec.Scenario { return twoInputs(script...) }
 	}
-	d := func(script ...ScriptedAction) func() *Scenario {
-		return func() *Scenario { return diamond(script...) }
+	d := func(script ...spec.ScriptedAction) func() *spec.Scenario {
+		return func() *spec.Scenario { return diamond(script...) }
 	}
-	sh := func(script ...ScriptedAction) func() *Scenario {
-		return func() *Scenario { return shop(script...) }
+	sh := func(script ...spec.ScriptedAction) func() *spec.Scenario {
+		return func() *spec.Scenario { return shop(script...) }
 	}
-	produce3Truncate := []ScriptedAction{
+	produce3Truncate := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 		{Kind: spec.ActDeleteRecords, Topic: "in", Offset: 2},
 		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
-	rewindRefeed := []ScriptedAction{
+	rewindRefeed := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActStop, "p1", ""),
 		{Kind: spec.ActRewind, Process: "p1", Topic: "in", Offset: 0},
 		act(spec.ActStart, "p1", ""), act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),
 	}
-	undecodable := []ScriptedAction{
+	undecodable := []spec.ScriptedAction{
 		{Kind: spec.ActProduceCorrupt, Topic: "in"},
 		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
-	deadHold := []ScriptedAction{
-		{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+	deadHold := []spec.ScriptedAction{
+		{Kind: spec.ActProducePlain, Topic: "x", Causes: []spec.CauseRef{{Topic: "in", Position: 0}}},
 		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 		{Kind: spec.ActDeleteTopic, Topic: "x"},
 		{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
-	recreate := []ScriptedAction{
+	recreate := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 		{Kind: spec.ActRecreateTopic, Topic: "in"},
 		{Kind: spec.ActProducePlain, Topic: "x"},
 		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 	}
-	fourIn := []ScriptedAction{
+	fourIn := []spec.ScriptedAction{
 		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 		{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 	}
-	oneFed := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
-	p1Forwards := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
-	orders := append([]ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
-	salvage := append(slices.Clone(orders), sRead(0, "fast"), sDamage(0, TokenTruncated), sWrite(0, "payments"))
+	oneFed := []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p", "in")}
+	p1Forwards := []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "in"}, act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", "")}
+	orders := append([]spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
+	salvage := append(slices.Clone(orders), sRead(0, "fast"), sDamage(0, spec.TokenTruncated), sWrite(0, "payments"))
 	monotonic := append(slices.Clone(orders), sRead(0, "fast"), sRead(0, "slow"))
 
 	return []guardCase{
@@ -176,7 +176,7 @@ func guardCases() []guardCase {
 					}
 					return s + 2
 				}}
-				script := []ScriptedAction{
+				script := []spec.ScriptedAction{
 					{Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"}, {Kind: spec.ActProducePlain, Topic: "in"},
 					act(spec.ActFeed, "p", "in"), act(spec.ActCommit, "p", ""), act(spec.ActStop, "p", ""), act(spec.ActStart, "p", ""),
 				}

@@ -137,7 +137,7 @@ type exState struct {
 
 // explorer is one exploration in progress.
 type explorer struct {
-	scn     *Scenario
+	scn     *spec.Scenario
 	opts    ExploreOptions
 	set     swarm.Settings
 	hasher  *stateHasher
@@ -179,7 +179,7 @@ type explorer struct {
 	frames []exploreFrame
 	// pathScript is the actions the steps of the path the search is on recorded, and
 	// pathActions[d] how many of them the first d steps recorded (explore_restart.go).
-	pathScript  []ScriptedAction
+	pathScript  []spec.ScriptedAction
 	pathActions []int
 	// restartOn says the restart check runs (explore_restart.go).
 	restartOn bool
@@ -198,7 +198,7 @@ type violationKey struct {
 }
 
 // Explore explores every schedule of scn within opts and returns the result.
-func Explore(scn *Scenario, opts ExploreOptions) ExploreResult {
+func Explore(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
@@ -244,7 +244,7 @@ func (x *explorer) finish() ExploreResult {
 	return x.res
 }
 
-func newExplorer(scn *Scenario, opts ExploreOptions) *explorer {
+func newExplorer(scn *spec.Scenario, opts ExploreOptions) *explorer {
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}

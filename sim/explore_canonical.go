@@ -155,7 +155,7 @@ func worldActorsRollbackFree(w *world) bool {
 // settingsRollbackFree is the part of worldRollbackFree that reads only the scenario and the
 // settings: no kind left that could roll back, restart or refuse, no frontier can reach the
 // metadata budget.
-func settingsRollbackFree(scn *Scenario, set *swarm.Settings) bool {
+func settingsRollbackFree(scn *spec.Scenario, set *swarm.Settings) bool {
 	for k := range spec.NumActionKinds {
 		if set.Weights[k] > 0 && !rollbackFreeKinds[k] { // left(w, k)
 			return false
@@ -175,7 +175,7 @@ type rollbackFreeMemo struct {
 
 // rollbackFreeKey is a (scenario, settings) pair of rollbackFreeMemo.
 type rollbackFreeKey struct {
-	scn *Scenario
+	scn *spec.Scenario
 	set *swarm.Settings
 }
 

@@ -17,7 +17,7 @@ import (
 // the budget's weights or a kind's enabledness).
 func TestExploreActionChoiceMatchesRun(t *testing.T) {
 	for _, c := range []struct {
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 		sab    node.Sabotage
 	}{

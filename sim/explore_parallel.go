@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
@@ -113,7 +114,7 @@ type exploreFrame struct {
 }
 
 // exploreWorkers returns the number of workers an exploration uses.
-func exploreWorkers(scn *Scenario, opts ExploreOptions) int {
+func exploreWorkers(scn *spec.Scenario, opts ExploreOptions) int {
 	if opts.Workers <= 1 || opts.MaxDepth > 0 || opts.Shards > 0 || opts.target != nil {
 		return 1
 	}
@@ -124,7 +125,7 @@ func exploreWorkers(scn *Scenario, opts ExploreOptions) int {
 }
 
 // exploreParallel explores scn with opts.Workers workers (see above).
-func exploreParallel(scn *Scenario, opts ExploreOptions) ExploreResult {
+func exploreParallel(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 	p := &parallelExplore{opts: opts, workers: opts.Workers, items: []*workItem{{root: true}}}
 	p.cond.L = &p.mu
 	for i := range p.stripes {

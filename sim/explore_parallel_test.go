@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestParallelExploreIsDeterministic: with 1, 2 and 8 workers a complete exploration reaches
@@ -17,7 +18,7 @@ import (
 func TestParallelExploreIsDeterministic(t *testing.T) {
 	cases := []struct {
 		name   string
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 		sab    node.Sabotage
 		big    bool // skipped under the race detector
@@ -85,7 +86,7 @@ func TestParallelRestartCheckIsDeterministic(t *testing.T) {
 	}}
 	for _, c := range []struct {
 		name   string
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 	}{{"chain", chainScope(), "msgs=2"}, {"diamond", diamondScenario(), "msgs=2"}} {
 		t.Run(c.name, func(t *testing.T) {
@@ -181,7 +182,7 @@ func violationOrder(r ExploreResult) string {
 }
 
 // shortestOf renders the canonical shortest counterexample of each of r's violations, sorted.
-func shortestOf(scn *Scenario, opts ExploreOptions, r ExploreResult) string {
+func shortestOf(scn *spec.Scenario, opts ExploreOptions, r ExploreResult) string {
 	var out []string
 	for _, v := range r.Violations {
 		s := ShortestViolation(scn, opts, v)

@@ -134,7 +134,7 @@ type porFilter struct {
 // newPersistentSets returns the static part for scn, or nil when persistent sets do not apply:
 // a depth bound, test hooks, sessions, redeclarations (they change who receives what), or more
 // than 64 actors.
-func newPersistentSets(scn *Scenario, set *swarm.Settings, opts ExploreOptions) *persistentSets {
+func newPersistentSets(scn *spec.Scenario, set *swarm.Settings, opts ExploreOptions) *persistentSets {
 	n := len(scn.Processes)
 	if opts.MaxDepth > 0 || opts.hooks != nil || scn.Session != nil || set.Weights[spec.ActRedeclare] > 0 ||
 		n+3*len(scn.Topics) > 64 {
@@ -181,7 +181,7 @@ func newPersistentSets(scn *Scenario, set *swarm.Settings, opts ExploreOptions) 
 
 // upstreamTopics returns, per process, the topics whose records can reach its true past: what
 // it receives, and what the senders of those topics have upstream (a fixpoint).
-func upstreamTopics(scn *Scenario, topic map[string]int) []uint64 {
+func upstreamTopics(scn *spec.Scenario, topic map[string]int) []uint64 {
 	up := make([]uint64, len(scn.Processes))
 	for i, p := range scn.Processes {
 		for _, name := range p.Receives {
@@ -206,7 +206,7 @@ func upstreamTopics(scn *Scenario, topic map[string]int) []uint64 {
 
 // frontierFitsBudget reports whether no frontier can reach the metadata budget: one pair per
 // channel that can ever exist (every partition of every incarnation), at most 40 bytes each.
-func frontierFitsBudget(scn *Scenario, set *swarm.Settings) bool {
+func frontierFitsBudget(scn *spec.Scenario, set *swarm.Settings) bool {
 	budget := scn.MetadataBudgetBytes
 	if budget == 0 {
 		budget = node.DefaultMetadataBudgetBytes

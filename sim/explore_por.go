@@ -64,7 +64,7 @@ type porKey struct {
 	topic int
 }
 
-func newPORTable(scn *Scenario, set *swarm.Settings) *porTable {
+func newPORTable(scn *spec.Scenario, set *swarm.Settings) *porTable {
 	t := &porTable{ids: make(map[porKey]int)}
 	topic := make(map[string]int, len(scn.Topics))
 	for i, tp := range scn.Topics {

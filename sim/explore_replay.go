@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Replaying an explored path: the root state, then each step's answers in order, in place on
@@ -13,10 +14,10 @@ import (
 // ReplayPath runs path from the root of scn's exploration under opts and returns the world's
 // result (liveness phase and end checks included) and the script of the steps taken. An answer
 // that does not fit its decision is an error naming the step.
-func ReplayPath(scn *Scenario, opts ExploreOptions, path [][]int) (*Result, []ScriptedAction, error) {
+func ReplayPath(scn *spec.Scenario, opts ExploreOptions, path [][]int) (*spec.Result, []spec.ScriptedAction, error) {
 	x := newExplorer(scn, opts)
 	s := x.root()
-	var script []ScriptedAction
+	var script []spec.ScriptedAction
 	for i, answers := range path {
 		if err := x.replayStep(s, answers); err != nil {
 			return nil, nil, fmt.Errorf("replay: step %d: %w", i+1, err)

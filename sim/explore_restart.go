@@ -60,7 +60,7 @@ func (x *explorer) clearPath() {
 
 // pushPath and popPath keep x.pathScript in step with the search: the actions recorded by the
 // step into the state entered at depth d+1.
-func (x *explorer) pushPath(script []ScriptedAction) {
+func (x *explorer) pushPath(script []spec.ScriptedAction) {
 	x.pathScript = append(x.pathScript, script...)
 	x.pathActions = append(x.pathActions, len(x.pathScript))
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Sharded exploration: one scope explored by n processes or machines that share nothing, each
@@ -97,7 +99,7 @@ func (sp *splitState) owner(i, n int) int {
 }
 
 // exploreShard explores shard opts.Shard of opts.Shards of scn (see above).
-func exploreShard(scn *Scenario, opts ExploreOptions) ExploreResult {
+func exploreShard(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 	if opts.Shard < 1 || opts.Shard > opts.Shards {
 		panic(fmt.Sprintf("sim: explore: shard %d/%d", opts.Shard, opts.Shards))
 	}
@@ -124,7 +126,7 @@ func exploreShard(scn *Scenario, opts ExploreOptions) ExploreResult {
 // splitTop explores the top of scn at the split depth (opts.SplitDepth, or the smallest depth
 // whose top records splitItemsPerShard subtrees per shard) and returns the explorer, whose
 // visited set, counts and violations are the top's and whose split holds the subtrees.
-func splitTop(scn *Scenario, opts ExploreOptions) *explorer {
+func splitTop(scn *spec.Scenario, opts ExploreOptions) *explorer {
 	for depth := max(opts.SplitDepth, 1); ; depth++ {
 		x := newExplorer(scn, opts)
 		x.split = &splitState{depth: depth, first: map[hashKey]int{}}

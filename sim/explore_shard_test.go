@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestShardedExplorationUnion: for shard counts 1 to 5 and split depths chosen or given, the
@@ -16,7 +17,7 @@ func TestShardedExplorationUnion(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 		sab    node.Sabotage
 		split  int

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // Minimal counterexamples: the shortest path to a violation, by iterative deepening over the
 // deduplicated graph. Exploration with a depth bound d visits every state within d steps (a
 // state first reached deeper is expanded again when reached shallower), runs the end-of-run
@@ -10,7 +12,7 @@ package sim
 // ShortestViolation returns a shortest path to a violation with v's criterion and process in the
 // exploration opts describes (v is one the exploration found, so one exists within v.Depth
 // steps).
-func ShortestViolation(scn *Scenario, opts ExploreOptions, v ExploreViolation) ExploreViolation {
+func ShortestViolation(scn *spec.Scenario, opts ExploreOptions, v ExploreViolation) ExploreViolation {
 	target := violationKey{v.Criterion, v.Process}
 	for d := 0; d <= v.Depth; d++ {
 		o := opts

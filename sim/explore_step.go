@@ -21,7 +21,7 @@ type transition struct {
 	id               int
 	violationsBefore int
 	// script is what the step recorded (in storage the slot reuses).
-	script []ScriptedAction
+	script []spec.ScriptedAction
 }
 
 // bit returns the transition's sleep-set bit (0 when it has none).

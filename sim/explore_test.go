@@ -15,20 +15,20 @@ import (
 )
 
 // chainScope is a small test scope: p1 forwards ext to mid, p2 receives both.
-func chainScope() *Scenario {
-	return &Scenario{Name: "chain",
-		Topics: []TopicSpec{{Name: "ext", Partitions: 1, External: true}, {Name: "mid", Partitions: 1}},
-		Processes: []ProcessSpec{
+func chainScope() *spec.Scenario {
+	return &spec.Scenario{Name: "chain",
+		Topics: []spec.TopicSpec{{Name: "ext", Partitions: 1, External: true}, {Name: "mid", Partitions: 1}},
+		Processes: []spec.ProcessSpec{
 			{Name: "p1", Receives: []string{"ext"}, Sends: []string{"mid"}},
 			{Name: "p2", Receives: []string{"ext", "mid"}},
 		}}
 }
 
 // pairScope has two processes with disjoint topics, so the reduction has work to do.
-func pairScope() *Scenario {
-	return &Scenario{Name: "pair",
-		Topics: []TopicSpec{{Name: "a", Partitions: 1, External: true}, {Name: "b", Partitions: 1, External: true}},
-		Processes: []ProcessSpec{
+func pairScope() *spec.Scenario {
+	return &spec.Scenario{Name: "pair",
+		Topics: []spec.TopicSpec{{Name: "a", Partitions: 1, External: true}, {Name: "b", Partitions: 1, External: true}},
+		Processes: []spec.ProcessSpec{
 			{Name: "p1", Receives: []string{"a"}},
 			{Name: "p2", Receives: []string{"b"}},
 		}}
@@ -92,11 +92,11 @@ func TestCloneMatchesStraightRun(t *testing.T) {
 
 // referenceScope is the topology of the catalogue's reference scope: p1 forwards a to mid, p2
 // receives b and mid.
-func referenceScope() *Scenario {
-	return &Scenario{Name: "reference",
-		Topics: []TopicSpec{{Name: "a", Partitions: 1, External: true}, {Name: "b", Partitions: 1, External: true},
+func referenceScope() *spec.Scenario {
+	return &spec.Scenario{Name: "reference",
+		Topics: []spec.TopicSpec{{Name: "a", Partitions: 1, External: true}, {Name: "b", Partitions: 1, External: true},
 			{Name: "mid", Partitions: 1}},
-		Processes: []ProcessSpec{
+		Processes: []spec.ProcessSpec{
 			{Name: "p1", Receives: []string{"a"}, Sends: []string{"mid"}},
 			{Name: "p2", Receives: []string{"b", "mid"}},
 		}}
@@ -109,7 +109,7 @@ func referenceScope() *Scenario {
 func TestExploreReductionIsSound(t *testing.T) {
 	cases := []struct {
 		name   string
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 		sab    node.Sabotage
 		fewer  bool
@@ -195,7 +195,7 @@ func TestPersistentSetRuleIsChecked(t *testing.T) {
 // exploreExact explores with every concrete state told apart
 // (no hash abstraction: the reduction is compared alone), unsound leaving out a persistent-set
 // rule.
-func exploreExact(scn *Scenario, opts ExploreOptions, unsound bool) ExploreResult {
+func exploreExact(scn *spec.Scenario, opts ExploreOptions, unsound bool) ExploreResult {
 	x := newExplorer(scn, opts)
 	x.hasher.exact = true
 	if unsound {
@@ -248,9 +248,9 @@ func TestShortestViolationIsShortest(t *testing.T) {
 // two feeds of one step in either order hash alike, a third feed does not, and a drain that
 // delivered nothing hashes like no drain.
 func TestStepHashIsCanonical(t *testing.T) {
-	scn := &Scenario{Name: "two-inputs",
-		Topics:    []TopicSpec{{Name: "x", Partitions: 1, External: true}, {Name: "y", Partitions: 1, External: true}},
-		Processes: []ProcessSpec{{Name: "p", Receives: []string{"x", "y"}}}}
+	scn := &spec.Scenario{Name: "two-inputs",
+		Topics:    []spec.TopicSpec{{Name: "x", Partitions: 1, External: true}, {Name: "y", Partitions: 1, External: true}},
+		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"x", "y"}}}}
 	set := swarm.Settings{Seed: 1}
 	h := newStateHasher(&set, false)
 	after := func(feeds []int, drain bool) hashKey {
@@ -288,9 +288,9 @@ func TestStepHashIsCanonical(t *testing.T) {
 // hashes like one that did not; while a crash is left (a rollback would tell them apart) it
 // does not.
 func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
-	scn := &Scenario{Name: "one-input",
-		Topics:    []TopicSpec{{Name: "x", Partitions: 1, External: true}},
-		Processes: []ProcessSpec{{Name: "p", Receives: []string{"x"}}}}
+	scn := &spec.Scenario{Name: "one-input",
+		Topics:    []spec.TopicSpec{{Name: "x", Partitions: 1, External: true}},
+		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"x"}}}}
 	hashAfter := func(crashLeft, commitBetween bool) hashKey {
 		set := swarm.Settings{Seed: 1}
 		if crashLeft {
@@ -352,7 +352,7 @@ func TestFailedProcessHash(t *testing.T) {
 func TestAbstractionsAreSound(t *testing.T) {
 	cases := []struct {
 		name   string
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 		sab    node.Sabotage
 		// raceBudget, when set, replaces budget under the race detector (raceEnabled).
@@ -436,8 +436,8 @@ func TestExploreAbortBudgetEnds(t *testing.T) {
 // start is caught (S8), and the honest host is clean. Without the policy the sweep would drop
 // nothing and the sabotaged host would pass.
 func TestExploreRetentionDropsRecords(t *testing.T) {
-	one := &Scenario{Name: "one", Topics: []TopicSpec{{Name: "a", Partitions: 1, External: true}},
-		Processes: []ProcessSpec{{Name: "p", Receives: []string{"a"}}}}
+	one := &spec.Scenario{Name: "one", Topics: []spec.TopicSpec{{Name: "a", Partitions: 1, External: true}},
+		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"a"}}}}
 	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2,retention=1"), Reduce: true}
 	if res := Explore(one, opts); res.Verdict != "pass" || !res.Complete {
 		t.Fatalf("honest: %v", res)
@@ -454,7 +454,7 @@ func TestExploreRetentionDropsRecords(t *testing.T) {
 
 // exploreHashAfter returns the canonical hash of the state path leads to (a state reached
 // through clones must hash like the same state reached in place).
-func exploreHashAfter(scn *Scenario, opts ExploreOptions, path [][]int, h *stateHasher) hashKey {
+func exploreHashAfter(scn *spec.Scenario, opts ExploreOptions, path [][]int, h *stateHasher) hashKey {
 	x := newExplorer(scn, opts)
 	x.hasher = h
 	s := x.root()

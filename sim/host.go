@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -38,7 +39,7 @@ const (
 type proc struct {
 	w     *world
 	idx   int
-	spec  *ProcessSpec
+	spec  *spec.ProcessSpec
 	group string // consumer group = application.id
 	txnID string
 

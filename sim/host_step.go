@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -136,10 +137,10 @@ func (p *proc) drain() {
 // an emission refused (the process failed closed).
 func (p *proc) runLogic(c int32, d node.Delivery) bool {
 	w := p.w
-	in := Delivered{Process: p.spec.Name, Topic: w.topics[w.chans[c].topic].spec.Name,
+	in := spec.Delivered{Process: p.spec.Name, Topic: w.topics[w.chans[c].topic].spec.Name,
 		Partition: int32(d.Position), Key: d.Record.Key, Value: d.Record.Value, HopsMax: p.hopsMax()}
 	in.Partition, in.Position = w.chans[c].part, int64(d.Position)
-	var ems []Emission
+	var ems []spec.Emission
 	if p.spec.Handler != nil {
 		ems = p.spec.Handler(in)
 	} else {
@@ -154,7 +155,7 @@ func (p *proc) runLogic(c int32, d node.Delivery) bool {
 }
 
 // send stamps one emission with the engine (Emit) and produces it transactionally.
-func (p *proc) send(em Emission, tsMicros int64) bool {
+func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 	w := p.w
 	t, ok := w.topicByName[em.Topic]
 	if !ok || w.topics[t].inc < 0 {
@@ -294,7 +295,7 @@ func (p *proc) refuse(err error) {
 	p.rollback()
 	p.status = procFailed
 	p.refusalWhy = string(r.Reason)
-	w.stats.countRefusal(r.Reason)
+	w.countRefusal(r.Reason)
 	if w.tracing {
 		w.emitProc("refused", p, r.Error())
 	}

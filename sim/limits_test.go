@@ -13,39 +13,39 @@ import (
 // and sizes above the documented limits, are refused by Validate with the limit in the message,
 // before a world is built (where the substrate's refusal was a panic).
 func TestValidateRefusesWhatTheSubstrateWouldReject(t *testing.T) {
-	base := func() *Scenario { return chainScope() }
+	base := func() *spec.Scenario { return chainScope() }
 	cases := []struct {
 		name string
-		edit func(s *Scenario)
+		edit func(s *spec.Scenario)
 		want string
 	}{
-		{"dot", func(s *Scenario) { s.Topics[0].Name = "." }, `topic name "."`},
-		{"dot dot", func(s *Scenario) { s.Topics[0].Name = ".." }, `topic name ".."`},
-		{"250 characters", func(s *Scenario) { s.Topics[0].Name = strings.Repeat("a", 250) }, "need 1-249 characters"},
-		{"illegal character", func(s *Scenario) { s.Topics[0].Name = "a b" }, "illegal character"},
-		{"dot versus underscore", func(s *Scenario) {
-			s.Topics = append(s.Topics, TopicSpec{Name: "a.b", Partitions: 1}, TopicSpec{Name: "a_b", Partitions: 1})
+		{"dot", func(s *spec.Scenario) { s.Topics[0].Name = "." }, `topic name "."`},
+		{"dot dot", func(s *spec.Scenario) { s.Topics[0].Name = ".." }, `topic name ".."`},
+		{"250 characters", func(s *spec.Scenario) { s.Topics[0].Name = strings.Repeat("a", 250) }, "need 1-249 characters"},
+		{"illegal character", func(s *spec.Scenario) { s.Topics[0].Name = "a b" }, "illegal character"},
+		{"dot versus underscore", func(s *spec.Scenario) {
+			s.Topics = append(s.Topics, spec.TopicSpec{Name: "a.b", Partitions: 1}, spec.TopicSpec{Name: "a_b", Partitions: 1})
 		}, "differ only in '.' versus '_'"},
-		{"partitions", func(s *Scenario) { s.Topics[0].Partitions = spec.MaxChannels + 1 }, fmt.Sprintf("above the limit of %d", spec.MaxChannels)},
-		{"channels", func(s *Scenario) {
+		{"partitions", func(s *spec.Scenario) { s.Topics[0].Partitions = spec.MaxChannels + 1 }, fmt.Sprintf("above the limit of %d", spec.MaxChannels)},
+		{"channels", func(s *spec.Scenario) {
 			for i := range 2 {
-				s.Topics = append(s.Topics, TopicSpec{Name: fmt.Sprintf("wide%d", i), Partitions: spec.MaxChannels / 2})
+				s.Topics = append(s.Topics, spec.TopicSpec{Name: fmt.Sprintf("wide%d", i), Partitions: spec.MaxChannels / 2})
 			}
 		}, fmt.Sprintf("more than %d channels", spec.MaxChannels)},
-		{"cause at the reserved position", func(s *Scenario) {
-			s.Script = []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "ext", Causes: []CauseRef{{Topic: "ext", Position: math.MaxInt64}}}}
+		{"cause at the reserved position", func(s *spec.Scenario) {
+			s.Script = []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "ext", Causes: []spec.CauseRef{{Topic: "ext", Position: math.MaxInt64}}}}
 		}, "a header carries positions 0..2^63-2"},
-		{"processes", func(s *Scenario) {
+		{"processes", func(s *spec.Scenario) {
 			for i := range spec.MaxProcesses {
-				s.Processes = append(s.Processes, ProcessSpec{Name: fmt.Sprintf("extra%d", i)})
+				s.Processes = append(s.Processes, spec.ProcessSpec{Name: fmt.Sprintf("extra%d", i)})
 			}
 		}, fmt.Sprintf("above the limit of %d", spec.MaxProcesses)},
-		{"subscriptions", func(s *Scenario) {
+		{"subscriptions", func(s *spec.Scenario) {
 			for i := range 40 {
-				s.Topics = append(s.Topics, TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: 1})
+				s.Topics = append(s.Topics, spec.TopicSpec{Name: fmt.Sprintf("t%d", i), Partitions: 1})
 			}
 			for i := range spec.MaxSubscriptions/len(s.Topics) + 1 {
-				p := ProcessSpec{Name: fmt.Sprintf("reader%d", i)}
+				p := spec.ProcessSpec{Name: fmt.Sprintf("reader%d", i)}
 				for _, t := range s.Topics {
 					p.Receives = append(p.Receives, t.Name)
 				}

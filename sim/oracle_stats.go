@@ -2,71 +2,16 @@ package sim
 
 import (
 	"maps"
-	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// Stats are what a run exercised: counts of what happened (committed deliveries, holds, holds
-// released in a later action, refusals by reason, crashes, rollbacks, recreations, truncations,
-// aborted transactions, ...) and the virtual-time figures: hold and end-to-end latency and
-// deliveries per virtual second.
-type Stats struct {
-	Actions      [spec.NumActionKinds]int `json:"-"`
-	Deliveries   int                      `json:"deliveries"`
-	Holds        int                      `json:"holds"`
-	HeldReleased int                      `json:"held_then_released"` // delivered after surviving a drain (or a restart) held back
-	Duplicates   int                      `json:"duplicates_dropped"`
-	Sent         int                      `json:"sent"`
-	Produced     int                      `json:"produced"`
-	Corrupt      int                      `json:"corrupt_produced"`
-	Commits      int                      `json:"commits"`
-	Starts       int                      `json:"starts"`
-	Stops        int                      `json:"stops"`
-	Crashes      int                      `json:"crashes"`
-	Rollbacks    int                      `json:"rollbacks"`
-	Rewinds      int                      `json:"rewinds"`
-	Truncations  int                      `json:"truncations"`
-	Retentions   int                      `json:"retention_sweeps"`
-	Deletions    int                      `json:"topic_deletions"`
-	Recreations  int                      `json:"recreations"`
-	Redeclares   int                      `json:"redeclarations"`
-	Migrations   int                      `json:"migrations"`
-	Zombies      int                      `json:"zombies_fenced"`
-	AbortedTxns  int                      `json:"aborted_txns"`
-	OpenTxns     int                      `json:"open_txns"`
-	// RestartChecks counts the RESTART_INVISIBILITY checks the run made (check_restart.go): 1
-	// when its settings asked for one and the drawn process was restartable from the drawn point.
-	RestartChecks int `json:"restart_checks"`
-	// CommitCrashes counts the crashes inside a commit sequence (host_commit.go).
-	CommitCrashes int `json:"commit_crashes"`
-
-	// CorruptDecodable counts the corrupt records whose headers the reference decoder reads:
-	// near misses, which are forged records judged by what they say.
-	CorruptDecodable int `json:"corrupt_decodable"`
-	// Refusals counts refusals by reason name; shared copy-on-write with a clone's stats while
-	// refusalsShared (world_clone.go).
-	Refusals       map[string]int `json:"refusals"`
-	refusalsShared bool
-	// Session counts the session actors' work by name (writes, writes_aborted, reads,
-	// reads_served, reads_redirected, reads_retry, token_refused, sessions_abandoned,
-	// tokens_damaged, damaged_sent); nil without sessions.
-	Session map[string]int `json:"session,omitempty"`
-
-	SafetySteps   int   `json:"safety_steps"`
-	LivenessSteps int   `json:"liveness_steps"`
-	EndMicros     int64 `json:"end_us"`
-	// DeliveriesPerVirtualSecond is committed deliveries per second of virtual time.
-	DeliveriesPerVirtualSecond float64      `json:"deliveries_per_virtual_s"`
-	HoldLatency                LatencyStats `json:"hold_latency"`
-	EndToEndLatency            LatencyStats `json:"end_to_end_latency"`
-}
-
-// countRefusal counts one refusal.
-func (s *Stats) countRefusal(r node.Reason) {
-	if s.refusalsShared {
-		s.Refusals, s.refusalsShared = maps.Clone(s.Refusals), false
+// countRefusal counts one refusal in the run's stats.
+func (w *world) countRefusal(r node.Reason) {
+	s := &w.stats
+	if w.refusalsShared {
+		s.Refusals, w.refusalsShared = maps.Clone(s.Refusals), false
 	}
 	if s.Refusals == nil {
 		s.Refusals = make(map[string]int)
@@ -74,18 +19,8 @@ func (s *Stats) countRefusal(r node.Reason) {
 	s.Refusals[string(r)]++
 }
 
-// RefusalReasons returns the refusal reasons seen, sorted (for printing).
-func (s *Stats) RefusalReasons() []string {
-	out := make([]string, 0, len(s.Refusals))
-	for r := range s.Refusals {
-		out = append(out, r)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// finish computes the virtual-time figures at the end of a run.
-func (s *Stats) finish(nowMicros int64, l *latencies) {
+// finishStats computes the virtual-time figures of s at the end of a run.
+func finishStats(s *spec.Stats, nowMicros int64, l *latencies) {
 	s.EndMicros = nowMicros
 	if nowMicros > 0 {
 		s.DeliveriesPerVirtualSecond = float64(s.Deliveries) * 1e6 / float64(nowMicros)

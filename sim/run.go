@@ -37,21 +37,6 @@ type RunOptions struct {
 // reports reports whether the oracle reports violations of criterion c (RunOptions.Disabled).
 func (o *RunOptions) reports(c spec.Criterion) bool { return !slices.Contains(o.Disabled, c) }
 
-// Result is the outcome of a run.
-type Result struct {
-	Seed       uint64
-	Verdict    string // "pass" or "violation"
-	Violations []spec.Violation
-	Stats      Stats
-	Steps      int
-	Choices    []int // every answer the Chooser gave, in order (for replay and shrinking)
-	// Deliveries lists, per process, the uids of its committed first deliveries in delivery
-	// order (the metamorphic restart check compares them).
-	Deliveries [][]uint64 `json:"-"`
-	// Script is the safety phase as a script, when RunOptions.RecordScript was set.
-	Script []ScriptedAction `json:"-"`
-}
-
 // Run executes one run of scn under set, making every schedule and fault decision through ch:
 // the safety phase (set.SafetySteps actions chosen by ch, or scn.Script when given), then the
 // liveness phase (faults off; every process started, fed, drained and committed until nothing
@@ -59,12 +44,12 @@ type Result struct {
 // checks, and, when set.RestartCheck asks for it and the run passed, the restart check
 // (check_restart.go: the script once more with a clean restart inserted; not with opts.Streams
 // given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
-func Run(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Result {
+func Run(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *spec.Result {
 	return runScenario(scn, set, ch, opts, nil)
 }
 
 // runScenario is Run with the run's phases observed by obs (nil: not observed).
-func runScenario(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions, obs runObserver) *Result {
+func runScenario(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions, obs runObserver) *spec.Result {
 	if err := scn.Validate(); err != nil {
 		panic("sim: " + err.Error())
 	}
@@ -94,14 +79,14 @@ func runScenario(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunO
 type runObserver interface {
 	started(w *world)
 	scripted(w *world, i int)
-	finished(w *world, res *Result)
+	finished(w *world, res *spec.Result)
 }
 
 // run executes the phases of a run and returns its result.
-func (w *world) run() *Result { return w.runObserved(nil) }
+func (w *world) run() *spec.Result { return w.runObserved(nil) }
 
 // runObserved executes the phases of a run, observed by obs when not nil, and returns its result.
-func (w *world) runObserved(obs runObserver) *Result {
+func (w *world) runObserved(obs runObserver) *spec.Result {
 	w.startAll()
 	if obs != nil {
 		obs.started(w)
@@ -168,9 +153,9 @@ func (w *world) finish() {
 }
 
 // result assembles the Result.
-func (w *world) result() *Result {
-	w.stats.finish(w.clock.nowMicros, &w.lat)
-	r := &Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.violations, Stats: w.stats,
+func (w *world) result() *spec.Result {
+	finishStats(&w.stats, w.clock.nowMicros, &w.lat)
+	r := &spec.Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.violations, Stats: w.stats,
 		Steps: w.step, Choices: w.chooser.Choices(), Script: w.script}
 	if len(w.violations) > 0 {
 		r.Verdict = "violation"

@@ -4,19 +4,20 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // diamondScenario is E→p1→mid; p2 receives E and mid (the effect can arrive before its cause).
-func diamondScenario() *Scenario {
-	return &Scenario{
+func diamondScenario() *spec.Scenario {
+	return &spec.Scenario{
 		Name: "diamond",
-		Topics: []TopicSpec{
+		Topics: []spec.TopicSpec{
 			{Name: "in", Partitions: 1, External: true},
 			{Name: "mid", Partitions: 1},
 			{Name: "out", Partitions: 1},
 		},
-		Processes: []ProcessSpec{
+		Processes: []spec.ProcessSpec{
 			{Name: "p1", Receives: []string{"in"}, Sends: []string{"mid"}},
 			{Name: "p2", Receives: []string{"in", "mid"}, Sends: []string{"out"}},
 		},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
@@ -13,7 +14,7 @@ import (
 // seed gives another run.
 func TestRunDeterministic(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
-		run := func() (*Result, []trace.Event) {
+		run := func() (*spec.Result, []trace.Event) {
 			sink := &trace.CollectSink{}
 			res := Run(diamondScenario(), swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
 			return res, sink.Events
@@ -37,7 +38,7 @@ func TestRunDeterministic(t *testing.T) {
 	}
 }
 
-func runEvents(seed uint64) (*Result, []trace.Event) {
+func runEvents(seed uint64) (*spec.Result, []trace.Event) {
 	sink := &trace.CollectSink{}
 	res := Run(diamondScenario(), swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
 	return res, sink.Events

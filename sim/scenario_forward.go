@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/parsleysim/parsleysim/sim/spec"
+
 // The default application logic: deterministic forwarding with a bounded hop count.
 //
 // A record's value starts with one byte, the number of hops it has travelled (external
@@ -37,18 +39,18 @@ func keyHash(key []byte) uint32 {
 // Forward is the default Handler: it forwards the delivery to the process's sent topics while
 // the hop count is below in.HopsMax. sends are the process's sent topic names; fanoutOne picks
 // one of them by the key.
-func Forward(in Delivered, sends []string, fanoutOne bool) []Emission {
+func Forward(in spec.Delivered, sends []string, fanoutOne bool) []spec.Emission {
 	if len(sends) == 0 || hopsOf(in.Value) >= in.HopsMax {
 		return nil
 	}
 	value := forwardValue(in.Value)
 	if fanoutOne {
 		t := sends[keyHash(in.Key)%uint32(len(sends))]
-		return []Emission{{Topic: t, Key: in.Key, Value: value}}
+		return []spec.Emission{{Topic: t, Key: in.Key, Value: value}}
 	}
-	out := make([]Emission, len(sends))
+	out := make([]spec.Emission, len(sends))
 	for i, t := range sends {
-		out[i] = Emission{Topic: t, Key: in.Key, Value: value}
+		out[i] = spec.Emission{Topic: t, Key: in.Key, Value: value}
 	}
 	return out
 }

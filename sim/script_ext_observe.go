@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -24,7 +25,7 @@ import (
 // view is kept once per change (View finds the one in force), and a view's deliveries share one
 // persistent list per process (a delivery is one node, whatever the number of snapshots).
 type Observed struct {
-	Result *Result
+	Result *spec.Result
 	// Snapshots[0] follows the initial starts (Action -1), Snapshots[i+1] follows script action i,
 	// and the last one follows the liveness phase and the end-of-run checks (Action len(Script)).
 	Snapshots []Snapshot
@@ -165,7 +166,7 @@ type CauseView struct {
 
 // RunObserved runs scn as Run does (the same run: the observer only reads the world),
 // snapshotting the world after each scripted action.
-func RunObserved(scn *Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Observed {
+func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Observed {
 	ob := &Observed{}
 	runScenario(scn, set, ch, opts, ob)
 	return ob
@@ -181,7 +182,7 @@ func (ob *Observed) started(w *world) {
 func (ob *Observed) scripted(w *world, i int) { ob.snapshot(w, i) }
 
 // finished implements runObserver: the result, the last snapshot and the records' final states.
-func (ob *Observed) finished(w *world, res *Result) {
+func (ob *Observed) finished(w *world, res *spec.Result) {
 	ob.Result = res
 	ob.snapshot(w, len(w.scn.Script))
 	for i := range ob.Messages {

@@ -13,8 +13,8 @@ import (
 // chainScript is n rounds of: produce to ext, p1 delivers it and forwards it to mid, p2 delivers
 // both; every fourth round p2 crashes before committing (its deliveries of the round are taken
 // back) and starts again.
-func chainScript(n int) []ScriptedAction {
-	var script []ScriptedAction
+func chainScript(n int) []spec.ScriptedAction {
+	var script []spec.ScriptedAction
 	for i := range n {
 		script = append(script, act(spec.ActProducePlain, "", "ext"),
 			act(spec.ActFeed, "p1", "ext"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""),

@@ -28,8 +28,8 @@ func (w *world) sessionEnabled(k spec.ActionKind) bool {
 // doSession performs a scheduled session action.
 func (w *world) doSession(k spec.ActionKind) {
 	s := w.sess
-	a := SessionAction{Client: s.chooseClient(k)}
-	sa := ScriptedAction{Kind: k, Session: &a}
+	a := spec.SessionAction{Client: s.chooseClient(k)}
+	sa := spec.ScriptedAction{Kind: k, Session: &a}
 	switch k {
 	case spec.ActSessionWrite:
 		t := s.chooseWriteTopic()
@@ -48,14 +48,14 @@ func (w *world) doSession(k spec.ActionKind) {
 		w.record(sa)
 		s.read(a.Client, mi, a.Replica)
 	case spec.ActTokenDamage:
-		a.Damage = TokenDamage(1 + w.chooseUniform("token-damage.how", int(numTokenDamages)-1))
+		a.Damage = spec.TokenDamage(1 + w.chooseUniform("token-damage.how", int(spec.NumTokenDamages)-1))
 		w.record(sa)
 		s.damage(a.Client, a.Damage)
 	}
 }
 
 // doScriptedSession performs a scripted session action and reports whether it applied.
-func (w *world) doScriptedSession(a *ScriptedAction) bool {
+func (w *world) doScriptedSession(a *spec.ScriptedAction) bool {
 	s := w.sess
 	if s == nil || a.Session == nil || a.Session.Client < 0 || a.Session.Client >= len(s.clients) {
 		return false
@@ -79,7 +79,7 @@ func (w *world) doScriptedSession(a *ScriptedAction) bool {
 		}
 		s.read(sa.Client, mi, max(sa.Replica, 0))
 	case spec.ActTokenDamage:
-		if sa.Damage == TokenIntact || sa.Damage >= numTokenDamages {
+		if sa.Damage == spec.TokenIntact || sa.Damage >= spec.NumTokenDamages {
 			return false
 		}
 		s.damage(sa.Client, sa.Damage)
@@ -148,7 +148,7 @@ func (m *readModel) holdsBack(w *world) bool {
 }
 
 // damage makes the simulator damage client c's token on its next request.
-func (s *sessionWorld) damage(c int, d TokenDamage) {
+func (s *sessionWorld) damage(c int, d spec.TokenDamage) {
 	s.clients[c].damage = d
 	s.count("tokens_damaged")
 	if s.w.tracing {

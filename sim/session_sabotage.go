@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
 	"github.com/parsleysim/parsleysim/sim/oracle/wire"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The session tiers' sabotage modes: deliberate faults of the write tier, the read tier and the
@@ -31,43 +32,17 @@ const (
 	SessionProjectorRecordsFrontier
 )
 
-// TokenDamage is how the simulator damages a token in flight. Every kind leaves bytes the strict
-// decode refuses, so the simulator knows exactly which requests carried a damaged token.
-type TokenDamage uint8
-
-// The kinds of damage.
-const (
-	TokenIntact     TokenDamage = iota // no damage
-	TokenTruncated                     // about half of the bytes after the version byte cut off
-	TokenTrailing                      // one byte appended
-	TokenBadVersion                    // the version byte overwritten with 0x63
-	numTokenDamages
-)
-
-// String names the damage ("truncated", "trailing-byte", "bad-version"; "intact").
-func (d TokenDamage) String() string {
-	switch d {
-	case TokenTruncated:
-		return "truncated"
-	case TokenTrailing:
-		return "trailing-byte"
-	case TokenBadVersion:
-		return "bad-version"
-	}
-	return "intact"
-}
-
-// apply returns a damaged copy of an encoded token. It panics if the reference decoder (a token is
-// a parsley.causes value) would still accept the result: the simulator must know every damaged
-// token it sent, and whether a tier's own decoder refuses it is what SESSION_DAMAGED judges.
-func (d TokenDamage) apply(token []byte) []byte {
+// damageToken returns a copy of an encoded token damaged by d. It panics if the reference decoder
+// (a token is a parsley.causes value) would still accept the result: the simulator must know every
+// damaged token it sent, and whether a tier's own decoder refuses it is what SESSION_DAMAGED judges.
+func damageToken(d spec.TokenDamage, token []byte) []byte {
 	out := append([]byte(nil), token...)
 	switch d {
-	case TokenTruncated:
+	case spec.TokenTruncated:
 		out = out[:len(out)-(1+(len(out)-1)/2)]
-	case TokenTrailing:
+	case spec.TokenTrailing:
 		out = append(out, 0x00)
-	case TokenBadVersion:
+	case spec.TokenBadVersion:
 		out[0] = 0x63
 	default:
 		return out

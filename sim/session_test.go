@@ -16,24 +16,24 @@ import (
 // projected); view and view2 project orders and payments (two replicas, as separate read models so
 // a script picks the replica), events-view projects only events (sent by enricher) behind the
 // handler seam.
-func shop(script ...ScriptedAction) *Scenario {
-	return &Scenario{
+func shop(script ...spec.ScriptedAction) *spec.Scenario {
+	return &spec.Scenario{
 		Name: "shop",
-		Topics: []TopicSpec{
+		Topics: []spec.TopicSpec{
 			{Name: "orders", Partitions: 1, External: true},
 			{Name: "payments", Partitions: 1, External: true},
 			{Name: "audit", Partitions: 1, External: true},
 			{Name: "events", Partitions: 1},
 		},
-		Processes: []ProcessSpec{
+		Processes: []spec.ProcessSpec{
 			{Name: "view", Receives: []string{"orders", "payments"}},
 			{Name: "view2", Receives: []string{"orders", "payments"}},
 			{Name: "enricher", Receives: []string{"orders"}, Sends: []string{"events"}},
 			{Name: "events-view", Receives: []string{"events"}},
 		},
-		Session: &SessionSpec{
+		Session: &spec.SessionSpec{
 			Clients: 2, Writes: []string{"orders", "payments", "audit"},
-			Models: []ReadModelSpec{
+			Models: []spec.ReadModelSpec{
 				{Name: "fast", Partitions: [][]string{{"view"}}},
 				{Name: "slow", Partitions: [][]string{{"view2"}}},
 				{Name: "both", Partitions: [][]string{{"view", "view2"}}},
@@ -44,25 +44,25 @@ func shop(script ...ScriptedAction) *Scenario {
 	}
 }
 
-func sWrite(client int, topic string) ScriptedAction {
-	return ScriptedAction{Kind: spec.ActSessionWrite, Topic: topic, Session: &SessionAction{Client: client}}
+func sWrite(client int, topic string) spec.ScriptedAction {
+	return spec.ScriptedAction{Kind: spec.ActSessionWrite, Topic: topic, Session: &spec.SessionAction{Client: client}}
 }
 
-func sTxnWrite(client int, topic string, commit bool) ScriptedAction {
-	return ScriptedAction{Kind: spec.ActSessionWrite, Topic: topic, Session: &SessionAction{Client: client, Txn: true, Commit: commit}}
+func sTxnWrite(client int, topic string, commit bool) spec.ScriptedAction {
+	return spec.ScriptedAction{Kind: spec.ActSessionWrite, Topic: topic, Session: &spec.SessionAction{Client: client, Txn: true, Commit: commit}}
 }
 
-func sRead(client int, model string) ScriptedAction {
-	return ScriptedAction{Kind: spec.ActSessionRead, Session: &SessionAction{Client: client, Model: model}}
+func sRead(client int, model string) spec.ScriptedAction {
+	return spec.ScriptedAction{Kind: spec.ActSessionRead, Session: &spec.SessionAction{Client: client, Model: model}}
 }
 
-func sDamage(client int, d TokenDamage) ScriptedAction {
-	return ScriptedAction{Kind: spec.ActTokenDamage, Session: &SessionAction{Client: client, Damage: d}}
+func sDamage(client int, d spec.TokenDamage) spec.ScriptedAction {
+	return spec.ScriptedAction{Kind: spec.ActTokenDamage, Session: &spec.SessionAction{Client: client, Damage: d}}
 }
 
 // settleStep feeds every record of the named topics to p, drains and commits.
-func settleStep(p string, topics ...string) []ScriptedAction {
-	var out []ScriptedAction
+func settleStep(p string, topics ...string) []spec.ScriptedAction {
+	var out []spec.ScriptedAction
 	for _, t := range topics {
 		out = append(out, act(spec.ActFeed, p, t), act(spec.ActFeed, p, t))
 	}
@@ -70,7 +70,7 @@ func settleStep(p string, topics ...string) []ScriptedAction {
 }
 
 // runSession runs a scripted session scope honestly and with the tier mode.
-func runSession(t *testing.T, mode HostSabotage, script []ScriptedAction) (honest, broken *Result) {
+func runSession(t *testing.T, mode HostSabotage, script []spec.ScriptedAction) (honest, broken *spec.Result) {
 	t.Helper()
 	honest = runScripted(shop(script...), RunOptions{}, false)
 	broken = runScripted(shop(script...), RunOptions{HostSabotage: mode}, false)
@@ -79,7 +79,7 @@ func runSession(t *testing.T, mode HostSabotage, script []ScriptedAction) (hones
 
 // expectSession asserts that the sabotaged run broke crit with a detail naming the client, its
 // session and an operation, and that the honest run passed.
-func expectSession(t *testing.T, crit spec.Criterion, honest, broken *Result) {
+func expectSession(t *testing.T, crit spec.Criterion, honest, broken *spec.Result) {
 	t.Helper()
 	if honest.Verdict != "pass" {
 		t.Fatalf("honest run: %v", honest.Violations)
@@ -97,7 +97,7 @@ func expectSession(t *testing.T, crit spec.Criterion, honest, broken *Result) {
 
 func TestSessionReadSkipsUnknownChannels(t *testing.T) {
 	// Client 0 writes audit, which no projection records: the honest read tier must refuse.
-	script := []ScriptedAction{sWrite(0, "audit"), sRead(0, "fast")}
+	script := []spec.ScriptedAction{sWrite(0, "audit"), sRead(0, "fast")}
 	honest, broken := runSession(t, SessionReadSkipsUnknownChannels, script)
 	expectSession(t, spec.CritSessionCoverage, honest, broken)
 	expectSession(t, spec.CritSessionRYW, honest, broken)
@@ -107,13 +107,13 @@ func TestSessionReadSkipsUnknownChannels(t *testing.T) {
 }
 
 func TestSessionWriteMergesLogEnd(t *testing.T) {
-	honest, broken := runSession(t, SessionWriteMergesLogEnd, []ScriptedAction{sWrite(0, "orders")})
+	honest, broken := runSession(t, SessionWriteMergesLogEnd, []spec.ScriptedAction{sWrite(0, "orders")})
 	expectSession(t, spec.CritSessionToken, honest, broken)
 }
 
 func TestSessionWriteMergesBeforeCommit(t *testing.T) {
 	// A transactional write that aborts: its offset must never reach the token.
-	script := []ScriptedAction{sTxnWrite(0, "orders", true), sTxnWrite(0, "orders", false)}
+	script := []spec.ScriptedAction{sTxnWrite(0, "orders", true), sTxnWrite(0, "orders", false)}
 	honest, broken := runSession(t, SessionWriteMergesBeforeCommit, script)
 	expectSession(t, spec.CritSessionToken, honest, broken)
 	if honest.Stats.Session["writes_aborted"] != 1 {
@@ -125,8 +125,8 @@ func TestSessionTokenSalvage(t *testing.T) {
 	// A read gives client 0 a token naming orders@0; the token is truncated in flight on the
 	// next write. The honest write tier refuses it (a new session); the salvaging tier writes
 	// with the partial frontier, dropping what the session read.
-	script := append([]ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
-	script = append(script, sRead(0, "fast"), sDamage(0, TokenTruncated), sWrite(0, "payments"))
+	script := append([]spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
+	script = append(script, sRead(0, "fast"), sDamage(0, spec.TokenTruncated), sWrite(0, "payments"))
 	honest, broken := runSession(t, SessionTokenSalvage, script)
 	expectSession(t, spec.CritSessionDamaged, honest, broken)
 	expectSession(t, spec.CritSessionWFR, honest, broken)
@@ -138,8 +138,8 @@ func TestSessionTokenSalvage(t *testing.T) {
 // frontierAhead makes view2's engine frontier name client 0's write orders@1 while view2 still
 // holds it back: client 1 reads orders@1 from view and writes payments@0 carrying it; view2 is fed
 // payments@0 (held: orders@1 is not delivered) and delivers orders@0 only, then commits.
-func frontierAhead() []ScriptedAction {
-	s := []ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}, sWrite(0, "orders")}
+func frontierAhead() []spec.ScriptedAction {
+	s := []spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}, sWrite(0, "orders")}
 	s = append(s, settleStep("view", "orders")...)
 	s = append(s, sRead(1, "fast"), sWrite(1, "payments"))
 	s = append(s, act(spec.ActFeed, "view2", "payments"), act(spec.ActFeed, "view2", "orders"), act(spec.ActDrain, "view2", ""), act(spec.ActCommit, "view2", ""))
@@ -155,7 +155,7 @@ func TestSessionProjectorRecordsFrontier(t *testing.T) {
 func TestSessionMonotonicReads(t *testing.T) {
 	// Client 0 reads orders@0 from view, then reads view2, which has projected nothing: the
 	// skipping read tier serves it, and the second read no longer shows the first one's row.
-	script := append([]ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
+	script := append([]spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
 	script = append(script, sRead(0, "fast"), sRead(0, "slow"))
 	honest, broken := runSession(t, SessionReadSkipsUnknownChannels, script)
 	expectSession(t, spec.CritSessionMR, honest, broken)
@@ -164,8 +164,8 @@ func TestSessionMonotonicReads(t *testing.T) {
 func TestSessionRedirectToCaughtUpReplica(t *testing.T) {
 	// Client 0 writes orders@0; only view has projected it. A read of "both" that tries view2
 	// first must be redirected to view, and served.
-	script := append([]ScriptedAction{sWrite(0, "orders")}, settleStep("view", "orders")...)
-	script = append(script, ScriptedAction{Kind: spec.ActSessionRead, Session: &SessionAction{Client: 0, Model: "both", Replica: 1}})
+	script := append([]spec.ScriptedAction{sWrite(0, "orders")}, settleStep("view", "orders")...)
+	script = append(script, spec.ScriptedAction{Kind: spec.ActSessionRead, Session: &spec.SessionAction{Client: 0, Model: "both", Replica: 1}})
 	res := runScripted(shop(script...), RunOptions{}, false)
 	if res.Verdict != "pass" || res.Stats.Session["reads_redirected"] != 1 || res.Stats.Session["reads_served"] != 1 {
 		t.Fatalf("verdict %s, stats %v, violations %v: want one redirected, served read", res.Verdict, res.Stats.Session, res.Violations)
@@ -176,15 +176,15 @@ func TestSessionSeamModelRefusesForever(t *testing.T) {
 	// events-view records only its own coordinates on events: it can never cover a token naming
 	// orders (SPEC §5.3 known limitation). After everything settles the read is still refused,
 	// and refusing is no violation; the client gives the session up after Patience reads.
-	script := []ScriptedAction{sWrite(0, "orders")}
+	script := []spec.ScriptedAction{sWrite(0, "orders")}
 	script = append(script, settleStep("enricher", "orders")...)
 	script = append(script, settleStep("events-view", "events")...)
-	for range DefaultSessionPatience {
+	for range spec.DefaultSessionPatience {
 		script = append(script, sRead(0, "events"))
 	}
 	res := runScripted(shop(script...), RunOptions{}, true)
 	st := res.Stats.Session
-	if res.Verdict != "pass" || st["reads_served"] != 0 || st["reads_retry"] != DefaultSessionPatience || st["sessions_abandoned"] != 1 {
+	if res.Verdict != "pass" || st["reads_served"] != 0 || st["reads_retry"] != spec.DefaultSessionPatience || st["sessions_abandoned"] != 1 {
 		t.Fatalf("verdict %s, stats %v, violations %v", res.Verdict, st, res.Violations)
 	}
 	if res.Stats.Deliveries == 0 {
@@ -195,13 +195,13 @@ func TestSessionSeamModelRefusesForever(t *testing.T) {
 func TestSessionTokenNamingDeletedChannel(t *testing.T) {
 	// Client 0 writes audit, audit is deleted: no projection will ever record it, so every read
 	// is refused until the client starts a new session, and a fresh session reads again.
-	script := []ScriptedAction{sWrite(0, "audit"), {Kind: spec.ActDeleteTopic, Topic: "audit"}}
-	for range DefaultSessionPatience + 1 {
+	script := []spec.ScriptedAction{sWrite(0, "audit"), {Kind: spec.ActDeleteTopic, Topic: "audit"}}
+	for range spec.DefaultSessionPatience + 1 {
 		script = append(script, sRead(0, "fast"))
 	}
 	res := runScripted(shop(script...), RunOptions{}, false)
 	st := res.Stats.Session
-	if res.Verdict != "pass" || st["reads_retry"] != DefaultSessionPatience || st["reads_served"] != 1 {
+	if res.Verdict != "pass" || st["reads_retry"] != spec.DefaultSessionPatience || st["reads_served"] != 1 {
 		t.Fatalf("verdict %s, stats %v, violations %v", res.Verdict, st, res.Violations)
 	}
 }
@@ -209,15 +209,15 @@ func TestSessionTokenNamingDeletedChannel(t *testing.T) {
 func TestDamagedTokensNeverDecode(t *testing.T) {
 	tokens := [][]byte{{0x01, 0x00}, shopToken(t)}
 	for _, tok := range tokens {
-		for d := TokenTruncated; d < numTokenDamages; d++ {
-			if _, err := (&sessionWorld{entriesMax: 64, bytesMax: 4096}).tierDecode(d.apply(tok)); err == nil {
+		for d := spec.TokenTruncated; d < spec.NumTokenDamages; d++ {
+			if _, err := (&sessionWorld{entriesMax: 64, bytesMax: 4096}).tierDecode(damageToken(d, tok)); err == nil {
 				t.Fatalf("%s of %x decodes", d, tok)
 			}
 		}
 	}
 	// The salvaging parser recovers the whole frontier behind a bad version byte.
 	whole := shopToken(t)
-	if got := salvage(TokenBadVersion.apply(whole)); got.Len() != 2 {
+	if got := salvage(damageToken(spec.TokenBadVersion, whole)); got.Len() != 2 {
 		t.Fatalf("salvage of a bad version byte kept %v", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -21,7 +22,7 @@ type sessionWrite struct {
 	ch      int32
 	txn     bool
 	commit  bool
-	damaged TokenDamage
+	damaged spec.TokenDamage
 	uid     uint64
 	pos     int64
 	minted  session.CausalPast
@@ -121,12 +122,12 @@ func mergeCoordinate(token session.CausalPast, nc node.Channel, pos int64) sessi
 // damaged it in flight. The damage is consumed.
 func (s *sessionWorld) inFlight(cl *sessionClient) []byte {
 	d := cl.damage
-	cl.damage = TokenIntact
-	if d == TokenIntact {
+	cl.damage = spec.TokenIntact
+	if d == spec.TokenIntact {
 		return cl.token
 	}
 	s.count("damaged_sent")
-	return d.apply(cl.token)
+	return damageToken(d, cl.token)
 }
 
 // refused handles a tier's refusal of an inbound token: the client starts a new session.

@@ -21,7 +21,7 @@ import (
 // incarnation by creation order (the substrate's incarnation number), a channel by its index in
 // chans, a message by its uid (index in msgs plus one; 0 means "no message").
 type world struct {
-	scn     *Scenario
+	scn     *spec.Scenario
 	set     *swarm.Settings
 	opts    *RunOptions
 	chooser *choose.Recorder
@@ -58,8 +58,11 @@ type world struct {
 	action     spec.ActionKind
 	liveness   bool // the final phase: faults off
 	violations []spec.Violation
-	stats      Stats
-	lat        latencies
+	stats      spec.Stats
+	// refusalsShared says stats.Refusals is shared copy-on-write with a clone's (world_clone.go):
+	// countRefusal copies it before its first count.
+	refusalsShared bool
+	lat            latencies
 
 	tracing     bool
 	ev          trace.Event
@@ -71,7 +74,7 @@ type world struct {
 	kindWeights [spec.NumActionKinds]uint32 // reused weight buffer for the action choice
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
-	script                   []ScriptedAction
+	script                   []spec.ScriptedAction
 	// idsPCG is a cloned world's own copy of the ID stream, drawn through idsRand and idsFn, which
 	// point at it (world.bindIDs); unset in a world that was never cloned into.
 	idsPCG  rand.PCG
@@ -91,7 +94,7 @@ const nodeChanScanMax = 16
 
 // topicState is one scenario topic and its current incarnation.
 type topicState struct {
-	spec *TopicSpec
+	spec *spec.TopicSpec
 	inc  int32 // current live incarnation, -1 while deleted
 	// senders are the processes that send to it (fixed by the scenario).
 	senders []int
@@ -186,7 +189,7 @@ const (
 
 // newWorld builds the world of a scenario: the model with every topic created (incarnation 0 of
 // each), retention set on external topics, and one host per process.
-func newWorld(scn *Scenario, set *swarm.Settings, ch choose.Chooser, opts *RunOptions) *world {
+func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *RunOptions) *world {
 	streams := opts.Streams
 	if streams.isZero() {
 		streams = NewStreams(set.Seed)
@@ -253,7 +256,7 @@ func (w *world) createIncarnation(t int) int32 {
 		w.liveExternals++
 	}
 	w.topics[t].inc = inc
-	if ts.External && !ts.spares(spec.ActRetention) && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {
+	if ts.External && !ts.Spares(spec.ActRetention) && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {
 		pol := substrate.RetentionPolicy{TimeMicros: w.set.RetentionMicros, MaxOffsets: int64(w.set.RetentionRecords)}
 		if err := w.sub.SetRetention(ts.Name, pol); err != nil {
 			panic(fmt.Sprintf("sim: retention on %q: %v", ts.Name, err))

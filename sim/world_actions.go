@@ -17,19 +17,19 @@ func (w *world) do(k spec.ActionKind, masks []procMask) {
 		w.doProduce(k)
 	case spec.ActTxnClose:
 		commit := w.chooser.Choose("txn-close.commit", []uint32{1, 1}) == 1
-		w.record(ScriptedAction{Kind: k, Commit: commit})
+		w.record(spec.ScriptedAction{Kind: k, Commit: commit})
 		w.txnClose(commit)
 	case spec.ActDeleteRecords:
 		w.doDeleteRecords()
 	case spec.ActRetention:
-		w.record(ScriptedAction{Kind: k})
+		w.record(spec.ScriptedAction{Kind: k})
 		w.retention()
 	case spec.ActSessionWrite, spec.ActSessionRead, spec.ActTokenDamage:
 		w.ownAll() // session actions read and stamp through the processes' engines
 		w.doSession(k)
 	case spec.ActDeleteTopic, spec.ActRecreateTopic:
 		t := w.chooseExternal(topicLabels[k], k, 0)
-		w.record(ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
+		w.record(spec.ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name})
 		if k == spec.ActDeleteTopic {
 			w.ownTopicReaders(t) // its receivers roll back, restart and may be marked (world_faults.go)
 			w.deleteTopic(t)
@@ -61,7 +61,7 @@ func (w *world) doProduce(k spec.ActionKind) {
 	}
 	t := w.chooseExternal("produce.topic", k, r)
 	c := w.chooseProducePartition("produce.partition", k, t, r)
-	a := ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name, Partition: w.chans[c].part}
+	a := spec.ScriptedAction{Kind: k, Topic: w.topics[t].spec.Name, Partition: w.chans[c].part}
 	switch k {
 	case spec.ActProducePlain:
 		w.record(a)
@@ -72,7 +72,7 @@ func (w *world) doProduce(k spec.ActionKind) {
 		w.produceCorrupt(c, a.Headers, nil, nil)
 	case spec.ActProduceStamped:
 		m := w.msgs[r-1]
-		a.Observe = CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}
+		a.Observe = spec.CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}
 		if inc := w.chans[m.ch].inc; inc != w.topics[w.chans[m.ch].topic].inc {
 			a.ObserveIncarnation = w.incarnationOrdinal(inc)
 		}
@@ -92,7 +92,7 @@ func (w *world) doProduce(k spec.ActionKind) {
 // doProcess performs a process action on p.
 func (w *world) doProcess(k spec.ActionKind, p *proc) {
 	p.own() // a process action changes only its process (a cloned world copies it now)
-	a := ScriptedAction{Kind: k, Process: p.spec.Name}
+	a := spec.ScriptedAction{Kind: k, Process: p.spec.Name}
 	switch k {
 	case spec.ActFeed:
 		pc := w.chooseFeedChannel(p)
@@ -288,14 +288,14 @@ func (w *world) doDeleteRecords() {
 		weights[i] = w.truncationOffsetWeight(c, o)
 	}
 	before := cands[w.chooser.Choose("truncate.offset", weights)]
-	w.record(ScriptedAction{Kind: spec.ActDeleteRecords, Topic: w.topics[w.chans[c].topic].spec.Name, Partition: w.chans[c].part, Offset: before})
+	w.record(spec.ScriptedAction{Kind: spec.ActDeleteRecords, Topic: w.topics[w.chans[c].topic].spec.Name, Partition: w.chans[c].part, Offset: before})
 	w.deleteRecords(c, before)
 }
 
 // truncateNothing is a delete-records step that found nothing to truncate. It is recorded (with no
 // topic) so a replayed script takes the step too, keeping step counts and the clock aligned.
 func (w *world) truncateNothing() {
-	w.record(ScriptedAction{Kind: spec.ActDeleteRecords})
+	w.record(spec.ScriptedAction{Kind: spec.ActDeleteRecords})
 	w.emitRaw("truncated", -1, "nothing to truncate")
 }
 

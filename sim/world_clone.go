@@ -64,7 +64,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	c.ext.openUIDs = slices.Clone(w.ext.openUIDs)
 	c.ext.openChans = slices.Clone(w.ext.openChans)
 	c.violations = slices.Clip(w.violations)
-	w.stats.shareRefusals(&c.stats)
+	w.shareRefusals(c)
 	c.stats.Session = maps.Clone(w.stats.Session)
 	c.lat = latencies{}
 	c.weights, c.offsetBuf, c.procBuf, c.groupBuf = old.weights, old.offsetBuf, old.procBuf, old.groupBuf
@@ -80,12 +80,12 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	return c
 }
 
-// shareRefusals makes c's refusal counts (a copy of s, world.cloneInto) share s's map copy-on-write:
-// a transition rarely refuses, so most clones never copy it.
-func (s *Stats) shareRefusals(c *Stats) {
-	c.Refusals = s.Refusals
-	if s.Refusals != nil {
-		s.refusalsShared, c.refusalsShared = true, true
+// shareRefusals makes c's refusal counts (a copy of w's, world.cloneInto) share w's map
+// copy-on-write: a transition rarely refuses, so most clones never copy it.
+func (w *world) shareRefusals(c *world) {
+	c.stats.Refusals = w.stats.Refusals
+	if w.stats.Refusals != nil {
+		w.refusalsShared, c.refusalsShared = true, true
 	}
 }
 
@@ -101,7 +101,7 @@ type worldStorage struct {
 	offsetBuf []int64
 	procBuf   []*proc
 	groupBuf  []substrate.GroupOffset
-	script    []ScriptedAction
+	script    []spec.ScriptedAction
 	procs     []*proc
 	idsRand   *rand.Rand
 	idsFn     func() substrate.TopicID

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestClonesLeaveTheirOriginalAlone walks explored states depth-first and checks the
@@ -15,7 +16,7 @@ import (
 func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 	cases := []struct {
 		name   string
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 		sab    node.Sabotage
 	}{
@@ -71,7 +72,7 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 // change a state's hash.
 func TestRecycledWorldsExploreAlike(t *testing.T) {
 	for _, c := range []struct {
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 		sab    node.Sabotage
 	}{
@@ -139,9 +140,9 @@ func TestOwnChannelStatesDropsStaleChannels(t *testing.T) {
 // refusal in each clone and in the original, and checks each sees only its own: it fails if a
 // clone's count reaches the map another world reads.
 func TestRefusalCountsAreCopyOnWrite(t *testing.T) {
-	var orig Stats
+	var orig world
 	orig.countRefusal("R1")
-	var a, b Stats
+	var a, b world
 	orig.shareRefusals(&a)
 	orig.shareRefusals(&b)
 	a.countRefusal("R1")
@@ -149,15 +150,15 @@ func TestRefusalCountsAreCopyOnWrite(t *testing.T) {
 	b.countRefusal("R2")
 	orig.countRefusal("R3")
 	for _, c := range []struct {
-		s    *Stats
+		w    *world
 		want map[string]int
 	}{
 		{&orig, map[string]int{"R1": 1, "R3": 1}},
 		{&a, map[string]int{"R1": 2}},
 		{&b, map[string]int{"R1": 1, "R2": 2}},
 	} {
-		if !maps.Equal(c.s.Refusals, c.want) {
-			t.Fatalf("refusals %v, want %v", c.s.Refusals, c.want)
+		if !maps.Equal(c.w.stats.Refusals, c.want) {
+			t.Fatalf("refusals %v, want %v", c.w.stats.Refusals, c.want)
 		}
 	}
 }

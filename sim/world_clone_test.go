@@ -13,7 +13,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string][]string{
 		"world": {"scn", "set", "opts", "chooser", "sub", "streams", "clock", "budget", "topics", "topicByName",
 			"incs", "chans", "chanByNode", "procs", "msgs", "msgsShared", "recent", "recentN", "ext", "step", "action", "liveness",
-			"violations", "stats", "lat", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
+			"violations", "stats", "refusalsShared", "lat", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
 			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go

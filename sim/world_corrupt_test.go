@@ -24,7 +24,7 @@ func corruptWorld(t *testing.T, explored bool, due int) *world {
 	set := swarm.Settings{Seed: 3}
 	set.Weights[spec.ActProduceCorrupt] = 1
 	set.FaultAtStep[spec.ActProduceCorrupt] = due
-	scn := diamond(ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"},
+	scn := diamond(spec.ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, spec.ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"},
 		act(spec.ActFeed, "p1", "in"), act(spec.ActDrain, "p1", ""), act(spec.ActCommit, "p1", ""))
 	w := newWorld(scn, &set, choose.NewRandom(3), &RunOptions{explored: explored})
 	w.run()

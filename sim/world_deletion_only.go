@@ -17,7 +17,7 @@ import "github.com/parsleysim/parsleysim/sim/spec"
 // receiver a fault of another kind can be aimed at (aimableReceivers).
 func (p *proc) readsDeletionOnly() bool {
 	for _, t := range p.declared {
-		if p.w.topics[t].spec.spares(spec.ActRedeclare) {
+		if p.w.topics[t].spec.Spares(spec.ActRedeclare) {
 			return true
 		}
 	}
@@ -63,7 +63,7 @@ func (w *world) topicBlocked(t int) bool {
 func (w *world) anyFaultable(k spec.ActionKind, live bool) bool {
 	for t := range w.topics {
 		ts := w.topics[t].spec
-		if ts.External && !ts.spares(k) && (!live || w.topics[t].inc >= 0) {
+		if ts.External && !ts.Spares(k) && (!live || w.topics[t].inc >= 0) {
 			return true
 		}
 	}

@@ -10,15 +10,15 @@ import (
 
 // deletionOnlyScenario: p reads the deletion-only topic d and the external topic in; q reads in
 // and sends to out, which p reads too.
-func deletionOnlyScenario() *Scenario {
-	return &Scenario{
+func deletionOnlyScenario() *spec.Scenario {
+	return &spec.Scenario{
 		Name: "deletion-only",
-		Topics: []TopicSpec{
+		Topics: []spec.TopicSpec{
 			{Name: "in", Partitions: 1, External: true},
 			{Name: "d", Partitions: 1, External: true, DeletionOnly: true},
 			{Name: "out", Partitions: 1},
 		},
-		Processes: []ProcessSpec{
+		Processes: []spec.ProcessSpec{
 			{Name: "p", Receives: []string{"d", "in", "out"}},
 			{Name: "q", Receives: []string{"in"}, Sends: []string{"out"}},
 		},
@@ -82,9 +82,9 @@ func TestDeletionOnlyTopicSpared(t *testing.T) {
 func TestDeletionOnlyTopicHasNoRetention(t *testing.T) {
 	scn := deletionOnlyScenario()
 	for range 6 {
-		scn.Script = append(scn.Script, ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, ScriptedAction{Kind: spec.ActProducePlain, Topic: "d"})
+		scn.Script = append(scn.Script, spec.ScriptedAction{Kind: spec.ActProducePlain, Topic: "in"}, spec.ScriptedAction{Kind: spec.ActProducePlain, Topic: "d"})
 	}
-	scn.Script = append(scn.Script, ScriptedAction{Kind: spec.ActRetention})
+	scn.Script = append(scn.Script, spec.ScriptedAction{Kind: spec.ActRetention})
 	set := swarm.Settings{Seed: 1, RetentionRecords: 3}
 	w := newWorld(scn, &set, choose.NewRandom(1), &RunOptions{})
 	w.run()

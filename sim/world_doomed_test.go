@@ -13,8 +13,8 @@ import (
 // when Settings.SpareDeadHoldSurvivors is on (swarm runs), and still one when it is off
 // (explorations enumerate every fault).
 func TestHeldOnDeadSparesSurvivor(t *testing.T) {
-	script := []ScriptedAction{
-		{Kind: spec.ActProducePlain, Topic: "x", Causes: []CauseRef{{Topic: "in", Position: 0}}},
+	script := []spec.ScriptedAction{
+		{Kind: spec.ActProducePlain, Topic: "x", Causes: []spec.CauseRef{{Topic: "in", Position: 0}}},
 		act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
 		{Kind: spec.ActDeleteTopic, Topic: "x"},
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestEngineEncodingMatchesSnapshot checks that the explorer's direct encoding of an engine
@@ -16,7 +17,7 @@ import (
 func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 	checked, holds := 0, 0
 	for _, c := range []struct {
-		scn    *Scenario
+		scn    *spec.Scenario
 		budget string
 		sab    node.Sabotage
 	}{

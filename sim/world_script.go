@@ -13,7 +13,7 @@ import (
 // another run can be replayed with actions removed or inserted.
 
 // runScripted performs script action a, the i-th of the script, as one step.
-func (w *world) runScripted(i int, a *ScriptedAction) {
+func (w *world) runScripted(i int, a *spec.ScriptedAction) {
 	w.step++
 	w.action = a.Kind
 	w.stats.Actions[a.Kind]++
@@ -24,14 +24,14 @@ func (w *world) runScripted(i int, a *ScriptedAction) {
 }
 
 // record appends an executed action to the recorded script (RunOptions.RecordScript).
-func (w *world) record(a ScriptedAction) {
+func (w *world) record(a spec.ScriptedAction) {
 	if w.opts.RecordScript {
 		w.script = append(w.script, a)
 	}
 }
 
 // doScripted performs one scripted action and reports whether it applied.
-func (w *world) doScripted(a *ScriptedAction) bool {
+func (w *world) doScripted(a *spec.ScriptedAction) bool {
 	if a.Process != "" {
 		return w.doScriptedProcess(a, w.procByName(a.Process))
 	}
@@ -72,7 +72,7 @@ func (w *world) doScripted(a *ScriptedAction) bool {
 }
 
 // doScriptedTopic performs a scripted action on live channel c of topic t.
-func (w *world) doScriptedTopic(a *ScriptedAction, t int, c int32) bool {
+func (w *world) doScriptedTopic(a *spec.ScriptedAction, t int, c int32) bool {
 	switch a.Kind {
 	case spec.ActProducePlain, spec.ActProduceCorrupt:
 		switch {
@@ -120,7 +120,7 @@ func (w *world) doScriptedTopic(a *ScriptedAction, t int, c int32) bool {
 // counterpart draws 1 to maxRecords records. A recorded count (a.Records > 0) consumes the same
 // payload-stream draw the chosen action made, so the payloads drawn after it stay aligned with
 // the chosen run; a hand-written action (0) writes 1 record and draws nothing extra.
-func (w *world) scriptedRecords(a *ScriptedAction, maxRecords int) int {
+func (w *world) scriptedRecords(a *spec.ScriptedAction, maxRecords int) int {
 	if a.Records <= 0 {
 		return 1
 	}
@@ -129,7 +129,7 @@ func (w *world) scriptedRecords(a *ScriptedAction, maxRecords int) int {
 }
 
 // doScriptedProcess performs a scripted action on process p.
-func (w *world) doScriptedProcess(a *ScriptedAction, p *proc) bool {
+func (w *world) doScriptedProcess(a *spec.ScriptedAction, p *proc) bool {
 	running := p.status == procRunning
 	switch a.Kind {
 	case spec.ActFeed:
@@ -171,7 +171,7 @@ func (w *world) doScriptedProcess(a *ScriptedAction, p *proc) bool {
 
 // scriptedChannel returns p's state for the channel a names (its task partition of a.Topic's
 // resolved incarnation), or the first received channel when a.Topic is empty.
-func (w *world) scriptedChannel(p *proc, a *ScriptedAction) *pcState {
+func (w *world) scriptedChannel(p *proc, a *spec.ScriptedAction) *pcState {
 	if a.Topic == "" {
 		for _, pc := range p.recv {
 			if p.feedable(pc) {
@@ -200,7 +200,7 @@ func (w *world) procByName(name string) *proc {
 }
 
 // causesOf resolves scripted cause references against current incarnations.
-func (w *world) causesOf(refs []CauseRef) node.Causes {
+func (w *world) causesOf(refs []spec.CauseRef) node.Causes {
 	var out node.Causes
 	for _, r := range refs {
 		t, ok := w.topicByName[r.Topic]
@@ -215,7 +215,7 @@ func (w *world) causesOf(refs []CauseRef) node.Causes {
 }
 
 // resolveRef returns the committed record a reference names, or 0.
-func (w *world) resolveRef(r CauseRef) uint64 {
+func (w *world) resolveRef(r spec.CauseRef) uint64 {
 	t, ok := w.topicByName[r.Topic]
 	if !ok || w.topics[t].inc < 0 {
 		return 0
@@ -229,7 +229,7 @@ func (w *world) resolveRef(r CauseRef) uint64 {
 
 // resolveObserved returns the committed record a scripted stamped produce observes, or 0: on the
 // current incarnation of its topic, or on the one a.ObserveIncarnation counts.
-func (w *world) resolveObserved(a *ScriptedAction) uint64 {
+func (w *world) resolveObserved(a *spec.ScriptedAction) uint64 {
 	if a.ObserveIncarnation <= 0 {
 		return w.resolveRef(a.Observe)
 	}

@@ -106,7 +106,7 @@ func (w *world) topicDisturbed(t int) bool {
 // while it has a blocked head. A record or a topic change aimed where nobody reads is wasted: it
 // holds nothing, strands no hold, is refused by nobody.
 func (w *world) externalWeight(k spec.ActionKind, t int, obs uint64) uint32 {
-	if failClosedTarget(k) && w.topics[t].spec.spares(k) {
+	if failClosedTarget(k) && w.topics[t].spec.Spares(k) {
 		return 0
 	}
 	if w.explored() {
@@ -226,7 +226,7 @@ func (w *world) partitionWeight(k spec.ActionKind, c int32, obs uint64) uint32 {
 // receiver that has not read it to its end (a truncation can discard records it has not read),
 // most for a running one, whose next fetch falls below the new log start at once.
 func (w *world) truncationWeight(c int32) uint32 {
-	if w.topics[w.chans[c].topic].spec.spares(spec.ActDeleteRecords) {
+	if w.topics[w.chans[c].topic].spec.Spares(spec.ActDeleteRecords) {
 		return 0
 	}
 	if w.explored() {
@@ -302,7 +302,7 @@ func (w *world) redeclareProcWeight(p *proc) uint32 {
 // redeclareWeight is how strongly a redeclaration of down process p prefers topic t: removing a
 // channel p holds messages on is the interesting change.
 func (w *world) redeclareWeight(p *proc, t int) uint32 {
-	if w.topics[t].spec.spares(spec.ActRedeclare) {
+	if w.topics[t].spec.Spares(spec.ActRedeclare) {
 		return 0
 	}
 	if p.declares(t) && p.holdsOnTopic(t) {
@@ -383,7 +383,7 @@ func (w *world) anyFaultTarget(k spec.ActionKind, cond func(p *proc, t int) bool
 		for _, pc := range p.recv {
 			t := w.chans[pc.ch].topic
 			topic := &w.topics[t]
-			if !topic.spec.External && k != spec.ActDeleteRecords || topic.inc < 0 || topic.spec.spares(k) || doomedOn[t] || !p.declares(t) {
+			if !topic.spec.External && k != spec.ActDeleteRecords || topic.inc < 0 || topic.spec.Spares(k) || doomedOn[t] || !p.declares(t) {
 				continue
 			}
 			if cond(p, t) {

@@ -14,7 +14,7 @@ import (
 func TestExploredWeightsKeepCandidates(t *testing.T) {
 	kinds := []spec.ActionKind{spec.ActProducePlain, spec.ActProduceStamped, spec.ActProduceCorrupt, spec.ActDeleteTopic, spec.ActRecreateTopic, spec.ActTxnAbort}
 	compared := 0
-	for _, scn := range []func() *Scenario{diamondScenario, deletionOnlyScenario} {
+	for _, scn := range []func() *spec.Scenario{diamondScenario, deletionOnlyScenario} {
 		for seed := uint64(1); seed <= 30; seed++ {
 			for _, steps := range []int{15, 60, 200} {
 				set := swarm.ExpandSettings(seed)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/diagram"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // diagramFlags are --svg FILE and --html FILE: the run drawn as a space-time diagram
@@ -30,7 +30,7 @@ type picture struct {
 
 // start creates the requested files before the run (a bad path fails before any work, and
 // names the flag) and returns the sink to add to the run; nil when no picture was asked for.
-func (f diagramFlags) start(scn *sim.Scenario, title string) (*picture, error) {
+func (f diagramFlags) start(scn *spec.Scenario, title string) (*picture, error) {
 	if f.svgPath == "" && f.htmlPath == "" {
 		return nil, nil
 	}
@@ -52,7 +52,7 @@ func (f diagramFlags) start(scn *sim.Scenario, title string) (*picture, error) {
 }
 
 // finish draws the run into the files and closes them; the first error names the flag.
-func (d *picture) finish(res *sim.Result) error {
+func (d *picture) finish(res *spec.Result) error {
 	if d == nil {
 		return nil
 	}

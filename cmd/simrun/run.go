@@ -175,7 +175,7 @@ type outputs struct {
 
 // outcome is a finished run and everything the report needs.
 type outcome struct {
-	res         *sim.Result
+	res         *spec.Result
 	hash        string
 	events      int
 	determinism *trace.DeterminismReport
@@ -489,7 +489,7 @@ func wrapFields(fields []string, width int) []string {
 // statsFields renders a stats value as "name=value" fields in declaration order: numbers and
 // strings as they are, nested structs with a dotted prefix, maps with sorted keys as
 // name[key]=value, slices by their length. Field names are the JSON names, so the human report
-// and --json agree. It reads whatever sim.Stats holds, so new counters show up without a change
+// and --json agree. It reads whatever spec.Stats holds, so new counters show up without a change
 // here.
 func statsFields(prefix string, v any) []string {
 	return appendFields(nil, prefix, reflect.ValueOf(v))

@@ -181,7 +181,7 @@ type runFileReport struct {
 	Failures   []string         `json:"failures"`
 	StoryDiff  string           `json:"story_diff,omitempty"`
 	Story      []string         `json:"story"`
-	Stats      sim.Stats        `json:"stats"`
+	Stats      spec.Stats       `json:"stats"`
 	Hash       string           `json:"hash"`
 }
 

@@ -27,7 +27,7 @@ var (
 // scenario scn was explored with opts under sabotage mode name ("" for none), as a scenario
 // file, and checks that running the file reproduces a violation of the same criterion. It
 // returns the file's bytes.
-func Counterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation) ([]byte, error) {
+func Counterexample(name, budget string, scn *spec.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation) ([]byte, error) {
 	res, script, err := sim.ReplayPath(scn, opts, v.Path)
 	if err != nil {
 		return nil, fmt.Errorf("scope %s: %w", name, err)
@@ -52,7 +52,7 @@ func Counterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOpti
 
 // formatCounterexample writes the explored path's script as a scenario file with the
 // exploration's settings and comments naming the violation.
-func formatCounterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation, script []sim.ScriptedAction) []byte {
+func formatCounterexample(name, budget string, scn *spec.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation, script []spec.ScriptedAction) []byte {
 	for i := range script {
 		if script[i].Kind == spec.ActProducePlain && script[i].Key == nil {
 			script[i].Key, script[i].Value = explorePayloadKey, explorePayloadValue
@@ -77,7 +77,7 @@ func formatCounterexample(name, budget string, scn *sim.Scenario, opts sim.Explo
 // restartCounterexample writes a RESTART_INVISIBILITY violation an exploration's restart check
 // found: the path's script with an 'expect restart-invisible' line after the action the restart
 // followed, which running the file must find broken.
-func restartCounterexample(name, budget string, scn *sim.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation, script []sim.ScriptedAction) ([]byte, error) {
+func restartCounterexample(name, budget string, scn *spec.Scenario, opts sim.ExploreOptions, sabotage string, v sim.ExploreViolation, script []spec.ScriptedAction) ([]byte, error) {
 	r := v.Restart
 	if r.After < 0 || r.After >= len(script) {
 		return nil, fmt.Errorf("scope %s: the restart follows action %d of a path of %d actions", name, r.After, len(script))
@@ -103,13 +103,13 @@ func restartCounterexample(name, budget string, scn *sim.Scenario, opts sim.Expl
 }
 
 // countActionLines returns how many lines Format writes for script (repeated feeds fold into one).
-func countActionLines(script []sim.ScriptedAction) int {
+func countActionLines(script []spec.ScriptedAction) int {
 	return actionLine(script, len(script)-1) + 1
 }
 
 // actionLine returns the index, among the action lines Format writes for script, of the line
 // that holds action i.
-func actionLine(script []sim.ScriptedAction, i int) int {
+func actionLine(script []spec.ScriptedAction, i int) int {
 	line := 0
 	for j := 0; j < len(script); {
 		n := 1

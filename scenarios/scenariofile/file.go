@@ -1,7 +1,7 @@
 package scenariofile
 
 import (
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
@@ -14,7 +14,7 @@ import (
 type File struct {
 	Path     string
 	Comments []string // the opening "#" lines, without the "#", telling the story
-	Scenario *sim.Scenario
+	Scenario *spec.Scenario
 	Settings FileSettings
 	// ActionLines[i] is the line of script action i.
 	ActionLines []int

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
@@ -69,7 +70,7 @@ func checkExpect(e *Expect, snap int, ob *sim.Observed, st *story, f *File, set 
 
 // processView returns the named process's view at snapshot snap (the parser checked the name).
 func processView(ob *sim.Observed, snap int, f *File, name string) sim.ProcessView {
-	i := slices.IndexFunc(f.Scenario.Processes, func(p sim.ProcessSpec) bool { return p.Name == name })
+	i := slices.IndexFunc(f.Scenario.Processes, func(p spec.ProcessSpec) bool { return p.Name == name })
 	if i < 0 {
 		panic("scenariofile: no process " + name)
 	}
@@ -146,7 +147,7 @@ func checkRecord(e *Expect, ob *sim.Observed, st *story) string {
 }
 
 // checkVerdict checks the run's verdict and, for a violation, the criteria named.
-func checkVerdict(e *Expect, res *sim.Result) string {
+func checkVerdict(e *Expect, res *spec.Result) string {
 	var crits []string
 	for _, v := range res.Violations {
 		if !slices.Contains(crits, string(v.Criterion)) {

@@ -5,18 +5,17 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// The writer: a *sim.Scenario with a script back to the file format, so the shrinker and the
+// The writer: a *spec.Scenario with a script back to the file format, so the shrinker and the
 // explorer can emit a minimal reproduction a person reads and edits. ParseFile(Format(...))
 // gives back the same topics, processes and script.
 
 // Format writes scn (which must have a script) as a scenario file: the comment lines, the
 // settings line (only what differs from the defaults), the declarations and one line per action.
 // Consecutive identical feeds are written once with n=N.
-func Format(scn *sim.Scenario, fs FileSettings, comments ...string) []byte {
+func Format(scn *spec.Scenario, fs FileSettings, comments ...string) []byte {
 	var b strings.Builder
 	for _, c := range comments {
 		for _, l := range strings.Split(c, "\n") {
@@ -83,7 +82,7 @@ func formatSettings(fs FileSettings, budget int) string {
 }
 
 // formatProcess renders a process declaration.
-func formatProcess(p sim.ProcessSpec) string {
+func formatProcess(p spec.ProcessSpec) string {
 	s := "process " + p.Name
 	if len(p.Receives) > 0 {
 		s += " receives=" + strings.Join(p.Receives, ",")
@@ -104,12 +103,12 @@ func formatProcess(p sim.ProcessSpec) string {
 }
 
 // sameAction reports whether two actions are identical (for folding repeated feeds).
-func sameAction(a, b sim.ScriptedAction) bool {
+func sameAction(a, b spec.ScriptedAction) bool {
 	return FormatAction(a) == FormatAction(b)
 }
 
 // FormatAction renders one scripted action as its file line.
-func FormatAction(a sim.ScriptedAction) string {
+func FormatAction(a spec.ScriptedAction) string {
 	if line, ok := formatSessionAction(a); ok { // session_file.go
 		return line
 	}
@@ -168,7 +167,7 @@ func FormatAction(a sim.ScriptedAction) string {
 }
 
 // formatProduce renders a produce's payload and forged header arguments.
-func formatProduce(a sim.ScriptedAction) string {
+func formatProduce(a spec.ScriptedAction) string {
 	s := ""
 	if a.Key != nil {
 		s += " key=" + formatPayload(a.Key, false)
@@ -217,13 +216,13 @@ func formatPayload(b []byte, isValue bool) string {
 }
 
 // formatCause renders a cause reference as TOPIC/PARTITION@OFFSET.
-func formatCause(c sim.CauseRef) string {
+func formatCause(c spec.CauseRef) string {
 	return fmt.Sprintf("%s/%d@%d", c.Topic, c.Partition, c.Position)
 }
 
 // formatObserve renders a stamped produce's observed record: TOPIC/PARTITION@OFFSET on the
 // topic's current incarnation, TOPIC#INCARNATION/PARTITION@OFFSET on a given one.
-func formatObserve(a sim.ScriptedAction) string {
+func formatObserve(a spec.ScriptedAction) string {
 	if a.ObserveIncarnation <= 0 {
 		return formatCause(a.Observe)
 	}

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -59,7 +58,7 @@ func LoadFile(path string) (*File, error) {
 func ParseFile(path string, data []byte) (*File, error) {
 	name := strings.TrimSuffix(filepath.Base(path), ".txt")
 	p := &parser{f: &File{Path: path, Settings: DefaultFileSettings(),
-		Scenario: &sim.Scenario{Name: name}}, topics: map[string]bool{}, procs: map[string]bool{}, normalized: map[string]string{}}
+		Scenario: &spec.Scenario{Name: name}}, topics: map[string]bool{}, procs: map[string]bool{}, normalized: map[string]string{}}
 	if len(data) > MaxFileBytes {
 		return nil, p.errorf("the file is larger than %d bytes (the limit)", MaxFileBytes)
 	}
@@ -226,7 +225,7 @@ func (p *parser) parseTopic(words []string) error {
 	if other, ok := p.normalized[norm]; ok {
 		return p.errorf("topic %q differs from topic %q only in '.' versus '_', which Kafka refuses (their metric names collide)", name, other)
 	}
-	t := sim.TopicSpec{Name: name, Partitions: 1}
+	t := spec.TopicSpec{Name: name, Partitions: 1}
 	for _, w := range words[1:] {
 		if w == "external" {
 			t.External = true
@@ -263,7 +262,7 @@ func (p *parser) parseProcess(words []string) error {
 	if len(words) == 0 || strings.Contains(words[0], "=") {
 		return p.errorf("expected: process NAME receives=T,... [sends=T,...] [task=N] [hops=N] [fanout=one]")
 	}
-	ps := sim.ProcessSpec{Name: words[0]}
+	ps := spec.ProcessSpec{Name: words[0]}
 	if err := p.checkName("process", ps.Name); err != nil {
 		return err
 	}

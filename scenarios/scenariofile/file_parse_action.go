@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -32,7 +31,7 @@ var worldVerbs = map[string]spec.ActionKind{
 }
 
 // parseAction parses one action line into its action and how many times it repeats (feed n=N).
-func (p *parser) parseAction(words []string) (int, []sim.ScriptedAction, error) {
+func (p *parser) parseAction(words []string) (int, []spec.ScriptedAction, error) {
 	verb := words[0]
 	if k, ok := processVerbs[verb]; ok {
 		if len(words) < 2 || strings.Contains(words[1], "=") {
@@ -41,18 +40,18 @@ func (p *parser) parseAction(words []string) (int, []sim.ScriptedAction, error) 
 		if err := p.knownProcess(verb, words[1]); err != nil {
 			return 0, nil, err
 		}
-		a := sim.ScriptedAction{Kind: k, Process: words[1]}
+		a := spec.ScriptedAction{Kind: k, Process: words[1]}
 		n, err := p.processArgs(&a, words[2:])
-		return n, []sim.ScriptedAction{a}, err
+		return n, []spec.ScriptedAction{a}, err
 	}
 	if k, ok := worldVerbs[verb]; ok {
-		a := sim.ScriptedAction{Kind: k}
+		a := spec.ScriptedAction{Kind: k}
 		err := p.worldArgs(&a, verb, words[1:])
-		return 1, []sim.ScriptedAction{a}, err
+		return 1, []spec.ScriptedAction{a}, err
 	}
 	if k, ok := sessionVerbs[verb]; ok { // session_file.go
 		a, err := p.parseSessionAction(k, verb, words[1:])
-		return 1, []sim.ScriptedAction{a}, err
+		return 1, []spec.ScriptedAction{a}, err
 	}
 	return 0, nil, p.errorf("unknown line %q: expected topic, process, settings, expect or an action (%s)", verb, verbList())
 }
@@ -74,7 +73,7 @@ func verbList() string {
 }
 
 // processArgs parses the arguments of a process action.
-func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error) {
+func (p *parser) processArgs(a *spec.ScriptedAction, words []string) (int, error) {
 	verb := a.Kind.String()
 	allowed := map[spec.ActionKind][]string{
 		spec.ActFeed: {"topic", "n"}, spec.ActRewind: {"topic", "offset"}, spec.ActRedeclare: {"add", "remove"},
@@ -134,7 +133,7 @@ func (p *parser) processArgs(a *sim.ScriptedAction, words []string) (int, error)
 }
 
 // worldArgs parses the arguments of a world action.
-func (p *parser) worldArgs(a *sim.ScriptedAction, verb string, words []string) error {
+func (p *parser) worldArgs(a *spec.ScriptedAction, verb string, words []string) error {
 	switch a.Kind {
 	case spec.ActRetention:
 		if len(words) > 0 {
@@ -177,7 +176,7 @@ func (p *parser) worldArgs(a *sim.ScriptedAction, verb string, words []string) e
 }
 
 // topicArgs fills a world action's topic, partition and kind-specific arguments.
-func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error {
+func (p *parser) topicArgs(a *spec.ScriptedAction, args map[string]string) error {
 	if err := p.knownTopic("topic", args["topic"]); err != nil {
 		return err
 	}
@@ -217,7 +216,7 @@ func (p *parser) topicArgs(a *sim.ScriptedAction, args map[string]string) error 
 // observeArg fills a stamped produce's observed record from "TOPIC[#INCARNATION]/PARTITION@OFFSET":
 // without #INCARNATION the topic's current incarnation, with it that incarnation (0 as first
 // created, 1 after one recreation, ...), which may be deleted or replaced by then.
-func (p *parser) observeArg(a *sim.ScriptedAction, v string) error {
+func (p *parser) observeArg(a *spec.ScriptedAction, v string) error {
 	ref, ok := parseCoord(v)
 	if !ok {
 		return p.errorf("observe=%s: expected one TOPIC[#INCARNATION]/PARTITION@OFFSET", v)
@@ -225,7 +224,7 @@ func (p *parser) observeArg(a *sim.ScriptedAction, v string) error {
 	if err := p.knownTopic("observe", ref.Topic); err != nil {
 		return err
 	}
-	a.Observe = sim.CauseRef{Topic: ref.Topic, Partition: ref.Part, Position: ref.Position}
+	a.Observe = spec.CauseRef{Topic: ref.Topic, Partition: ref.Part, Position: ref.Position}
 	if strings.Contains(v, "#") {
 		a.ObserveIncarnation = ref.Incarn + 1
 	}
@@ -235,7 +234,7 @@ func (p *parser) observeArg(a *sim.ScriptedAction, v string) error {
 // produceArgs fills a plain or forged produce: key, value (a label, or 0xHEX raw bytes), causes
 // (a forged header naming exactly these pairs; "none" for the empty frontier) or header (raw
 // header bytes in hex).
-func (p *parser) produceArgs(a *sim.ScriptedAction, args map[string]string) error {
+func (p *parser) produceArgs(a *spec.ScriptedAction, args map[string]string) error {
 	var err error
 	if v, ok := args["key"]; ok {
 		if a.Key, err = p.payload("key", v, false); err != nil {
@@ -248,7 +247,7 @@ func (p *parser) produceArgs(a *sim.ScriptedAction, args map[string]string) erro
 		}
 	}
 	if v, ok := args["causes"]; ok {
-		a.Causes = []sim.CauseRef{}
+		a.Causes = []spec.CauseRef{}
 		if v != "none" {
 			if a.Causes, err = p.causeRefs("causes", v); err != nil {
 				return err
@@ -269,7 +268,7 @@ func (p *parser) produceArgs(a *sim.ScriptedAction, args map[string]string) erro
 // corruptHeaders fills a produce-corrupt's headers=V,...: each V is a parsley.causes value as hex,
 // empty for a value of no bytes, or null for a null one. A chosen run records the corruption it
 // drew this way.
-func (p *parser) corruptHeaders(a *sim.ScriptedAction, args map[string]string) error {
+func (p *parser) corruptHeaders(a *spec.ScriptedAction, args map[string]string) error {
 	v, ok := args["headers"]
 	if !ok {
 		return nil
@@ -320,8 +319,8 @@ func validLabel(s string) bool {
 }
 
 // causeRefs parses "TOPIC/PARTITION@OFFSET,..." against the declared topics.
-func (p *parser) causeRefs(key, v string) ([]sim.CauseRef, error) {
-	var out []sim.CauseRef
+func (p *parser) causeRefs(key, v string) ([]spec.CauseRef, error) {
+	var out []spec.CauseRef
 	for _, item := range strings.Split(v, ",") {
 		ref, ok := parseCoord(item)
 		if !ok || ref.Incarn != 0 {
@@ -330,7 +329,7 @@ func (p *parser) causeRefs(key, v string) ([]sim.CauseRef, error) {
 		if err := p.knownTopic(key, ref.Topic); err != nil {
 			return nil, err
 		}
-		out = append(out, sim.CauseRef{Topic: ref.Topic, Partition: ref.Part, Position: ref.Position})
+		out = append(out, spec.CauseRef{Topic: ref.Topic, Partition: ref.Part, Position: ref.Position})
 	}
 	return out, nil
 }

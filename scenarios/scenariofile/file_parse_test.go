@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -157,8 +156,8 @@ expect verdict: violation S1 LIVENESS
 	if len(s) != 22 || s[7].Kind != spec.ActFeed || s[8].Kind != spec.ActFeed || s[21].Kind != spec.ActZombie {
 		t.Fatalf("script of %d actions: %+v", len(s), s)
 	}
-	wantProduce := sim.ScriptedAction{Kind: spec.ActProducePlain, Topic: "e", Key: []byte("k"), Value: []byte("\x00A"),
-		Causes: []sim.CauseRef{{Topic: "c", Partition: 1, Position: 4}, {Topic: "e", Position: 0}}}
+	wantProduce := spec.ScriptedAction{Kind: spec.ActProducePlain, Topic: "e", Key: []byte("k"), Value: []byte("\x00A"),
+		Causes: []spec.CauseRef{{Topic: "c", Partition: 1, Position: 4}, {Topic: "e", Position: 0}}}
 	if !reflect.DeepEqual(s[0], wantProduce) {
 		t.Fatalf("produce: %+v\nwant %+v", s[0], wantProduce)
 	}
@@ -178,7 +177,7 @@ expect verdict: violation S1 LIVENESS
 	}
 }
 
-// TestDeletionOnlyTopicLine: "deletion-only" marks an external topic (sim.TopicSpec.DeletionOnly)
+// TestDeletionOnlyTopicLine: "deletion-only" marks an external topic (spec.TopicSpec.DeletionOnly)
 // and Format writes it back.
 func TestDeletionOnlyTopicLine(t *testing.T) {
 	text := "topic e external\ntopic d partitions=2 external deletion-only\nprocess p receives=d,e\ndrain p\n"
@@ -186,7 +185,7 @@ func TestDeletionOnlyTopicLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []sim.TopicSpec{{Name: "e", Partitions: 1, External: true}, {Name: "d", Partitions: 2, External: true, DeletionOnly: true}}
+	want := []spec.TopicSpec{{Name: "e", Partitions: 1, External: true}, {Name: "d", Partitions: 2, External: true, DeletionOnly: true}}
 	if !reflect.DeepEqual(f.Scenario.Topics, want) {
 		t.Fatalf("topics %+v\nwant %+v", f.Scenario.Topics, want)
 	}
@@ -200,7 +199,7 @@ func TestDeletionOnlyTopicLine(t *testing.T) {
 // or several) are written by FormatAction and read back by the parser as they were.
 func TestCorruptHeadersRoundTrip(t *testing.T) {
 	for _, values := range [][][]byte{{{0x01, 0x81, 0x00}}, {nil}, {{}}, {{0x01, 0x00}, nil}} {
-		a := sim.ScriptedAction{Kind: spec.ActProduceCorrupt, Topic: "e", Headers: values}
+		a := spec.ScriptedAction{Kind: spec.ActProduceCorrupt, Topic: "e", Headers: values}
 		line := FormatAction(a)
 		f, err := ParseFile("corrupt.txt", []byte(header+line+"\n"))
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -24,7 +25,7 @@ type FileRunOptions struct {
 // FileRun is a finished run of a scenario file.
 type FileRun struct {
 	File     *File
-	Result   *sim.Result
+	Result   *spec.Result
 	Observed *sim.Observed
 	Hash     string   // sim.Run's trace hash
 	Events   int      // sim.Run's event count

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -39,7 +38,7 @@ func (p *parser) parseSession(words []string) error {
 	if err := p.require(args, "session", "clients", "writes"); err != nil {
 		return err
 	}
-	s := &sim.SessionSpec{}
+	s := &spec.SessionSpec{}
 	if s.Writes, err = p.topicList("writes", args["writes"]); err != nil {
 		return err
 	}
@@ -81,7 +80,7 @@ func (p *parser) parseModel(words []string) error {
 	if err := p.checkName("read model", words[0]); err != nil {
 		return err
 	}
-	m := sim.ReadModelSpec{Name: words[0]}
+	m := spec.ReadModelSpec{Name: words[0]}
 	rest := words[1:]
 	if n := len(rest); n > 0 && rest[n-1] == "own-only" {
 		m.OwnCoordinatesOnly, rest = true, rest[:n-1]
@@ -107,8 +106,8 @@ func (p *parser) parseModel(words []string) error {
 }
 
 // parseSessionAction parses one session action line.
-func (p *parser) parseSessionAction(k spec.ActionKind, verb string, words []string) (sim.ScriptedAction, error) {
-	a := sim.ScriptedAction{Kind: k, Session: &sim.SessionAction{}}
+func (p *parser) parseSessionAction(k spec.ActionKind, verb string, words []string) (spec.ScriptedAction, error) {
+	a := spec.ScriptedAction{Kind: k, Session: &spec.SessionAction{}}
 	if p.f.Scenario.Session == nil {
 		return a, p.errorf("%s: expected the session line first", verb)
 	}
@@ -137,7 +136,7 @@ func (p *parser) parseSessionAction(k spec.ActionKind, verb string, words []stri
 		}
 		return a, err
 	}
-	for d := sim.TokenTruncated; d <= sim.TokenBadVersion; d++ {
+	for d := spec.TokenTruncated; d <= spec.TokenBadVersion; d++ {
 		if d.String() == args["how"] {
 			a.Session.Damage = d
 			return a, nil
@@ -147,7 +146,7 @@ func (p *parser) parseSessionAction(k spec.ActionKind, verb string, words []stri
 }
 
 // sessionWriteArgs fills a session write's target and transaction outcome.
-func (p *parser) sessionWriteArgs(a *sim.ScriptedAction, args map[string]string) error {
+func (p *parser) sessionWriteArgs(a *spec.ScriptedAction, args map[string]string) error {
 	a.Topic = args["topic"]
 	if err := p.knownTopic("topic", a.Topic); err != nil {
 		return err
@@ -170,7 +169,7 @@ func (p *parser) sessionWriteArgs(a *sim.ScriptedAction, args map[string]string)
 }
 
 // formatSession renders the session declaration and model lines ("" without sessions).
-func formatSession(s *sim.SessionSpec) string {
+func formatSession(s *spec.SessionSpec) string {
 	if s == nil {
 		return ""
 	}
@@ -202,10 +201,10 @@ func formatSession(s *sim.SessionSpec) string {
 }
 
 // formatSessionAction renders a session action's line; ok is false for any other action.
-func formatSessionAction(a sim.ScriptedAction) (line string, ok bool) {
+func formatSessionAction(a spec.ScriptedAction) (line string, ok bool) {
 	s := a.Session
 	if s == nil {
-		s = &sim.SessionAction{}
+		s = &spec.SessionAction{}
 	}
 	switch a.Kind {
 	case spec.ActSessionWrite:

@@ -17,7 +17,6 @@
 package diagram
 
 import (
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
@@ -50,7 +49,7 @@ type Sink struct {
 const DefaultColumns = 1200
 
 // NewSink returns a sink whose lanes carry the process names of scn (nil: p0, p1, ...).
-func NewSink(scn *sim.Scenario) *Sink {
+func NewSink(scn *spec.Scenario) *Sink {
 	d := &Sink{}
 	if scn != nil {
 		d.Title = "scenario " + scn.Name

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
@@ -23,7 +22,7 @@ func (e *evs) add(step int, kind string, proc int, topic string, pos int64, msg 
 }
 
 // sink feeds the events to a fresh Sink of scn.
-func (e *evs) sink(scn *sim.Scenario) *Sink {
+func (e *evs) sink(scn *spec.Scenario) *Sink {
 	d := NewSink(scn)
 	for i := range e.list {
 		d.Record(&e.list[i])
@@ -224,7 +223,7 @@ func TestViolationMsgs(t *testing.T) {
 
 func TestDiagramHTML(t *testing.T) {
 	var b bytes.Buffer
-	d := diamondTrace().sink(&sim.Scenario{Name: `a<b>&"c"`, Processes: []sim.ProcessSpec{{Name: "relay"}, {Name: "s<1>"}}})
+	d := diamondTrace().sink(&spec.Scenario{Name: `a<b>&"c"`, Processes: []spec.ProcessSpec{{Name: "relay"}, {Name: "s<1>"}}})
 	if err := d.WriteHTML(&b, []spec.Violation{diamondViolation}); err != nil {
 		t.Fatal(err)
 	}

@@ -23,15 +23,15 @@ import (
 
 // diagramDiamond is ext → relay → mid; sink receives ext and mid, so a relayed record can reach
 // sink before the external record that caused it (the diamond hold).
-func diagramDiamond() *sim.Scenario {
-	return &sim.Scenario{
+func diagramDiamond() *spec.Scenario {
+	return &spec.Scenario{
 		Name: "diagram-diamond",
-		Topics: []sim.TopicSpec{
+		Topics: []spec.TopicSpec{
 			{Name: "ext", Partitions: 1, External: true},
 			{Name: "mid", Partitions: 1},
 			{Name: "out", Partitions: 1},
 		},
-		Processes: []sim.ProcessSpec{
+		Processes: []spec.ProcessSpec{
 			{Name: "relay", Receives: []string{"ext"}, Sends: []string{"mid"}},
 			{Name: "sink", Receives: []string{"ext", "mid"}, Sends: []string{"out"}},
 		},
@@ -40,7 +40,7 @@ func diagramDiamond() *sim.Scenario {
 
 // renderRun runs scn under seed and sabotage with a Sink and returns the result and SVG.
 // With SIM_DIAGRAM_DIR set it also writes name.svg and name.html there, to look at.
-func renderRun(t *testing.T, scn *sim.Scenario, seed uint64, sab node.Sabotage, name string) (*sim.Result, []byte) {
+func renderRun(t *testing.T, scn *spec.Scenario, seed uint64, sab node.Sabotage, name string) (*spec.Result, []byte) {
 	t.Helper()
 	sink := NewSink(scn)
 	// The reference node is off: it would report IGNORE_CAUSES's first wrong delivery at once,

@@ -1,12 +1,10 @@
-package sim
+package spec
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Scenario is a world built in Go: its topics, its processes (one Kafka-Streams-like task each,
@@ -27,7 +25,7 @@ type Scenario struct {
 	// MetadataBudgetBytes is every engine's metadata budget; 0 means node's default (256 KiB).
 	MetadataBudgetBytes int
 
-	// Session, when set, adds session clients and the write and read tiers (session.go).
+	// Session, when set, adds session clients and the write and read tiers (SessionSpec).
 	Session *SessionSpec
 }
 
@@ -39,16 +37,16 @@ type TopicSpec struct {
 	External   bool
 	// DeletionOnly marks an external topic whose only fail-closed fault is its deletion: no
 	// corrupt record, truncation (delete-records or retention), recreation or redeclaration is
-	// aimed at it or its receivers' declarations (world_deletion_only.go). A scenario adds such a
-	// topic so that a deletion finds receivers still holding messages from it (the other faults
-	// would have stopped them first) without taking receivers from the other faults; the random
-	// scenario's deletion quarry is one.
+	// aimed at it or its receivers' declarations (sim/world_deletion_only.go). A scenario adds
+	// such a topic so that a deletion finds receivers still holding messages from it (the other
+	// faults would have stopped them first) without taking receivers from the other faults; the
+	// random scenario's deletion quarry is one.
 	DeletionOnly bool
 }
 
-// spares reports whether fault kind k is never aimed at the topic: every kind but its deletion,
-// for a deletion-only topic (world_deletion_only.go).
-func (s *TopicSpec) spares(k spec.ActionKind) bool { return s.DeletionOnly && k != spec.ActDeleteTopic }
+// Spares reports whether fault kind k is never aimed at the topic: every kind but its deletion,
+// for a deletion-only topic (sim/world_deletion_only.go).
+func (s *TopicSpec) Spares(k ActionKind) bool { return s.DeletionOnly && k != ActDeleteTopic }
 
 // ProcessSpec declares one process: a single Kafka-Streams-like task with its own consumer
 // group, transactional producer and ordering state.
@@ -99,7 +97,7 @@ type Emission struct {
 // a field left empty is decided by the Chooser where the action needs it (for example which
 // channel to feed when Topic is empty).
 type ScriptedAction struct {
-	Kind      spec.ActionKind
+	Kind      ActionKind
 	Process   string // the process acted on
 	Topic     string // feed/produce/delete-records/delete/recreate/redeclare/rewind target
 	Partition int32
@@ -180,7 +178,7 @@ func (s *Scenario) Validate() error {
 		procs[p.Name] = true
 	}
 	for i, a := range s.Script {
-		if a.Kind >= spec.NumActionKinds {
+		if a.Kind >= NumActionKinds {
 			return fmt.Errorf("scenario %q: script action %d has unknown kind %d", s.Name, i, a.Kind)
 		}
 		if a.Process != "" && !procs[a.Process] {
