@@ -24,7 +24,7 @@ import (
 // checkFeed checks H1 for feeding pos on pc, then the S8 reader-jump rule.
 func (w *world) checkFeed(p *proc, pc *chanOracle, pos int64, uid uint64) {
 	if pos <= pc.lastFed {
-		w.violate(spec.CritHost, p.idx, fmt.Sprintf("H1: fed %s after position %d in the same execution", w.msgName(uid), pc.lastFed))
+		w.violate(spec.CritHost, p.idx, fmt.Sprintf("H1: fed %s after position %d in the same execution", w.or.msgName(uid), pc.lastFed))
 	}
 	w.checkSkippedRecords(p, pc, pos)
 }
@@ -33,25 +33,25 @@ func (w *world) checkFeed(p *proc, pc *chanOracle, pos int64, uid uint64) {
 func (w *world) checkStartPositions(p *proc) {
 	for _, c := range p.o.recv {
 		oc := p.o.chans.at(c)
-		if !oc.firstFixed || !w.alive(c) {
+		if !oc.firstFixed || !w.or.alive(c) {
 			continue
 		}
 		from := max(oc.fedHigh+1, oc.firstRead)
-		if q, ok := p.o.tdp.c.Lookup(w.chans[c].nc); ok {
+		if q, ok := p.o.tdp.C.Lookup(w.or.ids[c].nc); ok {
 			from = max(from, int64(q)+1)
 		}
-		if a := w.firstRecordIn(c, from, oc.startPos-1); a >= 0 {
+		if a := w.or.firstRecordIn(c, from, oc.startPos-1); a >= 0 {
 			w.violate(spec.CritHost, p.idx, fmt.Sprintf("H2: start position %d on %s covers %s, which was never fed",
-				oc.startPos, w.chanName(c), w.msgName(w.recordAt(c, a))))
+				oc.startPos, w.or.chanName(c), w.or.msgName(w.or.recordAt(c, a))))
 		}
 	}
 }
 
 // checkZombieFenced reports H6 when a superseded execution's commit attempt changed what the next
-// start reads: the group's committed offsets (offs before the attempt) or the state store (the
-// committed state was state before it; a write replaces it, world.zombie).
-func (w *world) checkZombieFenced(p *proc, offs []substrate.GroupOffset, state, after *node.State) {
-	if now := w.sub.AppendCommittedOffsets(nil, p.group); !slices.Equal(now, offs) {
+// start reads: the group's committed offsets (offs before the attempt, now after it) or the state
+// store (the committed state was state before it; a write replaces it, world.zombie).
+func (w *world) checkZombieFenced(p *proc, offs, now []substrate.GroupOffset, state, after *node.State) {
+	if !slices.Equal(now, offs) {
 		w.violate(spec.CritHost, p.idx, fmt.Sprintf("H6: a superseded execution committed read positions %v (were %v)", now, offs))
 	}
 	if after != state {

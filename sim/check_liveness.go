@@ -30,7 +30,7 @@ func (w *world) checkLiveness() {
 					break
 				}
 				w.report(spec.Violation{Criterion: spec.CritLiveness, Step: w.step, Process: p.idx,
-					Detail: fmt.Sprintf("%s was fed at step %d and never delivered", w.msgName(pm.uid), pm.fedStep)})
+					Detail: fmt.Sprintf("%s was fed at step %d and never delivered", w.or.msgName(pm.uid), pm.fedStep)})
 				break
 			}
 		}
@@ -63,9 +63,9 @@ func (w *world) exemptions(p *proc) map[int32]int64 {
 // stuckForever reports whether message uid at p names a never-occupied position on a received
 // channel, or waits for an exempt message.
 func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
-	m := w.msgs[uid-1]
+	m := w.or.msgs[uid-1]
 	for _, cause := range m.expressed.Pairs() {
-		c := w.nodeChan(cause.Channel)
+		c := w.or.nodeChan(cause.Channel)
 		if c < 0 {
 			continue
 		}
@@ -79,7 +79,7 @@ func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
 		if from, ok := exempt[c]; ok && q >= from {
 			return true
 		}
-		if w.alive(c) && w.recordAt(c, q) == 0 {
+		if w.or.alive(c) && w.or.recordAt(c, q) == 0 {
 			return true
 		}
 	}

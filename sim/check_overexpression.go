@@ -8,19 +8,20 @@ package sim
 import (
 	"fmt"
 
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkOverexpression stages an OVEREXPRESSION violation for emission uid.
 func (w *world) checkOverexpression(p *proc, uid uint64) {
-	m := w.msgs[uid-1]
-	bound, cur := p.o.bound.c.Pairs(), 0
+	m := w.or.msgs[uid-1]
+	bound, cur := p.o.bound.C.Pairs(), 0
 	for _, cause := range m.expressed.Pairs() {
-		if b, ok := lookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {
+		if b, ok := oracle.LookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {
 			continue
 		}
 		p.o.stage(p, spec.CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",
-			w.msgName(uid), cause.Channel, cause.Position))
+			w.or.msgName(uid), cause.Channel, cause.Position))
 		return
 	}
 }

@@ -16,33 +16,34 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// checkRefusal reports OVER_REFUSAL when p refuses without an injected cause.
-func (w *world) checkRefusal(p *proc, r *node.Refusal) {
-	if w.refusalInjected(p, r) {
+// checkRefusal reports OVER_REFUSAL when p refuses without an injected cause (atReceipt: it
+// refused a record fed to it).
+func (w *world) checkRefusal(p *proc, r *node.Refusal, atReceipt bool) {
+	if w.refusalInjected(p, r, atReceipt) {
 		return
 	}
 	w.violate(spec.CritOverRefusal, p.idx, fmt.Sprintf("refused %s with no injected cause", r.Error()))
 }
 
 // refusalInjected decides whether the run injected the cause of refusal r at p.
-func (w *world) refusalInjected(p *proc, r *node.Refusal) bool {
+func (w *world) refusalInjected(p *proc, r *node.Refusal, atReceipt bool) bool {
 	switch r.Reason {
 	case node.ReasonUndecodableMetadata:
-		c := w.nodeChan(r.Channel)
+		c := w.or.nodeChan(r.Channel)
 		if c < 0 {
 			return false
 		}
-		uid := w.recordAt(c, int64(r.Position))
-		return uid != 0 && w.msgs[uid-1].undecodable
+		uid := w.or.recordAt(c, int64(r.Position))
+		return uid != 0 && w.or.msgs[uid-1].undecodable
 	case node.ReasonPositionsDiscardedUnread:
-		c := w.nodeChan(r.Channel)
-		return c >= 0 && w.alive(c) && int64(r.Position) < int64(w.offsets(c).LogStart)
+		c := w.or.nodeChan(r.Channel)
+		return c >= 0 && w.or.alive(c) && int64(r.Position) < w.or.logs[c].logStart
 	case node.ReasonMetadataBudgetExceeded:
-		budget := w.budget
+		budget := w.or.budget
 		if budget == 0 {
 			budget = node.DefaultMetadataBudgetBytes
 		}
-		return w.frontierOver(p, r, budget) || w.headerOver(r, budget)
+		return w.frontierOver(p, r, budget, atReceipt) || w.headerOver(r, budget)
 	case node.ReasonChannelRemovedWithHeldMessages:
 		return p.o.injected.removedHeld
 	case node.ReasonChannelIdentityChanged:
@@ -56,13 +57,13 @@ func (w *world) refusalInjected(p *proc, r *node.Refusal) bool {
 // frontierOver reports whether what p may have seen is over the budget: the bound, and when the
 // refusal names a record, what the refused step would have added to it, which the bound has not
 // taken in: a receipt's header (refused in a feed), a delivery's coordinate (refused in a drain).
-func (w *world) frontierOver(p *proc, r *node.Refusal, budget int) bool {
-	bound := p.o.bound.c
-	if c := w.nodeChan(r.Channel); c >= 0 && r.Position >= 0 {
-		if uid := w.recordAt(c, int64(r.Position)); uid != 0 {
+func (w *world) frontierOver(p *proc, r *node.Refusal, budget int, atReceipt bool) bool {
+	bound := p.o.bound.C
+	if c := w.or.nodeChan(r.Channel); c >= 0 && r.Position >= 0 {
+		if uid := w.or.recordAt(c, int64(r.Position)); uid != 0 {
 			bound = bound.Clone()
-			if w.action == spec.ActFeed {
-				bound.MergeFrom(w.msgs[uid-1].expressed)
+			if atReceipt {
+				bound.MergeFrom(w.or.msgs[uid-1].expressed)
 			} else {
 				bound.Merge(r.Channel, r.Position)
 			}
@@ -73,10 +74,10 @@ func (w *world) frontierOver(p *proc, r *node.Refusal, budget int) bool {
 
 // headerOver reports whether the record a refusal names carried a header over the budget.
 func (w *world) headerOver(r *node.Refusal, budget int) bool {
-	c := w.nodeChan(r.Channel)
+	c := w.or.nodeChan(r.Channel)
 	if c < 0 || r.Position < 0 {
 		return false
 	}
-	uid := w.recordAt(c, int64(r.Position))
-	return uid != 0 && w.msgs[uid-1].headerLen > budget
+	uid := w.or.recordAt(c, int64(r.Position))
+	return uid != 0 && w.or.msgs[uid-1].headerLen > budget
 }

@@ -16,9 +16,9 @@ import (
 // incarnation.
 func (w *world) checkRecreatedReceived(p *proc) {
 	for _, c := range p.o.recv {
-		if inc := w.chans[c].inc; w.recreated(inc) {
+		if w.or.recreated(c) {
 			w.violate(spec.CritRecreation, p.idx, fmt.Sprintf("committed while receiving %s, whose name now binds to incarnation %d",
-				w.chanName(c), w.topics[w.chans[c].topic].inc))
+				w.or.chanName(c), w.or.liveInc(c)))
 			return
 		}
 	}

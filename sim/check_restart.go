@@ -31,10 +31,10 @@ package sim
 // checks made). One process, one point per run: each point costs a run of the whole script.
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -55,44 +55,7 @@ func CheckRestartInvisibility(scn *spec.Scenario, set swarm.Settings, opts RunOp
 	base := Run(scn, set, choose.NewRandom(set.Seed), opts)
 	opts.restart = &restartPoint{proc: proc, after: after, at: -1}
 	restarted := Run(scn, set, choose.NewRandom(set.Seed), opts)
-	return compareDeliveries(base.Deliveries, restarted.Deliveries, proc, after, after)
-}
-
-// compareDeliveries returns a RESTART_INVISIBILITY violation for each process whose delivery
-// sequence differs between base and restarted (proc was restarted after script action at, drawn
-// at after), naming the first difference.
-func compareDeliveries(base, restarted [][]uint64, proc string, after, at int) []spec.Violation {
-	var out []spec.Violation
-	for i := range base {
-		a, b := base[i], restarted[i]
-		if slices.Equal(a, b) {
-			continue
-		}
-		j := 0
-		for j < len(a) && j < len(b) && a[j] == b[j] {
-			j++
-		}
-		out = append(out, spec.Violation{Criterion: spec.CritRestartInvisibility, Step: at, Process: i, Detail: fmt.Sprintf(
-			"a clean restart of %s after script action %d%s changes delivery %d: %s without it, %s with it (%d vs %d deliveries)",
-			proc, at, drawnAt(after, at), j, uidAt(a, j), uidAt(b, j), len(a), len(b))})
-	}
-	return out
-}
-
-// drawnAt says where a restart that moved to a later point was drawn.
-func drawnAt(after, at int) string {
-	if after == at {
-		return ""
-	}
-	return fmt.Sprintf(" (drawn at %d)", after)
-}
-
-// uidAt renders the j-th uid of seq, or "nothing".
-func uidAt(seq []uint64, j int) string {
-	if j < len(seq) {
-		return fmt.Sprintf("m%d", seq[j])
-	}
-	return "nothing"
+	return oracle.CompareDeliveries(base.Deliveries, restarted.Deliveries, proc, after, after)
 }
 
 // checkRestart runs the restart check of a finished run whose settings ask for it: the run's
@@ -120,17 +83,9 @@ func checkRestart(scn *spec.Scenario, set swarm.Settings, opts RunOptions, res *
 	}
 	res.Stats.RestartChecks++
 	at, proc := opts.restart.at, opts.restart.proc
-	out := compareDeliveries(res.Deliveries, restarted.Deliveries, proc, after, at)
+	out := oracle.CompareDeliveries(res.Deliveries, restarted.Deliveries, proc, after, at)
 	for _, v := range restarted.Violations {
-		out = append(out, restartViolation(v, proc, after, at))
+		out = append(out, oracle.RestartViolation(v, proc, after, at))
 	}
 	return out
-}
-
-// restartViolation reports violation v, found in a run with a clean restart of proc after script
-// action at (drawn at after), as a RESTART_INVISIBILITY violation naming it.
-func restartViolation(v spec.Violation, proc string, after, at int) spec.Violation {
-	return spec.Violation{Criterion: spec.CritRestartInvisibility, Step: v.Step, Process: v.Process, Msgs: v.Msgs,
-		Detail: fmt.Sprintf("a clean restart of %s after script action %d%s makes the run break %s: %s",
-			proc, at, drawnAt(after, at), v.Criterion, v.Detail)}
 }

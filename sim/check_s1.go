@@ -11,6 +11,7 @@ package sim
 // channel at or below B's cause has a smaller delivery index than B.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -19,9 +20,9 @@ import (
 
 // checkCausalOrderAtDelivery is the delivery-time half of S1 (staged with the step).
 func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
-	m := w.msgs[b-1]
+	m := w.or.msgs[b-1]
 	for _, cause := range m.past.Pairs() {
-		c := w.nodeChan(cause.Channel)
+		c := w.or.nodeChan(cause.Channel)
 		if c < 0 {
 			continue
 		}
@@ -32,16 +33,16 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 		q := int64(cause.Position)
 		if len(pc.pending) > 0 && pc.pending[0].pos <= q && pc.pending[0].uid != b {
 			p.o.stage(p, spec.CritS1, fmt.Sprintf("delivered %s while still holding its true cause %s",
-				w.msgName(b), w.msgName(pc.pending[0].uid)))
+				w.or.msgName(b), w.or.msgName(pc.pending[0].uid)))
 			return
 		}
-		if q <= pc.fedHigh || !w.alive(c) {
+		if q <= pc.fedHigh || !w.or.alive(c) {
 			continue
 		}
 		from := max(pc.fedHigh+1, pc.firstRead, pc.clampAtStart+1)
-		if a := w.firstRecordIn(c, from, q); a >= 0 {
+		if a := w.or.firstRecordIn(c, from, q); a >= 0 {
 			p.o.stage(p, spec.CritS1, fmt.Sprintf("delivered %s before its true cause %s was even received",
-				w.msgName(b), w.msgName(w.recordAt(c, a))))
+				w.or.msgName(b), w.or.msgName(w.or.recordAt(c, a))))
 			return
 		}
 	}
@@ -63,15 +64,15 @@ func (w *world) checkCausalOrderLifetime() {
 
 // inversionBefore looks for a true cause of delivery d that p delivered after d.
 func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
-	m := w.msgs[d.uid-1]
+	m := w.or.msgs[d.uid-1]
 	for _, cause := range m.past.Pairs() {
-		c := w.nodeChan(cause.Channel)
+		c := w.or.nodeChan(cause.Channel)
 		pc, ok := p.o.chans.get(c)
 		if c < 0 || !ok {
 			continue
 		}
 		// Under FIFO the last first-delivery at or below the cause is the latest of them.
-		i, found := slices.BinarySearchFunc(pc.delivered, int64(cause.Position), func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
+		i, found := slices.BinarySearchFunc(pc.delivered, int64(cause.Position), func(e deliveredPos, pos int64) int { return cmp.Compare(e.pos, pos) })
 		if found {
 			i++
 		}
@@ -80,7 +81,7 @@ func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
 		}
 		if a := pc.delivered[i-1]; a.index > d.index {
 			return fmt.Sprintf("delivered %s (delivery %d) after its effect %s (delivery %d)",
-				w.msgName(a.uid), a.index, w.msgName(d.uid), d.index), true
+				w.or.msgName(a.uid), a.index, w.or.msgName(d.uid), d.index), true
 		}
 	}
 	return "", false

@@ -15,6 +15,6 @@ import (
 // checkUndecodableCommitted reports S7 when p commits a step that was fed an undecodable header.
 func (w *world) checkUndecodableCommitted(p *proc) {
 	if uid := p.o.stepCorrupt; uid != 0 {
-		w.violate(spec.CritS7, p.idx, fmt.Sprintf("committed a step that read the undecodable header of %s", w.msgName(uid)))
+		w.violate(spec.CritS7, p.idx, fmt.Sprintf("committed a step that read the undecodable header of %s", w.or.msgName(uid)))
 	}
 }

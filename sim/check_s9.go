@@ -16,11 +16,11 @@ import (
 func (w *world) checkDeadHolds(p *proc, pc *chanOracle, uid uint64) {
 	for _, c := range p.o.recv {
 		other := p.o.chans.at(c)
-		if other == pc || w.alive(other.ch) || len(other.pending) == 0 {
+		if other == pc || w.or.alive(other.ch) || len(other.pending) == 0 {
 			continue
 		}
 		p.o.stage(p, spec.CritS9, fmt.Sprintf("delivered %s while holding %s on the deleted channel %s",
-			w.msgName(uid), w.msgName(other.pending[0].uid), w.chanName(other.ch)))
+			w.or.msgName(uid), w.or.msgName(other.pending[0].uid), w.or.chanName(other.ch)))
 		return
 	}
 }

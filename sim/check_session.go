@@ -57,9 +57,9 @@ func (s *sessionWorld) checkCoverage(c, op int, m *readModel, served []int, pres
 	token := oracle.CausesFromWire(pairs)
 	for _, p := range served {
 		truth := s.projections[p].truth
-		if ch, pos, ok := firstUncovered(truth, token); ok {
+		if ch, pos, ok := oracle.FirstUncovered(truth, token); ok {
 			s.violate(spec.CritSessionCoverage, c, fmt.Sprintf("read op %d of %s served by %s, whose true past does not cover the token %s: %s needs %d, true past has %s",
-				op, m.spec.Name, s.w.procs[p].spec.Name, session.Of(token), s.chanName(ch), pos, s.truePos(truth, ch)))
+				op, m.spec.Name, s.w.procs[p].spec.Name, session.Of(token), s.w.or.nodeChanName(ch), pos, oracle.TruePos(truth, ch)))
 			return
 		}
 	}
@@ -68,13 +68,13 @@ func (s *sessionWorld) checkCoverage(c, op int, m *readModel, served []int, pres
 // checkRYW: every served partition's true past reflects each committed write of the session.
 func (s *sessionWorld) checkRYW(c, op int, m *readModel, served []int) {
 	for _, wr := range s.clients[c].writes {
-		msg := s.w.msgs[wr.uid-1]
-		nc := s.w.chans[msg.ch].nc
+		msg := s.w.or.msgs[wr.uid-1]
+		nc := s.w.or.ids[msg.ch].nc
 		for _, p := range served {
 			if got, ok := s.projections[p].truth.Lookup(nc); !ok || int64(got) < msg.pos {
 				s.violate(spec.CritSessionRYW, c, fmt.Sprintf("read op %d of %s served by %s reflects %s only up to %s, but write op %d was acknowledged at %s:%d (%s)",
-					op, m.spec.Name, s.w.procs[p].spec.Name, s.w.chanName(msg.ch), s.truePos(s.projections[p].truth, nc),
-					wr.op, s.w.chanName(msg.ch), msg.pos, s.w.msgName(wr.uid)), wr.uid)
+					op, m.spec.Name, s.w.procs[p].spec.Name, s.w.or.chanName(msg.ch), oracle.TruePos(s.projections[p].truth, nc),
+					wr.op, s.w.or.chanName(msg.ch), msg.pos, s.w.or.msgName(wr.uid)), wr.uid)
 				return
 			}
 		}
@@ -86,9 +86,9 @@ func (s *sessionWorld) checkMR(c, op int, m *readModel, served []int) {
 	for _, r := range s.clients[c].reads {
 		for _, p := range served {
 			truth := s.projections[p].truth
-			if ch, pos, ok := firstUncovered(truth, r.rows); ok {
+			if ch, pos, ok := oracle.FirstUncovered(truth, r.rows); ok {
 				s.violate(spec.CritSessionMR, c, fmt.Sprintf("read op %d of %s served by %s reflects %s only up to %s, but the earlier read op %d of %s served the row at %d",
-					op, m.spec.Name, s.w.procs[p].spec.Name, s.chanName(ch), s.truePos(truth, ch), r.op, r.model, pos))
+					op, m.spec.Name, s.w.procs[p].spec.Name, s.w.or.nodeChanName(ch), oracle.TruePos(truth, ch), r.op, r.model, pos))
 				return
 			}
 		}
@@ -97,11 +97,11 @@ func (s *sessionWorld) checkMR(c, op int, m *readModel, served []int) {
 
 // checkWFR: committed write uid carries every row its session read before.
 func (s *sessionWorld) checkWFR(c, op int, uid uint64) {
-	msg := s.w.msgs[uid-1]
+	msg := s.w.or.msgs[uid-1]
 	for _, r := range s.clients[c].reads {
-		if ch, pos, ok := firstUncovered(msg.expressed, r.rows); ok {
+		if ch, pos, ok := oracle.FirstUncovered(msg.expressed, r.rows); ok {
 			s.violate(spec.CritSessionWFR, c, fmt.Sprintf("write op %d (%s) carries %s only up to %s, but the earlier read op %d of %s served the row at %d",
-				op, s.w.msgName(uid), s.chanName(ch), s.truePos(msg.expressed, ch), r.op, r.model, pos), uid)
+				op, s.w.or.msgName(uid), s.w.or.nodeChanName(ch), oracle.TruePos(msg.expressed, ch), r.op, r.model, pos), uid)
 			return
 		}
 	}
@@ -110,25 +110,25 @@ func (s *sessionWorld) checkWFR(c, op int, uid uint64) {
 // checkToken: every pair of a token a tier minted names an acknowledged committed record.
 func (s *sessionWorld) checkToken(c, op int, what string, minted session.CausalPast) {
 	for _, pair := range minted.Causes().Pairs() {
-		ch := s.w.nodeChan(pair.Channel)
-		if ch >= 0 && s.w.recordAt(ch, int64(pair.Position)) != 0 || s.w.forgedClaim(pair) {
+		ch := s.w.or.nodeChan(pair.Channel)
+		if ch >= 0 && s.w.or.recordAt(ch, int64(pair.Position)) != 0 || s.w.forgedClaim(pair) {
 			continue
 		}
 		state := "no record"
-		if ch >= 0 && int64(pair.Position) < int64(len(s.w.chans[ch].slots)) {
-			if uid := s.w.chans[ch].slots[pair.Position]; uid != 0 {
-				state = "a " + s.w.msgs[uid-1].state.String() + " record"
+		if ch >= 0 && int64(pair.Position) < int64(len(s.w.or.logs[ch].slots)) {
+			if uid := s.w.or.logs[ch].slots[pair.Position]; uid != 0 {
+				state = "a " + s.w.or.msgs[uid-1].state.String() + " record"
 			}
 		}
 		s.violate(spec.CritSessionToken, c, fmt.Sprintf("%s op %d handed back a token naming %s:%d, which is %s, not an acknowledged committed record (token %s)",
-			what, op, s.chanName(pair.Channel), pair.Position, state, minted))
+			what, op, s.w.or.nodeChanName(pair.Channel), pair.Position, state, minted))
 		return
 	}
 }
 
 // forgedClaim reports whether a forged or corrupt record's header names exactly this pair.
 func (w *world) forgedClaim(pair node.Cause) bool {
-	for _, m := range w.msgs {
+	for _, m := range w.or.msgs {
 		if m.kind != msgForged && m.kind != msgCorrupt {
 			continue
 		}
@@ -145,30 +145,4 @@ func (s *sessionWorld) checkDamaged(c, op int, damage spec.TokenDamage, did stri
 		return
 	}
 	s.violate(spec.CritSessionDamaged, c, fmt.Sprintf("op %d: the tier accepted a token damaged in flight (%s) instead of refusing it: %s", op, damage, did))
-}
-
-// firstUncovered returns the first pair of want (channel order) that have does not reach.
-func firstUncovered(have, want node.Causes) (node.Channel, node.Offset, bool) {
-	for _, pair := range want.Pairs() {
-		if got, ok := have.Lookup(pair.Channel); !ok || got < pair.Position {
-			return pair.Channel, pair.Position, true
-		}
-	}
-	return node.Channel{}, 0, false
-}
-
-// chanName renders a node channel as the world names it (topic#incarnation/partition).
-func (s *sessionWorld) chanName(nc node.Channel) string {
-	if c := s.w.nodeChan(nc); c >= 0 {
-		return s.w.chanName(c)
-	}
-	return nc.String()
-}
-
-// truePos renders the position a frontier names on a channel, or "nothing".
-func (s *sessionWorld) truePos(f node.Causes, nc node.Channel) string {
-	if pos, ok := f.Lookup(nc); ok {
-		return fmt.Sprint(pos)
-	}
-	return "nothing"
 }

@@ -8,22 +8,23 @@ package sim
 import (
 	"fmt"
 
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkExpressed stages a STRUCT15 violation for emission uid.
 func (w *world) checkExpressed(p *proc, uid uint64) {
-	m := w.msgs[uid-1]
+	m := w.or.msgs[uid-1]
 	expressed, cur := m.expressed.Pairs(), 0
 	for _, cause := range m.past.Pairs() {
-		if q, ok := lookupFrom(expressed, &cur, cause.Channel); ok && q >= cause.Position {
+		if q, ok := oracle.LookupFrom(expressed, &cur, cause.Channel); ok && q >= cause.Position {
 			continue
 		}
-		c := w.nodeChan(cause.Channel)
-		if c >= 0 && !w.alive(c) {
+		c := w.or.nodeChan(cause.Channel)
+		if c >= 0 && !w.or.alive(c) {
 			continue
 		}
-		p.o.stage(p, spec.CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", w.msgName(uid), cause.Channel, cause.Position))
+		p.o.stage(p, spec.CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", w.or.msgName(uid), cause.Channel, cause.Position))
 		return
 	}
 }

@@ -3,15 +3,15 @@
 // checker per property, virtual time, and replay. Each step's events go to the sinks of
 // package trace.
 //
-// The oracle (oracle*.go, check_*.go) observes; it does not share. The host hands it events — an
-// execution's received channels and start positions, a feed, a drain, a delivery, an emission
-// with its bytes, a commit and what reached the state store, a crash or refusal, the faults that
-// entitle a process to fail closed — and it keeps its own per-process and per-(process, channel)
-// state (procOracle, chanOracle), changed only by them. Its checkers read that state, the
-// arguments of the events and the world's record of what was produced; never a process's host
-// state or its engine (TestOracleReadsNoHostState). Where the scheduler or the explorer needs an
-// oracle fact it asks a query (fedHigh, pendingHead, heldBack, refusalLedger, deliverySequence);
-// the oracle copies and hashes its own state (ownChans, appendChans).
+// The oracle (oracle*.go, check_*.go) observes; it does not share. The world hands it events — a
+// record produced, a transaction's end, a log moved, a topic created or deleted, an execution's
+// received channels and start positions, a feed, a drain, a delivery, an emission with its
+// bytes, a commit and what reached the state store, a crash or refusal, the faults that entitle a
+// process to fail closed — and it keeps its own model of the world (worldOracle: the message
+// table, each channel's log) and of each process (procOracle, chanOracle), changed only by them.
+// Its checkers read that and the events' arguments, never the substrate, the world's topic and
+// channel tables, a process's host state or its engine (TestOracleReadsNoHostState). The world
+// asks it queries (recordAt, fedHigh, pendingHead, heldBack, refusalLedger, deliverySequence).
 //
 // A run is a pure function of its scenario, its settings and its choices. Every schedule and
 // fault decision goes through one Chooser; durations, topic IDs and payload bytes come from

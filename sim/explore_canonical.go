@@ -131,7 +131,7 @@ func stepChanged(p *proc) bool {
 		return true
 	}
 	for i, f := range o.frontiers() {
-		if !f.c.Equal(o.saved[i]) {
+		if !f.C.Equal(o.saved[i]) {
 			return true
 		}
 	}
@@ -228,9 +228,9 @@ func procRollbackFree(p *proc) bool {
 		if pc.readPos < int64(w.offsets(c).LogStart) {
 			return false
 		}
-		slots := w.chans[c].slots
+		slots := w.or.logs[c].slots
 		for o := max(pc.readPos, 0); o < int64(len(slots)); o++ {
-			if uid := slots[o]; uid != 0 && (w.msgs[uid-1].kind == msgCorrupt || w.msgs[uid-1].kind == msgForged) {
+			if uid := slots[o]; uid != 0 && (w.or.msgs[uid-1].kind == msgCorrupt || w.or.msgs[uid-1].kind == msgForged) {
 				return false
 			}
 		}

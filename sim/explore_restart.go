@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -118,9 +119,9 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 		baseSeq[i], seq[i] = base.procs[i].o.deliverySequence(), c.procs[i].o.deliverySequence()
 	}
 	after := len(x.pathScript) - 1
-	vs := compareDeliveries(baseSeq, seq, name, after, after)
+	vs := oracle.CompareDeliveries(baseSeq, seq, name, after, after)
 	for _, v := range c.violations {
-		vs = append(vs, restartViolation(v, name, after, after))
+		vs = append(vs, oracle.RestartViolation(v, name, after, after))
 	}
 	if len(vs) > 0 {
 		x.res.restartFailures++

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -42,7 +43,7 @@ func (p *proc) feed(pc *pcState) {
 	}
 	rec := recs[0]
 	pos := int64(rec.Offset)
-	uid := w.recordAt(pc.ch, pos)
+	uid := w.or.recordAt(pc.ch, pos)
 	if uid == 0 {
 		panic(fmt.Sprintf("sim: fetched %s:%d which the oracle does not know as a committed record", w.chanName(pc.ch), pos))
 	}
@@ -115,7 +116,7 @@ func (p *proc) drain() {
 		}
 		p.stepDirty = true
 		c := w.nodeChan(d.Channel)
-		uid := w.recordAt(c, int64(d.Position))
+		uid := w.or.recordAt(c, int64(d.Position))
 		if c < 0 || uid == 0 {
 			panic(fmt.Sprintf("sim: %s delivered %v@%d, which is no committed record", p.spec.Name, d.Channel, d.Position))
 		}
@@ -195,7 +196,7 @@ func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 	}
 	p.stepChans = append(p.stepChans, c)
 	uid := p.o.onSend(p, c, int64(off), stamped.Headers)
-	w.setMsgPayload(uid, rec.Key, rec.Value)
+	w.or.setPayload(uid, rec.Key, rec.Value)
 	w.stats.Sent++
 	if w.tracing {
 		w.emitChan("sent", p, c, int64(off), uid, "")
@@ -291,7 +292,7 @@ func (p *proc) refuse(err error) {
 	if !errors.As(err, &r) {
 		panic(fmt.Sprintf("sim: %s: engine error that is not a refusal: %v", p.spec.Name, err))
 	}
-	p.o.onRefused(p, r)
+	p.o.onRefused(p, r, w.action == spec.ActFeed)
 	p.rollback()
 	p.status = procFailed
 	p.refusalWhy = string(r.Reason)
@@ -299,4 +300,16 @@ func (p *proc) refuse(err error) {
 	if w.tracing {
 		w.emitProc("refused", p, r.Error())
 	}
+}
+
+// countRefusal counts one refusal in the run's stats.
+func (w *world) countRefusal(r node.Reason) {
+	s := &w.stats
+	if w.refusalsShared {
+		s.Refusals, w.refusalsShared = maps.Clone(s.Refusals), false
+	}
+	if s.Refusals == nil {
+		s.Refusals = make(map[string]int)
+	}
+	s.Refusals[string(r)]++
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -25,60 +26,12 @@ import (
 // send time wait in the step, and a crash, refusal or fencing rolls all of it back — a delivery in
 // a rolled-back step did not happen.
 
-// cow is a frontier shared copy-on-write: once shared (referenced by a message or a step
-// snapshot) it is cloned before its next change.
-type cow struct {
-	c      node.Causes
-	shared bool
-	// digest caches the hash of c's canonical encoding (world_hash_frontier.go); 0: stale. own,
-	// the one way to change c in place, clears it.
-	digest uint64
-}
-
-// own returns the frontier for changing, cloning it first if it is shared, into room carved
-// from st (the process shell's storage; procStore.causeRoom).
-func (f *cow) own(st *procStore) *node.Causes {
-	if f.shared {
-		f.c = f.c.CloneInto(st.causeRoom(f.c.Len()))
-		f.shared = false
-	}
-	f.digest = 0
-	return &f.c
-}
-
-// share returns the frontier for keeping; the next change will clone.
-func (f *cow) share() node.Causes {
-	f.shared = true
-	return f.c
-}
-
-// mergeFrom raises the frontier to at least other. A shared frontier that covers other already
-// stays shared: most receipts and deliveries teach nothing new, and cloning for a no-op merge
-// would cost an allocation per frontier per step.
-func (f *cow) mergeFrom(other node.Causes, st *procStore) {
-	if other.IsEmpty() || (f.shared && f.c.Covers(other)) {
-		return
-	}
-	f.own(st).MergeFrom(other)
-}
-
-// merge raises the frontier's position on ch to at least pos, cloning a shared frontier only if
-// that changes it.
-func (f *cow) merge(ch node.Channel, pos node.Offset, st *procStore) {
-	if f.shared {
-		if q, ok := f.c.Lookup(ch); ok && q >= pos {
-			return
-		}
-	}
-	f.own(st).Merge(ch, pos)
-}
-
 // procOracle is the oracle's view of one process.
 type procOracle struct {
 	// past is the true causal past; seen the maximum of every header fed (what the process may
 	// legitimately re-express, STRUCT12); bound is seen plus every delivered coordinate (the
 	// over-expression bound); tdp is the true delivered past (the join clamp's truth, D41).
-	past, seen, bound, tdp cow
+	past, seen, bound, tdp oracle.Frontier
 	saved                  [4]node.Causes
 
 	stepOpen bool
@@ -138,7 +91,9 @@ type undoEntry struct {
 func (o *procOracle) init() {}
 
 // frontiers lists the four staged frontiers in snapshot order.
-func (o *procOracle) frontiers() [4]*cow { return [4]*cow{&o.past, &o.seen, &o.bound, &o.tdp} }
+func (o *procOracle) frontiers() [4]*oracle.Frontier {
+	return [4]*oracle.Frontier{&o.past, &o.seen, &o.bound, &o.tdp}
+}
 
 // beginStep snapshots the frontiers at the first change of a step.
 func (o *procOracle) beginStep(p *proc) {
@@ -147,7 +102,7 @@ func (o *procOracle) beginStep(p *proc) {
 	}
 	o.stepOpen = true
 	for i, f := range o.frontiers() {
-		o.saved[i] = f.share()
+		o.saved[i] = f.Share()
 	}
 }
 
@@ -189,9 +144,10 @@ func (o *procOracle) onReceived(p *proc, recv []int32, starts []node.Cause) {
 // onDrain notes that a drain begins.
 func (o *procOracle) onDrain() { o.drains++ }
 
-// onRefused judges a refusal (OVER_REFUSAL): the process fails closed for good.
-func (o *procOracle) onRefused(p *proc, r *node.Refusal) {
-	p.w.checkRefusal(p, r)
+// onRefused judges a refusal (OVER_REFUSAL; atReceipt: the engine refused a record fed to it,
+// not a drain): the process fails closed for good.
+func (o *procOracle) onRefused(p *proc, r *node.Refusal, atReceipt bool) {
+	p.w.checkRefusal(p, r, atReceipt)
 	o.failed = true
 }
 
@@ -210,7 +166,7 @@ func (o *procOracle) onStart(p *proc) {
 			oc.firstRead = oc.startPos
 		}
 		oc.clampAtStart = -1
-		if q, ok := o.tdp.c.Lookup(p.w.chans[c].nc); ok {
+		if q, ok := o.tdp.C.Lookup(p.w.or.ids[c].nc); ok {
 			oc.clampAtStart = int64(q)
 		}
 	}
@@ -220,12 +176,12 @@ func (o *procOracle) onStart(p *proc) {
 // header joins seen and bound, and the record becomes pending (owed) unless it was delivered
 // already, is at or below the execution's true delivered past, or is pending already.
 func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
-	m, st, oc := p.w.msgs[uid-1], p.storage(), o.chans.at(c)
+	m, st, oc := p.w.or.msgs[uid-1], p.storage(), o.chans.at(c)
 	p.w.checkFeed(p, oc, pos, uid)
 	oc.lastFed = pos
-	o.past.mergeFrom(m.past, st)
-	o.seen.mergeFrom(m.expressed, st)
-	o.bound.mergeFrom(m.expressed, st)
+	o.past.MergeFrom(m.past, st)
+	o.seen.MergeFrom(m.expressed, st)
+	o.bound.MergeFrom(m.expressed, st)
 	if m.undecodable && o.stepCorrupt == 0 {
 		o.stepCorrupt = uid
 	}
@@ -235,7 +191,7 @@ func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
 	if pos <= oc.clampAtStart || pos < oc.firstRead || oc.deliveredIndex(pos) >= 0 {
 		return
 	}
-	i, found := slices.BinarySearchFunc(oc.pending, pos, func(e pendingMsg, pos int64) int { return cmpInt64(e.pos, pos) })
+	i, found := slices.BinarySearchFunc(oc.pending, pos, func(e pendingMsg, pos int64) int { return cmp.Compare(e.pos, pos) })
 	if found {
 		return
 	}
@@ -254,7 +210,7 @@ func (o *procOracle) onRefeed(p *proc, c int32, uid uint64, pos int64) {
 // coordinate joins the bound, and the record leaves the pending set.
 func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
 	w, oc := p.w, o.chanState(c)
-	m := w.msgs[uid-1]
+	m := w.or.msgs[uid-1]
 	w.sess.onDeliver(p, uid) // a projector's row (session_projection.go)
 	if w.checkDuplicate(p, oc, uid) {
 		return
@@ -262,12 +218,12 @@ func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
 	w.checkFIFO(p, oc, uid)
 	w.checkCausalOrderAtDelivery(p, uid)
 	w.checkDeadHolds(p, oc, uid)
-	nc, st := w.chans[m.ch].nc, p.storage()
-	o.past.merge(nc, node.Offset(m.pos), st)
-	o.bound.merge(nc, node.Offset(m.pos), st)
-	o.past.mergeFrom(m.past, st)
-	o.tdp.mergeFrom(m.past, st)
-	i, _ := slices.BinarySearchFunc(oc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
+	nc, st := w.or.ids[m.ch].nc, p.storage()
+	o.past.Merge(nc, node.Offset(m.pos), st)
+	o.bound.Merge(nc, node.Offset(m.pos), st)
+	o.past.MergeFrom(m.past, st)
+	o.tdp.MergeFrom(m.past, st)
+	i, _ := slices.BinarySearchFunc(oc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmp.Compare(e.pos, pos) })
 	oc.delivered = slices.Insert(oc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
 	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: oc.ch, idx: i})
 	o.setDeliveries(o.deliveries + 1)
@@ -292,7 +248,7 @@ func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) 
 	w := p.w
 	hr := o.readStamp(headers)
 	m := message{ch: c, pos: pos, sender: int32(p.idx), kind: msgEmission, state: msgPending,
-		past: o.past.share(), expressed: hr.Expressed, headerLen: hr.ValueLen, undecodable: hr.Undecodable}
+		past: o.past.Share(), expressed: hr.Expressed, headerLen: hr.ValueLen, undecodable: hr.Undecodable}
 	switch {
 	case !hr.Present:
 		p.o.stage(p, spec.CritStruct15, "emission carries no "+node.HeaderKey+" header")
@@ -325,7 +281,7 @@ func (o *procOracle) readStamp(headers []node.Header) oracle.HeaderReading {
 
 // stage records a violation that becomes real only if the step commits.
 func (o *procOracle) stage(p *proc, crit spec.Criterion, detail string) {
-	if !p.w.opts.reports(crit) {
+	if !p.w.or.reports(crit) {
 		return
 	}
 	o.staged = append(o.staged, spec.Violation{Criterion: crit, Step: p.w.step, Process: p.idx, Detail: detail})
@@ -341,7 +297,7 @@ func (o *procOracle) onCommit(p *proc) {
 		o.chans.at(c).firstFixed = true
 	}
 	for _, uid := range o.stepSent {
-		w.setMsgState(uid, msgCommitted)
+		w.or.setState(uid, msgCommitted)
 		w.noteCommitted(uid)
 	}
 	w.violations = append(w.violations, o.staged...)
@@ -375,11 +331,11 @@ func (o *procOracle) rollback(p *proc) bool {
 	}
 	if o.stepOpen {
 		for i, f := range o.frontiers() {
-			f.c, f.shared, f.digest = o.saved[i], true, 0
+			f.C, f.Shared, f.Digest = o.saved[i], true, 0
 		}
 	}
 	for _, uid := range o.stepSent {
-		p.w.setMsgState(uid, msgAborted)
+		p.w.or.setState(uid, msgAborted)
 	}
 	o.endStep()
 	return did
@@ -395,16 +351,6 @@ func (o *procOracle) endStep() {
 	o.stepCorrupt = 0
 	o.stepDeliv, o.stepHeldRe = 0, 0
 	o.saved = [4]node.Causes{}
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // checkExpression runs the send-time structural checks on emission uid.
@@ -424,7 +370,7 @@ func (w *world) checkCommittedStep(p *proc) {
 // violate records a violation found now (not staged) and reports whether it did (false when the
 // criterion is disabled).
 func (w *world) violate(crit spec.Criterion, proc int, detail string) bool {
-	if !w.opts.reports(crit) {
+	if !w.or.reports(crit) {
 		return false
 	}
 	w.violations = append(w.violations, spec.Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
@@ -436,19 +382,7 @@ func (w *world) violate(crit spec.Criterion, proc int, detail string) bool {
 
 // report records a violation found at the end of the run (liveness, the lifetime half of S1).
 func (w *world) report(v spec.Violation) {
-	if w.opts.reports(v.Criterion) {
+	if w.or.reports(v.Criterion) {
 		w.violations = append(w.violations, v)
 	}
-}
-
-// lookupFrom finds ch in pairs (sorted by channel) starting at cursor *i, which it advances: a
-// walk over a second sorted list in order costs O(len(pairs) + queries) in all.
-func lookupFrom(pairs []node.Cause, i *int, ch node.Channel) (node.Offset, bool) {
-	for *i < len(pairs) && pairs[*i].Channel.Compare(ch) < 0 {
-		*i++
-	}
-	if *i < len(pairs) && pairs[*i].Channel == ch {
-		return pairs[*i].Position, true
-	}
-	return 0, false
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 )
@@ -141,7 +142,7 @@ func (o *procOracle) deliveriesSince(from int64) []uint64 {
 
 // deliveredIndex returns the index in oc.delivered of position pos, or -1.
 func (oc *chanOracle) deliveredIndex(pos int64) int {
-	i, ok := slices.BinarySearchFunc(oc.delivered, pos, func(e deliveredPos, pos int64) int { return cmpInt64(e.pos, pos) })
+	i, ok := slices.BinarySearchFunc(oc.delivered, pos, func(e deliveredPos, pos int64) int { return cmp.Compare(e.pos, pos) })
 	if !ok {
 		return -1
 	}

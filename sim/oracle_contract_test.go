@@ -20,19 +20,27 @@ import (
 )
 
 // The oracle's files: the oracle and its checkers. They judge from the events the host and the
-// world hand the oracle (procOracle's on* handlers and the arguments of the checks) and from the
-// oracle's own state; they never read the host's state of a process (pcState, the execution's
-// status, received set, read positions, state store, transaction) or its engine.
+// world hand the oracle (procOracle's and worldOracle's on* handlers and the arguments of the
+// checks) and from the oracle's own state; they never read the host's state of a process
+// (pcState, the execution's status, received set, read positions, state store, transaction) or
+// its engine, nor the world's substrate, topics, incarnations and channels: what was produced
+// where is the oracle's own model (worldOracle).
 func isOracleFile(name string) bool {
 	base := filepath.Base(name)
 	return (strings.HasPrefix(base, "oracle") || strings.HasPrefix(base, "check_")) && !strings.HasSuffix(base, "_test.go")
 }
 
 // oracleMayRead are the fields and methods of a process (proc) the oracle's files may use: its
-// index and declaration, the world it lives in (whose shadow logs and message table are the
-// oracle's model of what was produced), the oracle's own parts (o, ref) and the shell storage
-// the oracle's copy-on-write state is carved from.
+// index and declaration, the world it lives in, the oracle's own parts (o, ref) and the shell
+// storage the oracle's copy-on-write state is carved from.
 var oracleMayRead = []string{"w", "idx", "spec", "group", "o", "ref", "storage"}
+
+// oracleMayReadOfWorld are the fields and methods of the world the oracle's files may use, besides
+// the world's methods an oracle file declares: the oracle's own model (or), what it reports into
+// (violations, stats, latencies, the trace), the step and the clock that date its findings, the
+// processes and session actors it judges, and registering a message.
+var oracleMayReadOfWorld = []string{"or", "violations", "stats", "lat", "tracing", "emitRaw", "step", "clock", "procs", "sess",
+	"newMessage", "noteCommitted"}
 
 // hostReads type-checks package sim with extra (name, source) files added and returns, for every
 // oracle file, each use of a process's host state or of an engine, as "file:line: what".
@@ -82,16 +90,20 @@ func hostReads(t *testing.T, extra map[string]string) []string {
 		}
 		return types.Identical(typ, want)
 	}
-	procT, pcT, engT := named("proc"), named("pcState"), named("engineRef")
-	var nodeEngT types.Type
+	procT, pcT, engT, worldT := named("proc"), named("pcState"), named("engineRef"), named("world")
+	var nodeEngT, modelT types.Type
 	for _, imp := range pkg.Imports() {
-		if imp.Path() == "github.com/parsleysim/parsleysim/node" {
+		switch imp.Path() {
+		case "github.com/parsleysim/parsleysim/node":
 			nodeEngT = imp.Scope().Lookup("Engine").Type()
+		case "github.com/parsleysim/parsleysim/substrate":
+			modelT = imp.Scope().Lookup("Model").Type()
 		}
 	}
-	if nodeEngT == nil {
-		t.Fatal("package sim no longer imports node: revisit what the oracle may not read")
+	if nodeEngT == nil || modelT == nil {
+		t.Fatal("package sim no longer imports node and substrate: revisit what the oracle may not read")
 	}
+	inOracleFile := func(obj types.Object) bool { return isOracleFile(fset.Position(obj.Pos()).Filename) }
 	engine := func(typ types.Type) bool { return is(typ, engT) || is(typ, nodeEngT) }
 	var bad []string
 	for _, f := range files {
@@ -112,6 +124,11 @@ func hostReads(t *testing.T, extra map[string]string) []string {
 					what = "proc." + n.Sel.Name
 				case is(recv, pcT):
 					what = "pcState." + n.Sel.Name
+				case is(recv, worldT) && !slices.Contains(oracleMayReadOfWorld, n.Sel.Name) &&
+					(sel.Kind() == types.FieldVal || !inOracleFile(sel.Obj())):
+					what = "world." + n.Sel.Name
+				case is(recv, modelT) || is(sel.Obj().Type(), modelT):
+					what = "the substrate (" + n.Sel.Name + ")"
 				case engine(recv) || engine(sel.Obj().Type()):
 					what = "the engine (" + n.Sel.Name + ")"
 				}
@@ -138,20 +155,25 @@ func TestOracleReadsNoHostState(t *testing.T) {
 }
 
 // TestOracleContractBites adds an oracle file that reads the host's execution status, a read
-// position and the engine, and a world file that does the same, and checks that exactly the
-// oracle file's three reads are reported.
+// position, the engine, the world's channels, whether an incarnation is alive by the world's
+// table, and the substrate's offsets, and a world file that does the same, and checks that
+// exactly the oracle file's reads are reported.
 func TestOracleContractBites(t *testing.T) {
 	const src = `package sim
 
 func (w *world) checkPeeks(p *proc, pc *pcState) bool {
-	return p.status == procRunning && pc.readPos > 0 && p.eng != nil
+	return p.status == procRunning && pc.readPos > 0 && p.eng != nil && w.chans[0].lso > 0 && w.alive(0) &&
+		w.sub.AppendCommittedOffsets(nil, "g") != nil && w.or.alive(0)
 }
 `
 	got := hostReads(t, map[string]string{"check_peeks.go": src, "world_peeks.go": strings.Replace(src, "checkPeeks", "worldPeeks", 1)})
-	if len(got) < 3 || !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "proc.status") }) ||
-		!slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "pcState.readPos") }) ||
-		!slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "proc.eng") }) ||
-		slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "world_peeks.go") }) {
-		t.Fatalf("reported %q; want check_peeks.go's reads of proc.status, pcState.readPos and proc.eng only", got)
+	want := []string{"proc.status", "pcState.readPos", "proc.eng", "world.chans", "world.alive", "world.sub", "the substrate (AppendCommittedOffsets)"}
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "check_peeks.go") && strings.HasSuffix(s, ": "+w) }) {
+			t.Errorf("check_peeks.go's read of %s was not reported", w)
+		}
+	}
+	if slices.ContainsFunc(got, func(s string) bool { return !strings.HasPrefix(s, "check_peeks.go") }) {
+		t.Fatalf("reported %q; want check_peeks.go's reads only", got)
 	}
 }

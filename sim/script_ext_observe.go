@@ -186,7 +186,7 @@ func (ob *Observed) finished(w *world, res *spec.Result) {
 	ob.Result = res
 	ob.snapshot(w, len(w.scn.Script))
 	for i := range ob.Messages {
-		ob.Messages[i].State = w.msgs[i].state.String()
+		ob.Messages[i].State = w.or.msgs[i].state.String()
 	}
 }
 
@@ -208,7 +208,7 @@ func (ob *Observed) snapshot(w *world, action int) {
 		ob.Incarnations = append(ob.Incarnations, IncarnationView{Topic: w.topics[w.incs[inc].topic].spec.Name,
 			Number: w.incarnationNumber(inc), ID: node.TopicID(w.incs[inc].id).String()})
 	}
-	for len(ob.Messages) < len(w.msgs) {
+	for len(ob.Messages) < len(w.or.msgs) {
 		uid := uint64(len(ob.Messages) + 1)
 		ob.Messages = append(ob.Messages, w.viewMessage(uid))
 		ob.unsettled = append(ob.unsettled, uid)
@@ -217,7 +217,7 @@ func (ob *Observed) snapshot(w *world, action int) {
 	// committed but behind an open transaction, is looked at again after the next action.
 	kept := ob.unsettled[:0]
 	for _, uid := range ob.unsettled {
-		mv, m := &ob.Messages[uid-1], w.msgs[uid-1]
+		mv, m := &ob.Messages[uid-1], w.or.msgs[uid-1]
 		mv.State = m.state.String()
 		if m.state == msgCommitted {
 			w.readPayload(mv, m)
@@ -264,7 +264,7 @@ func (w *world) viewProcess(p *proc, d *deliveryObserver) ProcessView {
 		c := w.nodeChan(cs.Channel)
 		h := HoldView{Channel: w.shortChan(cs.Channel), Head: int64(cs.Head), Held: cs.Held}
 		if c >= 0 {
-			h.HeadMsg = w.recordAt(c, int64(cs.Head))
+			h.HeadMsg = w.or.recordAt(c, int64(cs.Head))
 		}
 		for _, b := range cs.Blockers {
 			h.Blockers = append(h.Blockers, BlockerView{Channel: w.shortChan(b.Channel), Required: int64(b.Required),
@@ -306,7 +306,7 @@ func (d *deliveryObserver) update(p *proc) {
 
 // viewMessage renders record uid (without its payload).
 func (w *world) viewMessage(uid uint64) MessageView {
-	m := w.msgs[uid-1]
+	m := w.or.msgs[uid-1]
 	ch := &w.chans[m.ch]
 	v := MessageView{UID: uid, Channel: w.shortChan(ch.nc), Topic: w.topics[ch.topic].spec.Name,
 		Incarnation: w.incarnationNumber(ch.inc), Partition: ch.part, Position: m.pos, Kind: m.kind.String(), State: m.state.String()}

@@ -79,7 +79,7 @@ func (s *sessionWorld) onRollback(p *proc) {
 // apply projects one committed row: the tier records its past (under the sabotage, the frontier
 // snapshot), the oracle its truth.
 func (s *sessionWorld) apply(pr *projection, uid uint64, snapshot node.Causes) {
-	m := s.w.msgs[uid-1]
+	m := s.w.or.msgs[uid-1]
 	nc := s.w.chans[m.ch].nc
 	pos := node.Offset(m.pos)
 	switch {

@@ -58,7 +58,7 @@ func (s *sessionWorld) write(c int, ch int32, txn, commit bool) {
 	w.refreshLSO(ch)
 	w.stats.Produced++
 	s.count("writes")
-	committed := w.msgs[wr.uid-1].state == msgCommitted
+	committed := w.or.msgs[wr.uid-1].state == msgCommitted
 	if committed {
 		cl.truth.Merge(w.chans[ch].nc, node.Offset(wr.pos))
 		cl.writes = append(cl.writes, sessionWriteOp{op: wr.op, uid: wr.uid})
@@ -89,12 +89,12 @@ func (s *sessionWorld) produceTxn(wr *sessionWrite, token session.CausalPast, re
 	}
 	if !wr.commit {
 		must(w.sub.AbortTransaction(s.txn))
-		w.setMsgState(wr.uid, msgAborted)
+		w.or.setState(wr.uid, msgAborted)
 		s.count("writes_aborted")
 		return token
 	}
 	must(w.sub.CommitTransaction(s.txn))
-	w.setMsgState(wr.uid, msgCommitted)
+	w.or.setState(wr.uid, msgCommitted)
 	w.noteCommitted(wr.uid)
 	return s.mergeAck(token, wr.ch, wr.pos)
 }

@@ -14,12 +14,14 @@ import (
 )
 
 // world is one run's simulated universe: the substrate model, the topics and their incarnations,
-// every channel's shadow log (which oracle message sits at each offset), the processes with their
-// hosts and engines, the oracle's message table, the clock, the violations found and the stats.
+// the processes with their hosts and engines, the oracle (its model of the world, with the
+// message table and every channel's shadow log, and its view of each process), the clock, the
+// violations found and the stats.
 //
 // Indexes, not pointers, name things across the world: a topic by its scenario index, an
 // incarnation by creation order (the substrate's incarnation number), a channel by its index in
-// chans, a message by its uid (index in msgs plus one; 0 means "no message").
+// chans, a message by its uid (index in the oracle's message table plus one; 0 means "no
+// message").
 type world struct {
 	scn     *spec.Scenario
 	set     *swarm.Settings
@@ -34,16 +36,11 @@ type world struct {
 	topicByName map[string]int
 	incs        []incarnation
 	chans       []channel
-	chanByNode  map[node.Channel]int32
 
 	procs []*proc
-	// msgs is the message table. A message never changes once in it: clones share the messages,
-	// and a change replaces the message with a changed copy (setMsgState, setMsgPayload), so a
-	// clone copies and a new record appends one pointer rather than every message.
-	msgs []*message
-	// msgsShared says msgs's array is shared with a cloned world: ownMsgs copies it before an
-	// entry is replaced (world_clone.go).
-	msgsShared bool
+	// or is the oracle's model of the world: the message table and its model of every channel's
+	// log (oracle_world.go), which the world tells what happens to them.
+	or worldOracle
 
 	// recent holds the uids of the latest committed records (a ring), the candidates a stamped
 	// external producer observes.
@@ -89,7 +86,7 @@ type world struct {
 
 const recentRing = 16
 
-// nodeChanScanMax is the channel count up to which nodeChan scans instead of using chanByNode.
+// nodeChanScanMax is the channel count up to which nodeChan scans instead of using a map.
 const nodeChanScanMax = 16
 
 // topicState is one scenario topic and its current incarnation.
@@ -117,75 +114,18 @@ func (w *world) recreated(inc int32) bool {
 	return !in.alive && cur >= 0 && cur != inc
 }
 
-// channel is one partition of one incarnation, with the oracle's shadow of its log.
+// channel is one partition of one incarnation (its log, as the oracle models it, is
+// worldOracle.logs).
 type channel struct {
 	inc   int32
 	topic int
 	part  int32
 	tp    substrate.TopicPartition
 	nc    node.Channel
-	// slots[o] is the uid of the message produced at offset o (0: a marker, nothing yet, or
-	// unknown). Whether a slot is a committed record is the message's state.
-	slots []uint64
 	// lso mirrors the substrate's last stable offset, refreshed after every operation that can
 	// move it; feeding is enabled below it.
 	lso int64
-	// digest caches the hash of the shadow log's canonical encoding (slots and their messages'
-	// kind, state, sender and content); 0: stale. Whatever changes a slot or a message's state
-	// or payload clears it (world_hash_chan.go).
-	digest uint64
 }
-
-// message is the oracle's record of one produced record.
-type message struct {
-	ch     int32
-	pos    int64
-	sender int32 // process index; -1 for an external producer
-	kind   msgKind
-	state  msgState
-	// producedMicros is the virtual time of the produce call (end-to-end latency origin).
-	producedMicros int64
-	// past is the record's true causal past (real happened-before; never read from a header);
-	// expressed is what its parsley.causes header names, as the reference decoder reads it
-	// (oracle_wire.go; empty for a headerless or undecodable record). Both are shared and
-	// immutable.
-	past      node.Causes
-	expressed node.Causes
-	headerLen int
-	// undecodable says the reference decoder refuses the record's headers: a receiver must fail
-	// closed on it (S7), and may (OVER_REFUSAL).
-	undecodable bool
-	// raw holds the parsley.causes header values of a corrupt, forged or undecodable record (a nil
-	// value is a null one), whose bytes are not the one spelling of expressed: what a reader's
-	// decoder makes of them depends on the bytes, so the explorer tells such records apart by
-	// them (msgDigest). Nil for the others, whose header is the canonical encoding of expressed.
-	raw [][]byte
-	// key and value are the record's payload bytes (shared, immutable): part of the explorer's
-	// canonical state, since application logic forwards them.
-	key, value []byte
-	// digest caches the hash of the canonical encoding of past, expressed, key and value (0: not
-	// computed yet; world_hash.go).
-	digest uint64
-}
-
-type msgKind uint8
-
-const (
-	msgPlain msgKind = iota + 1
-	msgStamped
-	msgCorrupt
-	msgEmission
-	msgForged  // scripted record with a hand-made header
-	msgSession // written by the session write tier (session_write.go)
-)
-
-type msgState uint8
-
-const (
-	msgPending msgState = iota + 1 // inside an open transaction
-	msgCommitted
-	msgAborted
-)
 
 // newWorld builds the world of a scenario: the model with every topic created (incarnation 0 of
 // each), retention set on external topics, and one host per process.
@@ -201,18 +141,19 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 		clock:       newClock(set, streams.Durations),
 		budget:      scn.MetadataBudgetBytes,
 		topicByName: make(map[string]int, len(scn.Topics)),
-		chanByNode:  make(map[node.Channel]int32),
 		tracing:     len(opts.Sinks) > 0,
-		msgs:        make([]*message, 0, 1024),
 	}
 	w.topics = make([]topicState, len(scn.Topics))
+	names := make([]string, len(scn.Topics))
 	for i := range scn.Topics {
+		names[i] = scn.Topics[i].Name
 		w.topics[i] = topicState{spec: &scn.Topics[i], inc: -1}
 		w.topicByName[scn.Topics[i].Name] = i
 		if scn.Topics[i].External {
 			w.externals++
 		}
 	}
+	w.or = newWorldOracle(names, opts.Disabled, scn.MetadataBudgetBytes)
 	for i := range scn.Topics {
 		w.createIncarnation(i)
 	}
@@ -236,7 +177,9 @@ func (w *world) createIncarnation(t int) int32 {
 	var err error
 	if w.topics[t].inc >= 0 {
 		id, err = w.sub.RecreateTopic(ts.Name)
-		w.incs[w.topics[t].inc].alive = false
+		old := &w.incs[w.topics[t].inc]
+		old.alive = false
+		w.or.onIncarnationDead(t, old.firstChan, old.parts)
 	} else {
 		id, err = w.sub.CreateTopic(ts.Name, ts.Partitions)
 	}
@@ -249,7 +192,7 @@ func (w *world) createIncarnation(t int) int32 {
 		c := channel{inc: inc, topic: t, part: int32(p),
 			tp: substrate.TopicPartition{Topic: id, Partition: substrate.Partition(p)},
 			nc: node.Channel{Topic: node.TopicID(id), Partition: node.Partition(p)}}
-		w.chanByNode[c.nc] = int32(len(w.chans))
+		w.or.onChannelCreated(int32(len(w.chans)), c.nc, t, inc, int32(p))
 		w.chans = append(w.chans, c)
 	}
 	if ts.External && w.topics[t].inc < 0 {
@@ -288,6 +231,7 @@ func (w *world) refreshLSO(c int32) {
 		panic(fmt.Sprintf("sim: list offsets of live channel %s: %v", w.chanName(c), err))
 	}
 	ch.lso = int64(offs.LastStable)
+	w.or.onLogMoved(c, int64(offs.LogStart), int64(offs.HighWatermark))
 }
 
 // offsets returns the substrate's offsets of a live channel.
@@ -300,53 +244,9 @@ func (w *world) offsets(c int32) substrate.Offsets {
 	return offs
 }
 
-// setSlot records that message uid sits at offset pos of channel c.
-func (w *world) setSlot(c int32, pos int64, uid uint64) {
-	ch := &w.chans[c]
-	for int64(len(ch.slots)) <= pos {
-		ch.slots = append(ch.slots, 0)
-	}
-	ch.slots[pos] = uid
-	ch.digest = 0
-}
-
-// recordAt returns the uid of the committed record at offset pos of channel c, or 0 when no
-// committed record occupies it (marker, aborted or open transaction, beyond the log end).
-func (w *world) recordAt(c int32, pos int64) uint64 {
-	ch := &w.chans[c]
-	if pos < 0 || pos >= int64(len(ch.slots)) {
-		return 0
-	}
-	uid := ch.slots[pos]
-	if uid == 0 || w.msgs[uid-1].state != msgCommitted {
-		return 0
-	}
-	return uid
-}
-
-// firstRecordIn returns the first committed record's position in [from, to] on channel c, or -1.
-func (w *world) firstRecordIn(c int32, from, to int64) int64 {
-	ch := &w.chans[c]
-	from = max(from, 0)
-	to = min(to, int64(len(ch.slots))-1)
-	for o := from; o <= to; o++ {
-		if uid := ch.slots[o]; uid != 0 && w.msgs[uid-1].state == msgCommitted {
-			return o
-		}
-	}
-	return -1
-}
-
-// newMessage registers a produced record and returns its uid.
+// newMessage registers a produced record with the oracle and returns its uid.
 func (w *world) newMessage(m message) uint64 {
-	m.producedMicros = w.clock.nowMicros
-	m.digest = 0
-	if len(w.msgs) == cap(w.msgs) {
-		w.msgsShared = false // the append copies the table into an array of w's own
-	}
-	w.msgs = append(w.msgs, &m)
-	uid := uint64(len(w.msgs))
-	w.setSlot(m.ch, m.pos, uid)
+	uid := w.or.add(m, w.clock.nowMicros)
 	if m.state == msgCommitted {
 		w.noteCommitted(uid)
 	}
@@ -366,31 +266,10 @@ func (w *world) chanName(c int32) string {
 }
 
 // msgName renders a message as uid@topic#incarnation/partition:position.
-func (w *world) msgName(uid uint64) string {
-	if uid == 0 {
-		return "none"
-	}
-	m := w.msgs[uid-1]
-	return fmt.Sprintf("m%d(%s:%d)", uid, w.chanName(m.ch), m.pos)
-}
+func (w *world) msgName(uid uint64) string { return w.or.msgName(uid) }
 
 // nodeChan maps a node channel to the world's channel index, or -1 if the world never created it.
-// A small world scans its channels (faster than hashing the 20-byte key; the canonical hash asks
-// for every channel of every frontier it encodes).
-func (w *world) nodeChan(nc node.Channel) int32 {
-	if len(w.chans) <= nodeChanScanMax {
-		for i := range w.chans {
-			if w.chans[i].nc == nc {
-				return int32(i)
-			}
-		}
-		return -1
-	}
-	if c, ok := w.chanByNode[nc]; ok {
-		return c
-	}
-	return -1
-}
+func (w *world) nodeChan(nc node.Channel) int32 { return w.or.nodeChan(nc) }
 
 // sortedTopicsOf returns topic indexes for names (unknown names dropped), sorted.
 func (w *world) sortedTopicsOf(names []string) []int {

@@ -33,7 +33,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	var old worldStorage
 	c := into
 	if c != nil {
-		old = worldStorage{chooser: c.chooser, sub: c.sub, topics: c.topics, incs: c.incs, chans: c.chans,
+		old = worldStorage{chooser: c.chooser, sub: c.sub, topics: c.topics, incs: c.incs, chans: c.chans, logs: c.or.logs,
 			weights: c.weights, offsetBuf: c.offsetBuf, procBuf: c.procBuf, groupBuf: c.groupBuf, script: c.script,
 			procs:   c.procs,
 			idsRand: c.idsRand, idsFn: c.idsFn}
@@ -51,16 +51,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	c.topics = append(old.topics[:0], w.topics...)
 	c.incs = append(old.incs[:0], w.incs...)
 	c.chans = append(old.chans[:0], w.chans...)
-	for i := range c.chans {
-		c.chans[i].slots = slices.Clip(c.chans[i].slots)
-	}
-	if w.set.Weights[spec.ActRecreateTopic] > 0 { // a recreation adds channels to the map
-		c.chanByNode = maps.Clone(w.chanByNode)
-	}
-	// The message table is shared copy-on-write: appends never write into the other world's view
-	// (capacity clipped) and in-place changes go through ownMsgs.
-	w.msgsShared, c.msgsShared = true, true
-	c.msgs = slices.Clip(w.msgs)
+	c.or.cloneFrom(&w.or, old.logs)
 	c.ext.openUIDs = slices.Clone(w.ext.openUIDs)
 	c.ext.openChans = slices.Clone(w.ext.openChans)
 	c.violations = slices.Clip(w.violations)
@@ -97,6 +88,7 @@ type worldStorage struct {
 	topics    []topicState
 	incs      []incarnation
 	chans     []channel
+	logs      []chanLog
 	weights   []uint32
 	offsetBuf []int64
 	procBuf   []*proc
@@ -180,10 +172,10 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 		p.ref.shared, c.ref.shared = true, true
 	}
 	for _, f := range p.o.frontiers() {
-		f.shared = true
+		f.Shared = true
 	}
 	for _, f := range c.o.frontiers() {
-		f.shared = true
+		f.Shared = true
 	}
 	c.fetchBuf, c.o.stepLat = fetched, lat
 	return c
@@ -229,7 +221,7 @@ type procStore struct {
 	oracle chanStore // the oracle's channel states (oracle_chan.go)
 	undo   []undoEntry
 	// causes is the block the oracle's frontiers are cloned into on their first change
-	// (causeRoom): every step shares the frontiers (procOracle.beginStep), so each frontier a
+	// (CauseRoom): every step shares the frontiers (procOracle.beginStep), so each frontier a
 	// step changes was one small allocation, and its first insertion another.
 	causes []node.Cause
 	// inUse says the shell's current state lives in it.
@@ -325,10 +317,10 @@ func (st *procStore) recycleCommitted() {
 	st.committedMade = st.committedMade[:0]
 }
 
-// causeRoom carves room for a copy of a frontier of n entries, with causeHeadroom spare, from
+// CauseRoom carves room for a copy of a frontier of n entries, with causeHeadroom spare, from
 // the store's block (a new block when it is full: the pieces carved from the old one stay where
 // they are, and a recycled shell starts again at the beginning of its latest block).
-func (st *procStore) causeRoom(n int) []node.Cause {
+func (st *procStore) CauseRoom(n int) []node.Cause {
 	need := n + causeHeadroom
 	if cap(st.causes)-len(st.causes) < need {
 		st.causes = make([]node.Cause, 0, max(causeBlockLen, need))
@@ -404,40 +396,4 @@ func (w *world) ownAll() {
 	for _, p := range w.procs {
 		p.own()
 	}
-}
-
-// ownMsgs gives w its own copy of the message table if it is shared with a clone.
-func (w *world) ownMsgs() {
-	if w.msgsShared {
-		w.msgs = append(make([]*message, 0, len(w.msgs)+msgsHeadroom), w.msgs...)
-		w.msgsShared = false
-	}
-}
-
-// msgsHeadroom is the spare capacity a copied message table gets for the step's emissions.
-const msgsHeadroom = 4
-
-// setMsgState changes message uid's state (replacing the message: clones share it).
-func (w *world) setMsgState(uid uint64, st msgState) {
-	if w.msgs[uid-1].state != st {
-		m := w.changeMsg(uid)
-		m.state = st
-		w.chans[m.ch].digest = 0
-	}
-}
-
-// setMsgPayload sets message uid's key and value (replacing the message: clones share it).
-func (w *world) setMsgPayload(uid uint64, key, value []byte) {
-	m := w.changeMsg(uid)
-	m.key, m.value, m.digest = key, value, 0
-	w.chans[m.ch].digest = 0
-}
-
-// changeMsg replaces message uid by a copy of w's own in w's own table and returns the copy to
-// change: the message itself is shared with clones and never changes.
-func (w *world) changeMsg(uid uint64) *message {
-	w.ownMsgs()
-	m := *w.msgs[uid-1]
-	w.msgs[uid-1] = &m
-	return &m
 }

@@ -12,7 +12,7 @@ import (
 func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string][]string{
 		"world": {"scn", "set", "opts", "chooser", "sub", "streams", "clock", "budget", "topics", "topicByName",
-			"incs", "chans", "chanByNode", "procs", "msgs", "msgsShared", "recent", "recentN", "ext", "step", "action", "liveness",
+			"incs", "chans", "procs", "or", "recent", "recentN", "ext", "step", "action", "liveness",
 			"violations", "stats", "refusalsShared", "lat", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
 			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
@@ -27,14 +27,18 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
 			"stepCorrupt", "chans", "list", "recv", "failed", "drains", "injected", "deliveries", "stepDeliv", "stepHeldRe",
 			"stampValue", "stampReading", "stampRead"}, // a cache of immutable values, shared by a copy: readStamp
-		"message":      {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
+		"message": {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
+		// The oracle's model of the world: worldOracle.cloneFrom. Its channels' liveness, log start and
+		// end and its topics' live incarnations repeat the substrate's state, which the world hashes.
+		"worldOracle":  {"msgs", "msgsShared", "logs", "ids", "byNode", "byNodeShared", "topics", "cur", "disabled", "budget"},
+		"chanLog":      {"slots", "digest", "alive", "logStart", "end"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
 		"sessionWorld": {"w", "spec", "mode", "writes", "clients", "models", "projections", "txn", "nextSession", "ops",
 			"entriesMax", "bytesMax", "patience"},
 		"sessionClient": {"session", "token", "damage", "waiting", "reading", "truth", "writes", "reads"},
 		"projection":    {"ownOnly", "recorded", "own", "truth", "rows", "staged"},
 	}
-	for _, v := range []any{world{}, proc{}, pcState{}, chanOracle{}, procOracle{}, message{}, extProducers{}, sessionWorld{},
+	for _, v := range []any{world{}, proc{}, pcState{}, chanOracle{}, procOracle{}, worldOracle{}, chanLog{}, message{}, extProducers{}, sessionWorld{},
 		sessionClient{}, projection{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {

@@ -76,6 +76,7 @@ func (w *world) deleteTopic(t int) {
 	w.noteDeleted(inc, false)
 	must(w.sub.DeleteTopic(w.topics[t].spec.Name))
 	w.incs[inc].alive = false
+	w.or.onIncarnationDead(t, w.incs[inc].firstChan, w.incs[inc].parts)
 	w.topics[t].inc = -1
 	w.liveExternals--
 	w.stats.Deletions++
@@ -262,7 +263,7 @@ func (w *world) zombie(p *proc) {
 	if p.commitCalls() > 0 { // with nothing to persist the sequence makes no call
 		_, cerr = p.commitSequence(-1)
 	}
-	w.checkZombieFenced(p, offs, state, p.committed)
+	w.checkZombieFenced(p, offs, w.sub.AppendCommittedOffsets(nil, p.group), state, p.committed)
 	w.refCheckStored(p, p.committed, "after a fenced execution's commit")
 	for _, c := range oldChans {
 		w.refreshLSO(c)

@@ -125,7 +125,7 @@ func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
 // causes, the header bytes of a corrupt, forged or undecodable record — computed at its first use and cached in the message: every state that holds the
 // message would otherwise re-encode its causes. The cache is written into a message that clones
 // share; it is a function of what never changes in a message (a payload change replaces the
-// message and clears it, setMsgPayload), so every sharer agrees.
+// message and clears it, worldOracle.setPayload), so every sharer agrees.
 func (h *stateHasher) msgDigest(w *world, m *message) uint64 {
 	if m.digest != 0 && !h.verify {
 		return m.digest
@@ -149,7 +149,7 @@ func (h *stateHasher) appendRecent(b []byte, w *world) []byte {
 	n := min(w.recentN, recentRing)
 	refs := make([]int64, 0, n)
 	for i := range n {
-		m := w.msgs[w.recent[i]-1]
+		m := w.or.msgs[w.recent[i]-1]
 		refs = append(refs, int64(m.ch)<<40|m.pos)
 	}
 	if w.recentN <= recentRing {
@@ -169,7 +169,7 @@ func appendMsgRef(b []byte, w *world, uid uint64) []byte {
 	if uid == 0 {
 		return append(b, 0)
 	}
-	m := w.msgs[uid-1]
+	m := w.or.msgs[uid-1]
 	b = binary.AppendUvarint(b, uint64(m.ch)+1)
 	return binary.AppendVarint(b, m.pos)
 }

@@ -7,15 +7,15 @@ import (
 // A channel's shadow log — per slot the message's kind, state, sender and content digest — is
 // encoded in the world's canonical encoding as one 64-bit digest, cached in the channel: a
 // transition changes the shadow log of one or two channels, and every state re-encoded every
-// channel's slots. The cache lives in the world's channel struct, which a clone copies by value
-// (world.cloneInto), so a clone inherits the digest of the log it copied and a change in one
-// world never reaches another. It is cleared (set to 0, "stale") wherever the shadow log changes:
+// channel's slots. The cache lives in the oracle's model of the channel's log (chanLog), which a
+// clone copies by value (worldOracle.cloneFrom), so a clone inherits the digest of the log it
+// copied and a change in one world never reaches another. It is cleared (set to 0, "stale") wherever the shadow log changes:
 //
-//   - world.setSlot (every new message, newMessage, goes through it): a slot changes;
-//   - world.setMsgState: a message's state changes (its channel's digest);
-//   - world.setMsgPayload: a message's payload, and so its content digest, changes.
+//   - worldOracle.add (every new message): a slot changes;
+//   - worldOracle.setState: a message's state changes (its channel's digest);
+//   - worldOracle.setPayload: a message's payload, and so its content digest, changes.
 //
-// A message's kind, sender, channel and position never change after newMessage. The rest of the
+// A message's kind, sender, channel and position never change after add. The rest of the
 // channel's encoding (last stable offset, substrate offsets) is read afresh at every hash.
 //
 // A missing invalidation would silently merge distinct states, so a hasher can verify instead
@@ -25,7 +25,7 @@ import (
 // chanDigest returns the digest of channel c's shadow log, computed on first use after a change
 // and cached in the channel. Like a message digest it is the same for every hasher.
 func (h *stateHasher) chanDigest(w *world, c int32) uint64 {
-	ch := &w.chans[c]
+	ch := &w.or.logs[c]
 	if ch.digest != 0 && !h.verify {
 		return ch.digest
 	}
@@ -62,7 +62,7 @@ func (h *stateHasher) appendShadowLog(b []byte, w *world, slots []uint64) []byte
 			b = append(b, 0)
 			continue
 		}
-		m := w.msgs[uid-1]
+		m := w.or.msgs[uid-1]
 		b = append(b, byte(m.kind), byte(m.state))
 		b = binary.AppendVarint(b, int64(m.sender))
 		b = binary.LittleEndian.AppendUint64(b, h.msgDigest(w, m))

@@ -2,27 +2,29 @@ package sim
 
 import (
 	"encoding/binary"
+
+	"github.com/parsleysim/parsleysim/sim/oracle"
 )
 
 // A process's four oracle frontiers (past, seen, bound, true delivered past) are encoded as one
-// 64-bit digest each, cached in the frontier (cow.digest): a transition changes at most a
+// 64-bit digest each, cached in the frontier (oracle.Frontier.Digest): a transition changes at most a
 // frontier or two of the one process it acts on, and re-encoding every frontier channel by
 // channel was a large part of encoding a process. Every change to a frontier goes through
-// cow.own, which clears the digest; a rollback that puts the step's snapshot back clears it as
+// Frontier.Own, which clears the digest; a rollback that puts the step's snapshot back clears it as
 // well (procOracle.rollback). A process's copy (proc.cloneInto) copies its frontiers with their
 // digests: equal frontiers, equal digests.
 
 // appendFrontier appends frontier f of process p: 0 when empty, else 1 and its digest, computed
 // on first use after a change and cached in f.
-func (h *stateHasher) appendFrontier(b []byte, p *proc, f *cow) []byte {
-	if f.c.IsEmpty() {
+func (h *stateHasher) appendFrontier(b []byte, p *proc, f *oracle.Frontier) []byte {
+	if f.C.IsEmpty() {
 		return append(b, 0)
 	}
-	if f.digest == 0 || h.verify {
-		enc := appendCauses(h.caches.frontier[:0], p.w, f.c)
+	if f.Digest == 0 || h.verify {
+		enc := appendCauses(h.caches.frontier[:0], p.w, f.C)
 		h.caches.frontier = enc
-		storeDigest(&f.digest, enc, func() string { return "a frontier of process " + p.spec.Name })
+		storeDigest(&f.Digest, enc, func() string { return "a frontier of process " + p.spec.Name })
 	}
 	b = append(b, 1)
-	return binary.LittleEndian.AppendUint64(b, f.digest)
+	return binary.LittleEndian.AppendUint64(b, f.Digest)
 }

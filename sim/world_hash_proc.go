@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -183,7 +184,7 @@ func (h *stateHasher) appendGroup(b []byte, p *proc) []byte {
 		nc := node.Channel{Topic: node.TopicID(o.Topic), Partition: node.Partition(o.Partition)}
 		es = append(es, groupEntry{int64(p.w.nodeChan(nc)), int64(o.Offset)})
 	}
-	slices.SortFunc(es, func(a, b groupEntry) int { return cmpInt64(a.c, b.c) })
+	slices.SortFunc(es, func(a, b groupEntry) int { return cmp.Compare(a.c, b.c) })
 	h.caches.group = es
 	b = binary.AppendUvarint(b, uint64(len(es)))
 	for _, e := range es {

@@ -100,7 +100,7 @@ func (w *world) produceCorrupt(c int32, values [][]byte, key, value []byte) uint
 	}
 	w.stats.Corrupt++
 	uid := w.produce(c, message{kind: msgCorrupt}, key, value, values)
-	if !w.msgs[uid-1].undecodable {
+	if !w.or.msgs[uid-1].undecodable {
 		w.stats.CorruptDecodable++
 	}
 	return uid
@@ -127,7 +127,7 @@ func (w *world) drawCorruption() corrupt.Corruption {
 	}
 	var base node.Causes
 	if n := min(w.recentN, recentRing); n > 0 {
-		r := w.msgs[w.recent[w.streams.Corruptions.IntN(n)]-1]
+		r := w.or.msgs[w.recent[w.streams.Corruptions.IntN(n)]-1]
 		base = r.expressed.Clone()
 		base.Merge(w.chans[r.ch].nc, node.Offset(r.pos))
 	}
@@ -146,10 +146,10 @@ func (w *world) observedAll() node.Causes {
 		if !w.alive(int32(c)) {
 			continue
 		}
-		slots := w.chans[c].slots
+		slots := w.or.logs[c].slots
 		for o := len(slots) - 1; o >= 0; o-- {
-			if uid := slots[o]; uid != 0 && w.msgs[uid-1].state == msgCommitted {
-				out.MergeFrom(w.msgs[uid-1].expressed)
+			if uid := slots[o]; uid != 0 && w.or.msgs[uid-1].state == msgCommitted {
+				out.MergeFrom(w.or.msgs[uid-1].expressed)
 				out.Merge(w.chans[c].nc, node.Offset(o))
 				break
 			}
@@ -161,7 +161,7 @@ func (w *world) observedAll() node.Causes {
 // produceStamped writes a record stamped by an observer of committed record r: its header is
 // r's expressed causes plus r's coordinate, its true past r's true past plus r.
 func (w *world) produceStamped(c int32, r uint64) uint64 {
-	obs := w.msgs[r-1]
+	obs := w.or.msgs[r-1]
 	nc := w.chans[obs.ch].nc
 	expressed := obs.expressed.Clone()
 	expressed.Merge(nc, node.Offset(obs.pos))
@@ -231,7 +231,7 @@ func (w *world) txnClose(commit bool) {
 		must(w.sub.AbortTransaction(tp))
 	}
 	for _, uid := range w.ext.openUIDs {
-		w.setMsgState(uid, state)
+		w.or.setState(uid, state)
 		if commit {
 			w.noteCommitted(uid)
 		}
@@ -248,36 +248,4 @@ func must(err error) {
 	if err != nil {
 		panic(fmt.Sprintf("sim: unexpected substrate error: %v", err))
 	}
-}
-
-// String names a message kind.
-func (k msgKind) String() string {
-	switch k {
-	case msgPlain:
-		return "plain"
-	case msgStamped:
-		return "stamped"
-	case msgCorrupt:
-		return "corrupt"
-	case msgEmission:
-		return "emission"
-	case msgForged:
-		return "forged"
-	case msgSession:
-		return "session"
-	}
-	return "?"
-}
-
-// String names a message state.
-func (s msgState) String() string {
-	switch s {
-	case msgPending:
-		return "pending"
-	case msgCommitted:
-		return "committed"
-	case msgAborted:
-		return "aborted"
-	}
-	return "?"
 }

@@ -224,7 +224,7 @@ func (w *world) resolveRef(r spec.CauseRef) uint64 {
 	if c < 0 {
 		return 0
 	}
-	return w.recordAt(c, r.Position)
+	return w.or.recordAt(c, r.Position)
 }
 
 // resolveObserved returns the committed record a scripted stamped produce observes, or 0: on the
@@ -247,7 +247,7 @@ func (w *world) resolveObserved(a *spec.ScriptedAction) uint64 {
 			if c < 0 {
 				return 0
 			}
-			return w.recordAt(c, a.Observe.Position)
+			return w.or.recordAt(c, a.Observe.Position)
 		}
 	}
 	return 0

@@ -37,7 +37,7 @@ func (p *proc) blockedHead(pc *pcState) bool {
 	if head == nil {
 		return false
 	}
-	return p.causeUnfed(p.w.msgs[head.uid-1], pc.ch)
+	return p.causeUnfed(p.w.or.msgs[head.uid-1], pc.ch)
 }
 
 // committedBlockedHead reports whether p has a blocked head on pc that a rollback keeps: nothing
@@ -78,7 +78,7 @@ func (p *proc) anyOnTopic(t int, cond func(*pcState) bool) bool {
 // been fed it yet, and receive some other channel too: a record stamped with uid's coordinate
 // and produced on that other channel can reach them first and be held.
 func (w *world) unfedReceivers(uid uint64) int {
-	m := w.msgs[uid-1]
+	m := w.or.msgs[uid-1]
 	n := 0
 	for _, p := range w.procs {
 		if p.status != procFailed && len(p.recv) > 1 && p.unfedAt(m.ch, m.pos) {
@@ -119,7 +119,7 @@ func (w *world) laggingRecords(out []uint64) []uint64 {
 				continue
 			}
 			for o := lso - 1; o >= max(0, lso-lagScanSlots); o-- {
-				if uid := w.recordAt(pc.ch, o); uid != 0 {
+				if uid := w.or.recordAt(pc.ch, o); uid != 0 {
 					if !slices.Contains(out, uid) && p.unfedAt(pc.ch, o) {
 						out = append(out, uid)
 					}
@@ -138,11 +138,11 @@ func (w *world) laggingRecords(out []uint64) []uint64 {
 // nextRecordWaits reports whether the next record p would be fed on pc names a cause on another
 // received channel that p has not been fed yet: fed now, it is held.
 func (p *proc) nextRecordWaits(pc *pcState) bool {
-	o := p.w.firstRecordIn(pc.ch, pc.readPos, p.w.chans[pc.ch].lso-1)
+	o := p.w.or.firstRecordIn(pc.ch, pc.readPos, p.w.chans[pc.ch].lso-1)
 	if o < 0 {
 		return false
 	}
-	return p.causeUnfed(p.w.msgs[p.w.recordAt(pc.ch, o)-1], pc.ch)
+	return p.causeUnfed(p.w.or.msgs[p.w.or.recordAt(pc.ch, o)-1], pc.ch)
 }
 
 // headWaitsOn reports whether the head of another of p's received channels, fed at step since or
@@ -156,7 +156,7 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 		if head == nil || head.fedStep < since {
 			continue
 		}
-		m := p.w.msgs[head.uid-1]
+		m := p.w.or.msgs[head.uid-1]
 		for i := range m.expressed.Len() {
 			cause := m.expressed.At(i)
 			if p.w.nodeChan(cause.Channel) == pc.ch && p.o.fedHigh(pc.ch) < int64(cause.Position) {

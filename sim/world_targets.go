@@ -181,7 +181,7 @@ func (w *world) msgOf(uid uint64) *message {
 	if uid == 0 {
 		return nil
 	}
-	return w.msgs[uid-1]
+	return w.or.msgs[uid-1]
 }
 
 // partitionWeight is how strongly a produce of kind k (stamped naming record obs, or 0) prefers
@@ -428,7 +428,7 @@ func (w *world) rewindChannelWeight(pc *pcState) uint32 {
 // before), or -1.
 func (w *world) lastRecordBelow(c int32, lo, before int64) int64 {
 	for o := before - 1; o >= max(lo, 0); o-- {
-		if w.recordAt(c, o) != 0 {
+		if w.or.recordAt(c, o) != 0 {
 			return o
 		}
 	}
@@ -453,7 +453,7 @@ func (w *world) unreadCorrupt(t int) bool {
 				continue
 			}
 			for o := max(p.readPosition(pc), 0); o < lso; o++ {
-				if uid := w.recordAt(c, o); uid != 0 && w.msgs[uid-1].undecodable {
+				if uid := w.or.recordAt(c, o); uid != 0 && w.or.msgs[uid-1].undecodable {
 					return true
 				}
 			}
