@@ -224,10 +224,7 @@ func (w *world) deliveryString(nc node.Channel, pos int64, ok bool) string {
 	if !ok {
 		return "no delivery"
 	}
-	if c := w.or.nodeChan(nc); c >= 0 {
-		return fmt.Sprintf("delivered %s:%d", w.or.chanName(c), pos)
-	}
-	return fmt.Sprintf("delivered %v:%d", nc, pos)
+	return fmt.Sprintf("delivered %s:%d", w.or.nodeChanName(nc), pos)
 }
 
 func (w *world) refDeliveryString(d refnode.Delivery, ok bool) string {

@@ -1,142 +1,22 @@
 package sim
 
 import (
-	"encoding/binary"
-	"slices"
-
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
-// A canonical encoding of a process's open step for the explorer's state hash: what a rollback
-// would restore, not the order the step did things in. Two feeds of one step on two channels in
-// either order leave the same world and the same rollback target but different undo logs;
-// encoding the log itself made them two states. The rollback target is, per channel state the
-// step touched, its fedHigh, pending positions and delivered positions (with delivery indexes)
-// at the step's start, and the delivery count then; the staged violations are encoded as a
-// sorted list of criteria (they are reported together at the commit, in step order, which only
-// decides which detail is reported first). Everything else a rollback restores (frontiers) is
-// encoded from the saved snapshot by the caller.
-//
-// Second, a rollback-free process (worldRollbackFree and procRollbackFree: no fault is left that
-// could roll it back, restart it or read its positions as truncation candidates, and none of its
-// feeds or drains can refuse) is encoded without its committed data — group offsets, committed ordering state,
-// committed positions, firstFixed — and without its step's rollback target: only a restart, a
-// rollback or a truncation reads them, and none can happen any more. The commit points of such a
-// process then no longer multiply the states (results/explore.md has the counts). The
-// staged criteria, the step's emissions and its corrupt record stay: a commit reads them. The
-// abstraction is decided on the world (budgets, logs) at every hash; the encoding it chooses
-// depends on the process alone and is cached like the full one (stateHasher.appendProc).
-
-// stepUndoScratch is reused scratch for appendStepUndo.
-type stepUndoScratch struct {
-	pcs       []*chanOracle
-	pending   []int64
-	delivered []deliveredPos
-	crits     []string
-}
-
-// appendStepUndo appends the rollback target of p's open step (unless free: rollback-free) and
-// its staged criteria.
-func appendStepUndo(b []byte, p *proc, sc *stepUndoScratch, free bool) []byte {
-	o := &p.o
-	if free {
-		return appendStagedCriteria(b, o, sc)
-	}
-	deliveries := o.deliveries
-	sc.pcs = sc.pcs[:0]
-	for i := range o.undo {
-		u := &o.undo[i]
-		if u.ch < 0 {
-			if u.kind == undoSetInt && deliveries == o.deliveries {
-				deliveries = u.old // the first entry holds the value at the step's start
-			}
-			continue
-		}
-		if pc := o.chans.at(u.ch); !slices.Contains(sc.pcs, pc) {
-			sc.pcs = append(sc.pcs, pc)
-		}
-	}
-	b = binary.AppendVarint(b, deliveries)
-	slices.SortFunc(sc.pcs, func(x, y *chanOracle) int { return int(x.ch) - int(y.ch) })
-	b = binary.AppendUvarint(b, uint64(len(sc.pcs)))
-	for _, pc := range sc.pcs {
-		b = appendPCAtStepStart(b, o, pc, sc)
-	}
-	return appendStagedCriteria(b, o, sc)
-}
-
-// appendStagedCriteria appends the criteria of the step's staged violations, sorted.
-func appendStagedCriteria(b []byte, o *procOracle, sc *stepUndoScratch) []byte {
-	sc.crits = sc.crits[:0]
-	for _, v := range o.staged {
-		sc.crits = append(sc.crits, string(v.Criterion))
-	}
-	slices.Sort(sc.crits)
-	b = binary.AppendUvarint(b, uint64(len(sc.crits)))
-	for _, c := range sc.crits {
-		b = appendString(b, c)
-	}
-	return b
-}
-
-// appendPCAtStepStart appends channel state pc as the step's undo log would restore it.
-func appendPCAtStepStart(b []byte, o *procOracle, pc *chanOracle, sc *stepUndoScratch) []byte {
-	fedHigh := pc.fedHigh
-	sc.pending = sc.pending[:0]
-	for _, pm := range pc.pending {
-		sc.pending = append(sc.pending, pm.pos)
-	}
-	sc.delivered = append(sc.delivered[:0], pc.delivered...)
-	for i := len(o.undo) - 1; i >= 0; i-- {
-		u := &o.undo[i]
-		if u.ch != pc.ch {
-			continue
-		}
-		switch u.kind {
-		case undoSetInt:
-			fedHigh = u.old
-		case undoDelivered:
-			sc.delivered = slices.Delete(sc.delivered, u.idx, u.idx+1)
-		case undoPendingAdd:
-			sc.pending = slices.Delete(sc.pending, u.idx, u.idx+1)
-		case undoPendingDel:
-			sc.pending = slices.Insert(sc.pending, u.idx, u.pm.pos)
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(pc.ch))
-	b = binary.AppendVarint(b, fedHigh)
-	b = binary.AppendUvarint(b, uint64(len(sc.pending)))
-	for _, pos := range sc.pending {
-		b = binary.AppendVarint(b, pos)
-	}
-	b = binary.AppendUvarint(b, uint64(len(sc.delivered)))
-	for _, d := range sc.delivered {
-		b = binary.AppendVarint(b, d.pos)
-		b = binary.AppendVarint(b, int64(d.index))
-	}
-	return b
-}
-
-// stepChanged reports whether p's open step has changed anything a rollback would restore or a
-// commit would make real: a step opened by a drain that delivered nothing is no step (it is
-// encoded as none, so it meets the state reached by committing or by not draining at all).
-func stepChanged(p *proc) bool {
-	o := &p.o
-	if !o.stepOpen {
-		return false
-	}
-	if len(o.undo) > 0 || len(o.staged) > 0 || len(o.stepSent) > 0 || o.stepCorrupt != 0 {
-		return true
-	}
-	for i, f := range o.frontiers() {
-		if !f.C.Equal(o.saved[i]) {
-			return true
-		}
-	}
-	return false
-}
+// The explorer's abstractions of a process's state. First, an open step is encoded as what a
+// rollback would restore (procOracle.appendCanonical). Second, a rollback-free process
+// (worldRollbackFree and procRollbackFree: no fault is left that could roll it back, restart it
+// or read its positions as truncation candidates, and none of its feeds or drains can refuse) is
+// encoded without its committed data — group offsets, committed ordering state, committed
+// positions, firstFixed — and without its step's rollback target: only a restart, a rollback or
+// a truncation reads them, and none can happen any more. The commit points of such a process
+// then no longer multiply the states (results/explore.md has the counts). The staged criteria,
+// the step's emissions and its corrupt record stay: a commit reads them. The abstraction is
+// decided on the world (budgets, logs) at every hash; the encoding it chooses depends on the
+// process alone and is cached like the full one (stateHasher.appendProc).
 
 // A process p is rollback-free (its step can never be rolled back and p never restarted) when
 // worldRollbackFree(p.w) && procRollbackFree(p): p is running, no fault that rolls back, restarts
@@ -259,24 +139,4 @@ func appendFailed(b []byte, p *proc) []byte {
 		}
 	}
 	return append(b, 0)
-}
-
-// appendUndoLog appends p's open step as its undo log and staged criteria, in order: the
-// encoding without the abstraction (stateHasher.exact), for the test that checks it.
-func appendUndoLog(b []byte, p *proc) []byte {
-	o := &p.o
-	b = binary.AppendUvarint(b, uint64(len(o.undo)))
-	for i := range o.undo {
-		u := &o.undo[i]
-		b = append(b, byte(u.kind))
-		b = binary.AppendVarint(b, int64(u.ch))
-		b = binary.AppendVarint(b, u.old)
-		b = binary.AppendVarint(b, int64(u.idx))
-		b = binary.AppendVarint(b, u.pm.pos)
-	}
-	b = binary.AppendUvarint(b, uint64(len(o.staged)))
-	for _, v := range o.staged {
-		b = appendString(b, string(v.Criterion))
-	}
-	return b
 }

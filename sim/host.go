@@ -131,7 +131,6 @@ func newProc(w *world, i int) *proc {
 		resolved:     make(map[int]int32),
 		everResolved: make(map[int]bool),
 	}
-	p.o.init()
 	return p
 }
 

@@ -88,8 +88,6 @@ type undoEntry struct {
 	pm   pendingMsg
 }
 
-func (o *procOracle) init() {}
-
 // frontiers lists the four staged frontiers in snapshot order.
 func (o *procOracle) frontiers() [4]*oracle.Frontier {
 	return [4]*oracle.Frontier{&o.past, &o.seen, &o.bound, &o.tdp}

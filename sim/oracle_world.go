@@ -21,16 +21,13 @@ type worldOracle struct {
 	// msgs is the message table, by uid-1. A message never changes once in it: clones share the
 	// messages, and a change replaces the message with a changed copy (setState, setPayload), so
 	// a clone copies and a new record appends one pointer rather than every message.
-	msgs []*message
-	// msgsShared says msgs's array is shared with a cloned world: ownMsgs copies it before an
-	// entry is replaced.
-	msgsShared bool
+	msgs       []*message
+	msgsShared bool // msgs's array is shared with a clone: ownMsgs copies it before a change
 	// logs is the model of each channel's log, by channel index.
 	logs []chanLog
 	// ids names each channel (append-only: clones share it, capacity clipped).
 	ids []chanID
-	// byNode maps a node channel to its channel index; shared by clones and copied before a
-	// recreation adds to it (byNodeShared).
+	// byNode maps a node channel to its channel index, copied before a change while shared.
 	byNode       map[node.Channel]int32
 	byNodeShared bool
 	// topics are the scenario's topic names; cur each topic's live incarnation (-1: deleted).
@@ -109,7 +106,7 @@ func (o *worldOracle) alive(c int32) bool { return o.logs[c].alive }
 // recreated reports whether channel c's incarnation is dead and its name bound to another
 // incarnation now.
 func (o *worldOracle) recreated(c int32) bool {
-	cur := o.cur[o.ids[c].topic]
+	cur := o.liveInc(c)
 	return !o.logs[c].alive && cur >= 0 && cur != o.ids[c].inc
 }
 

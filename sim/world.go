@@ -260,10 +260,7 @@ func (w *world) noteCommitted(uid uint64) {
 }
 
 // chanName renders a channel as topic#incarnation/partition.
-func (w *world) chanName(c int32) string {
-	ch := &w.chans[c]
-	return fmt.Sprintf("%s#%d/%d", w.topics[ch.topic].spec.Name, ch.inc, ch.part)
-}
+func (w *world) chanName(c int32) string { return w.or.chanName(c) }
 
 // msgName renders a message as uid@topic#incarnation/partition:position.
 func (w *world) msgName(uid uint64) string { return w.or.msgName(uid) }

@@ -171,13 +171,8 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	if p.ref.live != nil { // the reference node is cloned on its first change (procRef.node)
 		p.ref.shared, c.ref.shared = true, true
 	}
-	for _, f := range p.o.frontiers() {
-		f.Shared = true
-	}
-	for _, f := range c.o.frontiers() {
-		f.Shared = true
-	}
-	c.fetchBuf, c.o.stepLat = fetched, lat
+	p.o.shareWith(&c.o, lat)
+	c.fetchBuf = fetched
 	return c
 }
 
@@ -194,12 +189,7 @@ func (p *proc) own() {
 	p.eng = p.eng.cloneInto(&p.engStore)
 	p.stepChans = slices.Clone(p.stepChans)
 	p.ownChannelStates()
-	o := &p.o
-	st := p.storage()
-	o.undo = append(st.undo[:0], o.undo...)
-	st.undo = o.undo
-	o.staged = slices.Clone(o.staged)
-	o.stepSent = slices.Clone(o.stepSent)
+	p.o.own(p.storage())
 }
 
 // storage returns p's shell storage, allocating it on first use.
@@ -341,8 +331,8 @@ const (
 // copy, so the step's deliveries and receipts insert in place.
 const pcHeadroom = 2
 
-// ownChannelStates copies p's channel states (pcs, pcList, recv) and the oracle's
-// (procOracle.ownChans) into the shell's store.
+// ownChannelStates copies p's channel states (pcs, pcList, recv) into the shell's store, emptied
+// first if p reads it already.
 func (p *proc) ownChannelStates() {
 	st := p.storage()
 	src := p.pcList
@@ -370,7 +360,6 @@ func (p *proc) ownChannelStates() {
 	st.pcs = index
 	st.states, st.list, st.recv = states, list, recv
 	p.pcs, p.pcList, p.recv = st.pcs, list, recv
-	p.o.ownChans(&st.oracle)
 }
 
 // reuse returns s emptied, or a new empty slice when s cannot hold n elements.

@@ -43,7 +43,7 @@ type engineHash struct {
 
 // procHashCaches are the stateHasher's caches.
 type procHashCaches struct {
-	undo     stepUndoScratch         // scratch for appendStepUndo
+	undo     stepUndoScratch         // scratch for procOracle.appendStepUndo
 	sub      []byte                  // scratch encoding for a cached part
 	msg      []byte                  // scratch encoding of a message's content (msgDigest)
 	chanLog  []byte                  // scratch encoding of a channel's shadow log (chanDigest)
@@ -118,7 +118,7 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	for _, c := range steps {
 		b = binary.AppendUvarint(b, uint64(c))
 	}
-	b = h.appendOracle(b, p, free)
+	b = p.o.appendCanonical(b, h, p, free)
 	if !free {
 		b = h.appendGroup(b, p)
 		b = h.appendCommitted(b, p)
@@ -137,42 +137,6 @@ func appendPC(b []byte, pc *pcState, free bool) []byte {
 		b = binary.AppendVarint(b, pc.committedPos)
 	}
 	return b
-}
-
-// appendOracle appends p's oracle: its channel states (procOracle.appendChans), frontiers (each
-// as its cached digest, world_hash_frontier.go), the open step's staging and its undo log (what a
-// rollback would restore).
-func (h *stateHasher) appendOracle(b []byte, p *proc, free bool) []byte {
-	w, o := p.w, &p.o
-	b = o.appendChans(b, free)
-	b = appendBool(b, o.injected.removedHeld)
-	b = appendBool(b, o.injected.identityChanged)
-	b = appendBool(b, o.injected.deletedHeld)
-	b = h.appendFrontier(b, p, &o.past) // procOracle.frontiers order, without building its array
-	b = h.appendFrontier(b, p, &o.seen)
-	b = h.appendFrontier(b, p, &o.bound)
-	b = h.appendFrontier(b, p, &o.tdp)
-	b = binary.AppendVarint(b, o.deliveries)
-	open := stepChanged(p) || (h.exact && o.stepOpen) // an open step that changed nothing is encoded as none (explore_canonical.go)
-	b = appendBool(b, open)
-	if !open {
-		return b
-	}
-	if !free { // a rollback-free step's rollback target is dead
-		for _, s := range o.saved {
-			b = appendCauses(b, w, s)
-		}
-	}
-	if h.exact {
-		b = appendUndoLog(b, p)
-	} else {
-		b = appendStepUndo(b, p, &h.caches.undo, free) // the rollback target, not the log (explore_canonical.go)
-	}
-	b = binary.AppendUvarint(b, uint64(len(o.stepSent)))
-	for _, uid := range o.stepSent {
-		b = appendMsgRef(b, w, uid)
-	}
-	return appendMsgRef(b, w, o.stepCorrupt)
 }
 
 // appendGroup appends p's committed consumer-group offsets, by channel index.
