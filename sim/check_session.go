@@ -33,7 +33,7 @@ import (
 func (s *sessionWorld) violate(crit spec.Criterion, c int, detail string, msgs ...uint64) {
 	prefix := fmt.Sprintf("client %d session %d: ", c, s.clients[c].session)
 	if s.w.violate(crit, -1, prefix+detail) && len(msgs) > 0 {
-		s.w.violations[len(s.w.violations)-1].Msgs = msgs
+		s.w.or.violations[len(s.w.or.violations)-1].Msgs = msgs
 	}
 }
 

@@ -90,14 +90,14 @@ func TestCheckS1LifetimeInversion(t *testing.T) {
 	w := newWorld(diamond(), &swarm.Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
 	p, in, mid := stageInvertedDiamond(w)
 	w.checkCausalOrderLifetime()
-	if len(w.violations) != 1 || w.violations[0].Criterion != spec.CritS1 || !strings.Contains(w.violations[0].Detail, "m1") {
-		t.Fatalf("lifetime check: %v", w.violations)
+	if len(w.or.violations) != 1 || w.or.violations[0].Criterion != spec.CritS1 || !strings.Contains(w.or.violations[0].Detail, "m1") {
+		t.Fatalf("lifetime check: %v", w.or.violations)
 	}
 	p.o.chanState(in).delivered[0].index, p.o.chanState(mid).delivered[0].index = 0, 1
-	w.violations = nil
+	w.or.violations = nil
 	w.checkCausalOrderLifetime()
-	if len(w.violations) != 0 {
-		t.Fatalf("lifetime check on the right order: %v", w.violations)
+	if len(w.or.violations) != 0 {
+		t.Fatalf("lifetime check on the right order: %v", w.or.violations)
 	}
 }
 

@@ -475,9 +475,9 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 		x.res.termsAlso[x.termHasher.hash(s.w, x.extra)] = struct{}{}
 	}
 	w := s.w
-	before := len(w.violations)
+	before := len(w.or.violations)
 	w.finish()
-	for _, v := range w.violations[before:] {
+	for _, v := range w.or.violations[before:] {
 		x.report(v, true, nil)
 	}
 }
@@ -486,7 +486,7 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 // violating path is not continued).
 func (x *explorer) noteViolations(s *exState, t *transition) bool {
 	before := t.violationsBefore
-	vs := t.next.w.violations
+	vs := t.next.w.or.violations
 	if len(vs) == before {
 		return false
 	}

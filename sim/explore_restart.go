@@ -110,7 +110,7 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 	base.finish()
 	c.finish()
 	x.res.RestartChecks++
-	if len(base.violations) > 0 {
+	if len(base.or.violations) > 0 {
 		return // the liveness phase without the restart breaks something: the terminal states report it
 	}
 	name := c.procs[p].spec.Name
@@ -120,7 +120,7 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 	}
 	after := len(x.pathScript) - 1
 	vs := oracle.CompareDeliveries(baseSeq, seq, name, after, after)
-	for _, v := range c.violations {
+	for _, v := range c.or.violations {
 		vs = append(vs, oracle.RestartViolation(v, name, after, after))
 	}
 	if len(vs) > 0 {
@@ -136,7 +136,7 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 func (x *explorer) endCopy(s *exState) *world {
 	w := s.w.cloneInto(x.takeFree(), s.ids, choose.NewReplay(nil))
 	w.ownAll()
-	w.violations = nil
+	w.or.violations = nil
 	return w
 }
 

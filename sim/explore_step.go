@@ -191,7 +191,7 @@ func (x *explorer) takeFree() *world { return popFree(&x.free) }
 func (x *explorer) step(s *exState, acts *stateActions, c *stepChooser, t *transition) {
 	w := s.w.cloneInto(x.takeFree(), s.ids, c)
 	*t = transition{next: exState{w: w, ids: &w.idsPCG, spent: s.spent, depth: s.depth + 1}, id: -1,
-		violationsBefore: len(w.violations), script: t.script[:0]}
+		violationsBefore: len(w.or.violations), script: t.script[:0]}
 	if cap(x.masks) < len(w.procs) {
 		x.masks = make([]procMask, len(w.procs))
 	}

@@ -298,10 +298,10 @@ func (o *procOracle) onCommit(p *proc) {
 		w.or.setState(uid, msgCommitted)
 		w.noteCommitted(uid)
 	}
-	w.violations = append(w.violations, o.staged...)
-	w.lat.add(o.stepLat)
-	w.stats.Deliveries += o.stepDeliv
-	w.stats.HeldReleased += o.stepHeldRe
+	w.or.violations = append(w.or.violations, o.staged...)
+	w.or.lat.add(o.stepLat)
+	w.or.deliveries += o.stepDeliv
+	w.or.heldReleased += o.stepHeldRe
 	o.endStep()
 }
 
@@ -371,7 +371,7 @@ func (w *world) violate(crit spec.Criterion, proc int, detail string) bool {
 	if !w.or.reports(crit) {
 		return false
 	}
-	w.violations = append(w.violations, spec.Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
+	w.or.violations = append(w.or.violations, spec.Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
 	if w.tracing {
 		w.emitRaw("violation", proc, string(crit)+": "+detail)
 	}
@@ -381,6 +381,6 @@ func (w *world) violate(crit spec.Criterion, proc int, detail string) bool {
 // report records a violation found at the end of the run (liveness, the lifetime half of S1).
 func (w *world) report(v spec.Violation) {
 	if w.or.reports(v.Criterion) {
-		w.violations = append(w.violations, v)
+		w.or.violations = append(w.or.violations, v)
 	}
 }

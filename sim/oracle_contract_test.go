@@ -36,11 +36,10 @@ func isOracleFile(name string) bool {
 var oracleMayRead = []string{"w", "idx", "spec", "group", "o", "ref", "storage"}
 
 // oracleMayReadOfWorld are the fields and methods of the world the oracle's files may use, besides
-// the world's methods an oracle file declares: the oracle's own model (or), what it reports into
-// (violations, stats, latencies, the trace), the step and the clock that date its findings, the
-// processes and session actors it judges, and registering a message.
-var oracleMayReadOfWorld = []string{"or", "violations", "stats", "lat", "tracing", "emitRaw", "step", "clock", "procs", "sess",
-	"newMessage", "noteCommitted"}
+// the world's methods an oracle file declares: the oracle's own model (or), the trace it reports
+// into, the step and the clock that date its findings, the processes and session actors it
+// judges, and registering a message.
+var oracleMayReadOfWorld = []string{"or", "tracing", "emitRaw", "step", "clock", "procs", "sess", "newMessage", "noteCommitted"}
 
 // hostReads type-checks package sim with extra (name, source) files added and returns, for every
 // oracle file, each use of a process's host state or of an engine, as "file:line: what".

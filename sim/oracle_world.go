@@ -37,6 +37,11 @@ type worldOracle struct {
 	// and the metadata budget the engines were given (0: node's default).
 	disabled []spec.Criterion
 	budget   int
+	// What it found and measured: the violations in the order found, the committed deliveries
+	// and those among them held back first, and the latency samples.
+	violations               []spec.Violation
+	deliveries, heldReleased int
+	lat                      latencies
 }
 
 // chanID is what names a channel: its node channel, topic, incarnation and partition.
@@ -216,6 +221,18 @@ func (o *worldOracle) cloneFrom(src *worldOracle, logs []chanLog) {
 	o.ids = slices.Clip(src.ids)
 	src.byNodeShared, o.byNodeShared = true, true
 	o.cur = slices.Clone(src.cur)
+	o.violations = slices.Clip(src.violations)
+	o.lat = latencies{} // what a run only reports is not carried over
+}
+
+// fillStats writes what the oracle counted and measured into st at the end of a run (at virtual
+// time now): the deliveries, the holds released, and the virtual-time figures.
+func (o *worldOracle) fillStats(st *spec.Stats, now int64) {
+	st.Deliveries, st.HeldReleased, st.EndMicros = o.deliveries, o.heldReleased, now
+	if now > 0 {
+		st.DeliveriesPerVirtualSecond = float64(st.Deliveries) * 1e6 / float64(now)
+	}
+	st.HoldLatency, st.EndToEndLatency = summarise(o.lat.hold), summarise(o.lat.endToEnd)
 }
 
 // nodeChan maps a node channel to its channel index, or -1 if the world never created it. A

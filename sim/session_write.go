@@ -67,7 +67,7 @@ func (s *sessionWorld) write(c int, ch int32, txn, commit bool) {
 		}
 	}
 	s.traceWrite(&wr, committed)
-	s.checkDamaged(c, wr.op, wr.damaged, fmt.Sprintf("write op %d produced %s", wr.op, w.msgName(wr.uid)))
+	s.checkDamaged(c, wr.op, wr.damaged, fmt.Sprintf("write op %d produced %s", wr.op, w.or.msgName(wr.uid)))
 	if committed {
 		s.checkWFR(c, wr.op, wr.uid)
 	}

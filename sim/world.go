@@ -15,8 +15,8 @@ import (
 
 // world is one run's simulated universe: the substrate model, the topics and their incarnations,
 // the processes with their hosts and engines, the oracle (its model of the world, with the
-// message table and every channel's shadow log, and its view of each process), the clock, the
-// violations found and the stats.
+// message table and every channel's shadow log, its view of each process, the violations it
+// found), the clock and the stats.
 //
 // Indexes, not pointers, name things across the world: a topic by its scenario index, an
 // incarnation by creation order (the substrate's incarnation number), a channel by its index in
@@ -51,15 +51,13 @@ type world struct {
 	// sess is the session clients, tiers and projections (session.go); nil without sessions.
 	sess *sessionWorld
 
-	step       int
-	action     spec.ActionKind
-	liveness   bool // the final phase: faults off
-	violations []spec.Violation
-	stats      spec.Stats
+	step     int
+	action   spec.ActionKind
+	liveness bool // the final phase: faults off
+	stats    spec.Stats
 	// refusalsShared says stats.Refusals is shared copy-on-write with a clone's (world_clone.go):
 	// countRefusal copies it before its first count.
 	refusalsShared bool
-	lat            latencies
 
 	tracing     bool
 	ev          trace.Event
@@ -261,9 +259,6 @@ func (w *world) noteCommitted(uid uint64) {
 
 // chanName renders a channel as topic#incarnation/partition.
 func (w *world) chanName(c int32) string { return w.or.chanName(c) }
-
-// msgName renders a message as uid@topic#incarnation/partition:position.
-func (w *world) msgName(uid uint64) string { return w.or.msgName(uid) }
 
 // nodeChan maps a node channel to the world's channel index, or -1 if the world never created it.
 func (w *world) nodeChan(nc node.Channel) int32 { return w.or.nodeChan(nc) }

@@ -54,10 +54,8 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	c.or.cloneFrom(&w.or, old.logs)
 	c.ext.openUIDs = slices.Clone(w.ext.openUIDs)
 	c.ext.openChans = slices.Clone(w.ext.openChans)
-	c.violations = slices.Clip(w.violations)
 	w.shareRefusals(c)
 	c.stats.Session = maps.Clone(w.stats.Session)
-	c.lat = latencies{}
 	c.weights, c.offsetBuf, c.procBuf, c.groupBuf = old.weights, old.offsetBuf, old.procBuf, old.groupBuf
 	c.script = old.script[:0] // a released world's buffer (the explorer empties it after each step)
 	c.procs = old.procs

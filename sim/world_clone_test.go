@@ -13,7 +13,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string][]string{
 		"world": {"scn", "set", "opts", "chooser", "sub", "streams", "clock", "budget", "topics", "topicByName",
 			"incs", "chans", "procs", "or", "recent", "recentN", "ext", "step", "action", "liveness",
-			"violations", "stats", "refusalsShared", "lat", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
+			"stats", "refusalsShared", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
 			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
@@ -30,7 +30,8 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"message": {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
 		// The oracle's model of the world: worldOracle.cloneFrom. Its channels' liveness, log start and
 		// end and its topics' live incarnations repeat the substrate's state, which the world hashes.
-		"worldOracle":  {"msgs", "msgsShared", "logs", "ids", "byNode", "byNodeShared", "topics", "cur", "disabled", "budget"},
+		"worldOracle": {"msgs", "msgsShared", "logs", "ids", "byNode", "byNodeShared", "topics", "cur", "disabled", "budget",
+			"violations", "deliveries", "heldReleased", "lat"},
 		"chanLog":      {"slots", "digest", "alive", "logStart", "end"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
 		"sessionWorld": {"w", "spec", "mode", "writes", "clients", "models", "projections", "txn", "nextSession", "ops",
