@@ -30,9 +30,7 @@ type worldOracle struct {
 	// byNode maps a node channel to its channel index, copied before a change while shared.
 	byNode       map[node.Channel]int32
 	byNodeShared bool
-	// topics are the scenario's topic names; cur each topic's live incarnation (-1: deleted).
-	topics []string
-	cur    []int32
+	topics       []string // the scenario's topic names
 	// The settings the checks need, given at construction: the criteria not judged (tests only)
 	// and the metadata budget the engines were given (0: node's default).
 	disabled []spec.Criterion
@@ -69,8 +67,7 @@ type chanLog struct {
 // newWorldOracle returns the oracle of a world whose topics are named topics, judging every
 // criterion but disabled, of engines given the metadata budget budget.
 func newWorldOracle(topics []string, disabled []spec.Criterion, budget int) worldOracle {
-	// Every topic is created before the oracle is asked about it (onChannelCreated sets cur).
-	return worldOracle{msgs: make([]*message, 0, 1024), topics: topics, cur: make([]int32, len(topics)), byNode: make(map[node.Channel]int32),
+	return worldOracle{msgs: make([]*message, 0, 1024), topics: topics, byNode: make(map[node.Channel]int32),
 		disabled: disabled, budget: budget}
 }
 
@@ -78,7 +75,7 @@ func newWorldOracle(topics []string, disabled []spec.Criterion, budget int) worl
 func (o *worldOracle) reports(c spec.Criterion) bool { return !slices.Contains(o.disabled, c) }
 
 // onChannelCreated notes channel c (node channel nc), partition part of incarnation inc of topic
-// t, live and empty; partition 0 makes inc topic t's live incarnation.
+// t, live and empty.
 func (o *worldOracle) onChannelCreated(c int32, nc node.Channel, t int, inc, part int32) {
 	if o.byNodeShared {
 		o.byNode, o.byNodeShared = maps.Clone(o.byNode), false
@@ -86,17 +83,14 @@ func (o *worldOracle) onChannelCreated(c int32, nc node.Channel, t int, inc, par
 	o.byNode[nc] = c
 	o.ids = append(o.ids, chanID{nc: nc, topic: int32(t), inc: inc, part: part})
 	o.logs = append(o.logs, chanLog{alive: true})
-	o.cur[t] = inc
 }
 
-// onIncarnationDead notes that the n channels from first (one incarnation of topic t) are dead:
-// the topic was deleted (its live incarnation is none until a recreation creates one) or
-// recreated.
-func (o *worldOracle) onIncarnationDead(t int, first int32, n int) {
+// onIncarnationDead notes that the n channels from first (one incarnation) are dead: its topic
+// was deleted or recreated.
+func (o *worldOracle) onIncarnationDead(first int32, n int) {
 	for i := range n {
 		o.logs[first+int32(i)].alive = false
 	}
-	o.cur[t] = -1
 }
 
 // onLogMoved notes channel c's log start and high watermark after an operation that may have
@@ -116,7 +110,14 @@ func (o *worldOracle) recreated(c int32) bool {
 }
 
 // liveInc is the live incarnation of channel c's topic, -1 if it is deleted.
-func (o *worldOracle) liveInc(c int32) int32 { return o.cur[o.ids[c].topic] }
+func (o *worldOracle) liveInc(c int32) int32 {
+	for i := len(o.ids) - 1; i >= 0; i-- {
+		if o.ids[i].topic == o.ids[c].topic && o.logs[i].alive {
+			return o.ids[i].inc
+		}
+	}
+	return -1
+}
 
 // assignedEnd returns one past the last position assigned on channel c so far: every produced
 // record has a slot, and markers may follow up to the high watermark of a live channel.
@@ -220,7 +221,6 @@ func (o *worldOracle) cloneFrom(src *worldOracle, logs []chanLog) {
 	o.msgs = slices.Clip(src.msgs)
 	o.ids = slices.Clip(src.ids)
 	src.byNodeShared, o.byNodeShared = true, true
-	o.cur = slices.Clone(src.cur)
 	o.violations = slices.Clip(src.violations)
 	o.lat = latencies{} // what a run only reports is not carried over
 }

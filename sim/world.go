@@ -177,7 +177,7 @@ func (w *world) createIncarnation(t int) int32 {
 		id, err = w.sub.RecreateTopic(ts.Name)
 		old := &w.incs[w.topics[t].inc]
 		old.alive = false
-		w.or.onIncarnationDead(t, old.firstChan, old.parts)
+		w.or.onIncarnationDead(old.firstChan, old.parts)
 	} else {
 		id, err = w.sub.CreateTopic(ts.Name, ts.Partitions)
 	}
