@@ -323,9 +323,9 @@ func TestCheckLiveness(t *testing.T) {
 // and the two channels; swapping the two delivered indexes makes the history causal again.
 func stageInvertedDiamond(w *world) (p *proc, in, mid int32) {
 	in, mid = w.chanOf(w.topics[0].inc, 0), w.chanOf(w.topics[1].inc, 0)
-	m1 := w.newMessage(message{ch: in, pos: 0, sender: -1, kind: msgPlain, state: msgCommitted})
-	m2 := w.newMessage(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
-		past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})})
+	m1 := w.or.add(message{ch: in, pos: 0, sender: -1, kind: msgPlain, state: msgCommitted}, 0)
+	m2 := w.or.add(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
+		past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})}, 0)
 	p = w.procs[1]
 	p.o.chanState(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
 	p.o.chanState(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
 
@@ -42,12 +41,8 @@ type procOracle struct {
 	// stepCorrupt is a record fed in this step whose headers the reference decoder refuses
 	// (0 = none): committing it breaks S7.
 	stepCorrupt uint64
-	// stampValue is the parsley.causes value of the process's last emission and stampReading
-	// the reference decoder's reading of it (stampRead: there is one), reused while the
-	// emissions carry the same bytes (readStamp). A cache: not state.
-	stampValue   []byte
-	stampReading oracle.HeaderReading
-	stampRead    bool
+	// stamps reads the process's emissions' headers, reusing the last reading. A cache: not state.
+	stamps oracle.StampReader
 	// chans is the oracle's state of every channel the process ever received, by channel index;
 	// list the same states sorted by channel (oracle_chan.go).
 	chans chanOracles
@@ -244,7 +239,7 @@ func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
 // decoder reads it: every emission carries exactly one decodable parsley.causes header (SPEC §3).
 func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) uint64 {
 	w := p.w
-	hr := o.readStamp(headers)
+	hr := o.stamps.Read(headers)
 	m := message{ch: c, pos: pos, sender: int32(p.idx), kind: msgEmission, state: msgPending,
 		past: o.past.Share(), expressed: hr.Expressed, headerLen: hr.ValueLen, undecodable: hr.Undecodable}
 	switch {
@@ -254,27 +249,10 @@ func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) 
 		p.o.stage(p, spec.CritStruct15, "emission header does not decode: "+hr.Refusal.Error())
 		m.raw = hr.Values
 	}
-	uid := w.newMessage(m)
+	uid := w.or.add(m, w.clock.nowMicros)
 	o.stepSent = append(o.stepSent, uid)
 	w.checkExpression(p, uid)
 	return uid
-}
-
-// readStamp reads an emission's headers with the reference decoder (oracle.ReadNodeHeaders), reusing
-// the reading of the process's previous emission when its one header holds the same bytes: a
-// fan-out stamps one frontier on every emission of a delivery, and the reading is a function of
-// the bytes. The bytes kept are a copy, never changed afterwards, so a cloned process may share
-// them.
-func (o *procOracle) readStamp(headers []node.Header) oracle.HeaderReading {
-	one := len(headers) == 1 && headers[0].Key == node.HeaderKey
-	if one && o.stampRead && bytes.Equal(headers[0].Value, o.stampValue) {
-		return o.stampReading
-	}
-	hr := oracle.ReadNodeHeaders(headers)
-	if one && headers[0].Value != nil {
-		o.stampValue, o.stampReading, o.stampRead = slices.Clone(headers[0].Value), hr, true
-	}
-	return hr
 }
 
 // stage records a violation that becomes real only if the step commits.

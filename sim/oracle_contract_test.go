@@ -38,8 +38,8 @@ var oracleMayRead = []string{"w", "idx", "spec", "group", "o", "ref", "storage"}
 // oracleMayReadOfWorld are the fields and methods of the world the oracle's files may use, besides
 // the world's methods an oracle file declares: the oracle's own model (or), the trace it reports
 // into, the step and the clock that date its findings, the processes and session actors it
-// judges, and registering a message.
-var oracleMayReadOfWorld = []string{"or", "tracing", "emitRaw", "step", "clock", "procs", "sess", "newMessage", "noteCommitted"}
+// judges, and the stamped producers' candidates a committed record joins.
+var oracleMayReadOfWorld = []string{"or", "tracing", "emitRaw", "step", "clock", "procs", "sess", "noteCommitted"}
 
 // hostReads type-checks package sim with extra (name, source) files added and returns, for every
 // oracle file, each use of a process's host state or of an engine, as "file:line: what".

@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // worldOracle is the oracle's model of the world as a whole: the message truth table (every
@@ -180,6 +182,50 @@ func (o *worldOracle) ownMsgs() {
 		o.msgs = append(make([]*message, 0, len(o.msgs)+msgsHeadroom), o.msgs...)
 		o.msgsShared = false
 	}
+}
+
+// produced is a produce event: an external record rec of kind kind written at (c, pos), in state
+// state; observed is the committed record a stamped producer observed (0 for the other kinds).
+type produced struct {
+	c        int32
+	pos      int64
+	kind     msgKind
+	state    msgState
+	rec      substrate.Record
+	observed uint64
+}
+
+// onProduced registers an external record at virtual time now and returns its uid, reading its
+// headers with the reference decoder. A stamped record's true past is the observed record's plus
+// its coordinate. A forged or corrupt record has no writer whose causality the oracle knows: what
+// its header says is both what it expresses and its true past, so a receiver is judged against
+// what the bytes say and sessions see the past the projectors record (undecodable: nothing).
+func (o *worldOracle) onProduced(e produced, now int64) uint64 {
+	m := message{ch: e.c, pos: e.pos, sender: -1, kind: e.kind, state: e.state, key: e.rec.Key, value: e.rec.Value}
+	if e.observed != 0 {
+		obs := o.msgs[e.observed-1]
+		m.expressed, m.past = o.stampOf(e.observed), obs.past.Clone()
+		m.past.Merge(o.ids[obs.ch].nc, node.Offset(obs.pos))
+	}
+	if hs := e.rec.Headers; len(hs) > 0 {
+		hr := oracle.ReadRecordHeaders(hs)
+		m.headerLen, m.undecodable = hr.ValueLen, hr.Undecodable
+		if m.kind == msgCorrupt || m.kind == msgForged {
+			m.expressed, m.past, m.raw = hr.Expressed, hr.Expressed, make([][]byte, len(hs))
+			for i := range hs {
+				m.raw[i] = hs[i].Value
+			}
+		}
+	}
+	return o.add(m, now)
+}
+
+// stampOf is what an observer of record uid stamps: what uid's header names plus its coordinate.
+func (o *worldOracle) stampOf(uid uint64) node.Causes {
+	m := o.msgs[uid-1]
+	c := m.expressed.Clone()
+	c.Merge(o.ids[m.ch].nc, node.Offset(m.pos))
+	return c
 }
 
 // msgsHeadroom is the spare capacity a copied message table gets for the step's emissions.

@@ -242,15 +242,6 @@ func (w *world) offsets(c int32) substrate.Offsets {
 	return offs
 }
 
-// newMessage registers a produced record with the oracle and returns its uid.
-func (w *world) newMessage(m message) uint64 {
-	uid := w.or.add(m, w.clock.nowMicros)
-	if m.state == msgCommitted {
-		w.noteCommitted(uid)
-	}
-	return uid
-}
-
 // noteCommitted remembers a newly committed record as a candidate for stamped observers.
 func (w *world) noteCommitted(uid uint64) {
 	w.recent[w.recentN%recentRing] = uid

@@ -26,7 +26,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"chanOracle": {"ch", "received", "startPos", "lastFed", "firstRead", "firstFixed", "clampAtStart", "fedHigh", "delivered", "pending"},
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
 			"stepCorrupt", "chans", "list", "recv", "failed", "drains", "injected", "deliveries", "stepDeliv", "stepHeldRe",
-			"stampValue", "stampReading", "stampRead"}, // a cache of immutable values, shared by a copy: readStamp
+			"stamps"}, // a cache of immutable values, shared by a copy: oracle.StampReader
 		"message": {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
 		// The oracle's model of the world: worldOracle.cloneFrom. Its channels' liveness, log start and
 		// end repeat the substrate's state, which the world hashes.

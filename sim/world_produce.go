@@ -48,39 +48,28 @@ func (w *world) payload() (key, value []byte) {
 	return key, value
 }
 
-// produce writes one external record non-transactionally to channel c and registers it. values
-// are its parsley.causes header values, in order (none: a headerless record; a nil value is a
-// null one). Whether they are undecodable is read here with the reference decoder. A stamped
-// record's meaning and true past are the caller's (the observer's), and its header is that
-// meaning's canonical encoding. A forged or corrupt record has no writer whose causality the
-// oracle knows: what its header says, as the reference decoder reads it, is both what it
-// expresses and its true past, so a receiver is judged against what the bytes say (S1 at the
-// gate, STRUCT15 on what it stamps after reading them) and sessions see the same past the
-// projectors record. An undecodable one names nothing.
-func (w *world) produce(c int32, m message, key, value []byte, values [][]byte) uint64 {
+// produce writes one external record of kind k non-transactionally to channel c and tells the
+// oracle (onProduced), which learns from it what the record means and its true past. values are
+// its parsley.causes header values, in order (none: a headerless record; a nil value is a null
+// one); observed is the record a stamped producer observed (0 for the other kinds).
+func (w *world) produce(c int32, k msgKind, observed uint64, key, value []byte, values [][]byte) uint64 {
 	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros}
 	if len(values) > 0 {
 		rec.Headers = make([]substrate.Header, len(values))
 		for i, v := range values {
 			rec.Headers[i] = substrate.Header{Key: node.HeaderKey, Value: v}
 		}
-		hr := oracle.ReadRecordHeaders(rec.Headers)
-		m.headerLen, m.undecodable = hr.ValueLen, hr.Undecodable
-		if m.kind == msgCorrupt || m.kind == msgForged {
-			m.expressed, m.past, m.raw = hr.Expressed, hr.Expressed, values
-		}
 	}
 	off, err := w.sub.Produce(w.chans[c].tp, rec, substrate.ProducePlain)
 	if err != nil {
 		panic(fmt.Sprintf("sim: external produce to %s: %v", w.chanName(c), err))
 	}
-	m.ch, m.pos, m.sender, m.state = c, int64(off), -1, msgCommitted
-	m.key, m.value = key, value
-	uid := w.newMessage(m)
+	uid := w.or.onProduced(produced{c: c, pos: int64(off), kind: k, state: msgCommitted, rec: rec, observed: observed}, w.clock.nowMicros)
+	w.noteCommitted(uid)
 	w.refreshLSO(c)
 	w.stats.Produced++
 	if w.tracing {
-		w.emitChan("produced", nil, c, int64(off), uid, m.kind.String())
+		w.emitChan("produced", nil, c, int64(off), uid, k.String())
 	}
 	return uid
 }
@@ -88,7 +77,7 @@ func (w *world) produce(c int32, m message, key, value []byte, values [][]byte) 
 // producePlain writes a headerless record.
 func (w *world) producePlain(c int32) uint64 {
 	key, value := w.payload()
-	return w.produce(c, message{kind: msgPlain}, key, value, nil)
+	return w.produce(c, msgPlain, 0, key, value, nil)
 }
 
 // produceCorrupt writes a record whose parsley.causes header values are values (a corruption;
@@ -99,7 +88,7 @@ func (w *world) produceCorrupt(c int32, values [][]byte, key, value []byte) uint
 		key, value = w.payload()
 	}
 	w.stats.Corrupt++
-	uid := w.produce(c, message{kind: msgCorrupt}, key, value, values)
+	uid := w.produce(c, msgCorrupt, 0, key, value, values)
 	if !w.or.msgs[uid-1].undecodable {
 		w.stats.CorruptDecodable++
 	}
@@ -159,20 +148,14 @@ func (w *world) observedAll() node.Causes {
 }
 
 // produceStamped writes a record stamped by an observer of committed record r: its header is
-// r's expressed causes plus r's coordinate, its true past r's true past plus r.
+// what r's header names plus r's coordinate.
 func (w *world) produceStamped(c int32, r uint64) uint64 {
-	obs := w.or.msgs[r-1]
-	nc := w.chans[obs.ch].nc
-	expressed := obs.expressed.Clone()
-	expressed.Merge(nc, node.Offset(obs.pos))
-	past := obs.past.Clone()
-	past.Merge(nc, node.Offset(obs.pos))
 	key, value := w.payload()
-	return w.produce(c, message{kind: msgStamped, past: past, expressed: expressed}, key, value, [][]byte{oracle.EncodeCauses(expressed)})
+	return w.produce(c, msgStamped, r, key, value, [][]byte{oracle.EncodeCauses(w.or.stampOf(r))})
 }
 
 // produceForged writes a scripted record whose header is exactly the given frontier (or raw
-// bytes); its true past is what the header says (produce).
+// bytes); its true past is what the header says (worldOracle.onProduced).
 func (w *world) produceForged(c int32, causes node.Causes, raw []byte, key, value []byte) uint64 {
 	if key == nil && value == nil {
 		key, value = w.payload()
@@ -181,7 +164,7 @@ func (w *world) produceForged(c int32, causes node.Causes, raw []byte, key, valu
 	if header == nil {
 		header = oracle.EncodeCauses(causes)
 	}
-	return w.produce(c, message{kind: msgForged}, key, value, [][]byte{header})
+	return w.produce(c, msgForged, 0, key, value, [][]byte{header})
 }
 
 // txnAbort writes n records to channel c in a transaction that aborts.
@@ -209,7 +192,8 @@ func (w *world) txnOpen(c int32, n int) {
 		key, value := w.payload()
 		off, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros})
 		must(err)
-		uid := w.newMessage(message{ch: c, pos: int64(off), sender: -1, kind: msgPlain, state: msgPending, key: key, value: value})
+		rec := substrate.Record{Key: key, Value: value}
+		uid := w.or.onProduced(produced{c: c, pos: int64(off), kind: msgPlain, state: msgPending, rec: rec}, w.clock.nowMicros)
 		w.ext.openUIDs = append(w.ext.openUIDs, uid)
 	}
 	w.ext.open = true

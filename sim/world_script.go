@@ -83,7 +83,7 @@ func (w *world) doScriptedTopic(a *spec.ScriptedAction, t int, c int32) bool {
 		case a.Kind == spec.ActProduceCorrupt:
 			w.produceCorrupt(c, [][]byte{corruptHeader}, a.Key, a.Value)
 		case a.Key != nil || a.Value != nil:
-			w.produce(c, message{kind: msgPlain}, a.Key, a.Value, nil)
+			w.produce(c, msgPlain, 0, a.Key, a.Value, nil)
 		default:
 			w.producePlain(c)
 		}

@@ -1,6 +1,9 @@
 package oracle
 
 import (
+	"bytes"
+	"slices"
+
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/oracle/wire"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -91,3 +94,27 @@ func WireCauses(c node.Causes) []wire.Cause {
 
 // EncodeCauses is the reference encoder's canonical value for a frontier.
 func EncodeCauses(c node.Causes) []byte { return wire.Encode(WireCauses(c)) }
+
+// StampReader reads an emission's headers with the reference decoder (ReadNodeHeaders), reusing
+// the reading of the previous emission when its one header holds the same bytes: a fan-out
+// stamps one frontier on every emission of a delivery, and the reading is a function of the
+// bytes. The bytes kept are a copy, never changed afterwards, so copies of a reader may share
+// them.
+type StampReader struct {
+	value   []byte
+	reading HeaderReading
+	read    bool
+}
+
+// Read returns what hs mean as the reference decoder reads them.
+func (r *StampReader) Read(hs []node.Header) HeaderReading {
+	one := len(hs) == 1 && hs[0].Key == node.HeaderKey
+	if one && r.read && bytes.Equal(hs[0].Value, r.value) {
+		return r.reading
+	}
+	hr := ReadNodeHeaders(hs)
+	if one && hs[0].Value != nil {
+		r.value, r.reading, r.read = slices.Clone(hs[0].Value), hr, true
+	}
+	return hr
+}
