@@ -32,7 +32,7 @@ func (w *world) checkFeed(p *proc, pc *chanOracle, pos int64, uid uint64) {
 // checkStartPositions checks H2 for every received channel of a new execution.
 func (w *world) checkStartPositions(p *proc) {
 	for _, c := range p.o.recv {
-		oc := p.o.chans.at(c)
+		oc := p.o.chans.At(c)
 		if !oc.firstFixed || !w.or.alive(c) {
 			continue
 		}

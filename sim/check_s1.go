@@ -26,8 +26,8 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 		if c < 0 {
 			continue
 		}
-		pc, ok := p.o.chans.get(c)
-		if !ok || !pc.received {
+		pc := p.o.chans.At(c)
+		if pc == nil || !pc.received {
 			continue
 		}
 		q := int64(cause.Position)
@@ -67,8 +67,8 @@ func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
 	m := w.or.msgs[d.uid-1]
 	for _, cause := range m.past.Pairs() {
 		c := w.or.nodeChan(cause.Channel)
-		pc, ok := p.o.chans.get(c)
-		if c < 0 || !ok {
+		pc := p.o.chans.At(c)
+		if c < 0 || pc == nil {
 			continue
 		}
 		// Under FIFO the last first-delivery at or below the cause is the latest of them.

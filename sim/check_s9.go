@@ -15,7 +15,7 @@ import (
 // channel.
 func (w *world) checkDeadHolds(p *proc, pc *chanOracle, uid uint64) {
 	for _, c := range p.o.recv {
-		other := p.o.chans.at(c)
+		other := p.o.chans.At(c)
 		if other == pc || w.or.alive(other.ch) || len(other.pending) == 0 {
 			continue
 		}

@@ -206,7 +206,7 @@ func (ps *persistentSets) mayMeetNonCommitted(w *world, r, t, mover int) bool {
 			continue
 		}
 		lo := int64(0)
-		if pc, ok := p.pcs.get(int32(c)); ok {
+		if pc := p.pcs.At(int32(c)); pc != nil {
 			switch {
 			case p.status == procRunning && pc.received && !left(w, spec.ActCrash):
 				lo = pc.readPos // no restart can take it back

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/chanindex"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -70,10 +71,8 @@ type proc struct {
 	txnOpen   bool
 	// recv are the current execution's received channels, sorted by channel index.
 	recv []*pcState
-	// pcs is every channel the process ever received, lifetime, by channel index; pcList the
-	// same states sorted by channel index.
-	pcs    chanStates
-	pcList []*pcState
+	// pcs is every channel the process ever received, lifetime, by channel index.
+	pcs chanindex.Index[pcState]
 
 	stepDirty  bool // the current step has work a commit would persist
 	drainable  bool // something was fed or restored since the last drain
@@ -131,45 +130,19 @@ func newProc(w *world, i int) *proc {
 		resolved:     make(map[int]int32),
 		everResolved: make(map[int]bool),
 	}
+	for _, t := range p.declared {
+		w.declarers.Add(t, int32(i))
+	}
 	return p
-}
-
-// chanStates indexes a process's channel states by channel index (nil: none). Channel indexes
-// are small and dense, so a slice does what a map would, for a fraction of the cost of the
-// lookups and of the copy every process a transition changes makes (ownChannelStates).
-type chanStates []*pcState
-
-// get returns channel c's state and whether there is one.
-func (s chanStates) get(c int32) (*pcState, bool) {
-	if c < 0 || int(c) >= len(s) || s[c] == nil {
-		return nil, false
-	}
-	return s[c], true
-}
-
-// at returns channel c's state, nil if there is none.
-func (s chanStates) at(c int32) *pcState {
-	pc, _ := s.get(c)
-	return pc
-}
-
-// with sets channel c's state to pc, growing s as needed, and returns s.
-func (s chanStates) with(c int32, pc *pcState) chanStates {
-	if n := int(c) + 1; n > len(s) {
-		s = append(s, make(chanStates, n-len(s))...)
-	}
-	s[c] = pc
-	return s
 }
 
 // pc returns the lifetime state of channel c, creating it.
 func (p *proc) pc(c int32) *pcState {
-	s, ok := p.pcs.get(c)
-	if !ok {
+	s := p.pcs.At(c)
+	if s == nil {
 		s = &pcState{ch: c, committedPos: -1}
-		p.pcs = p.pcs.with(c, s)
-		i, _ := slices.BinarySearchFunc(p.pcList, c, func(pc *pcState, c int32) int { return int(pc.ch) - int(c) })
-		p.pcList = slices.Insert(p.pcList, i, s)
+		p.pcs.Insert(c, s)
+		p.w.readers.Add(int(c), int32(p.idx))
 	}
 	return s
 }

@@ -122,7 +122,7 @@ func (o *procOracle) setDeliveries(v int64) {
 // is the oracle's from then on.
 func (o *procOracle) onReceived(p *proc, recv []int32, starts []node.Cause) {
 	for _, c := range o.recv {
-		o.chans.at(c).received = false
+		o.chans.At(c).received = false
 	}
 	o.recv = recv
 	for i, c := range recv {
@@ -147,14 +147,14 @@ func (o *procOracle) onRefused(p *proc, r *node.Refusal, atReceipt bool) {
 // onReadFrom notes that the read positions of an execution receiving channel c reached the
 // substrate: where it started reading is where the process first read (H2, S8), whatever becomes
 // of the step.
-func (o *procOracle) onReadFrom(c int32) { o.chans.at(c).firstFixed = true }
+func (o *procOracle) onReadFrom(c int32) { o.chans.At(c).firstFixed = true }
 
 // onStart records, for each received channel, the first read position (until an execution
 // receiving it commits, the latest start position: nothing below it was ever committed) and the
 // true delivered past at this execution's start (what the liveness check owes against, D41).
 func (o *procOracle) onStart(p *proc) {
 	for _, c := range o.recv {
-		oc := o.chans.at(c)
+		oc := o.chans.At(c)
 		if !oc.firstFixed {
 			oc.firstRead = oc.startPos
 		}
@@ -169,7 +169,7 @@ func (o *procOracle) onStart(p *proc) {
 // header joins seen and bound, and the record becomes pending (owed) unless it was delivered
 // already, is at or below the execution's true delivered past, or is pending already.
 func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
-	m, st, oc := p.w.or.msgs[uid-1], p.storage(), o.chans.at(c)
+	m, st, oc := p.w.or.msgs[uid-1], p.storage(), o.chans.At(c)
 	p.w.checkFeed(p, oc, pos, uid)
 	oc.lastFed = pos
 	o.past.MergeFrom(m.past, st)
@@ -195,7 +195,7 @@ func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
 // onRefeed notes that the host fed the record at pos on channel c to the engine again in the
 // same execution (H1).
 func (o *procOracle) onRefeed(p *proc, c int32, uid uint64, pos int64) {
-	p.w.checkFeed(p, o.chans.at(c), pos, uid)
+	p.w.checkFeed(p, o.chans.At(c), pos, uid)
 }
 
 // onDeliver runs the delivery-time checks, then stages the delivery: the coordinate and the
@@ -270,7 +270,7 @@ func (o *procOracle) onCommit(p *proc) {
 	w.checkCommittedStep(p)
 	w.sess.onCommit(p) // a projector's rows become real (session_projection.go)
 	for _, c := range o.recv {
-		o.chans.at(c).firstFixed = true
+		o.chans.At(c).firstFixed = true
 	}
 	for _, uid := range o.stepSent {
 		w.or.setState(uid, msgCommitted)
@@ -293,7 +293,7 @@ func (o *procOracle) rollback(p *proc) bool {
 			o.deliveries = u.old
 			continue
 		}
-		oc := o.chans.at(u.ch)
+		oc := o.chans.At(u.ch)
 		switch u.kind {
 		case undoSetInt:
 			oc.fedHigh = u.old

@@ -76,7 +76,7 @@ func (o *procOracle) appendStepUndo(b []byte, sc *stepUndoScratch, free bool) []
 			}
 			continue
 		}
-		if pc := o.chans.at(u.ch); !slices.Contains(sc.pcs, pc) {
+		if pc := o.chans.At(u.ch); !slices.Contains(sc.pcs, pc) {
 			sc.pcs = append(sc.pcs, pc)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/chanindex"
 )
 
 // The oracle's own per-(process, channel) state: what it learned, over the process's lifetime,
@@ -29,35 +31,17 @@ type chanOracle struct {
 	pending      []pendingMsg
 }
 
-// chanOracles indexes a process's oracle channel states by channel index (nil: none), as
-// chanStates does the host's.
-type chanOracles []*chanOracle
-
-// get returns channel c's state and whether there is one.
-func (s chanOracles) get(c int32) (*chanOracle, bool) {
-	if c < 0 || int(c) >= len(s) || s[c] == nil {
-		return nil, false
-	}
-	return s[c], true
-}
-
-// at returns channel c's state, nil if there is none.
-func (s chanOracles) at(c int32) *chanOracle {
-	oc, _ := s.get(c)
-	return oc
-}
+// chanOracles indexes a process's oracle channel states by channel, sparsely, as the host's
+// index does (sim/chanindex).
+type chanOracles = chanindex.Index[chanOracle]
 
 // chanState returns the oracle's state of channel c, creating it.
 func (o *procOracle) chanState(c int32) *chanOracle {
-	if oc, ok := o.chans.get(c); ok {
+	if oc := o.chans.At(c); oc != nil {
 		return oc
 	}
 	oc := &chanOracle{ch: c, firstRead: -1, clampAtStart: -1, fedHigh: -1}
-	if n := int(c) + 1; n > len(o.chans) {
-		o.chans = append(o.chans, make(chanOracles, n-len(o.chans))...)
-	}
-	o.chans[c] = oc
-	i, _ := slices.BinarySearchFunc(o.list, c, func(oc *chanOracle, c int32) int { return int(oc.ch) - int(c) })
+	i := o.chans.Insert(c, oc)
 	o.list = slices.Insert(o.list, i, oc)
 	return oc
 }
@@ -65,7 +49,7 @@ func (o *procOracle) chanState(c int32) *chanOracle {
 // fedHigh is the highest position fed to the process on channel c in committed history or the
 // current step, -1 when none.
 func (o *procOracle) fedHigh(c int32) int64 {
-	if oc, ok := o.chans.get(c); ok {
+	if oc := o.chans.At(c); oc != nil {
 		return oc.fedHigh
 	}
 	return -1
@@ -74,7 +58,7 @@ func (o *procOracle) fedHigh(c int32) int64 {
 // pendingHead returns the lowest fed, owed, undelivered message on channel c, nil if there is
 // none. The caller reads it and keeps it no longer than the current action.
 func (o *procOracle) pendingHead(c int32) *pendingMsg {
-	if oc, ok := o.chans.get(c); ok && len(oc.pending) > 0 {
+	if oc := o.chans.At(c); oc != nil && len(oc.pending) > 0 {
 		return &oc.pending[0]
 	}
 	return nil
@@ -83,8 +67,8 @@ func (o *procOracle) pendingHead(c int32) *pendingMsg {
 // receives reports whether channel c is in the current (or, when down, last) execution's
 // received set.
 func (o *procOracle) receives(c int32) bool {
-	oc, ok := o.chans.get(c)
-	return ok && oc.received
+	oc := o.chans.At(c)
+	return oc != nil && oc.received
 }
 
 // heldBack reports whether the head of channel c's pending messages was fed before the latest
@@ -96,8 +80,8 @@ func (o *procOracle) heldBack(c int32) bool {
 
 // hasPending reports whether the process owes a delivery on channel c.
 func (o *procOracle) hasPending(c int32) bool {
-	oc, ok := o.chans.get(c)
-	return ok && len(oc.pending) > 0
+	oc := o.chans.At(c)
+	return oc != nil && len(oc.pending) > 0
 }
 
 // deliverySequence returns the process's first deliveries in delivery order.
@@ -181,20 +165,16 @@ func (o *procOracle) ownChans(st *chanStore) {
 	}
 	states := reuse(st.states, len(src))
 	delivered, pending := reuse(st.delivered, nd), reuse(st.pending, np)
-	index := st.index[:0]
-	if len(src) > 0 {
-		index = slices.Grow(index, int(src[len(src)-1].ch)+1)[:src[len(src)-1].ch+1] // src is sorted
-		clear(index)                                                                 // an earlier life's channels
-	}
-	list := st.list[:0]
+	list, vals := st.list[:0], st.index.Values()[:0] // the index keeps a list of its own
 	for _, oc := range src {
 		states = append(states, *oc)
 		cp := &states[len(states)-1]
 		cp.delivered, delivered = carve(delivered, oc.delivered)
 		cp.pending, pending = carve(pending, oc.pending)
-		index[oc.ch] = cp
-		list = append(list, cp)
+		list, vals = append(list, cp), append(vals, cp)
 	}
+	st.index.Rebuild(o.chans, vals)
+	index := st.index
 	st.index, st.states, st.list = index, states, list
 	st.delivered, st.pending = delivered[:0], pending[:0]
 	o.chans, o.list = index, list

@@ -33,22 +33,16 @@ func TestOracleOwnChansIsACopy(t *testing.T) {
 		cp := *orig
 		var st chanStore
 		for _, c := range stale {
-			for int(c) >= len(st.index) {
-				st.index = append(st.index, nil)
-			}
-			st.index[c] = &chanOracle{ch: c}
+			st.index.Insert(c, &chanOracle{ch: c})
 		}
 		cp.ownChans(&st)
 		if got := cp.appendChans(nil, false); !bytes.Equal(got, before) {
 			t.Fatalf("stale %v: the copy encodes %x, the original %x", stale, got, before)
 		}
-		n := 0
-		for c, oc := range cp.chans {
-			if oc != nil {
-				n++
-				if oc.ch != int32(c) || orig.chans.at(int32(c)) == oc || !slices.Contains(cp.list, oc) {
-					t.Fatalf("stale %v: channel %d maps to %+v", stale, c, oc)
-				}
+		n := cp.chans.Len()
+		for _, oc := range cp.chans.Values() {
+			if c := oc.ch; cp.chans.At(c) != oc || orig.chans.At(c) == oc || !slices.Contains(cp.list, oc) {
+				t.Fatalf("stale %v: channel %d maps to %+v", stale, c, oc)
 			}
 		}
 		if n != 2 || len(cp.list) != 2 || cp.list[0].ch != 1 || cp.list[1].ch != 4 {
@@ -123,11 +117,11 @@ func TestOracleExecutionFactsAreTheHosts(t *testing.T) {
 		var w *world
 		check := func() {
 			for _, p := range w.procs {
-				if len(p.o.list) != len(p.pcList) {
-					t.Fatalf("seed %d step %d: %s: the oracle knows %d channels, the host %d", seed, w.step, p.spec.Name, len(p.o.list), len(p.pcList))
+				if len(p.o.list) != p.pcs.Len() {
+					t.Fatalf("seed %d step %d: %s: the oracle knows %d channels, the host %d", seed, w.step, p.spec.Name, len(p.o.list), p.pcs.Len())
 				}
-				for _, pc := range p.pcList {
-					oc := p.o.chans.at(pc.ch)
+				for _, pc := range p.pcs.Values() {
+					oc := p.o.chans.At(pc.ch)
 					if oc == nil || oc.received != pc.received || oc.startPos != pc.startPos || oc.lastFed != pc.lastFed {
 						t.Fatalf("seed %d step %d: %s channel %d: oracle %+v, host %+v", seed, w.step, p.spec.Name, pc.ch, oc, pc)
 					}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/chanindex"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -69,7 +70,11 @@ type world struct {
 	kindWeights [spec.NumActionKinds]uint32 // reused weight buffer for the action choice
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
-	script                   []spec.ScriptedAction
+	// readers (per channel: the processes with a host state for it, proc.pcs), declarers and
+	// topicIncs (per topic: the processes declaring it, its incarnations) are what the target
+	// choices (world_targets.go) visit instead of every process.
+	readers, declarers, topicIncs chanindex.Sets
+	script                        []spec.ScriptedAction
 	// idsPCG is a cloned world's own copy of the ID stream, drawn through idsRand and idsFn, which
 	// point at it (world.bindIDs); unset in a world that was never cloned into.
 	idsPCG  rand.PCG
@@ -141,6 +146,9 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 		topicByName: make(map[string]int, len(scn.Topics)),
 		tracing:     len(opts.Sinks) > 0,
 	}
+	if opts.explored { // clones share the sets by value
+		w.readers, w.declarers, w.topicIncs = chanindex.Persistent(), chanindex.Persistent(), chanindex.Persistent()
+	}
 	w.topics = make([]topicState, len(scn.Topics))
 	names := make([]string, len(scn.Topics))
 	for i := range scn.Topics {
@@ -197,6 +205,7 @@ func (w *world) createIncarnation(t int) int32 {
 		w.liveExternals++
 	}
 	w.topics[t].inc = inc
+	w.topicIncs.Add(t, inc)
 	if ts.External && !ts.Spares(spec.ActRetention) && (w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0) {
 		pol := substrate.RetentionPolicy{TimeMicros: w.set.RetentionMicros, MaxOffsets: int64(w.set.RetentionRecords)}
 		if err := w.sub.SetRetention(ts.Name, pol); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/chanindex"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -202,8 +203,7 @@ func (p *proc) storage() *procStore {
 // and reused whenever the shell is recycled (world.cloneInto) — by then the world it belonged to
 // and every world that shared its storage are released, so nothing reads it any more.
 type procStore struct {
-	pcs    chanStates
-	list   []*pcState
+	pcs    chanindex.Index[pcState]
 	recv   []*pcState
 	states []pcState
 	oracle chanStore // the oracle's channel states (oracle_chan.go)
@@ -329,35 +329,27 @@ const (
 // copy, so the step's deliveries and receipts insert in place.
 const pcHeadroom = 2
 
-// ownChannelStates copies p's channel states (pcs, pcList, recv) into the shell's store, emptied
-// first if p reads it already.
+// ownChannelStates copies p's channel states (pcs, recv) into the shell's store, emptied first if
+// p reads it already.
 func (p *proc) ownChannelStates() {
 	st := p.storage()
-	src := p.pcList
 	if st.inUse {
 		*st = procStore{} // p reads its own store (never in an exploration): copy to fresh storage
 	}
 	st.inUse = true
-	states := reuse(st.states, len(src))
-	index := st.pcs[:0]
-	if len(src) > 0 {
-		index = slices.Grow(index, int(src[len(src)-1].ch)+1)[:src[len(src)-1].ch+1] // src is sorted
-		clear(index)                                                                 // an earlier life's channels
-	}
-	list := st.list[:0]
-	for _, pc := range src {
+	states, vals := reuse(st.states, p.pcs.Len()), st.pcs.Values()[:0]
+	for _, pc := range p.pcs.Values() {
 		states = append(states, *pc)
-		cp := &states[len(states)-1]
-		index[pc.ch] = cp
-		list = append(list, cp)
+		vals = append(vals, &states[len(states)-1])
 	}
+	st.pcs.Rebuild(p.pcs, vals)
+	index := st.pcs
 	recv := st.recv[:0]
 	for _, pc := range p.recv {
-		recv = append(recv, index[pc.ch])
+		recv = append(recv, index.At(pc.ch))
 	}
-	st.pcs = index
-	st.states, st.list, st.recv = states, list, recv
-	p.pcs, p.pcList, p.recv = st.pcs, list, recv
+	st.pcs, st.states, st.recv = index, states, recv
+	p.pcs, p.recv = index, recv
 }
 
 // reuse returns s emptied, or a new empty slice when s cannot hold n elements.

@@ -112,24 +112,20 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 func TestOwnChannelStatesDropsStaleChannels(t *testing.T) {
 	for _, stale := range [][]int32{{}, {0}, {1, 2}, {0, 1, 2, 3, 7}, {5}, {1, 9}} {
 		src := []*pcState{{ch: 1, received: true}, {ch: 2}}
-		p := &proc{pcList: src, recv: src[:1]}
-		p.pcs = p.pcs.with(1, src[0]).with(2, src[1])
+		p := &proc{recv: src[:1]}
+		p.pcs.Insert(1, src[0])
+		p.pcs.Insert(2, src[1])
 		p.store = &procStore{}
 		for _, c := range stale {
-			p.store.pcs = p.store.pcs.with(c, &pcState{ch: c})
+			p.store.pcs.Insert(c, &pcState{ch: c})
 		}
 		p.ownChannelStates()
-		n := 0
-		for c := range p.pcs {
-			if p.pcs[c] != nil {
-				n++
-			}
-		}
-		if n != len(src) || len(p.recv) != 1 || p.recv[0] != p.pcs.at(1) {
+		n := p.pcs.Len()
+		if n != len(src) || len(p.recv) != 1 || p.recv[0] != p.pcs.At(1) {
 			t.Fatalf("stale %v: index %v, recv %v", stale, p.pcs, p.recv)
 		}
 		for _, pc := range src {
-			if cp := p.pcs.at(pc.ch); cp == nil || cp == pc || cp.ch != pc.ch || cp.received != pc.received {
+			if cp := p.pcs.At(pc.ch); cp == nil || cp == pc || cp.ch != pc.ch || cp.received != pc.received {
 				t.Fatalf("stale %v: channel %d maps to %+v", stale, pc.ch, cp)
 			}
 		}

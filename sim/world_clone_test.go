@@ -15,11 +15,12 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"incs", "chans", "procs", "or", "recent", "recentN", "ext", "step", "action", "liveness",
 			"stats", "refusalsShared", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
+			"readers", "declarers", "topicIncs", // persistent in an explored world (chanindex.Persistent)
 			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
-			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "pcList", "store",
+			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store",
 			"share", // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
 			"ref"},  // the reference node: shared copy-on-write (procRef.node), hashed in appendRef
 		"pcState":    {"ch", "received", "readPos", "lastFed", "startPos", "committedPos"},

@@ -72,11 +72,18 @@ func (p *proc) receivesTopic(t int) bool {
 }
 
 // sparesDoomed reports whether no doomed process receives a channel of topic t, so a
-// fail-closed fault on t stops no survivor of an earlier one.
-func (w *world) sparesDoomed(t int) bool {
-	for _, p := range w.procs {
-		if p.receivesTopic(t) && p.doomed() {
-			return false
+// fail-closed fault on t stops no survivor of an earlier one; doomed is proc.doomed, or a memo
+// of it.
+func (w *world) sparesDoomed(t int, doomed func(*proc) bool) bool {
+	for _, inc := range w.topicIncs.Of(t) {
+		in := &w.incs[inc]
+		for c := in.firstChan; c < in.firstChan+int32(in.parts); c++ {
+			for _, i := range w.readers.Of(int(c)) {
+				p := w.procs[i]
+				if p.receivesTopic(t) && doomed(p) {
+					return false
+				}
+			}
 		}
 	}
 	return true

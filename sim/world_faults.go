@@ -19,11 +19,9 @@ func (w *world) truncationCandidates(c int32) []int64 {
 	offs := w.offsets(c)
 	lo, hi := int64(offs.LogStart), int64(offs.HighWatermark)
 	cands := append(w.offsetBuf[:0], int64(offs.LastStable), hi, lo+1)
-	for _, p := range w.procs {
-		pc, ok := p.pcs.get(c)
-		if !ok {
-			continue
-		}
+	for _, i := range w.readers.Of(int(c)) {
+		p := w.procs[i]
+		pc := p.pcs.At(c)
 		if pc.committedPos >= 0 {
 			cands = append(cands, pc.committedPos, pc.committedPos+1)
 		}
@@ -98,7 +96,7 @@ func (w *world) ownTopicReaders(t int) {
 		return
 	}
 	for _, p := range w.procs {
-		for _, pc := range p.pcList {
+		for _, pc := range p.pcs.Values() {
 			if w.chans[pc.ch].topic == t {
 				p.own()
 				break
@@ -184,12 +182,14 @@ func (w *world) redeclare(p *proc, t int) {
 		}
 		// declared and resolved are shared with cloned worlds: replaced, never changed in place.
 		p.declared = slices.Delete(slices.Clone(p.declared), i, i+1)
+		w.declarers.Remove(t, int32(p.idx))
 		p.resolved = maps.Clone(p.resolved)
 		delete(p.resolved, t)
 		p.resolvedDigest = 0
 		w.emitProc("redeclared", p, "removed "+w.topics[t].spec.Name)
 	} else {
 		p.declared = slices.Insert(slices.Clip(p.declared), i, t) // full: Insert copies it
+		w.declarers.Add(t, int32(p.idx))
 		w.emitProc("redeclared", p, "added "+w.topics[t].spec.Name)
 	}
 	w.stats.Redeclares++

@@ -102,7 +102,7 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	for _, pc := range p.recv {
 		b = binary.AppendUvarint(b, uint64(pc.ch))
 	}
-	for _, pc := range p.pcList { // sorted by channel
+	for _, pc := range p.pcs.Values() { // sorted by channel
 		b = binary.AppendUvarint(b, uint64(pc.ch)+1)
 		b = appendPC(b, pc, free)
 	}

@@ -80,7 +80,8 @@ func (p *proc) anyOnTopic(t int, cond func(*pcState) bool) bool {
 func (w *world) unfedReceivers(uid uint64) int {
 	m := w.or.msgs[uid-1]
 	n := 0
-	for _, p := range w.procs {
+	for _, i := range w.readers.Of(int(m.ch)) {
+		p := w.procs[i]
 		if p.status != procFailed && len(p.recv) > 1 && p.unfedAt(m.ch, m.pos) {
 			n++
 		}

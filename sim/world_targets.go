@@ -15,47 +15,7 @@ import (
 // never from which sabotage mode is on. Every candidate keeps a weight of at least 1, so the set
 // of possible choices is the same as without the bias; the one exception is a property of the
 // scenario, not a bias: a deletion-only topic is no candidate of the other fail-closed faults
-// (world_deletion_only.go).
-
-// Bias weights added per receiver that makes a target interesting.
-const (
-	targetLiveReceiver    = 2  // a process that has not failed closed receives the target
-	targetRunningReceiver = 12 // ... and is running, so a topic change re-initialises it now
-	targetHeldOn          = 16 // ... and holds fed, undelivered messages from it
-	targetSharedReceiver  = 6  // ... and also receives the channel a stamped record names
-	targetBlockedHead     = 48 // ... and its head there waits on another channel (blockedHead)
-	targetUnfedCause      = 24 // ... and has not been fed the record a stamped record names
-	// A truncation is aimed hard at running receivers it passes (receiverWeight): aimed weakly,
-	// it lands on channels nobody receives, or passes no live receiver although one is there to
-	// pass, and exposes nothing.
-	targetUnread   = 48 // a live receiver has not read the truncated channel to its end
-	targetPastRead = 48 // a truncation offset past a receiver's position
-	// A corrupt header is aimed hard at the running receivers that will read it
-	// (receiverWeight: a quarter for a down one), on its topic and its partition: a corrupt
-	// record on a partition nobody receives, or whose receivers have all stopped, refuses
-	// nothing and exposes nothing.
-	targetCorruptReader = 48
-	// targetRewindable is added to a rewind's process when it is not doomed (world_doomed.go:
-	// a doomed process refuses at its next start whatever it re-reads) and to a received
-	// channel that has a record between its log start and the committed position (the rewind
-	// re-feeds something): a rewind re-feeds delivered records, which the engine must drop as
-	// replays.
-	targetRewindable = 8
-	// targetUnreadCorrupt divides the weight of deleting or recreating a topic with a corrupt
-	// record that a live receiver has not read yet (unreadCorrupt): the new incarnation (or no
-	// incarnation) erases the corrupt record before anyone reads it, so the run loses the one
-	// corrupt header its settings insist on. It divides rather than zeroes the weight: the
-	// recreation and deletion faults need those topics too.
-	targetUnreadCorrupt = 4
-	// targetUndisturbed multiplies the weight of a topic no fail-closed fault has hit yet
-	// (topicDisturbed), so the run's few fail-closed faults spread over the topology instead of
-	// piling onto the receivers an earlier one already stopped.
-	targetUndisturbed = 3
-	// targetSpared is added to a fail-closed fault's target that stops no doomed process (a
-	// survivor of an earlier fault), so that even with no live receiver left anywhere a last-call
-	// fault prefers a target that spares the survivors.
-	targetSpared = 4
-)
+// (world_deletion_only.go). The weights are named in sim/swarm (targets.go).
 
 // explored reports whether the world is being explored (RunOptions.explored). The explorer's
 // chooser tells a zero weight only from a non-zero one (stepChooser.Choose): it enumerates every
@@ -75,10 +35,8 @@ func (w *world) topicDisturbed(t int) bool {
 	if inc < 0 {
 		return true
 	}
-	for i := range w.incs {
-		if w.incs[i].topic == t && int32(i) != inc {
-			return true
-		}
+	if len(w.topicIncs.Of(t)) > 1 { // an earlier incarnation
+		return true
 	}
 	in := &w.incs[inc]
 	for i := range in.parts {
@@ -97,11 +55,11 @@ func (w *world) topicDisturbed(t int) bool {
 // copy of obs may still be undelivered, and more again when they have not been fed obs yet (the
 // stamped record arrives first and is held); for a plain record, more for receivers whose head on
 // t is blocked (the plain record queues behind it); for a corrupt record, more for running
-// receivers (targetCorruptReader), which read it soonest. A fail-closed fault counts only receivers
+// receivers (swarm.TargetCorruptReader), which read it soonest. A fail-closed fault counts only receivers
 // that actually receive a partition of t and are not doomed (world_doomed.go); deleting or
 // recreating a topic a doomed process receives weighs the minimum (it would stop a survivor of an
-// earlier fault), and one that spares them all weighs targetSpared more; one with an unread
-// corrupt record (unreadCorrupt) weighs a targetUnreadCorrupt-th. A deletion-only topic weighs 0
+// earlier fault), and one that spares them all weighs swarm.TargetSpared more; one with an unread
+// corrupt record (unreadCorrupt) weighs a swarm.TargetUnreadCorrupt-th. A deletion-only topic weighs 0
 // for every fail-closed fault but its deletion, which weighs targetDeletionOnlyHeld times more
 // while it has a blocked head. A record or a topic change aimed where nobody reads is wasted: it
 // holds nothing, strands no hold, is refused by nobody.
@@ -113,12 +71,13 @@ func (w *world) externalWeight(k spec.ActionKind, t int, obs uint64) uint32 {
 		return 1
 	}
 	endsIncarnation := k == spec.ActDeleteTopic || k == spec.ActRecreateTopic
-	if endsIncarnation && !w.sparesDoomed(t) {
+	if endsIncarnation && !w.sparesDoomed(t, (*proc).doomed) {
 		return 1
 	}
 	sum := uint32(0)
-	for _, p := range w.procs {
-		if p.status == procFailed || !p.declares(t) {
+	for _, i := range w.declarers.Of(t) {
+		p := w.procs[i]
+		if p.status == procFailed {
 			continue
 		}
 		if failClosedTarget(k) && (!p.receivesTopic(t) || p.doomed()) {
@@ -128,13 +87,13 @@ func (w *world) externalWeight(k spec.ActionKind, t int, obs uint64) uint32 {
 	}
 	weight := 1 + sum
 	if endsIncarnation {
-		weight += targetSpared
+		weight += swarm.TargetSpared
 	}
 	if failClosedTarget(k) && !w.topicDisturbed(t) {
-		weight *= targetUndisturbed
+		weight *= swarm.TargetUndisturbed
 	}
 	if endsIncarnation && w.unreadCorrupt(t) {
-		weight = max(1, weight/targetUnreadCorrupt)
+		weight = max(1, weight/swarm.TargetUnreadCorrupt)
 	}
 	if k == spec.ActDeleteTopic && w.topics[t].spec.DeletionOnly && w.topicBlocked(t) {
 		weight *= targetDeletionOnlyHeld
@@ -145,33 +104,33 @@ func (w *world) externalWeight(k spec.ActionKind, t int, obs uint64) uint32 {
 // receiverBonus is what live receiver p of external topic t adds to externalWeight for action
 // kind k (obs as there).
 func (w *world) receiverBonus(k spec.ActionKind, p *proc, t int, obs uint64) uint32 {
-	b := uint32(targetLiveReceiver)
+	b := uint32(swarm.TargetLiveReceiver)
 	switch k {
 	case spec.ActDeleteTopic, spec.ActRecreateTopic:
 		if p.status == procRunning {
-			b += targetRunningReceiver
+			b += swarm.TargetRunningReceiver
 		}
 		if p.blockedOnTopic(t) {
-			b += targetBlockedHead
+			b += swarm.TargetBlockedHead
 		}
 		if p.heldBackOnTopic(t) {
-			b += targetHeldOn
+			b += swarm.TargetHeldOn
 		} else if p.holdsOnTopic(t) {
-			b += targetHeldOn / 2
+			b += swarm.TargetHeldOn / 2
 		}
 	case spec.ActProduceStamped:
 		if m := w.msgOf(obs); m != nil && w.chans[m.ch].topic != t && p.receivesNow(m.ch) {
-			b += targetSharedReceiver
+			b += swarm.TargetSharedReceiver
 			if p.unfedAt(m.ch, m.pos) {
-				b += targetUnfedCause
+				b += swarm.TargetUnfedCause
 			}
 		}
 	case spec.ActProducePlain:
 		if p.blockedOnTopic(t) {
-			b += targetBlockedHead / 2
+			b += swarm.TargetBlockedHead / 2
 		}
 	case spec.ActProduceCorrupt:
-		b += receiverWeight(p, targetCorruptReader)
+		b += receiverWeight(p, swarm.TargetCorruptReader)
 	}
 	return b
 }
@@ -188,7 +147,7 @@ func (w *world) msgOf(uid uint64) *message {
 // channel c: more for every live receiver of c; for a stamped record, for each that also receives
 // obs's channel and more again if it has not been fed obs yet; for a plain record, for each whose
 // head on c is blocked (blockedHead); for a corrupt record, for each running one
-// (targetCorruptReader). It builds, within the topic externalWeight chose, the same shapes at
+// (swarm.TargetCorruptReader). It builds, within the topic externalWeight chose, the same shapes at
 // partition grain: a stamped record that reaches a receiver before its cause and is held, a plain
 // record that queues behind a held head (FIFO), a corrupt header that a running receiver reads
 // soon. A record on a partition nobody in that position reads exposes nothing.
@@ -198,25 +157,26 @@ func (w *world) partitionWeight(k spec.ActionKind, c int32, obs uint64) uint32 {
 	}
 	weight := uint32(1)
 	m := w.msgOf(obs)
-	for _, p := range w.procs {
+	for _, i := range w.readers.Of(int(c)) {
+		p := w.procs[i]
 		if p.status == procFailed || !p.receivesNow(c) {
 			continue
 		}
 		if k == spec.ActProduceCorrupt && p.doomed() {
 			return 1
 		}
-		weight += targetLiveReceiver
+		weight += swarm.TargetLiveReceiver
 		if k == spec.ActProduceCorrupt {
-			weight += receiverWeight(p, targetCorruptReader)
+			weight += receiverWeight(p, swarm.TargetCorruptReader)
 		}
 		if m != nil && m.ch != c && p.receivesNow(m.ch) {
-			weight += targetSharedReceiver
+			weight += swarm.TargetSharedReceiver
 			if p.unfedAt(m.ch, m.pos) {
-				weight += targetUnfedCause
+				weight += swarm.TargetUnfedCause
 			}
 		}
-		if k == spec.ActProducePlain && p.blockedHead(p.pcs.at(c)) {
-			weight += targetBlockedHead / 2
+		if k == spec.ActProducePlain && p.blockedHead(p.pcs.At(c)) {
+			weight += swarm.TargetBlockedHead / 2
 		}
 	}
 	return weight
@@ -234,19 +194,20 @@ func (w *world) truncationWeight(c int32) uint32 {
 	}
 	weight := uint32(1)
 	hw := int64(w.offsets(c).HighWatermark)
-	for _, p := range w.procs {
+	for _, i := range w.readers.Of(int(c)) {
+		p := w.procs[i]
 		if p.status == procFailed || !p.receivesNow(c) {
 			continue
 		}
-		if p.readPosition(p.pcs.at(c)) < hw {
+		if p.readPosition(p.pcs.At(c)) < hw {
 			if p.doomed() {
 				return 1
 			}
-			weight += receiverWeight(p, targetUnread)
+			weight += receiverWeight(p, swarm.TargetUnread)
 		}
 	}
 	if !w.topicDisturbed(w.chans[c].topic) {
-		weight *= targetUndisturbed
+		weight *= swarm.TargetUndisturbed
 	}
 	return weight
 }
@@ -261,15 +222,16 @@ func (w *world) truncationOffsetWeight(c int32, before int64) uint32 {
 		return 1
 	}
 	best, passed := uint32(0), uint32(0)
-	for _, p := range w.procs {
+	for _, i := range w.readers.Of(int(c)) {
+		p := w.procs[i]
 		if p.status == procFailed || !p.receivesNow(c) {
 			continue
 		}
-		if before > p.readPosition(p.pcs.at(c)) {
+		if before > p.readPosition(p.pcs.At(c)) {
 			if p.doomed() {
 				return 1
 			}
-			best = max(best, receiverWeight(p, targetPastRead))
+			best = max(best, receiverWeight(p, swarm.TargetPastRead))
 			passed++
 		}
 	}
@@ -288,13 +250,13 @@ func receiverWeight(p *proc, bonus uint32) uint32 {
 	return bonus / 4
 }
 
-// redeclareProcWeight is how strongly a redeclaration prefers down process p: targetHeldOn more
+// redeclareProcWeight is how strongly a redeclaration prefers down process p: swarm.TargetHeldOn more
 // when p holds messages on a channel a redeclaration can remove (removableHolds), is not doomed,
 // and no removal with holds has happened yet (removedWithHolds). Removing a channel with holds is
 // the redeclaration that tests something; a second one only stops another receiver.
 func (w *world) redeclareProcWeight(p *proc) uint32 {
 	if p.removableHolds() && !p.doomed() && !w.removedWithHolds() {
-		return 1 + targetHeldOn
+		return 1 + swarm.TargetHeldOn
 	}
 	return 1
 }
@@ -309,15 +271,15 @@ func (w *world) redeclareWeight(p *proc, t int) uint32 {
 		if w.removedWithHolds() {
 			return 1
 		}
-		return 1 + targetHeldOn
+		return 1 + swarm.TargetHeldOn
 	}
 	return 1
 }
 
 // receivesNow reports whether channel c is in p's current (or, when down, last) received set.
 func (p *proc) receivesNow(c int32) bool {
-	pc, ok := p.pcs.get(c)
-	return ok && pc.received
+	pc := p.pcs.At(c)
+	return pc != nil && pc.received
 }
 
 // readPosition is where p would read channel pc next: the working read position of a running
@@ -364,27 +326,38 @@ func (w *world) faultHasTarget(k spec.ActionKind) bool {
 // anyFaultTarget reports whether cond holds for some receiver p and topic t that fail-closed kind
 // k may aim at: t is live and external (any live topic for a truncation) and not spared from k,
 // p has not failed, declares and receives t, and is not doomed (world_doomed.go), and, but for a
-// corrupt header, no doomed process receives t. It reads the received sets twice (the topics
-// doomed processes receive, then the others' channels), so its cost grows with the
+// corrupt header, no doomed process receives t (sparesDoomed, asked once per topic met). It stops
+// at the first target, asks each process whether it is doomed once, and its cost grows with the
 // subscriptions, not with topics times processes.
 func (w *world) anyFaultTarget(k spec.ActionKind, cond func(p *proc, t int) bool) bool {
-	doomedOn := make([]bool, len(w.topics)) // the topics a doomed process receives
-	for _, p := range w.procs {
-		if k != spec.ActProduceCorrupt && p.doomed() {
-			for _, pc := range p.recv {
-				doomedOn[w.chans[pc.ch].topic] = true
+	memo := make([]int8, len(w.procs)) // doomed() of the processes asked so far: 1 no, 2 yes
+	doomed := func(p *proc) bool {
+		if memo[p.idx] == 0 {
+			memo[p.idx] = 1
+			if p.doomed() {
+				memo[p.idx] = 2
 			}
 		}
+		return memo[p.idx] == 2
 	}
+	spared := map[int]bool{} // sparesDoomed(t) of the topics met so far
 	for _, p := range w.procs {
-		if p.status == procFailed || p.doomed() {
+		if p.status == procFailed || doomed(p) {
 			continue
 		}
 		for _, pc := range p.recv {
 			t := w.chans[pc.ch].topic
 			topic := &w.topics[t]
-			if !topic.spec.External && k != spec.ActDeleteRecords || topic.inc < 0 || topic.spec.Spares(k) || doomedOn[t] || !p.declares(t) {
+			if !topic.spec.External && k != spec.ActDeleteRecords || topic.inc < 0 || topic.spec.Spares(k) || !p.declares(t) {
 				continue
+			}
+			if k != spec.ActProduceCorrupt {
+				if _, ok := spared[t]; !ok {
+					spared[t] = w.sparesDoomed(t, doomed)
+				}
+				if !spared[t] {
+					continue
+				}
 			}
 			if cond(p, t) {
 				return true
@@ -403,25 +376,25 @@ func (p *proc) unreadOnTopic(t int) bool {
 }
 
 // rewindProcWeight is how strongly a rewind prefers down process p: more when it is not doomed
-// (targetRewindable). A rewind re-feeds records the process delivered, which its engine must drop
+// (swarm.TargetRewindable). A rewind re-feeds records the process delivered, which its engine must drop
 // as replays when it starts again; a doomed process refuses at its next start whatever it
 // re-reads, so rewinding it shows nothing.
 func rewindProcWeight(p *proc) uint32 {
 	if p.doomed() {
 		return 1
 	}
-	return 1 + targetRewindable
+	return 1 + swarm.TargetRewindable
 }
 
 // rewindChannelWeight is how strongly a rewind prefers received channel pc (committed position
 // above 0, live): more when a record lies between its log start and the committed position
-// (targetRewindable), which the rewind can re-feed. A rewind over markers and truncated offsets
+// (swarm.TargetRewindable), which the rewind can re-feed. A rewind over markers and truncated offsets
 // alone re-feeds nothing, so the engine's replay handling is not exercised.
 func (w *world) rewindChannelWeight(pc *pcState) uint32 {
 	if w.lastRecordBelow(pc.ch, int64(w.offsets(pc.ch).LogStart), pc.committedPos) < 0 {
 		return 1
 	}
-	return 1 + targetRewindable
+	return 1 + swarm.TargetRewindable
 }
 
 // lastRecordBelow returns the position of the last committed record of channel c in [lo,
@@ -447,9 +420,10 @@ func (w *world) unreadCorrupt(t int) bool {
 	for i := range in.parts {
 		c := in.firstChan + int32(i)
 		lso := w.chans[c].lso
-		for _, p := range w.procs {
-			pc, ok := p.pcs.get(c)
-			if !ok || !pc.received || p.status == procFailed {
+		for _, r := range w.readers.Of(int(c)) {
+			p := w.procs[r]
+			pc := p.pcs.At(c)
+			if !pc.received || p.status == procFailed {
 				continue
 			}
 			for o := max(p.readPosition(pc), 0); o < lso; o++ {

@@ -40,8 +40,8 @@
 //	partitionWeight          sim/world_targets.go            the same aim at partition grain
 //	truncationWeight         sim/world_targets.go            truncations aim at channels running receivers have not read
 //	truncationOffsetWeight   sim/world_targets.go            a truncation passes one receiver's position, not several
-//	targetUndisturbed        sim/world_targets.go            fail-closed faults spread over the topology
-//	targetUnreadCorrupt      sim/world_targets.go            a topic change spares a corrupt record still to be read
+//	TargetUndisturbed        sim/swarm/targets.go            fail-closed faults spread over the topology
+//	TargetUnreadCorrupt      sim/swarm/targets.go            a topic change spares a corrupt record still to be read
 //	truncationCandidates     sim/world_faults.go             truncation offsets sit at receivers' positions and held heads
 //	drawCorruption           sim/world_produce.go            a due corrupt-header fault writes a header no engine may decode
 //	crashInsideCommit        sim/host_commit.go              a seeded share of crashes lands inside a commit
