@@ -26,10 +26,10 @@ func TestValidateRefusesWhatTheSubstrateWouldReject(t *testing.T) {
 		{"dot versus underscore", func(s *spec.Scenario) {
 			s.Topics = append(s.Topics, spec.TopicSpec{Name: "a.b", Partitions: 1}, spec.TopicSpec{Name: "a_b", Partitions: 1})
 		}, "differ only in '.' versus '_'"},
-		{"partitions", func(s *spec.Scenario) { s.Topics[0].Partitions = spec.MaxChannels + 1 }, fmt.Sprintf("above the limit of %d", spec.MaxChannels)},
+		{"partitions", func(s *spec.Scenario) { s.Topics[0].Partitions = spec.MaxTopicPartitions + 1 }, fmt.Sprintf("above the limit of %d", spec.MaxTopicPartitions)},
 		{"channels", func(s *spec.Scenario) {
-			for i := range 2 {
-				s.Topics = append(s.Topics, spec.TopicSpec{Name: fmt.Sprintf("wide%d", i), Partitions: spec.MaxChannels / 2})
+			for i := range spec.MaxChannels / spec.MaxTopicPartitions {
+				s.Topics = append(s.Topics, spec.TopicSpec{Name: fmt.Sprintf("wide%d", i), Partitions: spec.MaxTopicPartitions})
 			}
 		}, fmt.Sprintf("more than %d channels", spec.MaxChannels)},
 		{"cause at the reserved position", func(s *spec.Scenario) {

@@ -55,8 +55,8 @@ var badInputs = []badInput{
 		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:1: partitions=0: expected an integer in 1..65536"},
 	{name: "partitions=2^63", files: map[string]string{"f.txt": "topic e partitions=9223372036854775808\n"},
 		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:1: partitions=9223372036854775808: expected an integer in 1..65536"},
-	{name: "2,001 processes", files: map[string]string{"f.txt": "topic e external\n" + manyProcessLines(2001) + "feed p0\n"},
-		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:2002: more than 2000 processes (the limit)"},
+	{name: "64,001 processes", files: map[string]string{"f.txt": "topic e external\n" + manyProcessLines(64001) + "feed p0\n"},
+		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:64002: more than 64000 processes (the limit)"},
 	{name: "feed p n=1000000000", files: map[string]string{"f.txt": scenarioHeader + "produce topic=e\nfeed p n=1000000000\n"},
 		args: "run {dir}/f.txt", code: exitUsage, want: "f.txt:4: more than 100000 actions (the limit; repeats and transaction records count)"},
 	{name: "feed p n=0", files: map[string]string{"f.txt": scenarioHeader + "feed p n=0\n"},
@@ -139,9 +139,9 @@ var badInputs = []badInput{
 	{name: "simrun -h lists the default run's flags", args: "-h", code: exitPass, want: "-processes int"},
 
 	// The default run's flags.
-	{name: "--processes 10000", args: "--seed 1 --processes 10000", code: exitUsage, want: "--processes must be 2-2000 (the documented maximum), got 10000"},
-	{name: "--processes 100000", args: "--seed 1 --processes 100000", code: exitUsage, want: "--processes must be 2-2000 (the documented maximum), got 100000"},
-	{name: "--processes 0", args: "--seed 1 --processes 0", code: exitUsage, want: "--processes must be 2-2000 (the documented maximum), got 0"},
+	{name: "--processes 64001", args: "--seed 1 --processes 64001", code: exitUsage, want: "--processes must be 2-64000 (the documented maximum), got 64001"},
+	{name: "--processes 100000", args: "--seed 1 --processes 100000", code: exitUsage, want: "--processes must be 2-64000 (the documented maximum), got 100000"},
+	{name: "--processes 0", args: "--seed 1 --processes 0", code: exitUsage, want: "--processes must be 2-64000 (the documented maximum), got 0"},
 	{name: "--processes 1", args: "--seed 1 --processes 1", code: exitUsage, want: "got 1"},
 	{name: "--processes on a fixed scenario", args: "--scenario diamond_hold --processes 5", code: exitUsage, want: "scenario diamond_hold has a fixed topology: --processes is not supported"},
 	{name: "--steps 100000000", args: "--seed 1 --steps 100000000", code: exitUsage, want: "--steps must be 1-1000000, got 100000000"},
@@ -170,7 +170,7 @@ var badInputs = []badInput{
 	{name: "replay: choice 2^70", files: map[string]string{"r.replay": "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 1\n1180591620717411303424\n"},
 		args: "replay {dir}/r.replay", code: exitUsage, want: `got "1180591620717411303424"`},
 	{name: "replay: header processes 100000", files: map[string]string{"r.replay": "parsley-sim-replay 1\nscenario random\nseed 1\nprocesses 100000\nchoices 0\n"},
-		args: "replay {dir}/r.replay", code: exitUsage, want: "--processes must be 2-2000 (the documented maximum), got 100000"},
+		args: "replay {dir}/r.replay", code: exitUsage, want: "--processes must be 2-64000 (the documented maximum), got 100000"},
 	{name: "replay: header steps 100000000", files: map[string]string{"r.replay": "parsley-sim-replay 1\nscenario random\nseed 1\nsteps 100000000\nchoices 0\n"},
 		args: "replay {dir}/r.replay", code: exitUsage, want: "--steps must be 1-1000000, got 100000000"},
 	{name: "replay: unknown scenario", files: map[string]string{"r.replay": "parsley-sim-replay 1\nscenario nope\nseed 1\nchoices 0\n"},
@@ -178,7 +178,7 @@ var badInputs = []badInput{
 	{name: "replay two files", args: "replay {dir}/ok.replay {dir}/ok.replay", code: exitUsage, want: "want exactly one replay FILE, got 2"},
 
 	// sweep, shrink, explore, bench, list.
-	{name: "sweep --processes 0", args: "sweep --seeds 1-2 --processes 0", code: exitUsage, want: "--processes must be 2-2000 (the documented maximum), got 0"},
+	{name: "sweep --processes 0", args: "sweep --seeds 1-2 --processes 0", code: exitUsage, want: "--processes must be 2-64000 (the documented maximum), got 0"},
 	{name: "sweep --processes 100000", args: "sweep --seeds 1-2 --processes 100000", code: exitUsage, want: "got 100000"},
 	{name: "sweep -j 0", args: "sweep --seeds 1-2 -j 0", code: exitUsage, want: "-j must be 1-1024, got 0"},
 	{name: "sweep -j 100000", args: "sweep --seeds 1-2 -j 100000", code: exitUsage, want: "-j must be 1-1024, got 100000"},

@@ -239,7 +239,7 @@ func (p *parser) parseTopic(words []string) error {
 		if !ok || k != "partitions" {
 			return p.errorf("unexpected %q in topic %s: expected partitions=N, external or deletion-only", w, name)
 		}
-		n, err := p.atoiMax(k, v, 1, spec.MaxChannels)
+		n, err := p.atoiMax(k, v, 1, spec.MaxTopicPartitions)
 		if err != nil {
 			return err
 		}
@@ -286,7 +286,7 @@ func (p *parser) parseProcess(words []string) error {
 		return p.errorf("more than %d received and sent topics over every process (the limit)", spec.MaxSubscriptions)
 	}
 	if v, ok := args["task"]; ok {
-		if ps.Task, err = p.atoiMax("task", v, 0, spec.MaxChannels-1); err != nil {
+		if ps.Task, err = p.atoiMax("task", v, 0, spec.MaxTopicPartitions-1); err != nil {
 			return err
 		}
 	}

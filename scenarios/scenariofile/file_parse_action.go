@@ -182,7 +182,7 @@ func (p *parser) topicArgs(a *spec.ScriptedAction, args map[string]string) error
 	}
 	a.Topic = args["topic"]
 	if v, ok := args["partition"]; ok {
-		n, err := p.atoiMax("partition", v, 0, spec.MaxChannels-1)
+		n, err := p.atoiMax("partition", v, 0, spec.MaxTopicPartitions-1)
 		if err != nil {
 			return err
 		}
@@ -377,7 +377,7 @@ func parseChan(s string) (Ref, bool) {
 		topic, r.Incarn = name, n
 	}
 	n, err := strconv.Atoi(part)
-	if err != nil || n < 0 || n >= spec.MaxChannels {
+	if err != nil || n < 0 || n >= spec.MaxTopicPartitions {
 		return Ref{}, false
 	}
 	r.Topic, r.Part = topic, int32(n)

@@ -82,9 +82,9 @@ func TestParseFileErrors(t *testing.T) {
 		{"dot versus underscore", "topic a.b\ntopic a_b\n", "x.txt:2: topic \"a_b\" differs from topic \"a.b\" only in '.' versus '_'"},
 		{"partitions above", "topic e partitions=65537\n", "x.txt:1: partitions=65537: expected an integer in 1..65536"},
 		{"partitions 2^63", "topic e partitions=9223372036854775808\n", "x.txt:1: partitions=9223372036854775808: expected an integer in 1..65536"},
-		{"channels above", "topic a partitions=65536\ntopic b\n", "x.txt:2: more than 65536 channels"},
-		{"processes above", "topic e\n" + manyProcesses(spec.MaxProcesses+1), "x.txt:2002: more than 2000 processes (the limit)"},
-		{"subscriptions above", manySubscriptions(), "x.txt:301: more than 20000 received and sent topics over every process (the limit)"},
+		{"channels above", wideTopics(1<<20/65536 + 1), fmt.Sprintf("x.txt:%d: more than 1048576 channels", 1<<20/65536+1)},
+		{"processes above", "topic e\n" + manyProcesses(spec.MaxProcesses+1), "x.txt:64002: more than 64000 processes (the limit)"},
+		{"subscriptions above", manySubscriptions(), "x.txt:2601: more than 250000 received and sent topics over every process (the limit)"},
 		{"task above", "topic e\nprocess p receives=e task=65536\n", "x.txt:2: task=65536: expected an integer in 0..65535"},
 		{"hops above", "topic e\nprocess p receives=e hops=256\n", "x.txt:2: hops=256: expected an integer in 1..255"},
 		{"feed n above", header + "feed p n=1000000000\n", "x.txt:5: more than 100000 actions (the limit; repeats and transaction records count)"},
@@ -213,4 +213,13 @@ func TestCorruptHeadersRoundTrip(t *testing.T) {
 		!strings.Contains(err.Error(), "headers=0100,zz") {
 		t.Fatalf("a bad value: %v", err)
 	}
+}
+
+// wideTopics is n topic lines of 65,536 partitions each.
+func wideTopics(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "topic t%d partitions=65536\n", i)
+	}
+	return b.String()
 }

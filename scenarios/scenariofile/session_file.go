@@ -152,7 +152,7 @@ func (p *parser) sessionWriteArgs(a *spec.ScriptedAction, args map[string]string
 		return err
 	}
 	if v, ok := args["partition"]; ok {
-		n, err := p.atoiMax("partition", v, 0, spec.MaxChannels-1)
+		n, err := p.atoiMax("partition", v, 0, spec.MaxTopicPartitions-1)
 		if err != nil {
 			return err
 		}

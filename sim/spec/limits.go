@@ -14,15 +14,20 @@ import (
 // world scales.
 const (
 	// MaxProcesses is the most processes a world may have (simrun --processes N, process lines
-	// of a scenario file).
-	MaxProcesses = 2000
-	// MaxChannels is the most channels (partitions, over every topic) a world may declare; it is
-	// also the substrate's limit on one topic's partitions.
-	MaxChannels = substrate.MaxPartitions
+	// of a scenario file): the largest size of the scale benchmark, whose run completes in about
+	// a minute and under a gigabyte (results/scale.md).
+	MaxProcesses = 64000
+	// MaxChannels is the most channels (partitions, over every topic) a world may declare: room
+	// for the generated topology of MaxProcesses processes (twelve partitions a sender), whose
+	// channels a world indexes sparsely (sim/chanindex), so they cost memory in proportion to
+	// their count (results/scale.md).
+	MaxChannels = 1 << 20
+	// MaxTopicPartitions is the most partitions one topic may have: the substrate's limit.
+	MaxTopicPartitions = substrate.MaxPartitions
 	// MaxSubscriptions is the most (process, topic) pairs a world's processes may receive or send,
-	// with room above what the generated topology of MaxProcesses processes declares
-	// (results/limits.md).
-	MaxSubscriptions = 20000
+	// with room above what the generated topology of MaxProcesses processes declares (about
+	// 186,000; results/limits.md).
+	MaxSubscriptions = 250000
 	// MaxSteps bounds a run's safety-phase steps (--steps, a replay file's "steps") and its
 	// liveness phase (a scenario file's liveness=).
 	MaxSteps = 1_000_000
@@ -51,8 +56,8 @@ func (s *Scenario) validateLimits() error {
 			return fmt.Errorf("scenario %q: topics %q and %q differ only in '.' versus '_', which Kafka refuses (their metric names collide)", s.Name, other, t.Name)
 		}
 		normalized[n] = t.Name
-		if t.Partitions > MaxChannels {
-			return fmt.Errorf("scenario %q: topic %q has %d partitions, above the limit of %d", s.Name, t.Name, t.Partitions, MaxChannels)
+		if t.Partitions > MaxTopicPartitions {
+			return fmt.Errorf("scenario %q: topic %q has %d partitions, above the limit of %d", s.Name, t.Name, t.Partitions, MaxTopicPartitions)
 		}
 		channels += t.Partitions
 		if channels > MaxChannels {

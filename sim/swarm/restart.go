@@ -3,8 +3,6 @@ package swarm
 import (
 	"fmt"
 	"math/rand/v2"
-
-	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // RestartCheck says whether a run checks RESTART_INVISIBILITY once it has passed, and where: at
@@ -25,10 +23,15 @@ const RestartCheckSharePct = 25
 // distinct from every other stream, so switching the check on or off moves no other draw.
 const restartStream = 0x72657374617274
 
+// restartProcessDraw is the range the restart check's process is drawn from (taken modulo the
+// world's process count). A constant of its own, not the world's process limit: raising the limit
+// must not move a seed's draw.
+const restartProcessDraw = 2000
+
 // drawRestartCheck draws the seed's restart check.
 func drawRestartCheck(seed uint64) RestartCheck {
 	rng := rand.New(rand.NewPCG(seed, restartStream))
-	rc := RestartCheck{On: rng.IntN(100) < RestartCheckSharePct, Process: rng.IntN(spec.MaxProcesses), AtPermille: rng.IntN(1000)}
+	rc := RestartCheck{On: rng.IntN(100) < RestartCheckSharePct, Process: rng.IntN(restartProcessDraw), AtPermille: rng.IntN(1000)}
 	if !rc.On {
 		return RestartCheck{}
 	}
