@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/shrink"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
@@ -16,7 +17,7 @@ import (
 // (runs), so the result is deterministic:
 //
 //  1. the safety-step budget, binary-searched down (Spec.Steps), replaying the recorded choices;
-//  2. the choice list (sim.ShrinkChoices: shortest failing prefix, chunk removal, lowering);
+//  2. the choice list (shrink.Choices: shortest failing prefix, chunk removal, lowering);
 //  3. the step budget once more, for the shrunk choices;
 //  4. the shrunk run's safety phase as a script (spec.Result.Script), its actions removed by the
 //     same passes, run the way a scenario file runs (FileSettings with the seed's swarm settings),
@@ -59,8 +60,8 @@ type Shrunk struct {
 	Before, After Size
 	Attempts      int // runs made, of the budget
 	Exhausted     bool
-	ChoiceStats   sim.ShrinkStats
-	ScriptStats   sim.ShrinkStats
+	ChoiceStats   shrink.Stats
+	ScriptStats   shrink.Stats
 }
 
 // Size measures a run for the before/after report.
@@ -104,7 +105,7 @@ func Shrink(cfg ShrinkConfig) (*Shrunk, error) {
 	choices := orig.Choices
 	s.shrinkSteps(prep.Settings.SafetySteps, choices)
 	// The choice passes may use the budget but the share reserved for the script pass.
-	choices, choiceStats := sim.ShrinkChoices(choices, s.choiceTest, max(s.left()-budget*scriptSharePct/100, 0))
+	choices, choiceStats := shrink.Choices(choices, s.choiceTest, max(s.left()-budget*scriptSharePct/100, 0))
 	s.attempts += choiceStats.Attempts
 	s.shrinkSteps(s.safetySteps(), choices)
 
@@ -155,7 +156,7 @@ func failsFirst(res *spec.Result, c spec.Criterion) bool {
 	return len(res.Violations) > 0 && res.Violations[0].Criterion == c
 }
 
-// choiceTest is the sim.ShrinkTest of the choice pass.
+// choiceTest is the shrink.Test of the choice pass.
 func (s *shrinkRun) choiceTest(choices []int) (bool, int) {
 	res, used, _ := replayChoices(s.spec, choices, nil)
 	return failsFirst(res, s.target), used

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/replay"
+	"github.com/parsleysim/parsleysim/sim/shrink"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -60,7 +61,7 @@ func (s *shrinkRun) shrinkScript(out *Shrunk, original []spec.ScriptedAction) {
 		test := func(candidate []spec.ScriptedAction) (bool, int) {
 			return failsFirst(s.scriptRun(scn, candidate), s.target), len(candidate)
 		}
-		out.Script, out.ScriptStats = sim.ShrinkList(out.Script, test, nil, s.left())
+		out.Script, out.ScriptStats = shrink.List(out.Script, test, nil, s.left())
 		s.attempts += out.ScriptStats.Attempts
 		last = s.scriptRun(scn, out.Script)
 	}

@@ -1,4 +1,4 @@
-package sim
+package shrink
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 )
 
 // containsInOrder is a synthetic failure: the list holds want as a subsequence.
-func containsInOrder(want ...int) ShrinkTest {
+func containsInOrder(want ...int) Test {
 	return func(choices []int) (bool, int) {
 		i := 0
 		for _, c := range choices {
@@ -22,16 +22,16 @@ func containsInOrder(want ...int) ShrinkTest {
 // whatever surrounds them, and deterministically.
 func TestShrinkChoicesMinimal(t *testing.T) {
 	in := []int{1, 4, 0, 2, 3, 1, 1, 7, 0, 2, 5, 6, 6, 1, 0, 2}
-	got, st := ShrinkChoices(in, containsInOrder(3, 5), 500)
+	got, st := Choices(in, containsInOrder(3, 5), 500)
 	if !slices.Equal(got, []int{3, 5}) || st.Exhausted {
 		t.Fatalf("shrunk to %v (%+v), want [3 5] within the budget", got, st)
 	}
-	again, st2 := ShrinkChoices(in, containsInOrder(3, 5), 500)
+	again, st2 := Choices(in, containsInOrder(3, 5), 500)
 	if !slices.Equal(again, got) || st2 != st {
 		t.Fatalf("second shrink gave %v %+v, first %v %+v", again, st2, got, st)
 	}
 	if in[4] != 3 || len(in) != 16 {
-		t.Fatal("ShrinkChoices modified its input")
+		t.Fatal("Choices modified its input")
 	}
 }
 
@@ -39,7 +39,7 @@ func TestShrinkChoicesMinimal(t *testing.T) {
 // prefix of six choices and lowers the first five to 0 and the sixth to 2.
 func TestShrinkChoicesPrefixAndLowering(t *testing.T) {
 	test := func(choices []int) (bool, int) { return len(choices) > 5 && choices[5] >= 2, len(choices) }
-	got, st := ShrinkChoices([]int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5}, test, 500)
+	got, st := Choices([]int{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5}, test, 500)
 	if !slices.Equal(got, []int{0, 0, 0, 0, 0, 2}) || st.Prefix != 6 || st.Lowered == 0 {
 		t.Fatalf("shrunk to %v (%+v), want [0 0 0 0 0 2] after a prefix of 6", got, st)
 	}
@@ -50,7 +50,7 @@ func TestShrinkChoicesUsedCut(t *testing.T) {
 	test := func(choices []int) (bool, int) {
 		return slices.Contains(choices, 7), min(len(choices), 1+slices.Index(choices, 7))
 	}
-	got, _ := ShrinkChoices([]int{7, 1, 1, 1}, test, 500)
+	got, _ := Choices([]int{7, 1, 1, 1}, test, 500)
 	if !slices.Equal(got, []int{7}) {
 		t.Fatalf("shrunk to %v, want [7]", got)
 	}
@@ -62,7 +62,7 @@ func TestShrinkChoicesBudget(t *testing.T) {
 	for i := range in {
 		in[i] = i % 5
 	}
-	_, st := ShrinkChoices(in, containsInOrder(4, 4, 4), 7)
+	_, st := Choices(in, containsInOrder(4, 4, 4), 7)
 	if st.Attempts != 7 || !st.Exhausted {
 		t.Fatalf("stats %+v, want exactly 7 attempts and Exhausted", st)
 	}
@@ -75,7 +75,7 @@ func TestShrinkListWithoutLowering(t *testing.T) {
 		i := slices.Index(l, "b")
 		return i >= 0 && slices.Contains(l[i:], "d"), len(l)
 	}
-	got, st := ShrinkList([]string{"a", "b", "c", "a", "d", "e"}, test, nil, 100)
+	got, st := List([]string{"a", "b", "c", "a", "d", "e"}, test, nil, 100)
 	if !slices.Equal(got, []string{"b", "d"}) || st.Lowered != 0 {
 		t.Fatalf("shrunk to %q (%+v), want [b d] with nothing lowered", got, st)
 	}

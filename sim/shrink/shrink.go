@@ -1,6 +1,5 @@
-package sim
-
-// Shrinking a failing choice list. A run is a pure function of its scenario,
+// Package shrink reduces a failing run's choice list (or any list, such as a script of actions)
+// to a shorter, simpler one that still fails. A run is a pure function of its scenario,
 // settings and the answers its Chooser gives, so a failing run is reduced by reducing its choice
 // list and replaying each candidate with a choose.Replay, whose errors are sticky and fall back to
 // the first enabled option: any list, however cut, drives a complete run. The passes, in order:
@@ -8,16 +7,17 @@ package sim
 // as ddmin tests complements) and lowering single choices toward 0, repeated until a pass
 // changes nothing. Every pass is bounded by a number of attempts, never by time, so the result is
 // a deterministic function of the input list and the test.
+package shrink
 
-// ShrinkTest runs a candidate choice list and reports whether it still fails the way being
+// Test runs a candidate choice list and reports whether it still fails the way being
 // shrunk for, and how many leading choices the run actually used: a run that diverged at
 // decision d (choose.Replay.Err) or consumed fewer choices than given is the same run as the
 // candidate cut to that many, so the shrinker keeps the cut list.
-type ShrinkTest func(choices []int) (fails bool, used int)
+type Test func(choices []int) (fails bool, used int)
 
-// ShrinkStats says what a shrink did: attempts made (runs of the test), whether the budget ran
+// Stats says what a shrink did: attempts made (runs of the test), whether the budget ran
 // out before a fixed point, and how many candidates each pass accepted.
-type ShrinkStats struct {
+type Stats struct {
 	Attempts  int
 	Exhausted bool
 	Prefix    int // length of the shortest failing prefix found
@@ -31,20 +31,20 @@ type shrinker[T any] struct {
 	lower       func(T) []T // nil: no lowering pass
 	best        []T
 	maxAttempts int
-	stats       ShrinkStats
+	stats       Stats
 }
 
-// ShrinkChoices reduces choices, which must fail test, to a shorter or lower list that still
+// Choices reduces choices, which must fail test, to a shorter or lower list that still
 // fails it, making at most maxAttempts runs of test. It returns the reduced list (a new slice)
 // and what the shrink did. The original list is not modified.
-func ShrinkChoices(choices []int, test ShrinkTest, maxAttempts int) ([]int, ShrinkStats) {
-	return ShrinkList(choices, test, lowerings, maxAttempts)
+func Choices(choices []int, test Test, maxAttempts int) ([]int, Stats) {
+	return List(choices, test, lowerings, maxAttempts)
 }
 
-// ShrinkList is ShrinkChoices over any list, such as a script of actions: the same passes, with
+// List is Choices over any list, such as a script of actions: the same passes, with
 // lower giving the simpler values to try in place of an element, simplest first (nil: the
 // lowering pass is skipped and elements are only removed).
-func ShrinkList[T any](list []T, test func([]T) (fails bool, used int), lower func(T) []T, maxAttempts int) ([]T, ShrinkStats) {
+func List[T any](list []T, test func([]T) (fails bool, used int), lower func(T) []T, maxAttempts int) ([]T, Stats) {
 	s := &shrinker[T]{test: test, lower: lower, best: append([]T(nil), list...), maxAttempts: maxAttempts}
 	s.shortestPrefix()
 	for s.budgetLeft() {
