@@ -30,7 +30,7 @@ func TestHashCachesStayFresh(t *testing.T) {
 		checkVerifiedExplore(t, sc.Name+" honest", sc.Build, opts)
 		for _, m := range sc.Catches {
 			o := opts
-			o.Sabotage, o.HostSabotage, err = sim.ParseSabotage(m)
+			o.Sabotage, o.HostSabotage, err = spec.ParseSabotage(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func TestHashCachesStayFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := sim.ExploreOptions{Budget: b, Reduce: rng.IntN(2) == 0, MaxStates: 2_000, Seed: uint64(i + 1)}
-		if opts.Sabotage, opts.HostSabotage, err = sim.ParseSabotage(mode); err != nil {
+		if opts.Sabotage, opts.HostSabotage, err = spec.ParseSabotage(mode); err != nil {
 			t.Fatal(err)
 		}
 		checkVerifiedExplore(t, fmt.Sprintf("%s budget %s sabotage %s", sc.Name, budget, mode), sc.Build, opts)

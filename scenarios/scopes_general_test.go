@@ -8,6 +8,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // labelledWirings lists every labelled wiring with ext external and in internal topics and n
@@ -180,7 +181,7 @@ func TestGeneralFamilyCatches(t *testing.T) {
 			continue
 		}
 		opts, _ := sc.Options()
-		opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(m)
+		opts.Sabotage, opts.HostSabotage, _ = spec.ParseSabotage(m)
 		v := sim.ShortestViolation(sc.Build(), opts, res.Violations[0])
 		if _, err := scenariofile.Counterexample(sc.Name, sc.Budget, sc.Build(), opts, m, v); err != nil {
 			t.Errorf("%s under %s: %v", sc.Name, m, err)

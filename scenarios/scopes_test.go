@@ -9,6 +9,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 var exploreReference = flag.Bool("explore.reference", false, "also explore the reference scope completely (minutes)")
@@ -36,7 +37,7 @@ func TestScopeCatalogue(t *testing.T) {
 			t.Errorf("scope %s: the honest engine is not clean: %v %+v", sc.Name, res, res.Violations)
 		}
 	}
-	modes := append(reachableEngineHostModes(), modeNames(sim.TierSession)...)
+	modes := append(reachableEngineHostModes(), modeNames(spec.TierSession)...)
 	for _, m := range modes {
 		if len(claimed[m]) == 0 {
 			t.Errorf("no scope claims sabotage mode %s", m)
@@ -62,7 +63,7 @@ func reachableEngineHostModes() []string {
 			modes = append(modes, m.String())
 		}
 	}
-	return append(modes, modeNames(sim.TierHost)...)
+	return append(modes, modeNames(spec.TierHost)...)
 }
 
 // exploreSabotaged explores sc under sabotage mode name until the first violation.
@@ -72,7 +73,7 @@ func exploreSabotaged(t *testing.T, sc Scope, name string) sim.ExploreResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Sabotage, opts.HostSabotage, err = sim.ParseSabotage(name)
+	opts.Sabotage, opts.HostSabotage, err = spec.ParseSabotage(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestCounterexampleFilesReproduce(t *testing.T) {
 				t.Fatalf("%s does not catch %s", sc.Name, m)
 			}
 			opts, _ := sc.Options()
-			opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(m)
+			opts.Sabotage, opts.HostSabotage, _ = spec.ParseSabotage(m)
 			v := sim.ShortestViolation(sc.Build(), opts, res.Violations[0])
 			data, err := scenariofile.Counterexample(sc.Name, sc.Budget, sc.Build(), opts, m, v)
 			if err != nil {

@@ -113,7 +113,7 @@ func TestWriteSessionCatchRates(t *testing.T) {
 		Command: "cd scenarios && go test -run TestWriteSessionCatchRates -session.catchrates ../results",
 		Commit:  gitCommit(),
 		Machine: fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())}
-	for _, mode := range modeNames(sim.TierSession) {
+	for _, mode := range modeNames(spec.TierSession) {
 		table.Modes = append(table.Modes, catchRateOf(mode, sweepSession(t, mode, 1, 1000)))
 	}
 	table.Seconds = time.Since(start).Seconds()
@@ -125,9 +125,9 @@ func TestWriteSessionCatchRates(t *testing.T) {
 }
 
 // modeNames returns the names of the registered sabotage modes of one tier, in order.
-func modeNames(tier sim.SabotageTier) []string {
+func modeNames(tier spec.SabotageTier) []string {
 	var names []string
-	for _, m := range sim.SabotageModes() {
+	for _, m := range spec.SabotageModes() {
 		if m.Tier == tier {
 			names = append(names, m.Name)
 		}

@@ -29,7 +29,7 @@ func (s *shrinkRun) scriptRun(scn *spec.Scenario, script []spec.ScriptedAction) 
 	c := *scn
 	c.Script = script
 	set := shrinkFileSettings(s.spec).Sim()
-	engine, host, err := sim.ParseSabotage(s.spec.Sabotage)
+	engine, host, err := spec.ParseSabotage(s.spec.Sabotage)
 	if err != nil {
 		panic(err) // the spec prepared: its sabotage parses
 	}

@@ -32,15 +32,15 @@ type Prepared struct {
 // isHostSabotage reports whether name is the host's sabotage mode, which a replay file records on
 // its own line (host-sabotage); engine and session tier modes go on the sabotage line.
 func isHostSabotage(name string) bool {
-	m, ok := sim.LookupSabotage(name)
-	return ok && m.Tier == sim.TierHost
+	m, ok := spec.LookupSabotage(name)
+	return ok && m.Tier == spec.TierHost
 }
 
 // hostSabotageNames returns the names of the host's sabotage modes, in the registry's order.
 func hostSabotageNames() []string {
 	var names []string
-	for _, m := range sim.SabotageModes() {
-		if m.Tier == sim.TierHost {
+	for _, m := range spec.SabotageModes() {
+		if m.Tier == spec.TierHost {
 			names = append(names, m.Name)
 		}
 	}
@@ -69,7 +69,7 @@ func (s Spec) Prepare() (*Prepared, error) {
 	if s.Processes < 0 || s.Processes == 1 || s.Processes > spec.MaxProcesses {
 		return nil, fmt.Errorf("--processes must be 2-%d (the documented maximum), got %d", spec.MaxProcesses, s.Processes)
 	}
-	engine, host, err := sim.ParseSabotage(s.Sabotage)
+	engine, host, err := spec.ParseSabotage(s.Sabotage)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -121,10 +120,10 @@ type CatchRateTable struct {
 }
 
 // CatchRateModes returns every sabotage mode a calibration sweeps: every mode of every tier, in
-// the registry's order (sim.SabotageModes).
+// the registry's order (spec.SabotageModes).
 func CatchRateModes() []string {
 	var names []string
-	for _, m := range sim.SabotageModes() {
+	for _, m := range spec.SabotageModes() {
 		names = append(names, m.Name)
 	}
 	return names
@@ -134,7 +133,7 @@ func CatchRateModes() []string {
 // scenario for a session tier's mode (its tiers act only where there are sessions, which the
 // random scenario has on a minority of seeds), the random scenario for every other mode.
 func CatchRateScenario(mode string) string {
-	if m, ok := sim.LookupSabotage(mode); ok && m.Tier == sim.TierSession {
+	if m, ok := spec.LookupSabotage(mode); ok && m.Tier == spec.TierSession {
 		return SessionName
 	}
 	return RandomName

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -35,8 +34,8 @@ func TestTargetedCatchSabotage(t *testing.T) {
 		"OFFSETS_OUTSIDE_TXN":     {"crash_inside_commit", spec.CritHost},
 		"ZOMBIE_IGNORES_FENCE":    {"zombie_commit_fenced", spec.CritHost},
 	}
-	for _, m := range sim.SabotageModes() {
-		if m.Tier == sim.TierSession {
+	for _, m := range spec.SabotageModes() {
+		if m.Tier == spec.TierSession {
 			continue // the session tiers act only in scenarios with sessions: scenarios/session.go
 		}
 		mode := m.Name

@@ -172,7 +172,7 @@ func TestCheckS8BelowLogStart(t *testing.T) {
 	}
 	// The honest host started before the truncation, so its fetch below the log start refuses.
 	honest := runScripted(twoInputs(script...), RunOptions{}, false)
-	broken := runScripted(twoInputs(script...), RunOptions{HostSabotage: HostResetPastLogStart}, false)
+	broken := runScripted(twoInputs(script...), RunOptions{HostSabotage: spec.HostResetPastLogStart}, false)
 	expect(t, spec.CritS8, honest, broken)
 }
 

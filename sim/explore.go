@@ -36,7 +36,7 @@ type ExploreOptions struct {
 	MaxDepth     int  // steps after the initial starts; 0 = unbounded (the budget bounds the scope)
 	Reduce       bool // partial-order reduction: persistent sets and sleep sets
 	Sabotage     node.Sabotage
-	HostSabotage HostSabotage
+	HostSabotage spec.HostSabotage
 	// Seed draws the topic IDs (so the engines' channel order); 0 means 1.
 	Seed uint64
 	// LivenessStepsMax bounds the final phase at each terminal state; 0 means 1000.

@@ -29,7 +29,7 @@ import (
 // worldActorsRollbackFree is the part of worldRollbackFree that reads the world's options and
 // actors: no sabotage, no sessions, no open external transaction.
 func worldActorsRollbackFree(w *world) bool {
-	return w.opts.Sabotage == node.SabotageNone && w.opts.HostSabotage == HostHonest && w.sess == nil && !w.ext.open
+	return w.opts.Sabotage == node.SabotageNone && w.opts.HostSabotage == spec.HostHonest && w.sess == nil && !w.ext.open
 }
 
 // settingsRollbackFree is the part of worldRollbackFree that reads only the scenario and the

@@ -180,7 +180,7 @@ func (ps *persistentSets) feedMaySkip(w *world, pc *pcState) bool {
 	c := pc.ch
 	from := pc.readPos
 	if logStart := int64(w.offsets(c).LogStart); from < logStart {
-		if w.opts.HostSabotage != HostResetPastLogStart {
+		if w.opts.HostSabotage != spec.HostResetPastLogStart {
 			return false // it refuses: reads the log start, not the LSO
 		}
 		from = logStart

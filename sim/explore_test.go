@@ -442,7 +442,7 @@ func TestExploreRetentionDropsRecords(t *testing.T) {
 	if res := Explore(one, opts); res.Verdict != "pass" || !res.Complete {
 		t.Fatalf("honest: %v", res)
 	}
-	opts.HostSabotage = HostResetPastLogStart
+	opts.HostSabotage = spec.HostResetPastLogStart
 	res := Explore(one, opts)
 	if res.Verdict != "violation" || res.Violations[0].Criterion != spec.CritS8 {
 		t.Fatalf("RESET_PAST_LOG_START under a retention sweep: %v %+v", res, res.Violations)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -55,7 +56,7 @@ const maxCommitCalls = 4
 // commitPlan appends the calls of p's commit sequence to plan, given whether read positions moved.
 func (p *proc) commitPlan(plan []commitCall, offsets bool) []commitCall {
 	h := p.w.opts.HostSabotage
-	if h == HostOffsetsOutsideTxn && offsets {
+	if h == spec.HostOffsetsOutsideTxn && offsets {
 		plan = append(plan, seqCommitOffsets)
 		offsets = false
 	}
@@ -69,9 +70,9 @@ func (p *proc) commitPlan(plan []commitCall, offsets bool) []commitCall {
 		plan = append(plan, seqSendOffsets)
 	}
 	switch h {
-	case HostStateBeforeCommit:
+	case spec.HostStateBeforeCommit:
 		return append(plan, seqWriteState, seqCommitBare)
-	case HostStateAfterCommit:
+	case spec.HostStateAfterCommit:
 		return append(plan, seqCommitBare, seqWriteState)
 	}
 	return append(plan, seqCommit)
@@ -113,7 +114,7 @@ func (p *proc) commitSequence(crashAfter int) (crashed bool, err error) {
 			return true, nil
 		}
 		if err := p.commitCall(call, offs, delta); err != nil {
-			if w.opts.HostSabotage != HostZombieIgnoresFence || !errors.Is(err, substrate.ErrFenced) {
+			if w.opts.HostSabotage != spec.HostZombieIgnoresFence || !errors.Is(err, substrate.ErrFenced) {
 				return false, err
 			}
 			if call == seqCommit {

@@ -20,7 +20,7 @@ func (p *proc) feed(pc *pcState) {
 	recs, next, err := w.sub.FetchInto(p.fetchBuf[:0], w.chans[pc.ch].tp, substrate.Offset(pc.readPos), 1)
 	if errors.Is(err, substrate.ErrOffsetOutOfRange) {
 		logStart := int64(w.offsets(pc.ch).LogStart)
-		if w.opts.HostSabotage != HostResetPastLogStart || pc.readPos > logStart {
+		if w.opts.HostSabotage != spec.HostResetPastLogStart || pc.readPos > logStart {
 			p.refuse(&node.Refusal{Reason: node.ReasonPositionsDiscardedUnread, Channel: w.chans[pc.ch].nc,
 				Position: node.Offset(pc.readPos), Detail: fmt.Sprintf("fetch from %d below log start %d", pc.readPos, logStart)})
 			return

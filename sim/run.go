@@ -13,10 +13,10 @@ import (
 // RunOptions are the parts of a run that are not settings: sabotage, the data streams and the
 // trace sinks.
 type RunOptions struct {
-	Sabotage     node.Sabotage // engine sabotage (zero = honest)
-	HostSabotage HostSabotage  // host sabotage (zero = honest)
-	Streams      Streams       // if zero, NewStreams(set.Seed)
-	Sinks        []trace.Sink  // every event goes to each, in order
+	Sabotage     node.Sabotage     // engine sabotage (zero = honest)
+	HostSabotage spec.HostSabotage // host sabotage (zero = honest)
+	Streams      Streams           // if zero, NewStreams(set.Seed)
+	Sinks        []trace.Sink      // every event goes to each, in order
 	// RecordScript makes Result.Script the safety phase's actions as a script: the same run
 	// replayed as Scenario.Script, robust to actions being removed or inserted.
 	RecordScript bool

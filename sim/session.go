@@ -29,8 +29,8 @@ import (
 type sessionWorld struct {
 	w           *world
 	spec        *spec.SessionSpec
-	mode        HostSabotage // the tier sabotage in force (HostHonest: honest tiers)
-	writes      []int        // topic indexes the write tier writes, sorted
+	mode        spec.HostSabotage // the tier sabotage in force (HostHonest: honest tiers)
+	writes      []int             // topic indexes the write tier writes, sorted
 	clients     []sessionClient
 	models      []readModel
 	projections []*projection // by process index; nil for a process that projects nothing

@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Projections: the read models' replicas. A projector is a Parsley process; each of its
@@ -57,7 +58,7 @@ func (s *sessionWorld) onCommit(p *proc) {
 		return
 	}
 	var snapshot node.Causes
-	if s.mode == SessionProjectorRecordsFrontier {
+	if s.mode == spec.SessionProjectorRecordsFrontier {
 		snapshot = p.eng.Frontier()
 	}
 	for _, uid := range pr.staged {
@@ -83,7 +84,7 @@ func (s *sessionWorld) apply(pr *projection, uid uint64, snapshot node.Causes) {
 	nc := s.w.chans[m.ch].nc
 	pos := node.Offset(m.pos)
 	switch {
-	case s.mode == SessionProjectorRecordsFrontier:
+	case s.mode == spec.SessionProjectorRecordsFrontier:
 		pr.recorded.MergeFrom(snapshot)
 	case pr.ownOnly:
 		pr.recorded.Merge(nc, pos)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // The read tier (SPEC §5.3 read path): decode and bound the token (refused: the client starts a
@@ -76,7 +77,7 @@ func (s *sessionWorld) pickReplica(replicas []int, start int, token session.Caus
 // past never recorded — or, under READ_SKIPS_UNKNOWN_CHANNELS, the gate's disposition, which
 // skips such channels.
 func (s *sessionWorld) covers(past, token session.CausalPast) bool {
-	if s.mode == SessionReadSkipsUnknownChannels {
+	if s.mode == spec.SessionReadSkipsUnknownChannels {
 		var known []node.Cause
 		for _, pair := range token.Causes().Pairs() {
 			if _, ok := past.Lookup(pair.Channel); ok {

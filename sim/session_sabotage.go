@@ -10,28 +10,6 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// The session tiers' sabotage modes: deliberate faults of the write tier, the read tier and the
-// projector that exist only to prove the session checks bite. They are HostSabotage values (the
-// tiers belong to the simulated environment around the nodes, as the host does), registered with
-// their names in SabotageModes, so --sabotage selects them like the engine's and the host's modes.
-const (
-	// SessionReadSkipsUnknownChannels makes the read tier use the delivery gate's disposition:
-	// a token channel the recorded past never recorded is skipped instead of failing coverage.
-	SessionReadSkipsUnknownChannels HostSabotage = iota + 16
-	// SessionWriteMergesLogEnd makes the write tier merge the high watermark read after the
-	// acknowledgement instead of the acknowledged offset.
-	SessionWriteMergesLogEnd
-	// SessionWriteMergesBeforeCommit makes the write tier merge a transactional write's offset
-	// before its transaction commits (and keep it when the transaction aborts).
-	SessionWriteMergesBeforeCommit
-	// SessionTokenSalvage makes both tiers salvage a damaged token to the pairs before the damage
-	// and use it, instead of refusing it.
-	SessionTokenSalvage
-	// SessionProjectorRecordsFrontier makes the projector record the engine's frontier snapshot
-	// beside each row instead of the row's own coordinate and carried causes.
-	SessionProjectorRecordsFrontier
-)
-
 // damageToken returns a copy of an encoded token damaged by d. It panics if the reference decoder
 // (a token is a parsley.causes value) would still accept the result: the simulator must know every
 // damaged token it sent, and whether a tier's own decoder refuses it is what SESSION_DAMAGED judges.
@@ -106,7 +84,7 @@ func lenientVarint(b []byte, off int) (uint32, int, bool) {
 func (s *sessionWorld) tierDecode(encoded []byte) (session.CausalPast, error) {
 	token, err := session.DecodeBounded(encoded, s.entriesMax, s.bytesMax)
 	var de *node.DecodeError
-	if err != nil && s.mode == SessionTokenSalvage && errors.As(err, &de) {
+	if err != nil && s.mode == spec.SessionTokenSalvage && errors.As(err, &de) {
 		return session.Of(salvage(encoded)), nil
 	}
 	return token, err

@@ -70,7 +70,7 @@ func settleStep(p string, topics ...string) []spec.ScriptedAction {
 }
 
 // runSession runs a scripted session scope honestly and with the tier mode.
-func runSession(t *testing.T, mode HostSabotage, script []spec.ScriptedAction) (honest, broken *spec.Result) {
+func runSession(t *testing.T, mode spec.HostSabotage, script []spec.ScriptedAction) (honest, broken *spec.Result) {
 	t.Helper()
 	honest = runScripted(shop(script...), RunOptions{}, false)
 	broken = runScripted(shop(script...), RunOptions{HostSabotage: mode}, false)
@@ -98,7 +98,7 @@ func expectSession(t *testing.T, crit spec.Criterion, honest, broken *spec.Resul
 func TestSessionReadSkipsUnknownChannels(t *testing.T) {
 	// Client 0 writes audit, which no projection records: the honest read tier must refuse.
 	script := []spec.ScriptedAction{sWrite(0, "audit"), sRead(0, "fast")}
-	honest, broken := runSession(t, SessionReadSkipsUnknownChannels, script)
+	honest, broken := runSession(t, spec.SessionReadSkipsUnknownChannels, script)
 	expectSession(t, spec.CritSessionCoverage, honest, broken)
 	expectSession(t, spec.CritSessionRYW, honest, broken)
 	if honest.Stats.Session["reads_retry"] != 1 || honest.Stats.Session["reads_served"] != 0 {
@@ -107,14 +107,14 @@ func TestSessionReadSkipsUnknownChannels(t *testing.T) {
 }
 
 func TestSessionWriteMergesLogEnd(t *testing.T) {
-	honest, broken := runSession(t, SessionWriteMergesLogEnd, []spec.ScriptedAction{sWrite(0, "orders")})
+	honest, broken := runSession(t, spec.SessionWriteMergesLogEnd, []spec.ScriptedAction{sWrite(0, "orders")})
 	expectSession(t, spec.CritSessionToken, honest, broken)
 }
 
 func TestSessionWriteMergesBeforeCommit(t *testing.T) {
 	// A transactional write that aborts: its offset must never reach the token.
 	script := []spec.ScriptedAction{sTxnWrite(0, "orders", true), sTxnWrite(0, "orders", false)}
-	honest, broken := runSession(t, SessionWriteMergesBeforeCommit, script)
+	honest, broken := runSession(t, spec.SessionWriteMergesBeforeCommit, script)
 	expectSession(t, spec.CritSessionToken, honest, broken)
 	if honest.Stats.Session["writes_aborted"] != 1 {
 		t.Fatalf("honest stats %v, want one aborted write", honest.Stats.Session)
@@ -127,7 +127,7 @@ func TestSessionTokenSalvage(t *testing.T) {
 	// with the partial frontier, dropping what the session read.
 	script := append([]spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
 	script = append(script, sRead(0, "fast"), sDamage(0, spec.TokenTruncated), sWrite(0, "payments"))
-	honest, broken := runSession(t, SessionTokenSalvage, script)
+	honest, broken := runSession(t, spec.SessionTokenSalvage, script)
 	expectSession(t, spec.CritSessionDamaged, honest, broken)
 	expectSession(t, spec.CritSessionWFR, honest, broken)
 	if honest.Stats.Session["token_refused"] != 1 {
@@ -147,7 +147,7 @@ func frontierAhead() []spec.ScriptedAction {
 }
 
 func TestSessionProjectorRecordsFrontier(t *testing.T) {
-	honest, broken := runSession(t, SessionProjectorRecordsFrontier, frontierAhead())
+	honest, broken := runSession(t, spec.SessionProjectorRecordsFrontier, frontierAhead())
 	expectSession(t, spec.CritSessionRYW, honest, broken)
 	expectSession(t, spec.CritSessionCoverage, honest, broken)
 }
@@ -157,7 +157,7 @@ func TestSessionMonotonicReads(t *testing.T) {
 	// skipping read tier serves it, and the second read no longer shows the first one's row.
 	script := append([]spec.ScriptedAction{{Kind: spec.ActProducePlain, Topic: "orders"}}, settleStep("view", "orders")...)
 	script = append(script, sRead(0, "fast"), sRead(0, "slow"))
-	honest, broken := runSession(t, SessionReadSkipsUnknownChannels, script)
+	honest, broken := runSession(t, spec.SessionReadSkipsUnknownChannels, script)
 	expectSession(t, spec.CritSessionMR, honest, broken)
 }
 

@@ -85,7 +85,7 @@ func (s *sessionWorld) produceTxn(wr *sessionWrite, token session.CausalPast, re
 	must(err)
 	m.pos, m.state = int64(off), msgPending
 	wr.uid, wr.pos = w.or.add(m, w.clock.nowMicros), int64(off)
-	if s.mode == SessionWriteMergesBeforeCommit {
+	if s.mode == spec.SessionWriteMergesBeforeCommit {
 		token = mergeCoordinate(token, w.chans[wr.ch].nc, wr.pos)
 	}
 	if !wr.commit {
@@ -104,7 +104,7 @@ func (s *sessionWorld) produceTxn(wr *sessionWrite, token session.CausalPast, re
 // acknowledged offset, or under WRITE_MERGES_LOG_END the high watermark read after it.
 func (s *sessionWorld) mergeAck(token session.CausalPast, ch int32, acked int64) session.CausalPast {
 	pos := acked
-	if s.mode == SessionWriteMergesLogEnd {
+	if s.mode == spec.SessionWriteMergesLogEnd {
 		pos = int64(s.w.offsets(ch).HighWatermark)
 	}
 	return mergeCoordinate(token, s.w.chans[ch].nc, pos)

@@ -243,7 +243,7 @@ func (a *exploreArgs) check(rest []string) error {
 			return err
 		}
 	}
-	if _, _, err := sim.ParseSabotage(a.sabotage); err != nil {
+	if _, _, err := spec.ParseSabotage(a.sabotage); err != nil {
 		return fmt.Errorf("--sabotage: %w", err)
 	}
 	if _, err := sim.ParseBudget(a.budget); err != nil {
@@ -333,7 +333,7 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 	opts.MaxDepth, opts.Seed, opts.Reduce = a.maxDepth, a.seed, !a.noReduce
 	opts.VerifyHashCaches = a.verify
 	opts.MaxStates, opts.StopAtFirst = a.maxStates, a.first
-	opts.Sabotage, opts.HostSabotage, _ = sim.ParseSabotage(a.sabotage)
+	opts.Sabotage, opts.HostSabotage, _ = spec.ParseSabotage(a.sabotage)
 	opts.Shard, opts.Shards, opts.SplitDepth = a.shard.Index, a.shard.Total, a.split
 	opts.Interrupt = a.interrupt
 	if !a.catalogue {

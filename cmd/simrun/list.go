@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
@@ -50,13 +50,13 @@ func listEntries() []listEntry {
 		b, _ := scenarios.Lookup(name)
 		out = append(out, listEntry{Kind: "scenario", Name: name, Summary: b.Summary})
 	}
-	for _, m := range sim.SabotageModes() {
+	for _, m := range spec.SabotageModes() {
 		switch m.Tier {
-		case sim.TierEngine:
+		case spec.TierEngine:
 			out = append(out, listEntry{Kind: "sabotage", Name: m.Name, Summary: eligibility(m.Name)})
-		case sim.TierHost:
+		case spec.TierHost:
 			out = append(out, listEntry{Kind: "host-sabotage", Name: m.Name, Summary: eligibility(m.Name)})
-		case sim.TierSession:
+		case spec.TierSession:
 			out = append(out, listEntry{Kind: "session-tier", Name: m.Name,
 				Summary: "a session tier's fault; measure it with simrun sweep --scenario session --sabotage " + m.Name})
 		}

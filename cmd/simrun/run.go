@@ -138,7 +138,7 @@ func (a *runArgs) check(fs *flagSet, rest []string) error {
 	if err := checkSize(fs, &a.spec); err != nil {
 		return err
 	}
-	if _, _, err := sim.ParseSabotage(a.spec.Sabotage); err != nil {
+	if _, _, err := spec.ParseSabotage(a.spec.Sabotage); err != nil {
 		return fmt.Errorf("--sabotage: %v", err)
 	}
 	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // invoke runs the default command in-process with replay files going to dir.
@@ -84,7 +84,7 @@ func TestRunUsageErrors(t *testing.T) {
 		})
 	}
 	for _, name := range []string{"RESET_PAST_LOG_START", "TOKEN_SALVAGE"} {
-		if _, _, err := sim.ParseSabotage(name); err != nil {
+		if _, _, err := spec.ParseSabotage(name); err != nil {
 			t.Errorf("%s is not a valid --sabotage name: %v", name, err)
 		}
 	}

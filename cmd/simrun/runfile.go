@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
@@ -110,7 +109,7 @@ func parseRunFileArgs(args []string, stdout, stderr io.Writer) (a *runFileArgs, 
 	case a.rewrite && a.sabotage != "":
 		return nil, usageError(stderr, name, "--rewrite and --sabotage cannot be used together (a sabotaged story is not the file's story)"), false
 	}
-	if _, _, err := sim.ParseSabotage(a.sabotage); err != nil {
+	if _, _, err := spec.ParseSabotage(a.sabotage); err != nil {
 		return nil, usageError(stderr, name, "--sabotage: %v", err), false
 	}
 	a.path = files[0]

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
@@ -79,7 +78,7 @@ func checkShrinkArgs(fs *flagSet, rest []string, seed *string, cfg *scenarios.Sh
 	if err := checkSize(fs, &cfg.Spec); err != nil {
 		return err
 	}
-	if _, _, err := sim.ParseSabotage(cfg.Spec.Sabotage); err != nil {
+	if _, _, err := spec.ParseSabotage(cfg.Spec.Sabotage); err != nil {
 		return fmt.Errorf("--sabotage: %v", err)
 	}
 	if _, ok := scenarios.Lookup(cfg.Spec.Scenario); !ok {

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/parsleysim/parsleysim/scenarios"
-	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
@@ -257,7 +256,7 @@ func (a *sweepArgs) check(fs *flagSet, rest []string) error {
 	} else if set["out"] {
 		return errors.New("--out needs --catch-rates (a plain sweep writes no files)")
 	}
-	if _, _, err := sim.ParseSabotage(a.spec.Sabotage); err != nil {
+	if _, _, err := spec.ParseSabotage(a.spec.Sabotage); err != nil {
 		return fmt.Errorf("--sabotage: %v", err)
 	}
 	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {

@@ -56,10 +56,10 @@ func (r *FileRun) OK() bool {
 
 // RunFile runs a parsed scenario file.
 func RunFile(f *File, o FileRunOptions) (*FileRun, error) {
-	engine, host := node.SabotageNone, sim.HostHonest
+	engine, host := node.SabotageNone, spec.HostHonest
 	if o.Sabotage != "" {
 		var err error
-		if engine, host, err = sim.ParseSabotage(o.Sabotage); err != nil {
+		if engine, host, err = spec.ParseSabotage(o.Sabotage); err != nil {
 			return nil, err
 		}
 	}

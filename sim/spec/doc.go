@@ -1,8 +1,9 @@
 // Package spec holds the vocabulary a run is described in, shared by the world, the oracle, the
 // explorer, the trace and the catalogue: a scenario (its topics, processes, application logic's
 // signature, fixed script and session clients) and its validation, the kinds of scheduler action,
-// the documented limits of one world, the criteria the oracle judges and the violations it
-// reports, a run's result and the stats of what it exercised, and FileError, the error every
-// reader of a text file (replay file, scenario file) returns. It holds value types and the
-// methods that only read them; whatever needs a world stays in package sim.
+// the documented limits of one world, the sabotage modes of every tier (engine, host, session
+// tiers) in one registry, the criteria the oracle judges and the violations it reports, a run's
+// result and the stats of what it exercised, and FileError, the error every reader of a text file
+// (replay file, scenario file) returns. It holds value types and the methods that only read them;
+// whatever needs a world stays in package sim.
 package spec

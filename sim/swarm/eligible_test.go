@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
@@ -13,11 +13,11 @@ import (
 // in-order feed reaches.
 func TestSabotageNeedsCoverTheRegistry(t *testing.T) {
 	for name := range swarm.SabotageRules {
-		if _, ok := sim.LookupSabotage(name); !ok {
+		if _, ok := spec.LookupSabotage(name); !ok {
 			t.Errorf("eligibility rule for %s, which is no registered sabotage mode", name)
 		}
 	}
-	for _, m := range sim.SabotageModes() {
+	for _, m := range spec.SabotageModes() {
 		if _, ok := swarm.SabotageNeeds(m.Name); ok == (m.Engine == node.SabotageTreatCoveredFeedAsReplay) {
 			t.Errorf("sabotage mode %s: eligibility rule %v", m.Name, ok)
 		}

@@ -1,4 +1,4 @@
-package sim
+package spec
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ const (
 	HostResetPastLogStart
 	// HostStateBeforeCommit writes a step's ordering state to the state store by itself before
 	// the step's transaction commits (a state store flushed before the commit), so a crash
-	// between the two leaves the state of a step that never committed (host_commit.go).
+	// between the two leaves the state of a step that never committed (sim/host_commit.go).
 	HostStateBeforeCommit
 	// HostStateAfterCommit writes a step's ordering state to the state store by itself after the
 	// step's transaction committed, so a crash between the two loses the state of a step that
@@ -33,6 +33,28 @@ const (
 	// HostZombieIgnoresFence takes a commit its fenced producer refused for done and writes the
 	// step's ordering state anyway: a zombie's step reaches the state store.
 	HostZombieIgnoresFence
+)
+
+// The session tiers' sabotage modes: deliberate faults of the write tier, the read tier and the
+// projector that exist only to prove the session checks bite. They are HostSabotage values (the
+// tiers belong to the simulated environment around the nodes, as the host does), registered with
+// their names in SabotageModes, so --sabotage selects them like the engine's and the host's modes.
+const (
+	// SessionReadSkipsUnknownChannels makes the read tier use the delivery gate's disposition:
+	// a token channel the recorded past never recorded is skipped instead of failing coverage.
+	SessionReadSkipsUnknownChannels HostSabotage = iota + 16
+	// SessionWriteMergesLogEnd makes the write tier merge the high watermark read after the
+	// acknowledgement instead of the acknowledged offset.
+	SessionWriteMergesLogEnd
+	// SessionWriteMergesBeforeCommit makes the write tier merge a transactional write's offset
+	// before its transaction commits (and keep it when the transaction aborts).
+	SessionWriteMergesBeforeCommit
+	// SessionTokenSalvage makes both tiers salvage a damaged token to the pairs before the damage
+	// and use it, instead of refusing it.
+	SessionTokenSalvage
+	// SessionProjectorRecordsFrontier makes the projector record the engine's frontier snapshot
+	// beside each row instead of the row's own coordinate and carried causes.
+	SessionProjectorRecordsFrontier
 )
 
 // SabotageTier is the part of the system a sabotage mode breaks.
