@@ -1,7 +1,7 @@
 // Package sim is the simulated world: a seeded scheduler that drives many Parsley nodes over the
 // deterministic substrate, a Kafka-Streams-like host per process, a ground-truth oracle with one
-// checker per property, virtual time, and replay. Each step's events go to the sinks of
-// package trace.
+// checker per property, virtual time (package vclock), and replay. Each step's events go to the
+// sinks of package trace.
 //
 // The oracle (oracle*.go, check_*.go) observes; it does not share. The world hands it events — a
 // record produced, a transaction's end, a log moved, a topic created or deleted, an execution's

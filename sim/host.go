@@ -189,7 +189,7 @@ func (p *proc) chargeWork() {
 	}
 	units := workUnits(p.eng.Counters())
 	if units > p.workMark {
-		p.w.clock.chargeWork(units - p.workMark)
+		p.w.clock.ChargeWork(units - p.workMark)
 	}
 	p.workMark = units
 }

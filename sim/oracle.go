@@ -188,7 +188,7 @@ func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
 	if found {
 		return
 	}
-	oc.pending = slices.Insert(oc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.nowMicros, fedStep: p.w.step, fedDrains: o.drains})
+	oc.pending = slices.Insert(oc.pending, i, pendingMsg{uid: uid, pos: pos, fedMicros: p.w.clock.Now(), fedStep: p.w.step, fedDrains: o.drains})
 	o.undo = append(o.undo, undoEntry{kind: undoPendingAdd, ch: oc.ch, idx: i})
 }
 
@@ -221,10 +221,10 @@ func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
 	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: oc.ch, idx: i})
 	o.setDeliveries(o.deliveries + 1)
 	o.stepDeliv++
-	sample := latencySample{endToEndMicros: w.clock.nowMicros - m.producedMicros, holdMicros: -1}
+	sample := latencySample{endToEndMicros: w.clock.Now() - m.producedMicros, holdMicros: -1}
 	if j := oc.pendingIndex(uid); j >= 0 {
 		pm := oc.pending[j]
-		sample.holdMicros = w.clock.nowMicros - pm.fedMicros
+		sample.holdMicros = w.clock.Now() - pm.fedMicros
 		if o.drains > pm.fedDrains+1 { // it survived a drain after its receipt: it was held back
 			o.stepHeldRe++
 		}
@@ -249,7 +249,7 @@ func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) 
 		p.o.stage(p, spec.CritStruct15, "emission header does not decode: "+hr.Refusal.Error())
 		m.raw = hr.Values
 	}
-	uid := w.or.add(m, w.clock.nowMicros)
+	uid := w.or.add(m, w.clock.Now())
 	o.stepSent = append(o.stepSent, uid)
 	w.checkExpression(p, uid)
 	return uid

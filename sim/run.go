@@ -154,7 +154,7 @@ func (w *world) finish() {
 
 // result assembles the Result.
 func (w *world) result() *spec.Result {
-	w.or.fillStats(&w.stats, w.clock.nowMicros)
+	w.or.fillStats(&w.stats, w.clock.Now())
 	r := &spec.Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.or.violations, Stats: w.stats,
 		Steps: w.step, Choices: w.chooser.Choices(), Script: w.script}
 	if len(w.or.violations) > 0 {

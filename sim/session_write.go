@@ -43,7 +43,7 @@ func (s *sessionWorld) write(c int, ch int32, txn, commit bool) {
 	}
 	header := token.Encode()
 	key, value := w.payload()
-	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros,
+	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now(),
 		Headers: []substrate.Header{{Key: node.HeaderKey, Value: header}}}
 	m := message{ch: ch, sender: -1, kind: msgSession, past: cl.truth.Clone(), expressed: token.Causes(), headerLen: len(header)}
 	if txn {
@@ -52,7 +52,7 @@ func (s *sessionWorld) write(c int, ch int32, txn, commit bool) {
 		off, perr := w.sub.Produce(w.chans[ch].tp, rec, substrate.ProduceIdempotent)
 		must(perr)
 		m.pos, m.state = int64(off), msgCommitted
-		wr.uid, wr.pos = w.or.add(m, w.clock.nowMicros), int64(off)
+		wr.uid, wr.pos = w.or.add(m, w.clock.Now()), int64(off)
 		w.noteCommitted(wr.uid)
 		wr.minted = s.mergeAck(token, ch, wr.pos)
 	}
@@ -84,7 +84,7 @@ func (s *sessionWorld) produceTxn(wr *sessionWrite, token session.CausalPast, re
 	off, err := w.sub.ProduceTx(s.txn, w.chans[wr.ch].tp, rec)
 	must(err)
 	m.pos, m.state = int64(off), msgPending
-	wr.uid, wr.pos = w.or.add(m, w.clock.nowMicros), int64(off)
+	wr.uid, wr.pos = w.or.add(m, w.clock.Now()), int64(off)
 	if s.mode == spec.SessionWriteMergesBeforeCommit {
 		token = mergeCoordinate(token, w.chans[wr.ch].nc, wr.pos)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
+	"github.com/parsleysim/parsleysim/sim/vclock"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -30,7 +31,7 @@ type world struct {
 	chooser *choose.Recorder
 	sub     *substrate.Model
 	streams Streams
-	clock   clock
+	clock   vclock.Clock
 	budget  int // metadata budget handed to every engine (0 = node default)
 
 	topics      []topicState
@@ -141,7 +142,7 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 		scn: scn, set: set, opts: opts, streams: streams,
 		chooser:     choose.NewRecorder(ch),
 		sub:         substrate.NewModel(streams.topicIDs()),
-		clock:       newClock(set, streams.Durations),
+		clock:       vclock.New(set, streams.Durations),
 		budget:      scn.MetadataBudgetBytes,
 		topicByName: make(map[string]int, len(scn.Topics)),
 		tracing:     len(opts.Sinks) > 0,

@@ -9,7 +9,7 @@ import "github.com/parsleysim/parsleysim/sim/spec"
 func (w *world) do(k spec.ActionKind, masks []procMask) {
 	w.action = k
 	w.stats.Actions[k]++
-	w.clock.advance(k)
+	w.clock.Advance(k)
 	switch k {
 	case spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind, spec.ActRedeclare, spec.ActMigrate, spec.ActZombie, spec.ActCommitCrash:
 		w.doProcess(k, w.chooseProc(processLabels[k], k, masks))

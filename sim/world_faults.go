@@ -55,7 +55,7 @@ func (w *world) deleteRecords(c int32, before int64) {
 
 // retention advances the substrate's clock to now, which enforces every retention policy.
 func (w *world) retention() {
-	must(w.sub.AdvanceClock(w.clock.nowMicros))
+	must(w.sub.AdvanceClock(w.clock.Now()))
 	for i := range w.chans {
 		if w.alive(int32(i)) && w.topics[w.chans[i].topic].spec.External {
 			w.refreshLSO(int32(i))

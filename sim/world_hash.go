@@ -82,7 +82,7 @@ func (h *stateHasher) hash(w *world, extra []byte) hashKey {
 // appendWorld appends the canonical encoding of w.
 func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
 	if h.withClock {
-		b = binary.AppendVarint(b, w.clock.nowMicros)
+		b = binary.AppendVarint(b, w.clock.Now())
 	}
 	for i := range w.topics {
 		b = binary.AppendVarint(b, int64(w.topics[i].inc))

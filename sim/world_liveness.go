@@ -38,7 +38,7 @@ func (w *world) settle(p *proc, limit int) bool {
 		w.step++
 		w.action = k
 		w.stats.Actions[k]++
-		w.clock.advance(k)
+		w.clock.Advance(k)
 		f()
 		moved = true
 	}

@@ -53,7 +53,7 @@ func (w *world) payload() (key, value []byte) {
 // its parsley.causes header values, in order (none: a headerless record; a nil value is a null
 // one); observed is the record a stamped producer observed (0 for the other kinds).
 func (w *world) produce(c int32, k msgKind, observed uint64, key, value []byte, values [][]byte) uint64 {
-	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros}
+	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now()}
 	if len(values) > 0 {
 		rec.Headers = make([]substrate.Header, len(values))
 		for i, v := range values {
@@ -64,7 +64,7 @@ func (w *world) produce(c int32, k msgKind, observed uint64, key, value []byte, 
 	if err != nil {
 		panic(fmt.Sprintf("sim: external produce to %s: %v", w.chanName(c), err))
 	}
-	uid := w.or.onProduced(produced{c: c, pos: int64(off), kind: k, state: msgCommitted, rec: rec, observed: observed}, w.clock.nowMicros)
+	uid := w.or.onProduced(produced{c: c, pos: int64(off), kind: k, state: msgCommitted, rec: rec, observed: observed}, w.clock.Now())
 	w.noteCommitted(uid)
 	w.refreshLSO(c)
 	w.stats.Produced++
@@ -173,7 +173,7 @@ func (w *world) txnAbort(c int32, n int) {
 	must(w.sub.BeginTransaction(tp))
 	for range n {
 		key, value := w.payload()
-		_, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros})
+		_, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now()})
 		must(err)
 	}
 	must(w.sub.AbortTransaction(tp))
@@ -190,10 +190,10 @@ func (w *world) txnOpen(c int32, n int) {
 	must(w.sub.BeginTransaction(tp))
 	for range n {
 		key, value := w.payload()
-		off, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.nowMicros})
+		off, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now()})
 		must(err)
 		rec := substrate.Record{Key: key, Value: value}
-		uid := w.or.onProduced(produced{c: c, pos: int64(off), kind: msgPlain, state: msgPending, rec: rec}, w.clock.nowMicros)
+		uid := w.or.onProduced(produced{c: c, pos: int64(off), kind: msgPlain, state: msgPending, rec: rec}, w.clock.Now())
 		w.ext.openUIDs = append(w.ext.openUIDs, uid)
 	}
 	w.ext.open = true

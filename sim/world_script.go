@@ -17,7 +17,7 @@ func (w *world) runScripted(i int, a *spec.ScriptedAction) {
 	w.step++
 	w.action = a.Kind
 	w.stats.Actions[a.Kind]++
-	w.clock.advance(a.Kind)
+	w.clock.Advance(a.Kind)
 	if !w.doScripted(a) {
 		w.emitRaw("skipped", -1, fmt.Sprintf("script action %d (%s %s %s) does not apply", i, a.Kind, a.Process, a.Topic))
 	}

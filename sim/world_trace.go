@@ -10,7 +10,7 @@ func (w *world) emitRaw(kind string, proc int, detail string) {
 	if !w.tracing {
 		return
 	}
-	w.ev = trace.Event{Step: w.step, TimeMicros: w.clock.nowMicros, Action: w.action, ActionName: w.action.String(),
+	w.ev = trace.Event{Step: w.step, TimeMicros: w.clock.Now(), Action: w.action, ActionName: w.action.String(),
 		Kind: kind, Process: proc, Detail: detail}
 	w.send()
 }
@@ -31,7 +31,7 @@ func (w *world) emitChan(kind string, p *proc, c int32, pos int64, uid uint64, d
 		proc = p.idx
 	}
 	ch := &w.chans[c]
-	w.ev = trace.Event{Step: w.step, TimeMicros: w.clock.nowMicros, Action: w.action, ActionName: w.action.String(),
+	w.ev = trace.Event{Step: w.step, TimeMicros: w.clock.Now(), Action: w.action, ActionName: w.action.String(),
 		Kind: kind, Process: proc, Topic: w.topics[ch.topic].spec.Name, Incarn: int(ch.inc),
 		Partition: ch.part, Position: pos, Msg: uid, Detail: detail}
 	w.send()

@@ -70,7 +70,7 @@ type Settings struct {
 
 	// WorkUnitsPerMicro converts the engine's work counters (heads offered, causes compared
 	// and merged, header bytes / 64, holds added and removed) into virtual microseconds charged
-	// on top of an action's drawn duration; 0 means the world's default (sim.DefaultWorkUnitsPerMicro).
+	// on top of an action's drawn duration; 0 means the world's default (vclock.DefaultWorkUnitsPerMicro).
 	WorkUnitsPerMicro int64
 }
 

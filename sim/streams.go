@@ -3,19 +3,8 @@ package sim
 import (
 	"math/rand/v2"
 
-	"github.com/parsleysim/parsleysim/sim/spec"
-	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/substrate"
 )
-
-// Virtual time. A run's clock is an integer count of microseconds that only actions move: each
-// action costs a duration drawn from the durations stream within Settings.DurationMicros of its
-// kind, plus the engine work it caused (counters delta / Settings.WorkUnitsPerMicro), so work
-// proportional to buffer depth shows in virtual latency. Nothing reads the wall clock.
-
-// DefaultWorkUnitsPerMicro is the engine work units charged per virtual microsecond when the
-// settings leave WorkUnitsPerMicro at zero.
-const DefaultWorkUnitsPerMicro = 8
 
 // PCG stream constants of the four data streams ("durs", "ids", "payl", "corr" in ASCII),
 // distinct from the chooser's and the swarm's.
@@ -62,41 +51,4 @@ func (s Streams) topicIDs() func() substrate.TopicID {
 		}
 		return id
 	}
-}
-
-// clock is the run's virtual clock.
-type clock struct {
-	nowMicros         int64
-	durations         *rand.Rand
-	ranges            *[spec.NumActionKinds]swarm.Range
-	workUnitsPerMicro int64
-	// workCarry keeps the remainder of work units not yet worth a microsecond, so many small
-	// actions add up exactly.
-	workCarry uint64
-}
-
-func newClock(set *swarm.Settings, durations *rand.Rand) clock {
-	w := set.WorkUnitsPerMicro
-	if w <= 0 {
-		w = DefaultWorkUnitsPerMicro
-	}
-	return clock{durations: durations, ranges: &set.DurationMicros, workUnitsPerMicro: w}
-}
-
-// advance moves the clock by a duration drawn for action kind k and returns the new time.
-func (c *clock) advance(k spec.ActionKind) int64 {
-	r := c.ranges[k]
-	d := r.Min
-	if r.Max > r.Min {
-		d += c.durations.Int64N(r.Max - r.Min + 1)
-	}
-	c.nowMicros += max(d, 0)
-	return c.nowMicros
-}
-
-// chargeWork moves the clock by engine work units.
-func (c *clock) chargeWork(units uint64) {
-	units += c.workCarry
-	c.nowMicros += int64(units / uint64(c.workUnitsPerMicro))
-	c.workCarry = units % uint64(c.workUnitsPerMicro)
 }
