@@ -19,4 +19,7 @@
 // branches nor shift when a new kind of choice is added. Nothing in this package reads the wall
 // clock, iterates a map in an order that matters, or starts a goroutine on the deterministic
 // path.
+//
+// Exhaustive exploration (explore*.go) keeps what it knows of every state it visited, by the
+// state's hash, in package explore/visited.
 package sim

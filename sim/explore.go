@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore/visited"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -141,14 +142,17 @@ type explorer struct {
 	opts    ExploreOptions
 	set     swarm.Settings
 	hasher  *stateHasher
-	visited *visitedSet // made by run, when the depth bound is known (explore_visited.go)
-	res     ExploreResult
-	found   map[violationKey]bool
-	path    [][]int
-	por     *porTable
-	pers    *persistentSets
-	stop    bool
-	extra   []byte
+	visited *visited.Set // made by run, when the depth bound is known
+	// mirror, when not nil, is given every visit the visited set is given (a test compares two
+	// explorations' visits with it).
+	mirror map[hashKey]visited.Visit
+	res    ExploreResult
+	found  map[violationKey]bool
+	path   [][]int
+	por    *porTable
+	pers   *persistentSets
+	stop   bool
+	extra  []byte
 	// free are released worlds to clone into, keepWorlds switches releasing off, masks is the
 	// step's scratch (explore_step.go).
 	free       []*world
@@ -185,13 +189,6 @@ type explorer struct {
 	restartOn bool
 }
 
-// visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
-// smallest depth it was reached at.
-type visit struct {
-	sleep uint64
-	depth int32
-}
-
 type violationKey struct {
 	crit spec.Criterion
 	proc int
@@ -210,7 +207,7 @@ func Explore(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 	}
 	x := newExplorer(scn, opts)
 	res := x.run()
-	x.visited.free() // it may be a large mapping outside the Go heap (explore_visited_mem_linux.go)
+	x.visited.Free() // it may be a large mapping outside the Go heap
 	return res
 }
 
@@ -224,7 +221,7 @@ func (x *explorer) run() ExploreResult {
 // start prepares an exploration: the visited set.
 func (x *explorer) start() {
 	x.res.Complete = true
-	x.visited = newVisitedSet(x.bounded())
+	x.visited = visited.New(x.bounded(), 0)
 }
 
 // finish completes the result: terminal states, verdict, completeness; and reports progress.
@@ -360,24 +357,32 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 		}
 		return
 	}
-	v, seen := x.visited.get(key)
+	v, seen := x.visited.Get(key)
 	var only uint64 // on a revisit: the transitions to explore now (asleep before, awake now)
 	switch {
 	case !seen:
-		x.visited.put(key, visit{sleep: sleep, depth: int32(s.depth)})
+		x.visit(key, visited.Visit{Sleep: sleep, Depth: int32(s.depth)})
 		x.countState(s)
 		if x.restartChecked(key) {
 			x.checkRestartAt(s, key)
 		}
-	case x.bounded() && int32(s.depth) < v.depth:
-		x.visited.put(key, visit{sleep: sleep & v.sleep, depth: int32(s.depth)}) // reached shallower: expand again
-	case x.por != nil && v.sleep&^sleep != 0:
-		only = v.sleep &^ sleep
-		x.visited.put(key, visit{sleep: sleep & v.sleep, depth: v.depth})
+	case x.bounded() && int32(s.depth) < v.Depth:
+		x.visit(key, visited.Visit{Sleep: sleep & v.Sleep, Depth: int32(s.depth)}) // reached shallower: expand again
+	case x.por != nil && v.Sleep&^sleep != 0:
+		only = v.Sleep &^ sleep
+		x.visit(key, visited.Visit{Sleep: sleep & v.Sleep, Depth: v.Depth})
 	default:
 		return
 	}
 	x.expand(s, key, sleep, only)
+}
+
+// visit records v as the visit of the state whose hash is key.
+func (x *explorer) visit(key hashKey, v visited.Visit) {
+	x.visited.Put(key, v)
+	if x.mirror != nil {
+		x.mirror[key] = v
+	}
 }
 
 // interrupted reports whether c is closed (nil: never).

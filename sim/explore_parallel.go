@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/parsleysim/parsleysim/sim/explore/visited"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -55,11 +56,11 @@ import (
 
 // visitedStripes is the number of independently locked parts of a parallel exploration's visited
 // set: enough that workers rarely wait for one another, few enough that a stripe of a
-// large scope grows past hugeTableMinBytes and is mapped in huge pages.
+// large scope grows past the size the visited package maps in huge pages.
 const visitedStripes = 64
 
 // stripeMapBytes is the size from which a stripe's table is mapped outside the Go heap, far
-// below hugeTableMinBytes: the stripes of a scope of a few hundred thousand states are together
+// below the size the visited package maps a whole table from: the stripes of a scope of a few hundred thousand states are together
 // as large as one table mapped whole, and in the heap they would make the collector's target
 // (GOGC times the live heap) several times larger than a sequential exploration's.
 const stripeMapBytes = 64 << 10
@@ -87,7 +88,7 @@ type parallelExplore struct {
 // visitedStripe is one locked part of the shared visited set.
 type visitedStripe struct {
 	mu  sync.Mutex
-	set *visitedSet
+	set *visited.Set
 	_   [40]byte // keeps stripes' locks on separate cache lines
 }
 
@@ -129,12 +130,11 @@ func exploreParallel(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 	p := &parallelExplore{opts: opts, workers: opts.Workers, items: []*workItem{{root: true}}}
 	p.cond.L = &p.mu
 	for i := range p.stripes {
-		p.stripes[i].set = &visitedSet{mapFrom: stripeMapBytes}
-		p.stripes[i].set.resize(visitedMinSlots, false)
+		p.stripes[i].set = visited.New(false, stripeMapBytes)
 	}
 	defer func() {
 		for i := range p.stripes {
-			p.stripes[i].set.free()
+			p.stripes[i].set.Free()
 		}
 	}()
 	if opts.ProgressEvery == 0 {
@@ -222,17 +222,17 @@ func (p *parallelExplore) visit(key hashKey, sleep uint64, reduce bool) (only ui
 	st := &p.stripes[key[1]>>58]
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	v, seen := st.set.get(key)
+	v, seen := st.set.Get(key)
 	switch {
 	case !seen:
 		if !p.admit() {
 			return 0, false, false
 		}
-		st.set.put(key, visit{sleep: sleep})
+		st.set.Put(key, visited.Visit{Sleep: sleep})
 		return 0, true, true
-	case reduce && v.sleep&^sleep != 0:
-		st.set.put(key, visit{sleep: sleep & v.sleep})
-		return v.sleep &^ sleep, true, false
+	case reduce && v.Sleep&^sleep != 0:
+		st.set.Put(key, visited.Visit{Sleep: sleep & v.Sleep})
+		return v.Sleep &^ sleep, true, false
 	}
 	return 0, false, false
 }

@@ -104,7 +104,7 @@ func exploreShard(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 		panic(fmt.Sprintf("sim: explore: shard %d/%d", opts.Shard, opts.Shards))
 	}
 	x := splitTop(scn, opts)
-	defer x.visited.free()
+	defer x.visited.Free()
 	sp := x.split
 	x.split = nil
 	x.res.SplitDepth, x.res.Subtrees = sp.depth, sp.subtrees()
@@ -136,7 +136,7 @@ func splitTop(scn *spec.Scenario, opts ExploreOptions) *explorer {
 			depth >= MaxSplitDepth {
 			return x
 		}
-		x.visited.free()
+		x.visited.Free()
 	}
 }
 

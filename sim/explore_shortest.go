@@ -22,7 +22,7 @@ func ShortestViolation(scn *spec.Scenario, opts ExploreOptions, v ExploreViolati
 		x := newExplorer(scn, o)
 		x.maxDepthZero = d == 0
 		res := x.run()
-		x.visited.free()
+		x.visited.Free()
 		for _, f := range res.Violations {
 			if f.Criterion == v.Criterion && f.Process == v.Process {
 				return f

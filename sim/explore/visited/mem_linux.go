@@ -1,4 +1,4 @@
-package sim
+package visited
 
 import (
 	"syscall"
@@ -13,7 +13,7 @@ import (
 // a virtual machine is a two-level walk. With 2 MiB pages the whole table's translations fit
 // in the TLB (results/explore.md has the lookup times). The slots hold no pointers, so memory
 // the collector does not know is safe for them; it is unmapped when the table grows or the
-// exploration ends (visitedSet.free). A small table, or a failed mapping, is an ordinary slice.
+// exploration ends (Set.Free). A small table, or a failed mapping, is an ordinary slice.
 type slotMemory struct {
 	slots  []visitSlot
 	mapped []byte // the mapping slots live in; nil for a Go slice

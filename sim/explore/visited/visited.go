@@ -1,7 +1,5 @@
-package sim
-
-// The explorer's visited set: every state's 128-bit hash with the sleep set it was expanded with
-// and (in a depth-bounded exploration) the smallest depth it was reached at. It is looked up on
+// Package visited is the explorer's visited set: every state's 128-bit hash with the sleep set it
+// was expanded with and (in a depth-bounded exploration) the smallest depth it was reached at. It is looked up on
 // every transition and holds millions of entries, so it is an open-addressing table rather than
 // a Go map: a flat, pointer-free slice of 24-byte slots indexed by the hash's low bits (the key
 // is already a uniform hash, so it is not hashed again), linear probing with Robin Hood
@@ -10,11 +8,19 @@ package sim
 // Depths live in a parallel slice made only for a bounded exploration. A Go map of the same
 // entries costs about 50 bytes an entry and two to three cache misses a lookup; this table
 // costs 24/load bytes (27-55) and one miss. On Linux a large table lives outside the Go heap in
-// huge pages (explore_visited_mem_linux.go), so that miss is not also a TLB miss; the explorer
-// frees it when the exploration ends.
+// huge pages (mem_linux.go), so that miss is not also a TLB miss; the explorer frees it when
+// the exploration ends.
+package visited
 
-// visitedSet maps state hashes to visits. The zero value is not usable: newVisitedSet.
-type visitedSet struct {
+// Visit is what the explorer keeps of a visited state: the sleep set it was expanded with and the
+// smallest depth it was reached at.
+type Visit struct {
+	Sleep uint64
+	Depth int32
+}
+
+// Set maps state hashes to visits. The zero value is not usable: New.
+type Set struct {
 	slots  []visitSlot // len is a power of two; an empty slot has the zero key; in mem
 	mem    slotMemory
 	depths []int32 // depths[i] is slots[i]'s visit depth; nil when depths are not kept
@@ -22,63 +28,67 @@ type visitedSet struct {
 	n      int     // entries in slots (the zero key's entry is in zero)
 	// zero is the entry of the all-zero key, which marks empty slots (a hash that is zero in both
 	// halves is possible in principle, so it is kept aside rather than ruled out).
-	zero    visit
+	zero    Visit
 	hasZero bool
 	// mapFrom is the table size from which it is mapped outside the Go heap (0:
 	// hugeTableMinBytes).
 	mapFrom int
 }
 
+// key is a state's 128-bit hash.
+type key [2]uint64
+
 // visitSlot is one slot: a state hash and the sleep set of its visit.
 type visitSlot struct {
-	key   hashKey
+	key   key
 	sleep uint64
 }
 
-// visitedMinSlots is a new table's size.
-const visitedMinSlots = 1 << 10
+// minSlots is a new table's size.
+const minSlots = 1 << 10
 
-// newVisitedSet returns an empty set; withDepths keeps each visit's depth (a bounded exploration
-// reads it; an unbounded one stores visits with depth 0).
-func newVisitedSet(withDepths bool) *visitedSet {
-	s := &visitedSet{}
-	s.resize(visitedMinSlots, withDepths)
+// New returns an empty set; withDepths keeps each visit's depth (a bounded exploration reads it;
+// an unbounded one stores visits with depth 0). mapFrom is the table size in bytes from which the
+// table is mapped outside the Go heap (0: hugeTableMinBytes).
+func New(withDepths bool, mapFrom int) *Set {
+	s := &Set{mapFrom: mapFrom}
+	s.resize(minSlots, withDepths)
 	return s
 }
 
-// Len returns the number of entries.
-func (s *visitedSet) Len() int {
+// count returns the number of entries (for tests).
+func (s *Set) count() int {
 	if s.hasZero {
 		return s.n + 1
 	}
 	return s.n
 }
 
-// get returns k's visit and whether k is in the set.
-func (s *visitedSet) get(k hashKey) (visit, bool) {
-	if k == (hashKey{}) {
+// Get returns the visit of the state whose hash is k and whether it is in the set.
+func (s *Set) Get(k [2]uint64) (Visit, bool) {
+	if key(k) == (key{}) {
 		return s.zero, s.hasZero
 	}
-	i, ok := s.find(k)
+	i, ok := s.find(key(k))
 	if !ok {
-		return visit{}, false
+		return Visit{}, false
 	}
-	v := visit{sleep: s.slots[i].sleep}
+	v := Visit{Sleep: s.slots[i].sleep}
 	if s.depths != nil {
-		v.depth = s.depths[i]
+		v.Depth = s.depths[i]
 	}
 	return v, true
 }
 
 // find returns the slot holding k and true, or false when k is absent.
-func (s *visitedSet) find(k hashKey) (uint64, bool) {
+func (s *Set) find(k key) (uint64, bool) {
 	i := k[0] & s.mask
 	for d := uint64(0); ; d++ {
 		sl := &s.slots[i]
 		if sl.key == k {
 			return i, true
 		}
-		if sl.key == (hashKey{}) || s.dist(i, sl.key) < d {
+		if sl.key == (key{}) || s.dist(i, sl.key) < d {
 			return 0, false // an entry this far from home would have displaced this one
 		}
 		i = (i + 1) & s.mask
@@ -86,34 +96,34 @@ func (s *visitedSet) find(k hashKey) (uint64, bool) {
 }
 
 // dist returns how far slot i is from the home slot of key k.
-func (s *visitedSet) dist(i uint64, k hashKey) uint64 { return (i - k[0]) & s.mask }
+func (s *Set) dist(i uint64, k key) uint64 { return (i - k[0]) & s.mask }
 
-// put sets k's visit (adding k when absent).
-func (s *visitedSet) put(k hashKey, v visit) {
-	if k == (hashKey{}) {
+// Put sets the visit of the state whose hash is k (adding it when absent).
+func (s *Set) Put(k [2]uint64, v Visit) {
+	if key(k) == (key{}) {
 		s.zero, s.hasZero = v, true
 		return
 	}
-	if i, ok := s.find(k); ok {
-		s.slots[i].sleep = v.sleep
+	if i, ok := s.find(key(k)); ok {
+		s.slots[i].sleep = v.Sleep
 		if s.depths != nil {
-			s.depths[i] = v.depth
+			s.depths[i] = v.Depth
 		}
 		return
 	}
 	if (s.n+1)*8 > len(s.slots)*7 {
 		s.resize(2*len(s.slots), s.depths != nil)
 	}
-	s.insert(visitSlot{key: k, sleep: v.sleep}, v.depth)
+	s.insert(visitSlot{key: key(k), sleep: v.Sleep}, v.Depth)
 	s.n++
 }
 
 // insert places an absent entry, displacing entries closer to their home slot (Robin Hood).
-func (s *visitedSet) insert(e visitSlot, depth int32) {
+func (s *Set) insert(e visitSlot, depth int32) {
 	i := e.key[0] & s.mask
 	for d := uint64(0); ; d++ {
 		sl := &s.slots[i]
-		if sl.key == (hashKey{}) {
+		if sl.key == (key{}) {
 			*sl = e
 			if s.depths != nil {
 				s.depths[i] = depth
@@ -132,7 +142,7 @@ func (s *visitedSet) insert(e visitSlot, depth int32) {
 }
 
 // resize moves every entry into a table of n slots (a power of two).
-func (s *visitedSet) resize(n int, withDepths bool) {
+func (s *Set) resize(n int, withDepths bool) {
 	old, oldDepths, oldMem := s.slots, s.depths, s.mem
 	s.mem = newSlotMemory(n, s.mapFrom)
 	s.slots, s.mask = s.mem.slots, uint64(n-1)
@@ -141,7 +151,7 @@ func (s *visitedSet) resize(n int, withDepths bool) {
 		s.depths = make([]int32, n)
 	}
 	for i := range old {
-		if old[i].key == (hashKey{}) {
+		if old[i].key == (key{}) {
 			continue
 		}
 		var depth int32
@@ -153,24 +163,24 @@ func (s *visitedSet) resize(n int, withDepths bool) {
 	oldMem.free()
 }
 
-// free gives the table's storage back: the set must not be used afterwards.
-func (s *visitedSet) free() {
+// Free gives the table's storage back: the set must not be used afterwards.
+func (s *Set) Free() {
 	s.mem.free()
-	*s = visitedSet{mapFrom: s.mapFrom}
+	*s = Set{mapFrom: s.mapFrom}
 }
 
 // each calls f with every entry, in no particular order (for tests).
-func (s *visitedSet) each(f func(k hashKey, v visit)) {
+func (s *Set) each(f func(k key, v Visit)) {
 	if s.hasZero {
-		f(hashKey{}, s.zero)
+		f(key{}, s.zero)
 	}
 	for i := range s.slots {
-		if s.slots[i].key == (hashKey{}) {
+		if s.slots[i].key == (key{}) {
 			continue
 		}
-		v := visit{sleep: s.slots[i].sleep}
+		v := Visit{Sleep: s.slots[i].sleep}
 		if s.depths != nil {
-			v.depth = s.depths[i]
+			v.Depth = s.depths[i]
 		}
 		f(s.slots[i].key, v)
 	}

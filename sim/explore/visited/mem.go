@@ -1,9 +1,9 @@
 //go:build !linux
 
-package sim
+package visited
 
 // slotMemory is the storage of a visited set's slots. Outside Linux it is an ordinary Go slice
-// (explore_visited_mem_linux.go explains why Linux maps its own).
+// (mem_linux.go explains why Linux maps its own).
 type slotMemory struct {
 	slots  []visitSlot
 	mapped []byte // always nil here
