@@ -20,6 +20,11 @@
 // clock, iterates a map in an order that matters, or starts a goroutine on the deterministic
 // path.
 //
-// Exhaustive exploration (explore*.go) keeps what it knows of every state it visited, by the
-// state's hash, in package explore/visited.
+// Every run of a world follows one skeleton (run.go): every process started, the safety phase
+// (a script, the scheduler's steps, or an exploration's), then the liveness phase and the
+// end-of-run checks; RunObserved observes it through hooks. Exhaustive exploration (explore*.go)
+// drives worlds through one seam, exploredWorld (explore_seam.go): cloning, the steps, the
+// recorded script, the violations and the end of a run; the canonical hash, the persistent
+// sets' dependencies and the sleep sets' transition identities read the world's insides. It keeps
+// what it knows of every state it visited, by the state's hash, in package explore/visited.
 package sim

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
-	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/explore/visited"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -323,10 +322,7 @@ func (x *explorer) root() *exState {
 	opts := &RunOptions{Sabotage: x.opts.Sabotage, HostSabotage: x.opts.HostSabotage, Streams: streams,
 		RecordScript: true, explored: true, hooks: x.opts.hooks, Disabled: x.opts.Disabled}
 	set := x.set
-	w := newWorld(x.scn, &set, choose.NewReplay(nil), opts)
-	w.startAll()
-	w.script = nil
-	return &exState{w: w, ids: ids}
+	return &exState{w: newExploredWorld(x.scn, &set, opts), ids: ids}
 }
 
 // enter visits state s reached at depth with sleep set sleep (a bitset of sleeping
@@ -480,9 +476,9 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 		x.res.termsAlso[x.termHasher.hash(s.w, x.extra)] = struct{}{}
 	}
 	w := s.w
-	before := len(w.or.violations)
+	before := len(w.violationsFound())
 	w.finish()
-	for _, v := range w.or.violations[before:] {
+	for _, v := range w.violationsFound()[before:] {
 		x.report(v, true, nil)
 	}
 }
@@ -491,7 +487,7 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 // violating path is not continued).
 func (x *explorer) noteViolations(s *exState, t *transition) bool {
 	before := t.violationsBefore
-	vs := t.next.w.or.violations
+	vs := t.next.w.violationsFound()
 	if len(vs) == before {
 		return false
 	}

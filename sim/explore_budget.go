@@ -129,7 +129,7 @@ func (x *explorer) charge(t *exState, k spec.ActionKind) {
 	}
 	t.spent[k]++
 	if int(t.spent[k]) >= lim {
-		t.w.set = x.settingsWithout(t.w.set, k)
+		t.w.withSettings(x.settingsWithout(t.w.settings(), k))
 	}
 }
 

@@ -23,27 +23,7 @@ type stateActions struct {
 // of fills a with w's actions (chooseAction's options, with every enabled kind weighing 1) and
 // returns a.
 func (a *stateActions) of(w *world) *stateActions {
-	if cap(a.masks) < len(w.procs) {
-		a.masks = make([]procMask, len(w.procs))
-	}
-	a.masks = a.masks[:len(w.procs)]
-	var any procMask
-	for i, p := range w.procs {
-		a.masks[i] = w.maskOf(p)
-		any |= a.masks[i]
-	}
-	a.enabled, a.left = false, 0
-	liveExt := w.liveExternals > 0
-	for k := range spec.NumActionKinds {
-		a.weights[k] = 0
-		if w.set.Weights[k] == 0 {
-			continue
-		}
-		a.left |= 1 << k
-		if w.kindEnabled(spec.ActionKind(k), any, liveExt) {
-			a.weights[k], a.enabled = 1, true
-		}
-	}
+	w.enabledActions(a)
 	return a
 }
 

@@ -222,6 +222,10 @@ func frontierFitsBudget(scn *spec.Scenario, set *swarm.Settings) bool {
 	return 16+40*chans*incarnations < budget
 }
 
+// applies reports whether w's persistent sets can be computed: no external transaction is open
+// and its channels fit a bitset.
+func (ps *persistentSets) applies(w *world) bool { return !w.ext.open && len(w.chans) <= 64 }
+
 // left reports whether kind k may still run (budget left; free kinds always).
 func left(w *world, k spec.ActionKind) bool { return w.set.Weights[k] > 0 }
 
@@ -240,7 +244,7 @@ const (
 // persistent set, or nil to expand every enabled transition.
 func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
 	ps, w := x.pers, s.w
-	if ps == nil || w.ext.open || len(w.chans) > 64 {
+	if ps == nil || !ps.applies(w) {
 		return nil
 	}
 	if acts.left&^localKindsMask != 0 {

@@ -22,8 +22,7 @@ func ReplayPath(scn *spec.Scenario, opts ExploreOptions, path [][]int) (*spec.Re
 		if err := x.replayStep(s, answers); err != nil {
 			return nil, nil, fmt.Errorf("replay: step %d: %w", i+1, err)
 		}
-		script = append(script, s.w.script...)
-		s.w.script = s.w.script[:0]
+		script = s.w.takeScript(script)
 	}
 	s.w.finish()
 	return s.w.result(), script, nil
@@ -36,8 +35,7 @@ func (x *explorer) replayStep(s *exState, answers []int) error {
 		return fmt.Errorf("nothing is enabled")
 	}
 	rc := choose.NewReplay(answers)
-	s.w.chooser = choose.NewRecorder(rc)
-	k, _ := s.w.scheduledStep(make([]procMask, len(s.w.procs)))
+	k := s.w.replayStep(rc)
 	x.charge(s, k)
 	if err := rc.Err(); err != nil || rc.Remaining() > 0 {
 		return fmt.Errorf("the answers %v do not fit (%v)", answers, err)

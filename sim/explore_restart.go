@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
@@ -83,9 +82,9 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 	if len(x.pathScript) == 0 {
 		return
 	}
-	n := 0
-	for _, q := range s.w.procs {
-		if restartable(q) {
+	w, n := s.w, 0
+	for i := range w.processCount() {
+		if w.restartableProc(i) {
 			n++
 		}
 	}
@@ -94,33 +93,30 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 	}
 	k := int(key[1] % uint64(n))
 	p := 0
-	for j, q := range s.w.procs {
-		if restartable(q) {
+	for i := range w.processCount() {
+		if w.restartableProc(i) {
 			if k == 0 {
-				p = j
+				p = i
 				break
 			}
 			k--
 		}
 	}
-	base, c := x.endCopy(s), x.endCopy(s)
+	base, c := w.endCopy(x.takeFree(), s.ids), w.endCopy(x.takeFree(), s.ids)
 	defer x.release(&exState{w: base})
 	defer x.release(&exState{w: c})
-	c.cleanRestart(c.procs[p])
+	c.cleanRestartOf(p)
 	base.finish()
 	c.finish()
 	x.res.RestartChecks++
-	if len(base.or.violations) > 0 {
+	if len(base.violationsFound()) > 0 {
 		return // the liveness phase without the restart breaks something: the terminal states report it
 	}
-	name := c.procs[p].spec.Name
-	baseSeq, seq := make([][]uint64, len(base.procs)), make([][]uint64, len(c.procs))
-	for i := range base.procs {
-		baseSeq[i], seq[i] = base.procs[i].o.deliverySequence(), c.procs[i].o.deliverySequence()
-	}
+	name := c.processName(p)
+	baseSeq, seq := base.deliverySequences(), c.deliverySequences()
 	after := len(x.pathScript) - 1
 	vs := oracle.CompareDeliveries(baseSeq, seq, name, after, after)
-	for _, v := range c.or.violations {
+	for _, v := range c.violationsFound() {
 		vs = append(vs, oracle.RestartViolation(v, name, after, after))
 	}
 	if len(vs) > 0 {
@@ -129,15 +125,6 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 	for _, v := range vs {
 		x.reportRestart(v, ExploreRestart{Process: name, After: after})
 	}
-}
-
-// endCopy returns a copy of s's world to run to its end (the liveness phase and the end checks),
-// owning all its parts, with no violations found yet.
-func (x *explorer) endCopy(s *exState) *world {
-	w := s.w.cloneInto(x.takeFree(), s.ids, choose.NewReplay(nil))
-	w.ownAll()
-	w.or.violations = nil
-	return w
 }
 
 // reportRestart reports a restart violation with the current path and the restart it inserted.

@@ -190,23 +190,21 @@ func (x *explorer) takeFree() *world { return popFree(&x.free) }
 // s's ID stream (world.idsPCG).
 func (x *explorer) step(s *exState, acts *stateActions, c *stepChooser, t *transition) {
 	w := s.w.cloneInto(x.takeFree(), s.ids, c)
-	*t = transition{next: exState{w: w, ids: &w.idsPCG, spent: s.spent, depth: s.depth + 1}, id: -1,
-		violationsBefore: len(w.or.violations), script: t.script[:0]}
-	if cap(x.masks) < len(w.procs) {
-		x.masks = make([]procMask, len(w.procs))
+	*t = transition{next: exState{w: w, ids: w.idStream(), spent: s.spent, depth: s.depth + 1}, id: -1,
+		violationsBefore: len(w.violationsFound()), script: t.script[:0]}
+	n := w.processCount()
+	if cap(x.masks) < n {
+		x.masks = make([]procMask, n)
 	}
-	masks := x.masks[:len(w.procs)]
+	masks := x.masks[:n]
 	copy(masks, acts.masks) // a copy: the state's masks are read by each of its transitions
 	if !acts.enabled {
 		panic("sim: explore: a step with nothing enabled")
 	}
-	k := spec.ActionKind(w.chooser.Choose("action", acts.weights[:]))
-	w.step++
-	w.do(k, masks)
+	k := w.exploreStep(acts.weights[:], masks)
 	x.charge(&t.next, k)
 	if x.por != nil {
 		t.id = x.por.id(w)
 	}
-	t.script = append(t.script, w.script...)
-	w.script = w.script[:0]
+	t.script = w.takeScript(t.script)
 }
