@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -51,9 +52,9 @@ func TestHashCachesStayFresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := range 24 {
 		sc := ShapedScopes()[rng.IntN(len(ShapedScopes()))]
-		budget := randomBudget(rng)
+		given := randomBudget(rng)
 		mode := randomSabotage(rng)
-		b, err := sim.ParseBudget(budget)
+		b, err := budget.Parse(given)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func TestHashCachesStayFresh(t *testing.T) {
 		if opts.Sabotage, opts.HostSabotage, err = spec.ParseSabotage(mode); err != nil {
 			t.Fatal(err)
 		}
-		checkVerifiedExplore(t, fmt.Sprintf("%s budget %s sabotage %s", sc.Name, budget, mode), sc.Build, opts)
+		checkVerifiedExplore(t, fmt.Sprintf("%s budget %s sabotage %s", sc.Name, given, mode), sc.Build, opts)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -23,7 +24,7 @@ type Scope struct {
 	// Family is FamilyShaped for the hand-written scopes, FamilyGeneral for the generated ones;
 	// Fault is a general scope's fault kind ("none" for none).
 	Family, Fault string
-	// Budget is the scope's budget (sim.ParseBudget syntax); MaxDepth bounds the steps (0: none).
+	// Budget is the scope's budget (budget.Parse syntax); MaxDepth bounds the steps (0: none).
 	Budget   string
 	MaxDepth int
 	// Catches lists the sabotage modes the scope is meant to catch (documentation and test).
@@ -37,7 +38,7 @@ type Scope struct {
 // Options returns the exploration options of the scope (budget parsed; sabotage added by the
 // caller).
 func (s Scope) Options() (sim.ExploreOptions, error) {
-	b, err := sim.ParseBudget(s.Budget)
+	b, err := budget.Parse(s.Budget)
 	if err != nil {
 		return sim.ExploreOptions{}, fmt.Errorf("scope %s: %w", s.Name, err)
 	}

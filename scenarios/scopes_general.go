@@ -296,7 +296,7 @@ func (f generalFault) tight() bool { return f.name == tightFault }
 var tightBudgetBytes = node.EncodedLen(node.CausesOf(node.Cause{Channel: node.Channel{Topic: node.TopicID{0: 1}}}))
 
 // generalFaults are the family's fault kinds, one per scope: every budgeted kind of the
-// explorer's vocabulary (sim.ParseBudget) but the session actions, none at all, and a tight
+// explorer's vocabulary (budget.Parse) but the session actions, none at all, and a tight
 // metadata budget. A rewind and a redeclaration act on a stopped process, so their scopes also
 // allow one clean stop.
 var generalFaults = []generalFault{

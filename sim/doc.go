@@ -26,5 +26,6 @@
 // drives worlds through one seam, exploredWorld (explore_seam.go): cloning, the steps, the
 // recorded script, the violations and the end of a run; the canonical hash, the persistent
 // sets' dependencies and the sleep sets' transition identities read the world's insides. It keeps
-// what it knows of every state it visited, by the state's hash, in package explore/visited.
+// what it knows of every state it visited, by the state's hash, in package explore/visited, and
+// reads its scope's budget with package explore/budget.
 package sim

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/explore/visited"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -32,7 +33,7 @@ import (
 
 // ExploreOptions configure one exploration.
 type ExploreOptions struct {
-	Budget       Budget
+	Budget       budget.Budget
 	MaxDepth     int  // steps after the initial starts; 0 = unbounded (the budget bounds the scope)
 	Reduce       bool // partial-order reduction: persistent sets and sleep sets
 	Sabotage     node.Sabotage
@@ -274,11 +275,11 @@ func ExploreSettings(opts ExploreOptions) swarm.Settings {
 	if set.LivenessStepsMax == 0 {
 		set.LivenessStepsMax = 1000
 	}
-	if opts.Budget.allows(spec.ActRetention) {
+	if opts.Budget.Allows(spec.ActRetention) {
 		set.RetentionRecords = exploreRetentionRecords
 	}
 	for k := range spec.NumActionKinds {
-		if opts.Budget.allows(spec.ActionKind(k)) {
+		if opts.Budget.Allows(spec.ActionKind(k)) {
 			set.Weights[k] = 1
 		}
 		set.DurationMicros[k] = swarm.Range{Min: exploreStepMicros, Max: exploreStepMicros}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -34,8 +35,8 @@ func pairScope() *spec.Scenario {
 		}}
 }
 
-func mustBudget(t testing.TB, s string) Budget {
-	b, err := ParseBudget(s)
+func mustBudget(t testing.TB, s string) budget.Budget {
+	b, err := budget.Parse(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,11 +422,11 @@ func TestConstSourceDrawsZero(t *testing.T) {
 // TestExploreAbortBudgetEnds: a scope with an aborted transaction in its budget is explored to
 // the end (it used to hang drawing the transaction's record count).
 func TestExploreAbortBudgetEnds(t *testing.T) {
-	budget, err := ParseBudget("msgs=1,abort=1")
+	b, err := budget.Parse("msgs=1,abort=1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := Explore(twoInputs(), ExploreOptions{Budget: budget})
+	res := Explore(twoInputs(), ExploreOptions{Budget: b})
 	if !res.Complete || res.States == 0 || res.Verdict != "pass" {
 		t.Fatalf("exploration %+v", res)
 	}

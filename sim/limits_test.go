@@ -67,15 +67,6 @@ func TestValidateRefusesWhatTheSubstrateWouldReject(t *testing.T) {
 	}
 }
 
-// TestParseBudgetRefusesARepeatedKey: a key given twice is an error naming both entries, not a
-// silent last value.
-func TestParseBudgetRefusesARepeatedKey(t *testing.T) {
-	_, err := ParseBudget("msgs=2,crash=1,msgs=3")
-	if err == nil || !strings.Contains(err.Error(), `"msgs=3": msgs is given twice (first "msgs=2")`) {
-		t.Fatalf("ParseBudget(msgs twice) = %v", err)
-	}
-}
-
 // TestExploreDepthCutIsIncomplete: an exploration whose MaxDepth cut a path that could go on is
 // not complete; one whose bound cut nothing is.
 func TestExploreDepthCutIsIncomplete(t *testing.T) {

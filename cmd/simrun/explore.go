@@ -19,6 +19,7 @@ import (
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -246,7 +247,7 @@ func (a *exploreArgs) check(rest []string) error {
 	if _, _, err := spec.ParseSabotage(a.sabotage); err != nil {
 		return fmt.Errorf("--sabotage: %w", err)
 	}
-	if _, err := sim.ParseBudget(a.budget); err != nil {
+	if _, err := budget.Parse(a.budget); err != nil {
 		return fmt.Errorf("--budget: %w", err)
 	}
 	if a.family != "" {
@@ -328,7 +329,7 @@ func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress 
 		return scopeReport{}, err
 	}
 	if a.budget != "" {
-		opts.Budget, _ = sim.ParseBudget(a.budget)
+		opts.Budget, _ = budget.Parse(a.budget)
 	}
 	opts.MaxDepth, opts.Seed, opts.Reduce = a.maxDepth, a.seed, !a.noReduce
 	opts.VerifyHashCaches = a.verify
