@@ -24,8 +24,8 @@
 // (a script, the scheduler's steps, or an exploration's), then the liveness phase and the
 // end-of-run checks; RunObserved observes it through hooks. Exhaustive exploration (explore*.go)
 // drives worlds through one seam, exploredWorld (explore_seam.go): cloning, the steps, the
-// recorded script, the violations and the end of a run; the canonical hash, the persistent
-// sets' dependencies and the sleep sets' transition identities read the world's insides. It keeps
-// what it knows of every state it visited, by the state's hash, in package explore/visited, and
-// reads its scope's budget with package explore/budget.
+// recorded script, the violations, the end of a run, and three services on the world's side of
+// it (the canonical hash, the persistent sets' dependencies, the sleep sets' transition
+// identities). It keeps what it knows of every state it visited, by the state's hash, in package
+// explore/visited, and reads its scope's budget with package explore/budget.
 package sim

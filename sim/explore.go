@@ -165,9 +165,8 @@ type explorer struct {
 	arena   []int
 	slots   []*transition
 	actions []*stateActions
-	// filters are the persistent-set filters per depth, counts persistentFilter's scratch.
+	// filters are the persistent-set filters per depth.
 	filters []*porFilter
-	counts  []int
 	// offSettings are the settings of worlds that ran out of a budget (explorer.settingsWithout).
 	offSettings map[settingsOff]*swarm.Settings
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
@@ -414,7 +413,7 @@ func (x *explorer) countState(s *exState) {
 // hash returns s's canonical hash, spent budget included.
 func (x *explorer) hash(s *exState) hashKey {
 	x.extra = s.spent.append(x.extra[:0])
-	return x.hasher.hash(s.w, x.extra)
+	return s.w.canonicalHash(x.hasher, x.extra)
 }
 
 // expand computes s's transitions and enters each successor. only, when non-zero, restricts a
@@ -474,7 +473,7 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 	x.res.terminals[key] = struct{}{}
 	if x.termHasher != nil {
 		x.extra = s.spent.append(x.extra[:0])
-		x.res.termsAlso[x.termHasher.hash(s.w, x.extra)] = struct{}{}
+		x.res.termsAlso[s.w.canonicalHash(x.termHasher, x.extra)] = struct{}{}
 	}
 	w := s.w
 	before := len(w.violationsFound())

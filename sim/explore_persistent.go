@@ -121,6 +121,7 @@ type persistentSets struct {
 	memo      []uint64
 	memoKnown uint64
 	noMemo    bool
+	counts    []int // persistentFilter's scratch
 }
 
 // porFilter restricts one state's transitions to a persistent set: kinds with an allowed enabled
@@ -243,15 +244,23 @@ const (
 // persistentFilter returns the filter that restricts state s (whose actions are acts) to a
 // persistent set, or nil to expand every enabled transition.
 func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
-	ps, w := x.pers, s.w
-	if ps == nil || !ps.applies(w) {
+	if x.pers == nil {
+		return nil
+	}
+	return s.w.persistentFilter(x.pers, acts, x.filterAt(s.depth))
+}
+
+// persistentFilter returns the filter (written into into) that restricts w, whose actions are
+// acts, to a persistent set of ps, or nil to expand every enabled transition.
+func (w *world) persistentFilter(ps *persistentSets, acts *stateActions, into *porFilter) *porFilter {
+	if !ps.applies(w) {
 		return nil
 	}
 	if acts.left&^localKindsMask != 0 {
 		return nil
 	}
-	counts, ok := ps.enabledCounts(w, acts, x.counts[:0])
-	x.counts = counts
+	counts, ok := ps.enabledCounts(w, acts, ps.counts[:0])
+	ps.counts = counts
 	if !ok {
 		return nil
 	}
@@ -289,7 +298,7 @@ func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
 	if best == 0 {
 		return nil
 	}
-	return ps.filter(w, best&enabled, x.filterAt(s.depth))
+	return ps.filter(w, best&enabled, into)
 }
 
 // filterAt returns the explorer's persistent-set filter for a state at depth d: one per depth, as

@@ -97,20 +97,8 @@ func newPORTable(scn *spec.Scenario, set *swarm.Settings) *porTable {
 	return t
 }
 
-// id returns the identity of the transition world w has just made (its recorded script), or
-// -1 when it is not a local transition (or the table is full).
-func (t *porTable) id(w *world) int {
-	if len(w.script) != 1 {
-		return -1
-	}
-	a := &w.script[0]
-	if a.Kind != spec.ActFeed && a.Kind != spec.ActDrain && a.Kind != spec.ActCommit {
-		return -1
-	}
-	k := porKey{kind: a.Kind, proc: w.procByName(a.Process).idx, topic: -1}
-	if a.Kind == spec.ActFeed {
-		k.topic = w.topicByName[a.Topic]
-	}
+// id returns the identity of local transition k, or -1 when the table is full.
+func (t *porTable) id(k porKey) int {
 	if id, ok := t.ids[k]; ok {
 		return id
 	}

@@ -11,11 +11,11 @@ import (
 // The explorer's seam: what an exploration does to a world. The explorer's search (explore.go,
 // explore_step.go, the parallel, sharded, shortest-path and replaying searches and the restart
 // check) touches a world only through these methods; behind them the world keeps its host, its
-// oracle, its substrate and the copy-on-write state a clone shares. Three parts of the
-// exploration read the world's insides because they are about the world's meaning, not the
-// search: the canonical hash (stateHasher, world_hash*.go, explore_canonical.go), the
-// dependencies that make a persistent set (persistentSets, explore_persistent*.go) and the
-// identity of a local transition for sleep sets (porTable.id, explore_por.go).
+// oracle, its substrate and the copy-on-write state a clone shares. Three services the search
+// asks of a world are about the world's meaning, so they are on the world's side and read its
+// insides: the canonical hash (stateHasher: world_hash*.go, explore_canonical.go), the
+// dependencies that make a persistent set (persistentSets' rules: explore_persistent*.go) and
+// the identity of a local transition, which sleep sets put to sleep (localTransition).
 //
 // exploredWorld lists the seam; *world is its one implementation.
 type exploredWorld interface {
@@ -56,6 +56,15 @@ type exploredWorld interface {
 	processName(i int) string
 	// deliverySequences are every process's committed first deliveries in order.
 	deliverySequences() [][]uint64
+	// canonicalHash is the world's canonical hash by h (world_hash.go), extra appended to its
+	// encoding.
+	canonicalHash(h *stateHasher, extra []byte) hashKey
+	// persistentFilter restricts the world's actions acts to a persistent set of ps, written into
+	// into, or returns nil for every enabled transition (explore_persistent.go).
+	persistentFilter(ps *persistentSets, acts *stateActions, into *porFilter) *porFilter
+	// localTransition is the identity of the step just taken when it is a local transition (a
+	// feed, drain or commit), which sleep sets put to sleep (explore_por.go).
+	localTransition() (porKey, bool)
 }
 
 var _ exploredWorld = (*world)(nil)
@@ -129,6 +138,23 @@ func (w *world) processCount() int                 { return len(w.procs) }
 func (w *world) restartableProc(i int) bool        { return restartable(w.procs[i]) }
 func (w *world) cleanRestartOf(i int)              { w.cleanRestart(w.procs[i]) }
 func (w *world) processName(i int) string          { return w.procs[i].spec.Name }
+
+func (w *world) canonicalHash(h *stateHasher, extra []byte) hashKey { return h.hash(w, extra) }
+
+func (w *world) localTransition() (porKey, bool) {
+	if len(w.script) != 1 {
+		return porKey{}, false
+	}
+	a := &w.script[0]
+	if a.Kind != spec.ActFeed && a.Kind != spec.ActDrain && a.Kind != spec.ActCommit {
+		return porKey{}, false
+	}
+	k := porKey{kind: a.Kind, proc: w.procByName(a.Process).idx, topic: -1}
+	if a.Kind == spec.ActFeed {
+		k.topic = w.topicByName[a.Topic]
+	}
+	return k, true
+}
 
 func (w *world) deliverySequences() [][]uint64 {
 	out := make([][]uint64, len(w.procs))

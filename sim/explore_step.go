@@ -204,7 +204,9 @@ func (x *explorer) step(s *exState, acts *stateActions, c *stepChooser, t *trans
 	k := w.exploreStep(acts.weights[:], masks)
 	x.charge(&t.next, k)
 	if x.por != nil {
-		t.id = x.por.id(w)
+		if k, ok := w.localTransition(); ok {
+			t.id = x.por.id(k)
+		}
 	}
 	t.script = w.takeScript(t.script)
 }
