@@ -208,7 +208,7 @@ func (o *worldOracle) onProduced(e produced, now int64) uint64 {
 		m.past.Merge(o.ids[obs.ch].nc, node.Offset(obs.pos))
 	}
 	if hs := e.rec.Headers; len(hs) > 0 {
-		hr := oracle.ReadRecordHeaders(hs)
+		hr := oracle.ReadHeaders(hs)
 		m.headerLen, m.undecodable = hr.ValueLen, hr.Undecodable
 		if m.kind == msgCorrupt || m.kind == msgForged {
 			m.expressed, m.past, m.raw = hr.Expressed, hr.Expressed, make([][]byte, len(hs))

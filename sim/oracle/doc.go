@@ -1,6 +1,6 @@
 // Package oracle holds the parts of the simulator's oracle that need no world: what a header
-// means as the reference decoder reads it (HeaderReading, ReadRecordHeaders, ReadNodeHeaders,
-// StampReader, EncodeCauses); the translation and comparison between the engine's types and the
+// means as the reference decoder reads it (HeaderReading, ReadHeaders, StampReader,
+// EncodeCauses); the translation and comparison between the engine's types and the
 // reference node's that the REFERENCE criterion judges with (SameCommitted, SameRecord,
 // SameReason, RefState, RefInit, ...); the copy-on-write frontier the oracle keeps its pasts in
 // (Frontier); the comparisons of frontiers its checkers make (LookupFrom, FirstUncovered); and

@@ -11,7 +11,7 @@ import (
 
 // What a header means, to the oracle, is what the reference decoder (package wire) reads in it,
 // never what the node's codec reads: a bug in the node's codec is then judged rather than
-// shared. The world reads every record it produces (ReadRecordHeaders) and every emission a
+// shared. The world reads every record it produces (ReadHeaders) and every emission a
 // process stamps (onSend) this way, and writes the headers of its own stamped and forged records
 // with the reference encoder.
 
@@ -25,23 +25,13 @@ type HeaderReading struct {
 	Values      [][]byte      // the parsley.causes values, when undecodable
 }
 
-// ReadRecordHeaders reads a produced record's headers with the reference decoder.
-func ReadRecordHeaders(hs []substrate.Header) HeaderReading {
+// ReadHeaders reads a header list with the reference decoder: a produced record's headers as the
+// substrate keeps them, or an emission's as the engine stamped them.
+func ReadHeaders[H substrate.Header | node.Header](hs []H) HeaderReading {
 	var buf [4]wire.Header
 	ws := buf[:0]
 	for _, h := range hs {
-		ws = append(ws, wire.Header{Key: h.Key, Value: h.Value})
-	}
-	return ReadWireHeaders(ws)
-}
-
-// ReadNodeHeaders reads an emission's headers, as the engine stamped them, with the reference
-// decoder.
-func ReadNodeHeaders(hs []node.Header) HeaderReading {
-	var buf [4]wire.Header
-	ws := buf[:0]
-	for _, h := range hs {
-		ws = append(ws, wire.Header{Key: h.Key, Value: h.Value})
+		ws = append(ws, wire.Header(h))
 	}
 	return ReadWireHeaders(ws)
 }
@@ -95,7 +85,7 @@ func WireCauses(c node.Causes) []wire.Cause {
 // EncodeCauses is the reference encoder's canonical value for a frontier.
 func EncodeCauses(c node.Causes) []byte { return wire.Encode(WireCauses(c)) }
 
-// StampReader reads an emission's headers with the reference decoder (ReadNodeHeaders), reusing
+// StampReader reads an emission's headers with the reference decoder (ReadHeaders), reusing
 // the reading of the previous emission when its one header holds the same bytes: a fan-out
 // stamps one frontier on every emission of a delivery, and the reading is a function of the
 // bytes. The bytes kept are a copy, never changed afterwards, so copies of a reader may share
@@ -112,7 +102,7 @@ func (r *StampReader) Read(hs []node.Header) HeaderReading {
 	if one && r.read && bytes.Equal(hs[0].Value, r.value) {
 		return r.reading
 	}
-	hr := ReadNodeHeaders(hs)
+	hr := ReadHeaders(hs)
 	if one && hs[0].Value != nil {
 		r.value, r.reading, r.read = slices.Clone(hs[0].Value), hr, true
 	}
