@@ -13,15 +13,19 @@ package substrate
 // from 3.5 on still serves. kgo's own consumer and producer are never used, so nothing falls back
 // to a reset policy or caches a recreated topic's old ID.
 //
-// The adapter keeps its own table of the topic IDs it has seen so that it can answer
-// DescribeTopic (Kafka forgets deleted IDs) and address name-based requests; it assumes nobody
-// else deletes or recreates its topics meanwhile. Time retention is not emulated (brokers apply
-// retention.ms against the wall clock); size retention (MaxOffsets) is emulated with
-// DeleteRecords at AdvanceClock. Topics are created with broker retention disabled so virtual
-// timestamps far in the past are not deleted by the broker.
+// The adapter keeps its own table of the topics it created so that it can answer DescribeTopic
+// (Kafka forgets deleted IDs) and address name-based requests. It only ever works on those: a
+// name bound on the cluster to a topic it did not create is ErrForeignTopic, and a topic is
+// deleted by its ID, never by name. Every name it uses on the cluster (topics, groups,
+// transactional IDs) is under KafkaOptions.TopicPrefix (kafka_cluster.go). Retention is the
+// adapter's own, by DeleteRecords at AdvanceClock from the run's virtual time; topics are created
+// with broker retention disabled so virtual timestamps far in the past are not deleted by the
+// broker.
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"maps"
@@ -39,14 +43,19 @@ import (
 
 // Kafka is the Substrate over franz-go. It is not safe for concurrent use.
 type Kafka struct {
-	cl           *kgo.Client
-	adm          *kadm.Client
-	cluster      *kfake.Cluster // nil against real brokers
-	timeout      time.Duration
-	decompressor kgo.Decompressor
+	cl          *kgo.Client
+	adm         *kadm.Client
+	cluster     *kfake.Cluster // nil against real brokers
+	timeout     time.Duration
+	prefix      string // of every topic, group and transactional ID on the cluster
+	replication int16  // of created topics; -1 for the broker default
+	// deletionTimeout bounds the wait for the cluster to finish deleting a topic.
+	deletionTimeout time.Duration
+	owned           ownedTopics // live topics created here, for Cleanup
+	decompressor    kgo.Decompressor
 
-	topics map[TopicID]*kafkaTopic // every ID this adapter created or looked up
-	byName map[string]TopicID      // live names
+	topics map[TopicID]*kafkaTopic // every ID this adapter created
+	byName map[string]TopicID      // live names (the run's, without the prefix)
 
 	idempotent producerFields                 // the idempotent producer's ID and epoch, once initialised
 	sequences  map[TopicPartition]int32       // next sequence of the idempotent producer
@@ -59,9 +68,9 @@ type Kafka struct {
 	clock      int64                          // virtual clock, micros
 }
 
-// kafkaTopic is what the adapter remembers of one topic incarnation.
+// kafkaTopic is what the adapter remembers of one topic incarnation it created.
 type kafkaTopic struct {
-	name       string
+	name       string // the run's name; the cluster's is the prefix and this
 	partitions int
 	deleted    bool
 }
@@ -70,11 +79,25 @@ type kafkaTopic struct {
 type KafkaOptions struct {
 	// Timeout bounds every broker round trip (default 10 s).
 	Timeout time.Duration
-	// ClientOptions are extra kgo options (TLS, SASL, logging). Request-version caps and
-	// seed brokers are set by the adapter.
+	// ClientOptions are extra kgo options (logging, for instance). Request-version caps, seed
+	// brokers, TLS and SASL are set by the adapter.
 	ClientOptions []kgo.Opt
 	// ReplicationFactor for created topics; 0 means the broker default.
 	ReplicationFactor int16
+	// TLS, when set, encrypts every connection with this client configuration (TLSFromFiles
+	// builds one).
+	TLS *tls.Config
+	// SASL authenticates every connection (SASLFromEnv reads the credentials); the zero value
+	// does not authenticate.
+	SASL SASL
+	// TopicPrefix goes before every topic name, consumer group and transactional ID the adapter
+	// uses on the cluster: the run's topic "orders" is TopicPrefix+"orders" there, while
+	// descriptions, listings and errors speak of "orders". Empty means no prefix (a cluster of
+	// the run's own, such as NewKfake's). DefaultTopicPrefix makes one for a shared cluster.
+	TopicPrefix string
+	// DeletionTimeout bounds how long DeleteTopic and RecreateTopic wait for the cluster to
+	// finish deleting a topic (DefaultDeletionTimeout when zero).
+	DeletionTimeout time.Duration
 }
 
 // NewKafka connects to real brokers (host:port seed addresses). The brokers must be Kafka 3.5 or
@@ -86,6 +109,21 @@ func NewKafka(brokers []string, opts KafkaOptions) (*Kafka, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
 	}
+	if opts.DeletionTimeout <= 0 {
+		opts.DeletionTimeout = DefaultDeletionTimeout
+	}
+	if err := validatePrefix(opts.TopicPrefix); err != nil {
+		return nil, err
+	}
+	var security []kgo.Opt
+	if opts.TLS != nil {
+		security = append(security, kgo.DialTLSConfig(opts.TLS.Clone()))
+	}
+	if auth, err := opts.SASL.clientOpt(); err != nil {
+		return nil, err
+	} else if auth != nil {
+		security = append(security, auth)
+	}
 	clientOpts := append([]kgo.Opt{
 		kgo.SeedBrokers(brokers...),
 		kgo.MaxVersions(kversion.V3_5_0()),
@@ -96,25 +134,29 @@ func NewKafka(brokers []string, opts KafkaOptions) (*Kafka, error) {
 		// implements by hand and guard any future use of kgo's consumer.
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
-	}, opts.ClientOptions...)
+	}, append(security, opts.ClientOptions...)...)
 	cl, err := kgo.NewClient(clientOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("substrate: kafka client: %w", err)
 	}
 	k := &Kafka{
-		cl:           cl,
-		adm:          kadm.NewClient(cl),
-		timeout:      opts.Timeout,
-		decompressor: kgo.DefaultDecompressor(),
-		topics:       make(map[TopicID]*kafkaTopic),
-		byName:       make(map[string]TopicID),
-		sequences:    make(map[TopicPartition]int32),
-		txnByName:    make(map[string]int32),
-		groups:       make(map[string]bool),
-		committed:    make(map[groupPartition]GroupOffset),
-		retention:    make(map[TopicID]RetentionPolicy),
-		leaders:      make(map[TopicPartition]int32),
-		idempotent:   noProducer,
+		cl:              cl,
+		adm:             kadm.NewClient(cl),
+		timeout:         opts.Timeout,
+		prefix:          opts.TopicPrefix,
+		replication:     cmp.Or(opts.ReplicationFactor, -1),
+		deletionTimeout: opts.DeletionTimeout,
+		owned:           ownedTopics{live: make(map[TopicID]string)},
+		decompressor:    kgo.DefaultDecompressor(),
+		topics:          make(map[TopicID]*kafkaTopic),
+		byName:          make(map[string]TopicID),
+		sequences:       make(map[TopicPartition]int32),
+		txnByName:       make(map[string]int32),
+		groups:          make(map[string]bool),
+		committed:       make(map[groupPartition]GroupOffset),
+		retention:       make(map[TopicID]RetentionPolicy),
+		leaders:         make(map[TopicPartition]int32),
+		idempotent:      noProducer,
 	}
 	k.adm.SetTimeoutMillis(int32(opts.Timeout / time.Millisecond))
 	ctx, cancel := k.ctx()
@@ -223,83 +265,106 @@ func topicConfigs() map[string]*string {
 	return map[string]*string{"retention.ms": &off, "retention.bytes": &off}
 }
 
-// CreateTopic implements Substrate. A name this adapter just deleted may still be being deleted
-// on a real broker; creation is retried until the deletion completes or the timeout passes.
+// CreateTopic implements Substrate: the topic is the prefix and name on the cluster. A name this
+// adapter deleted may still be being deleted on a real cluster (which then answers
+// TOPIC_ALREADY_EXISTS): creation is retried until the deletion completes or the deletion timeout
+// passes. A name bound to a topic this adapter did not create is ErrTopicExists.
 func (k *Kafka) CreateTopic(name string, partitions int) (TopicID, error) {
-	if err := ValidateTopicName(name); err != nil {
+	if err := k.validateName(name); err != nil {
 		return TopicID{}, err
 	}
 	if partitions < 1 || partitions > MaxPartitions {
 		return TopicID{}, fmt.Errorf("%w: topic %q with %d partitions (need 1-%d)",
 			ErrInvalidArgument, name, partitions, MaxPartitions)
 	}
-	_, wasDeletedHere := k.deletedName(name)
+	if k.cleanedUp() {
+		return TopicID{}, fmt.Errorf("create topic %q: %w", name, errCleanedUp)
+	}
+	cluster := k.clusterName(name)
+	wasDeletedHere := k.deletedName(name)
+	deadline := time.Now().Add(k.deletionTimeout)
 	var resp kadm.CreateTopicResponse
-	err := k.withRetry(func(ctx context.Context) error {
-		var err error
-		resp, err = k.adm.CreateTopic(ctx, int32(partitions), -1, topicConfigs(), name)
-		if err == nil {
-			err = resp.Err
+	for {
+		err := k.withRetry(func(ctx context.Context) error {
+			var err error
+			resp, err = k.adm.CreateTopic(ctx, int32(partitions), k.replication, topicConfigs(), cluster)
+			if err == nil {
+				err = resp.Err
+			}
+			return err
+		})
+		if errors.Is(err, kerr.TopicAlreadyExists) && wasDeletedHere && time.Now().Before(deadline) {
+			time.Sleep(min(deletionPoll, time.Until(deadline))) // still being deleted
+			continue
 		}
-		if errors.Is(err, kerr.TopicAlreadyExists) && wasDeletedHere {
-			return kerr.RequestTimedOut // still being deleted: retry
+		if err != nil {
+			return TopicID{}, mapErr(err, k.topicWhat("create", name))
 		}
-		return err
-	})
-	if err != nil {
-		return TopicID{}, mapErr(err, fmt.Sprintf("create topic %q", name))
+		break
 	}
 	id := TopicID(resp.ID)
 	if id.IsZero() {
 		return TopicID{}, fmt.Errorf("%w: broker returned no topic ID for %q (topic IDs need Kafka 2.8+)",
-			ErrUnsupported, name)
+			ErrUnsupported, cluster)
+	}
+	if err := k.addOwned(id, cluster); err != nil {
+		return TopicID{}, fmt.Errorf("create topic %q: %w", name, err)
 	}
 	k.topics[id] = &kafkaTopic{name: name, partitions: partitions}
 	k.byName[name] = id
 	return id, nil
 }
 
-// deletedName reports whether some ID this adapter knows had name and is deleted.
-func (k *Kafka) deletedName(name string) (TopicID, bool) {
-	if _, live := k.byName[name]; live {
-		return TopicID{}, false
+// topicWhat describes an operation on topic name for an error, with its cluster name when the
+// two differ.
+func (k *Kafka) topicWhat(op, name string) string {
+	if k.prefix == "" {
+		return fmt.Sprintf("%s topic %q", op, name)
 	}
-	for id, t := range k.topics {
-		if t.name == name && t.deleted {
-			return id, true
-		}
-	}
-	return TopicID{}, false
+	return fmt.Sprintf("%s topic %q (%q on the cluster)", op, name, k.clusterName(name))
 }
 
-// DeleteTopic implements Substrate. It also deletes the topic's offsets from every group the
-// adapter has committed to, as Kafka's group coordinator does when partitions are deleted (kfake
-// keeps them, and a recreated topic would otherwise inherit them by name).
+// deletedName reports whether this adapter created and deleted a topic named name that is not
+// bound now.
+func (k *Kafka) deletedName(name string) bool {
+	if _, live := k.byName[name]; live {
+		return false
+	}
+	for _, t := range k.topics {
+		if t.name == name && t.deleted {
+			return true
+		}
+	}
+	return false
+}
+
+// DeleteTopic implements Substrate: only a topic this adapter created, by its ID, and it returns
+// once the cluster no longer lists it (awaitDeletion). It also deletes the topic's offsets from
+// every group the adapter has committed to, as Kafka's group coordinator does when partitions are
+// deleted (kfake keeps them, and a recreated topic would otherwise inherit them by name).
 func (k *Kafka) DeleteTopic(name string) error {
 	id, _, err := k.LookupTopic(name)
 	if err != nil {
 		return err
 	}
 	t := k.topics[id]
+	cluster := k.clusterName(name)
 	ctx, cancel := k.ctx()
 	defer cancel()
 	for _, group := range slices.Sorted(maps.Keys(k.groups)) {
 		set := make(kadm.TopicsSet)
 		for p := range t.partitions {
-			set.Add(name, int32(p))
+			set.Add(cluster, int32(p))
 		}
-		if _, err := k.adm.DeleteOffsets(ctx, group, set); err != nil &&
+		if _, err := k.adm.DeleteOffsets(ctx, k.clusterGroup(group), set); err != nil &&
 			!errors.Is(err, kerr.GroupIDNotFound) {
 			return mapErr(err, fmt.Sprintf("delete offsets of %q in group %q", name, group))
 		}
 	}
-	resp, err := k.adm.DeleteTopic(ctx, name)
-	if err == nil {
-		err = resp.Err
+	if err := k.deleteByID(id, cluster); err != nil {
+		return err
 	}
-	if err != nil {
-		return mapErr(err, fmt.Sprintf("delete topic %q", name))
-	}
+	k.removeOwned(id)
 	t.deleted = true
 	delete(k.byName, name)
 	for key := range k.committed {
@@ -313,8 +378,8 @@ func (k *Kafka) DeleteTopic(name string) error {
 			delete(k.leaders, tp)
 		}
 	}
-	k.cl.PurgeTopicsFromClient(name)
-	return nil
+	k.cl.PurgeTopicsFromClient(cluster)
+	return k.awaitDeletion(name, id)
 }
 
 // RecreateTopic implements Substrate.
@@ -330,12 +395,12 @@ func (k *Kafka) RecreateTopic(name string) (TopicID, error) {
 }
 
 // metadata asks the broker (never kgo's metadata cache, which remembers that a name did not
-// exist) about one topic, or about all topics when name is "".
-func (k *Kafka) metadata(name string) (*kmsg.MetadataResponse, error) {
+// exist) about one topic by its cluster name, or about all topics when cluster is "".
+func (k *Kafka) metadata(cluster string) (*kmsg.MetadataResponse, error) {
 	req := kmsg.NewPtrMetadataRequest()
-	if name != "" {
+	if cluster != "" {
 		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(name)
+		rt.Topic = kmsg.StringPtr(cluster)
 		req.Topics = append(req.Topics, rt)
 	}
 	var resp *kmsg.MetadataResponse
@@ -347,58 +412,80 @@ func (k *Kafka) metadata(name string) (*kmsg.MetadataResponse, error) {
 	return resp, err
 }
 
-// LookupTopic implements Substrate; it asks the broker and records what it learns.
-func (k *Kafka) LookupTopic(name string) (TopicID, int, error) {
-	if err := ValidateTopicName(name); err != nil {
-		return TopicID{}, 0, err
-	}
-	resp, err := k.metadata(name)
+// clusterBinding asks the broker which ID name is bound to on the cluster (zero if none), with
+// its partitions' leaders.
+func (k *Kafka) clusterBinding(name string) (TopicID, []kmsg.MetadataResponseTopicPartition, error) {
+	resp, err := k.metadata(k.clusterName(name))
 	if err != nil {
-		return TopicID{}, 0, mapErr(err, fmt.Sprintf("look up topic %q", name))
+		return TopicID{}, nil, mapErr(err, k.topicWhat("look up", name))
 	}
 	if len(resp.Topics) != 1 || kerr.ErrorForCode(resp.Topics[0].ErrorCode) != nil {
+		return TopicID{}, nil, nil
+	}
+	return TopicID(resp.Topics[0].TopicID), resp.Topics[0].Partitions, nil
+}
+
+// LookupTopic implements Substrate; it asks the broker. A name bound on the cluster to a topic
+// this adapter did not create is ErrForeignTopic; a topic of this adapter's deleted behind its
+// back is ErrUnknownTopic from then on.
+func (k *Kafka) LookupTopic(name string) (TopicID, int, error) {
+	if err := k.validateName(name); err != nil {
+		return TopicID{}, 0, err
+	}
+	id, parts, err := k.clusterBinding(name)
+	if err != nil {
+		return TopicID{}, 0, err
+	}
+	if old, ok := k.byName[name]; ok && old != id {
+		k.topics[old].deleted = true // deleted, maybe recreated, behind our back
+		delete(k.byName, name)
+		k.removeOwned(old)
+	}
+	if id.IsZero() {
 		return TopicID{}, 0, fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
 	}
-	d := resp.Topics[0]
-	id := TopicID(d.TopicID)
-	if old, ok := k.byName[name]; ok && old != id {
-		k.topics[old].deleted = true // recreated behind our back
+	if t, ok := k.topics[id]; !ok || t.deleted {
+		return TopicID{}, 0, fmt.Errorf("%w: %s is id %s", ErrForeignTopic, k.topicWhat("look up", name), id)
 	}
-	if _, ok := k.topics[id]; !ok {
-		k.topics[id] = &kafkaTopic{name: name, partitions: len(d.Partitions)}
-	}
-	k.byName[name] = id
-	for _, p := range d.Partitions {
+	for _, p := range parts {
 		k.leaders[TopicPartition{id, Partition(p.Partition)}] = p.Leader
 	}
-	return id, len(d.Partitions), nil
+	return id, len(parts), nil
 }
 
 // DescribeTopic implements Substrate. Kafka forgets deleted IDs, so only IDs this adapter
-// created or looked up can be described; the name's current binding is asked of the broker.
+// created can be described; the name's current binding is asked of the broker. A name now bound
+// to a topic this adapter did not create describes as TopicDeleted: for this adapter the name is
+// bound to none of its topics.
 func (k *Kafka) DescribeTopic(id TopicID) (TopicDescription, error) {
 	t, ok := k.topics[id]
 	if !ok {
-		return TopicDescription{}, fmt.Errorf("%w: id %s was never seen by this adapter", ErrUnknownTopic, id)
+		return TopicDescription{}, fmt.Errorf("%w: id %s was not created by this adapter", ErrUnknownTopic, id)
 	}
 	d := TopicDescription{ID: id, Name: t.name, Partitions: t.partitions}
-	cur, _, err := k.LookupTopic(t.name)
-	switch {
-	case errors.Is(err, ErrUnknownTopic):
-		t.deleted = true
-		d.State = TopicDeleted
-	case err != nil:
+	cur, _, err := k.clusterBinding(t.name)
+	if err != nil {
 		return TopicDescription{}, err
+	}
+	curTopic, ours := k.topics[cur]
+	switch {
 	case cur == id:
 		d.State, d.CurrentID = TopicAlive, id
-	default:
+	case ours && !curTopic.deleted:
 		d.State, d.CurrentID = TopicRecreated, cur
+	default:
+		d.State = TopicDeleted
+	}
+	if cur != id && !t.deleted {
+		t.deleted = true // deleted behind our back
+		delete(k.byName, t.name)
+		k.removeOwned(id)
 	}
 	return d, nil
 }
 
-// Topics implements Substrate: the broker's non-internal topics, sorted by name (nil if the
-// broker cannot be reached).
+// Topics implements Substrate: the live topics this adapter created, by the run's names, sorted
+// by name (nil if the broker cannot be reached).
 func (k *Kafka) Topics() []TopicDescription {
 	resp, err := k.metadata("")
 	if err != nil {
@@ -410,7 +497,11 @@ func (k *Kafka) Topics() []TopicDescription {
 			continue
 		}
 		id := TopicID(d.TopicID)
-		out = append(out, TopicDescription{ID: id, Name: *d.Topic, State: TopicAlive,
+		name, under := k.scenarioName(*d.Topic)
+		if t, ok := k.topics[id]; !under || !ok || t.deleted || t.name != name {
+			continue
+		}
+		out = append(out, TopicDescription{ID: id, Name: name, State: TopicAlive,
 			Partitions: len(d.Partitions), CurrentID: id})
 	}
 	slices.SortFunc(out, func(a, b TopicDescription) int { return strings.Compare(a.Name, b.Name) })

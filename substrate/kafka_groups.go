@@ -47,11 +47,11 @@ func (k *Kafka) CommitOffsets(group string, offsets []GroupOffset) error {
 	}
 	k.groups[group] = true
 	req := kmsg.NewPtrOffsetCommitRequest()
-	req.Group = group
+	req.Group = k.clusterGroup(group)
 	req.Generation = -1
 	for i, o := range offsets {
 		rt := kmsg.NewOffsetCommitRequestTopic()
-		rt.Topic = names[i]
+		rt.Topic = k.clusterName(names[i])
 		rt.TopicID = o.Topic
 		rp := kmsg.NewOffsetCommitRequestTopicPartition()
 		rp.Partition = int32(o.Partition)
@@ -108,8 +108,8 @@ func (k *Kafka) settleTxnOffsets(staged []stagedKafkaOffset) error {
 		}
 		ctx, cancel := k.ctx()
 		set := make(kadm.TopicsSet)
-		set.Add(s.name, int32(s.offset.Partition))
-		_, err := k.adm.DeleteOffsets(ctx, s.group, set)
+		set.Add(k.clusterName(s.name), int32(s.offset.Partition))
+		_, err := k.adm.DeleteOffsets(ctx, k.clusterGroup(s.group), set)
 		cancel()
 		if err != nil {
 			return mapErr(err, fmt.Sprintf("delete stray offset of %q/%d in group %q", s.name, s.offset.Partition, s.group))
@@ -133,13 +133,14 @@ func (k *Kafka) CommittedOffsets(group string) ([]GroupOffset, error) {
 	var out []GroupOffset
 	err := k.withRetry(func(ctx context.Context) error {
 		out = out[:0]
-		resp, err := k.adm.FetchOffsets(ctx, group)
+		resp, err := k.adm.FetchOffsets(ctx, k.clusterGroup(group))
 		if err != nil {
 			return err
 		}
-		for name, ps := range resp {
+		for cluster, ps := range resp {
+			name, under := k.scenarioName(cluster)
 			id, live := k.byName[name]
-			if !live {
+			if !under || !live {
 				continue
 			}
 			for p, o := range ps {

@@ -68,11 +68,13 @@ func (k *Kafka) initIdempotent() error {
 // produce sends one single-record batch to tp's leader and returns its offset.
 func (k *Kafka) produce(tp TopicPartition, name string, txnID *string, rec Record, pf producerFields) (Offset, error) {
 	req := kmsg.NewPtrProduceRequest()
-	req.TransactionID = txnID
+	if txnID != nil {
+		req.TransactionID = kmsg.StringPtr(k.clusterTxnID(*txnID))
+	}
 	req.Acks = -1
 	req.TimeoutMillis = produceTimeoutMillis
 	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic, rt.TopicID = name, tp.Topic
+	rt.Topic, rt.TopicID = k.clusterName(name), tp.Topic
 	rp := kmsg.NewProduceRequestTopicPartition()
 	rp.Partition = int32(tp.Partition)
 	rp.Records = encodeBatch(rec, pf)
@@ -126,7 +128,10 @@ func (k *Kafka) fetchRaw(tp TopicPartition, name string, from Offset) (fetchedPa
 	req.IsolationLevel = 1 // read_committed
 	req.SessionID, req.SessionEpoch = 0, -1
 	rt := kmsg.NewFetchRequestTopic()
-	rt.Topic, rt.TopicID = name, tp.Topic
+	rt.TopicID = tp.Topic
+	if name != "" {
+		rt.Topic = k.clusterName(name)
+	}
 	rp := kmsg.NewFetchRequestTopicPartition()
 	rp.Partition = int32(tp.Partition)
 	rp.FetchOffset = int64(from)
@@ -168,10 +173,15 @@ func (k *Kafka) fetchRaw(tp TopicPartition, name string, from Offset) (fetchedPa
 
 // FetchInto implements Substrate. It fetches until it has maxRecords records or has passed every
 // batch below the LSO, filtering markers and aborted records as a read_committed KafkaConsumer
-// does. An ID that is not alive is sent to the broker as is, which answers UNKNOWN_TOPIC_ID.
+// does. A deleted ID of this adapter's is sent to the broker as is, which answers
+// UNKNOWN_TOPIC_ID; an ID it did not create is refused without asking.
 func (k *Kafka) FetchInto(dst []FetchedRecord, tp TopicPartition, from Offset, maxRecords int) ([]FetchedRecord, Offset, error) {
 	name := ""
-	if t, ok := k.topics[tp.Topic]; ok && !t.deleted {
+	t, ok := k.topics[tp.Topic]
+	if !ok {
+		return dst, from, fmt.Errorf("%w: id %s was not created by this adapter", ErrUnknownTopic, tp.Topic)
+	}
+	if !t.deleted {
 		if tp.Partition < 0 || int(tp.Partition) >= t.partitions {
 			return dst, from, fmt.Errorf("%w: %s (%q) partition %d of %d", ErrUnknownPartition,
 				tp.Topic, t.name, tp.Partition, t.partitions)
@@ -221,7 +231,7 @@ func (k *Kafka) ListOffsets(tp TopicPartition) (Offsets, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.ReplicaID = -1
 	rt := kmsg.NewListOffsetsRequestTopic()
-	rt.Topic = name
+	rt.Topic = k.clusterName(name)
 	rp := kmsg.NewListOffsetsRequestTopicPartition()
 	rp.Partition = int32(tp.Partition)
 	rp.CurrentLeaderEpoch = -1
@@ -276,7 +286,7 @@ func (k *Kafka) DeleteRecords(tp TopicPartition, before Offset) error {
 	req := kmsg.NewPtrDeleteRecordsRequest()
 	req.TimeoutMillis = produceTimeoutMillis
 	rt := kmsg.NewDeleteRecordsRequestTopic()
-	rt.Topic = name
+	rt.Topic = k.clusterName(name)
 	rp := kmsg.NewDeleteRecordsRequestTopicPartition()
 	rp.Partition = int32(tp.Partition)
 	rp.Offset = int64(before)

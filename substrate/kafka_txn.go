@@ -54,7 +54,7 @@ func (k *Kafka) InitTransactions(transactionalID string) (TxnProducer, error) {
 		k.txnByName[transactionalID] = slot
 	}
 	req := kmsg.NewPtrInitProducerIDRequest()
-	req.TransactionalID = &transactionalID
+	req.TransactionalID = kmsg.StringPtr(k.clusterTxnID(transactionalID))
 	req.TransactionTimeoutMillis = txnTimeoutMillis
 	req.ProducerID, req.ProducerEpoch = -1, -1
 	g := &kafkaTxnGen{sequences: make(map[TopicPartition]int32)}
@@ -159,10 +159,10 @@ func (k *Kafka) produceTx(p TxnProducer, g *kafkaTxnGen, tp TopicPartition, name
 
 func (k *Kafka) addPartitionToTxn(txnID string, g *kafkaTxnGen, tp TopicPartition, name string) error {
 	req := kmsg.NewPtrAddPartitionsToTxnRequest()
-	req.TransactionalID = txnID
+	req.TransactionalID = k.clusterTxnID(txnID)
 	req.ProducerID, req.ProducerEpoch = g.producer.id, g.producer.epoch
 	rt := kmsg.NewAddPartitionsToTxnRequestTopic()
-	rt.Topic = name
+	rt.Topic = k.clusterName(name)
 	rt.Partitions = []int32{int32(tp.Partition)}
 	req.Topics = append(req.Topics, rt)
 	err := k.withRetry(func(ctx context.Context) error {
@@ -216,13 +216,13 @@ func (k *Kafka) SendOffsetsToTransaction(p TxnProducer, group string, offsets []
 	}
 	k.groups[group] = true
 	req := kmsg.NewPtrTxnOffsetCommitRequest()
-	req.TransactionalID = p.TransactionalID
-	req.Group = group
+	req.TransactionalID = k.clusterTxnID(p.TransactionalID)
+	req.Group = k.clusterGroup(group)
 	req.ProducerID, req.ProducerEpoch = g.producer.id, g.producer.epoch
 	req.Generation = -1
 	for i, o := range offsets {
 		rt := kmsg.NewTxnOffsetCommitRequestTopic()
-		rt.Topic = names[i]
+		rt.Topic = k.clusterName(names[i])
 		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
 		rp.Partition = int32(o.Partition)
 		rp.Offset = int64(o.Offset)
@@ -255,9 +255,9 @@ func (k *Kafka) SendOffsetsToTransaction(p TxnProducer, group string, offsets []
 
 func (k *Kafka) addOffsetsToTxn(txnID string, g *kafkaTxnGen, group string) error {
 	req := kmsg.NewPtrAddOffsetsToTxnRequest()
-	req.TransactionalID = txnID
+	req.TransactionalID = k.clusterTxnID(txnID)
 	req.ProducerID, req.ProducerEpoch = g.producer.id, g.producer.epoch
-	req.Group = group
+	req.Group = k.clusterGroup(group)
 	err := k.withRetry(func(ctx context.Context) error {
 		resp, err := req.RequestWith(ctx, k.cl)
 		if err != nil {
@@ -291,7 +291,7 @@ func (k *Kafka) endTxn(p TxnProducer, commit bool) error {
 		}
 	}
 	req := kmsg.NewPtrEndTxnRequest()
-	req.TransactionalID = p.TransactionalID
+	req.TransactionalID = k.clusterTxnID(p.TransactionalID)
 	req.ProducerID, req.ProducerEpoch = g.producer.id, g.producer.epoch
 	req.Commit = commit
 	err = k.withRetry(func(ctx context.Context) error {

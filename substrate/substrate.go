@@ -9,6 +9,16 @@
 //   - Kafka (NewKafka, NewKfake): the same contract over franz-go (kgo + kadm), against an
 //     in-process kfake cluster or real brokers. A differential test holds the two to each other.
 //
+// Against a real, shared cluster (kafka_cluster.go), KafkaOptions carry TLS (TLSFromFiles) and
+// SASL (SASLFromEnv, which reads the credentials from the environment variables
+// PARSLEY_KAFKA_SASL_USERNAME and PARSLEY_KAFKA_SASL_PASSWORD; a command line never carries one)
+// and a TopicPrefix (DefaultTopicPrefix: the run's seed and a random suffix) that every topic,
+// consumer group and transactional ID gets on the cluster while the run keeps its own names. The
+// adapter only works on topics it created (ErrForeignTopic otherwise) and deletes them by ID;
+// DeleteTopic returns once the cluster no longer lists the topic (bounded by
+// KafkaOptions.DeletionTimeout); Cleanup deletes every topic it created and is safe to call from
+// a Ctrl-C handler.
+//
 // Vocabulary. A topic is named; each incarnation of a name has a fresh, non-zero 16-byte topic ID
 // that is never reused. Every partition is a log in which every offset is exactly one of: a
 // committed record, a transaction marker (commit or abort), an aborted record, or a record of a
