@@ -8,8 +8,8 @@ package substrate
 //	go test ./substrate/ -run Differential                              # 200 sequences
 //	go test ./substrate/ -run Differential -substrate.sequences=5000    # more
 //
-// kfake's time retention compares batch timestamps with the wall clock, so retention is
-// exercised here through DeleteRecords only; time retention is tested on the model alone.
+// Retention is the adapter's own, from virtual time (kafka_retention.go), so the sequences set
+// time and size retention policies and advance the virtual clock like any other operation.
 //
 // Disagreements found between the model and kfake, and how each was settled (Kafka's documented
 // or implemented behaviour decides):
@@ -115,6 +115,7 @@ type diffWorld struct {
 	// last is the partition of the last successful write, which reads favour.
 	last      [2]TopicPartition
 	lastValid bool
+	clock     int64 // virtual clock, micros
 }
 
 // errClass names the sentinel an error wraps, so errors compare across implementations.
@@ -384,6 +385,20 @@ func (w *diffWorld) actions() map[string]func(*rapid.T) {
 			before := w.drawOffset(t, tpM, "before")
 			w.sameErr(t, fmt.Sprintf("deleteRecords before %d", before),
 				w.model.sub.DeleteRecords(tpM, before), w.kafka.sub.DeleteRecords(tpK, before))
+		},
+		"setRetention": func(t *rapid.T) {
+			name := w.names[rapid.IntRange(0, len(w.names)-1).Draw(t, "name")]
+			policy := RetentionPolicy{
+				TimeMicros: rapid.SampledFrom([]int64{0, 1, 50_000_000, 400_000_000}).Draw(t, "retentionMicros"),
+				MaxOffsets: rapid.Int64Range(0, 4).Draw(t, "retentionOffsets"),
+			}
+			w.sameErr(t, fmt.Sprintf("setRetention %s %+v", name, policy),
+				w.model.sub.SetRetention(name, policy), w.kafka.sub.SetRetention(name, policy))
+		},
+		"advanceClock": func(t *rapid.T) {
+			w.clock += rapid.Int64Range(0, 300_000_000).Draw(t, "advanceMicros")
+			w.sameErr(t, fmt.Sprintf("advanceClock %d", w.clock),
+				w.model.sub.AdvanceClock(w.clock), w.kafka.sub.AdvanceClock(w.clock))
 		},
 		"commitOffsets": func(t *rapid.T) {
 			group := rapid.SampledFrom(w.groups).Draw(t, "group")

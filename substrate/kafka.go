@@ -57,15 +57,16 @@ type Kafka struct {
 	topics map[TopicID]*kafkaTopic // every ID this adapter created
 	byName map[string]TopicID      // live names (the run's, without the prefix)
 
-	idempotent producerFields                 // the idempotent producer's ID and epoch, once initialised
-	sequences  map[TopicPartition]int32       // next sequence of the idempotent producer
-	txns       []kafkaTxn                     // one per transactional ID, in order of first init
-	txnByName  map[string]int32               // transactional ID -> slot
-	groups     map[string]bool                // groups this adapter committed offsets for
-	committed  map[groupPartition]GroupOffset // last offset committed per group partition, with its incarnation
-	retention  map[TopicID]RetentionPolicy    // emulated size retention
-	leaders    map[TopicPartition]int32       // partition leader cache
-	clock      int64                          // virtual clock, micros
+	idempotent producerFields                     // the idempotent producer's ID and epoch, once initialised
+	sequences  map[TopicPartition]int32           // next sequence of the idempotent producer
+	txns       []kafkaTxn                         // one per transactional ID, in order of first init
+	txnByName  map[string]int32                   // transactional ID -> slot
+	groups     map[string]bool                    // groups this adapter committed offsets for
+	committed  map[groupPartition]GroupOffset     // last offset committed per group partition, with its incarnation
+	retention  map[TopicID]RetentionPolicy        // carried out at AdvanceClock (kafka_retention.go)
+	times      map[TopicPartition]*partitionTimes // virtual time of each offset, for retention
+	leaders    map[TopicPartition]int32           // partition leader cache
+	clock      int64                              // virtual clock, micros
 }
 
 // kafkaTopic is what the adapter remembers of one topic incarnation it created.
@@ -155,6 +156,7 @@ func NewKafka(brokers []string, opts KafkaOptions) (*Kafka, error) {
 		groups:          make(map[string]bool),
 		committed:       make(map[groupPartition]GroupOffset),
 		retention:       make(map[TopicID]RetentionPolicy),
+		times:           make(map[TopicPartition]*partitionTimes),
 		leaders:         make(map[TopicPartition]int32),
 		idempotent:      noProducer,
 	}
@@ -376,6 +378,11 @@ func (k *Kafka) DeleteTopic(name string) error {
 	for tp := range k.leaders {
 		if tp.Topic == id {
 			delete(k.leaders, tp)
+		}
+	}
+	for tp := range k.times {
+		if tp.Topic == id {
+			delete(k.times, tp)
 		}
 	}
 	k.cl.PurgeTopicsFromClient(cluster)

@@ -103,6 +103,7 @@ func (k *Kafka) produce(tp TopicPartition, name string, txnID *string, rec Recor
 	if err != nil {
 		return 0, mapErr(err, fmt.Sprintf("produce to %q/%d", name, tp.Partition))
 	}
+	k.timesOf(tp).record(offset, rec.TimestampMicros, k.clock)
 	return offset, nil
 }
 
@@ -303,45 +304,4 @@ func (k *Kafka) DeleteRecords(tp TopicPartition, before Offset) error {
 		return kerr.ErrorForCode(resp.Topics[0].Partitions[0].ErrorCode)
 	})
 	return mapErr(err, fmt.Sprintf("delete records of %q/%d before %d", name, tp.Partition, before))
-}
-
-// SetRetention implements Substrate. Only MaxOffsets is supported (emulated at AdvanceClock):
-// brokers measure time retention against the wall clock, which a simulation must not depend on.
-func (k *Kafka) SetRetention(name string, policy RetentionPolicy) error {
-	id, ok := k.byName[name]
-	if !ok {
-		return fmt.Errorf("%w: name %q", ErrUnknownTopic, name)
-	}
-	if policy.TimeMicros < 0 || policy.MaxOffsets < 0 {
-		return fmt.Errorf("%w: retention %+v for %q", ErrInvalidArgument, policy, name)
-	}
-	if policy.TimeMicros > 0 {
-		return fmt.Errorf("%w: time retention on the Kafka adapter (broker retention.ms uses the wall clock)",
-			ErrUnsupported)
-	}
-	k.retention[id] = policy
-	return nil
-}
-
-// AdvanceClock implements Substrate: it emulates size retention with DeleteRecords.
-func (k *Kafka) AdvanceClock(nowMicros int64) error {
-	k.clock = max(k.clock, nowMicros)
-	for id, policy := range k.retention {
-		if policy.MaxOffsets <= 0 {
-			continue
-		}
-		for p := range k.topics[id].partitions {
-			tp := TopicPartition{id, Partition(p)}
-			offsets, err := k.ListOffsets(tp)
-			if err != nil {
-				return err
-			}
-			if to := offsets.HighWatermark - Offset(policy.MaxOffsets); to > offsets.LogStart {
-				if err := k.DeleteRecords(tp, to); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }

@@ -73,6 +73,9 @@ func (k *Kafka) InitTransactions(transactionalID string) (TxnProducer, error) {
 		return TxnProducer{}, mapErr(err, fmt.Sprintf("init transactions %q", transactionalID))
 	}
 	t := &k.txns[slot]
+	if n := len(t.gens); n > 0 && t.gens[n-1].open {
+		k.noteMarkers(t.gens[n-1].added) // the fenced transaction was aborted
+	}
 	t.gens = append(t.gens, g)
 	return TxnProducer{TransactionalID: transactionalID, Epoch: int32(len(t.gens) - 1), slot: slot}, nil
 }
@@ -308,6 +311,7 @@ func (k *Kafka) endTxn(p TxnProducer, commit bool) error {
 	if err != nil {
 		return err
 	}
+	k.noteMarkers(g.added)
 	staged := g.staged
 	g.open, g.added, g.groups, g.staged = false, g.added[:0], g.groups[:0], nil
 	if commit {
