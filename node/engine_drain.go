@@ -9,9 +9,19 @@ package node
 //
 // Cost: at most one offer per received channel, each a walk over the head's causes and the
 // received set; never a function of buffer depth.
+//
+// Next is small enough to inline: the caller's Delivery is filled in place by next, where a
+// Delivery returned from a call is copied through memory twice (and zeroed when nothing is
+// delivered), which cost more than the rest of a delivery's bookkeeping.
 func (e *Engine) Next() (d Delivery, ok bool) {
+	ok = e.next(&d)
+	return d, ok
+}
+
+// next is Next filling *d, which it leaves alone when it delivers nothing.
+func (e *Engine) next(d *Delivery) bool {
 	if e.refusal != nil || e.heldCount == 0 {
-		return Delivery{}, false
+		return false
 	}
 	for i := e.heldFrom; i < len(e.chans); i++ {
 		c := &e.chans[i]
@@ -24,18 +34,16 @@ func (e *Engine) Next() (d Delivery, ok bool) {
 		if e.opts.Sabotage == SabotageNoFIFO {
 			for j := 0; j < c.held.len(); j++ {
 				if e.offer(c.held.msg(j)) {
-					ok = e.deliver(i, j, &d)
-					return d, ok
+					return e.deliver(i, j, d)
 				}
 			}
 			continue
 		}
 		if e.offer(c.held.front()) {
-			ok = e.deliver(i, 0, &d)
-			return d, ok
+			return e.deliver(i, 0, d)
 		}
 	}
-	return Delivery{}, false
+	return false
 }
 
 // offer asks the gate whether m is deliverable now.
