@@ -57,14 +57,63 @@ func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
 }
 
 // Decide is Decide(causes, t, t) without the interfaces: the gate's entry point for a caller that
-// holds its views in a table.
+// holds its views in a table. Its own loop is the deliverable path, walk specialised to stop at
+// the first blocked cause with no blockers to collect, so that it makes no call and keeps the
+// causes' and the entries' indexes and the cause's key in registers; a blocked cause, or a table
+// much wider than the causes, goes on in walk.
 func (t *SettledTable) Decide(causes Causes) Verdict {
-	i, j := t.walk(nil, causes.pairs, 0, 0)
-	if i == len(causes.pairs) {
+	cs, es := causes.pairs, t.entries
+	if len(es) > 8*len(cs)+16 {
+		if i, j := t.walk(nil, cs, 0, 0); i < len(cs) {
+			return t.held(cs, i, j)
+		}
 		return Verdict{}
 	}
+	j := 0
+	for i := range cs {
+		c := &cs[i]
+		k := keyOf(&c.Channel)
+		for {
+			if j == len(es) {
+				return Verdict{} // no cause from i on is received
+			}
+			e := &es[j]
+			if e.hi != k.hi {
+				if e.hi < k.hi {
+					j++
+					continue
+				}
+				break
+			}
+			if e.lo != k.lo {
+				if e.lo < k.lo {
+					j++
+					continue
+				}
+				break
+			}
+			if e.partition != k.partition {
+				if e.partition < k.partition {
+					j++
+					continue
+				}
+				break
+			}
+			if c.Position > e.settled {
+				return t.held(cs, i, j)
+			}
+			j++
+			break
+		}
+	}
+	return Verdict{}
+}
+
+// held is the verdict on causes whose cause i, on the channel of entry j, is blocked: the causes
+// before i are satisfied.
+func (t *SettledTable) held(cs []Cause, i, j int) Verdict {
 	var v Verdict
-	t.walk(&v.Blockers, causes.pairs, i, j) // the causes before i are satisfied
+	t.walk(&v.Blockers, cs, i, j)
 	return v
 }
 
