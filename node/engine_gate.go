@@ -11,12 +11,11 @@ package node
 // them when satisfied, else those up to and including the first unsatisfied one — the entries
 // Satisfied would have asked the views about.
 func (e *Engine) satisfied(causes []Cause) bool {
-	keys, chans := e.keys, e.chans[:len(e.keys)]
+	chans := e.chans
 	j := 0
 	for i := range causes {
 		c := &causes[i]
-		k := keyOf(&c.Channel)
-		if j < len(keys) && keys[j] == k { // the commonest step: the next received channel
+		if j < len(chans) && chans[j].ch == c.Channel { // the commonest step: the next received channel
 			if c.Position > chans[j].gate {
 				e.counters.CausesCompared += uint64(i + 1)
 				return false
@@ -24,7 +23,7 @@ func (e *Engine) satisfied(causes []Cause) bool {
 			j++
 			continue
 		}
-		if j = seekKey(keys, j, k); j < len(keys) && keys[j] == k {
+		if j = seekKey(e.keys, j, keyOf(&c.Channel)); j < len(chans) && chans[j].ch == c.Channel {
 			if c.Position > chans[j].gate {
 				e.counters.CausesCompared += uint64(i + 1)
 				return false
