@@ -64,8 +64,9 @@ func (b *heldBuffer) dropRestoredAt(j int) {
 	}
 }
 
-// pushZero appends a zero own entry at the back and returns it, for the caller to fill in place.
-func (b *heldBuffer) pushZero() *heldEntry { return b.own.pushZero() }
+// pushSlot appends an own entry at the back and returns it for the caller to fill in place: every
+// field, as its contents are unspecified.
+func (b *heldBuffer) pushSlot() *heldEntry { return b.own.pushSlot() }
 
 // insertAt inserts v before the j-th held message (sabotage only), after materialize.
 func (b *heldBuffer) insertAt(j int, v heldEntry) {

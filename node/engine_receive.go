@@ -42,8 +42,8 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	}
 	c.fed, c.fedKnown, c.fedDirty = pos, true, true // setFed, with the gate refreshed once below
 	e.markDirty(i)
-	h := c.held.pushZero()
-	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes = ch, pos, rec, causes
+	h := c.held.pushSlot()
+	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes, h.state = ch, pos, rec, causes, holdNew
 	if hs := rec.Headers; len(hs) == 1 && strings.HasPrefix(hs[0].Key, ReservedHeaderPrefix) {
 		h.msg.Record.Headers = nil // the commonest case, without a call: parsley.causes alone
 	} else if len(hs) > 0 {

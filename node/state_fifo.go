@@ -26,8 +26,15 @@ func (q *fifo[T]) back() *T { return &q.items[len(q.items)-1] }
 // push appends v at the back.
 func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
 
-// pushZero appends a zero entry at the back and returns it, for the caller to fill in place.
-func (q *fifo[T]) pushZero() *T {
+// pushSlot extends the queue by one entry at the back and returns it for the caller to fill in
+// place: its contents are unspecified (whatever the slot last held, or zero), so the caller must
+// write every field. Reusing the slot's room without clearing it first saves writing the entry
+// twice.
+func (q *fifo[T]) pushSlot() *T {
+	if n := len(q.items); n < cap(q.items) {
+		q.items = q.items[:n+1]
+		return &q.items[n]
+	}
 	var zero T
 	q.items = append(q.items, zero)
 	return &q.items[len(q.items)-1]
