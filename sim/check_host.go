@@ -24,7 +24,7 @@ import (
 // checkFeed checks H1 for feeding pos on pc, then the S8 reader-jump rule.
 func (w *world) checkFeed(p *proc, pc *chanOracle, pos int64, uid uint64) {
 	if pos <= pc.lastFed {
-		w.violate(spec.CritHost, p.idx, fmt.Sprintf("H1: fed %s after position %d in the same execution", w.or.msgName(uid), pc.lastFed))
+		w.violate(spec.CritHost, p.idx, fmt.Sprintf("H1: fed %s after position %d in the same execution", w.or.MsgName(uid), pc.lastFed))
 	}
 	w.checkSkippedRecords(p, pc, pos)
 }
@@ -33,16 +33,16 @@ func (w *world) checkFeed(p *proc, pc *chanOracle, pos int64, uid uint64) {
 func (w *world) checkStartPositions(p *proc) {
 	for _, c := range p.o.recv {
 		oc := p.o.chans.At(c)
-		if !oc.firstFixed || !w.or.alive(c) {
+		if !oc.firstFixed || !w.or.Alive(c) {
 			continue
 		}
 		from := max(oc.fedHigh+1, oc.firstRead)
-		if q, ok := p.o.tdp.C.Lookup(w.or.ids[c].nc); ok {
+		if q, ok := p.o.tdp.C.Lookup(w.or.Channel(c)); ok {
 			from = max(from, int64(q)+1)
 		}
-		if a := w.or.firstRecordIn(c, from, oc.startPos-1); a >= 0 {
+		if a := w.or.FirstRecordIn(c, from, oc.startPos-1); a >= 0 {
 			w.violate(spec.CritHost, p.idx, fmt.Sprintf("H2: start position %d on %s covers %s, which was never fed",
-				oc.startPos, w.or.chanName(c), w.or.msgName(w.or.recordAt(c, a))))
+				oc.startPos, w.or.ChanName(c), w.or.MsgName(w.or.RecordAt(c, a))))
 		}
 	}
 }

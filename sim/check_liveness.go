@@ -30,7 +30,7 @@ func (w *world) checkLiveness() {
 					break
 				}
 				w.report(spec.Violation{Criterion: spec.CritLiveness, Step: w.step, Process: p.idx,
-					Detail: fmt.Sprintf("%s was fed at step %d and never delivered", w.or.msgName(pm.uid), pm.fedStep)})
+					Detail: fmt.Sprintf("%s was fed at step %d and never delivered", w.or.MsgName(pm.uid), pm.fedStep)})
 				break
 			}
 		}
@@ -63,13 +63,13 @@ func (w *world) exemptions(p *proc) map[int32]int64 {
 // stuckForever reports whether message uid at p names a never-occupied position on a received
 // channel, or waits for an exempt message.
 func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
-	m := w.or.msgs[uid-1]
-	for _, cause := range m.expressed.Pairs() {
-		c := w.or.nodeChan(cause.Channel)
+	m := w.or.Msg(uid)
+	for _, cause := range m.Expressed.Pairs() {
+		c := w.or.NodeChan(cause.Channel)
 		if c < 0 {
 			continue
 		}
-		if c == m.ch && int64(cause.Position) >= m.pos {
+		if c == m.Ch && int64(cause.Position) >= m.Pos {
 			return true // names itself or a later position of its own channel
 		}
 		if !p.o.receives(c) {
@@ -79,7 +79,7 @@ func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
 		if from, ok := exempt[c]; ok && q >= from {
 			return true
 		}
-		if w.or.alive(c) && w.or.recordAt(c, q) == 0 {
+		if w.or.Alive(c) && w.or.RecordAt(c, q) == 0 {
 			return true
 		}
 	}

@@ -14,14 +14,14 @@ import (
 
 // checkOverexpression stages an OVEREXPRESSION violation for emission uid.
 func (w *world) checkOverexpression(p *proc, uid uint64) {
-	m := w.or.msgs[uid-1]
+	m := w.or.Msg(uid)
 	bound, cur := p.o.bound.C.Pairs(), 0
-	for _, cause := range m.expressed.Pairs() {
+	for _, cause := range m.Expressed.Pairs() {
 		if b, ok := oracle.LookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {
 			continue
 		}
 		p.o.stage(p, spec.CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",
-			w.or.msgName(uid), cause.Channel, cause.Position))
+			w.or.MsgName(uid), cause.Channel, cause.Position))
 		return
 	}
 }

@@ -29,17 +29,17 @@ func (w *world) checkRefusal(p *proc, r *node.Refusal, atReceipt bool) {
 func (w *world) refusalInjected(p *proc, r *node.Refusal, atReceipt bool) bool {
 	switch r.Reason {
 	case node.ReasonUndecodableMetadata:
-		c := w.or.nodeChan(r.Channel)
+		c := w.or.NodeChan(r.Channel)
 		if c < 0 {
 			return false
 		}
-		uid := w.or.recordAt(c, int64(r.Position))
-		return uid != 0 && w.or.msgs[uid-1].undecodable
+		uid := w.or.RecordAt(c, int64(r.Position))
+		return uid != 0 && w.or.Msg(uid).Undecodable
 	case node.ReasonPositionsDiscardedUnread:
-		c := w.or.nodeChan(r.Channel)
-		return c >= 0 && w.or.alive(c) && int64(r.Position) < w.or.logs[c].logStart
+		c := w.or.NodeChan(r.Channel)
+		return c >= 0 && w.or.Alive(c) && int64(r.Position) < w.or.LogStart(c)
 	case node.ReasonMetadataBudgetExceeded:
-		budget := w.or.budget
+		budget := w.or.Budget()
 		if budget == 0 {
 			budget = node.DefaultMetadataBudgetBytes
 		}
@@ -59,11 +59,11 @@ func (w *world) refusalInjected(p *proc, r *node.Refusal, atReceipt bool) bool {
 // taken in: a receipt's header (refused in a feed), a delivery's coordinate (refused in a drain).
 func (w *world) frontierOver(p *proc, r *node.Refusal, budget int, atReceipt bool) bool {
 	bound := p.o.bound.C
-	if c := w.or.nodeChan(r.Channel); c >= 0 && r.Position >= 0 {
-		if uid := w.or.recordAt(c, int64(r.Position)); uid != 0 {
+	if c := w.or.NodeChan(r.Channel); c >= 0 && r.Position >= 0 {
+		if uid := w.or.RecordAt(c, int64(r.Position)); uid != 0 {
 			bound = bound.Clone()
 			if atReceipt {
-				bound.MergeFrom(w.or.msgs[uid-1].expressed)
+				bound.MergeFrom(w.or.Msg(uid).Expressed)
 			} else {
 				bound.Merge(r.Channel, r.Position)
 			}
@@ -74,10 +74,10 @@ func (w *world) frontierOver(p *proc, r *node.Refusal, budget int, atReceipt boo
 
 // headerOver reports whether the record a refusal names carried a header over the budget.
 func (w *world) headerOver(r *node.Refusal, budget int) bool {
-	c := w.or.nodeChan(r.Channel)
+	c := w.or.NodeChan(r.Channel)
 	if c < 0 || r.Position < 0 {
 		return false
 	}
-	uid := w.or.recordAt(c, int64(r.Position))
-	return uid != 0 && w.or.msgs[uid-1].headerLen > budget
+	uid := w.or.RecordAt(c, int64(r.Position))
+	return uid != 0 && w.or.Msg(uid).HeaderLen > budget
 }

@@ -16,9 +16,9 @@ import (
 // incarnation.
 func (w *world) checkRecreatedReceived(p *proc) {
 	for _, c := range p.o.recv {
-		if w.or.recreated(c) {
+		if w.or.Recreated(c) {
 			w.violate(spec.CritRecreation, p.idx, fmt.Sprintf("committed while receiving %s, whose name now binds to incarnation %d",
-				w.or.chanName(c), w.or.liveInc(c)))
+				w.or.ChanName(c), w.or.LiveInc(c)))
 			return
 		}
 	}

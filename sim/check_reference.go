@@ -104,12 +104,12 @@ func (w *world) refViolate(p *proc, detail string) {
 // got (when the engine's start did not refuse), comparing both outcomes: serr is the engine's
 // start refusal, ierr its identity report's.
 func (w *world) refStart(p *proc, init node.Init, serr error, dead, recreated []node.TopicID, ierr error) {
-	if p.ref.off || !w.or.reports(spec.CritReference) {
+	if p.ref.off || !w.or.Reports(spec.CritReference) {
 		return
 	}
 	p.ref.drop()
 	p.ref.checked = nil
-	live, r := refnode.Start(p.ref.committed, oracle.RefInit(init, w.or.budget))
+	live, r := refnode.Start(p.ref.committed, oracle.RefInit(init, w.or.Budget()))
 	if !oracle.SameReason(serr, r) {
 		w.refDisagree(p, "start", oracle.RefusalString(serr), oracle.RefRefusalString(r))
 		return
@@ -134,9 +134,9 @@ func (w *world) refReceive(p *proc, c int32, pos int64, rec substrate.Record, ou
 	if p.ref.off || p.ref.live == nil {
 		return
 	}
-	rout, r := p.ref.node().Receive(oracle.RefChannel(w.or.ids[c].nc), refnode.Position(pos), oracle.RefRecord(rec))
+	rout, r := p.ref.node().Receive(oracle.RefChannel(w.or.Channel(c)), refnode.Position(pos), oracle.RefRecord(rec))
 	if !oracle.SameReason(err, r) || (err == nil && out.String() != rout.String()) {
-		w.refDisagree(p, fmt.Sprintf("receipt of %s:%d", w.or.chanName(c), pos), oracle.OutcomeString(out, err), oracle.RefOutcomeString(rout, r))
+		w.refDisagree(p, fmt.Sprintf("receipt of %s:%d", w.or.ChanName(c), pos), oracle.OutcomeString(out, err), oracle.RefOutcomeString(rout, r))
 	}
 }
 
@@ -170,9 +170,9 @@ func (w *world) refEmit(p *proc, c int32, rec node.Record, stamped node.Record, 
 	if p.ref.off || p.ref.live == nil {
 		return
 	}
-	stamp, r := p.ref.node().Emit(oracle.RefChannel(w.or.ids[c].nc), oracle.RefRecordOfNode(rec))
+	stamp, r := p.ref.node().Emit(oracle.RefChannel(w.or.Channel(c)), oracle.RefRecordOfNode(rec))
 	if !oracle.SameReason(err, r) {
-		w.refDisagree(p, "emission to "+w.or.chanName(c), oracle.RefusalString(err), oracle.RefRefusalString(r))
+		w.refDisagree(p, "emission to "+w.or.ChanName(c), oracle.RefusalString(err), oracle.RefRefusalString(r))
 		return
 	}
 	if err != nil {
@@ -180,7 +180,7 @@ func (w *world) refEmit(p *proc, c int32, rec node.Record, stamped node.Record, 
 	}
 	value, present, herr := node.CausesHeader(stamped.Headers)
 	if herr != nil || !present || string(value) != string(stamp) {
-		w.refDisagree(p, "stamp of an emission to "+w.or.chanName(c), fmt.Sprintf("%x", value), fmt.Sprintf("%x", stamp))
+		w.refDisagree(p, "stamp of an emission to "+w.or.ChanName(c), fmt.Sprintf("%x", value), fmt.Sprintf("%x", stamp))
 	}
 }
 
@@ -211,7 +211,7 @@ func (w *world) refCheckCommitted(p *proc, stored *node.State) {
 // state after a commit sequence that did not end (a crash inside it, a zombie's attempt; when
 // says which): the next start reads it, and nothing writes it while p is down.
 func (w *world) refCheckStored(p *proc, stored *node.State, when string) {
-	if p.ref.off || !w.or.reports(spec.CritReference) {
+	if p.ref.off || !w.or.Reports(spec.CritReference) {
 		return
 	}
 	st := p.ref.committedOrEmpty()
@@ -224,7 +224,7 @@ func (w *world) deliveryString(nc node.Channel, pos int64, ok bool) string {
 	if !ok {
 		return "no delivery"
 	}
-	return fmt.Sprintf("delivered %s:%d", w.or.nodeChanName(nc), pos)
+	return fmt.Sprintf("delivered %s:%d", w.or.NodeChanName(nc), pos)
 }
 
 func (w *world) refDeliveryString(d refnode.Delivery, ok bool) string {

@@ -20,9 +20,9 @@ import (
 
 // checkCausalOrderAtDelivery is the delivery-time half of S1 (staged with the step).
 func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
-	m := w.or.msgs[b-1]
-	for _, cause := range m.past.Pairs() {
-		c := w.or.nodeChan(cause.Channel)
+	m := w.or.Msg(b)
+	for _, cause := range m.Past.Pairs() {
+		c := w.or.NodeChan(cause.Channel)
 		if c < 0 {
 			continue
 		}
@@ -33,16 +33,16 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 		q := int64(cause.Position)
 		if len(pc.pending) > 0 && pc.pending[0].pos <= q && pc.pending[0].uid != b {
 			p.o.stage(p, spec.CritS1, fmt.Sprintf("delivered %s while still holding its true cause %s",
-				w.or.msgName(b), w.or.msgName(pc.pending[0].uid)))
+				w.or.MsgName(b), w.or.MsgName(pc.pending[0].uid)))
 			return
 		}
-		if q <= pc.fedHigh || !w.or.alive(c) {
+		if q <= pc.fedHigh || !w.or.Alive(c) {
 			continue
 		}
 		from := max(pc.fedHigh+1, pc.firstRead, pc.clampAtStart+1)
-		if a := w.or.firstRecordIn(c, from, q); a >= 0 {
+		if a := w.or.FirstRecordIn(c, from, q); a >= 0 {
 			p.o.stage(p, spec.CritS1, fmt.Sprintf("delivered %s before its true cause %s was even received",
-				w.or.msgName(b), w.or.msgName(w.or.recordAt(c, a))))
+				w.or.MsgName(b), w.or.MsgName(w.or.RecordAt(c, a))))
 			return
 		}
 	}
@@ -64,9 +64,9 @@ func (w *world) checkCausalOrderLifetime() {
 
 // inversionBefore looks for a true cause of delivery d that p delivered after d.
 func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
-	m := w.or.msgs[d.uid-1]
-	for _, cause := range m.past.Pairs() {
-		c := w.or.nodeChan(cause.Channel)
+	m := w.or.Msg(d.uid)
+	for _, cause := range m.Past.Pairs() {
+		c := w.or.NodeChan(cause.Channel)
 		pc := p.o.chans.At(c)
 		if c < 0 || pc == nil {
 			continue
@@ -81,7 +81,7 @@ func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
 		}
 		if a := pc.delivered[i-1]; a.index > d.index {
 			return fmt.Sprintf("delivered %s (delivery %d) after its effect %s (delivery %d)",
-				w.or.msgName(a.uid), a.index, w.or.msgName(d.uid), d.index), true
+				w.or.MsgName(a.uid), a.index, w.or.MsgName(d.uid), d.index), true
 		}
 	}
 	return "", false

@@ -13,11 +13,11 @@ import (
 // checkDuplicate stages an S2 violation and reports true when p delivers a position of pc it
 // has delivered before.
 func (w *world) checkDuplicate(p *proc, pc *chanOracle, uid uint64) bool {
-	pos := w.or.msgs[uid-1].pos
+	pos := w.or.Msg(uid).Pos
 	i := pc.deliveredIndex(pos)
 	if i < 0 {
 		return false
 	}
-	p.o.stage(p, spec.CritS2, fmt.Sprintf("delivered %s again (first delivery index %d)", w.or.msgName(uid), pc.delivered[i].index))
+	p.o.stage(p, spec.CritS2, fmt.Sprintf("delivered %s again (first delivery index %d)", w.or.MsgName(uid), pc.delivered[i].index))
 	return true
 }

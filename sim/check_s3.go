@@ -13,12 +13,12 @@ import (
 
 // checkFIFO stages S3 violations for delivering uid on pc.
 func (w *world) checkFIFO(p *proc, pc *chanOracle, uid uint64) {
-	pos := w.or.msgs[uid-1].pos
+	pos := w.or.Msg(uid).Pos
 	if n := len(pc.delivered); n > 0 && pc.delivered[n-1].pos > pos {
-		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s after the later %s", w.or.msgName(uid), w.or.msgName(pc.delivered[n-1].uid)))
+		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s after the later %s", w.or.MsgName(uid), w.or.MsgName(pc.delivered[n-1].uid)))
 		return
 	}
 	if len(pc.pending) > 0 && pc.pending[0].pos < pos {
-		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s past the earlier undelivered %s", w.or.msgName(uid), w.or.msgName(pc.pending[0].uid)))
+		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s past the earlier undelivered %s", w.or.MsgName(uid), w.or.MsgName(pc.pending[0].uid)))
 	}
 }

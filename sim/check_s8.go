@@ -19,9 +19,9 @@ func (w *world) checkSkippedRecords(p *proc, pc *chanOracle, pos int64) {
 	if from >= pos {
 		return
 	}
-	if a := w.or.firstRecordIn(pc.ch, from, pos-1); a >= 0 {
+	if a := w.or.FirstRecordIn(pc.ch, from, pos-1); a >= 0 {
 		p.o.stage(p, spec.CritS8, fmt.Sprintf("read past %s on %s without ever feeding it",
-			w.or.msgName(w.or.recordAt(pc.ch, a)), w.or.chanName(pc.ch)))
+			w.or.MsgName(w.or.RecordAt(pc.ch, a)), w.or.ChanName(pc.ch)))
 	}
 }
 
@@ -29,5 +29,5 @@ func (w *world) checkSkippedRecords(p *proc, pc *chanOracle, pos int64) {
 // to the log start instead of failing closed.
 func (w *world) checkResetPastLogStart(p *proc, c int32, readPos, logStart int64) {
 	p.o.stage(p, spec.CritS8, fmt.Sprintf("read position %d on %s is below log start %d and the process did not fail closed",
-		readPos, w.or.chanName(c), logStart))
+		readPos, w.or.ChanName(c), logStart))
 }

@@ -16,11 +16,11 @@ import (
 func (w *world) checkDeadHolds(p *proc, pc *chanOracle, uid uint64) {
 	for _, c := range p.o.recv {
 		other := p.o.chans.At(c)
-		if other == pc || w.or.alive(other.ch) || len(other.pending) == 0 {
+		if other == pc || w.or.Alive(other.ch) || len(other.pending) == 0 {
 			continue
 		}
 		p.o.stage(p, spec.CritS9, fmt.Sprintf("delivered %s while holding %s on the deleted channel %s",
-			w.or.msgName(uid), w.or.msgName(other.pending[0].uid), w.or.chanName(other.ch)))
+			w.or.MsgName(uid), w.or.MsgName(other.pending[0].uid), w.or.ChanName(other.ch)))
 		return
 	}
 }

@@ -22,7 +22,6 @@ package sim
 import (
 	"fmt"
 
-	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/wire"
@@ -32,9 +31,7 @@ import (
 // violate records a session violation about client c.
 func (s *sessionWorld) violate(crit spec.Criterion, c int, detail string, msgs ...uint64) {
 	prefix := fmt.Sprintf("client %d session %d: ", c, s.clients[c].session)
-	if s.w.violate(crit, -1, prefix+detail) && len(msgs) > 0 {
-		s.w.or.violations[len(s.w.or.violations)-1].Msgs = msgs
-	}
+	s.w.violate(crit, -1, prefix+detail, msgs...)
 }
 
 // checkServed runs the read-time checks on a served read.
@@ -59,7 +56,7 @@ func (s *sessionWorld) checkCoverage(c, op int, m *readModel, served []int, pres
 		truth := s.projections[p].truth
 		if ch, pos, ok := oracle.FirstUncovered(truth, token); ok {
 			s.violate(spec.CritSessionCoverage, c, fmt.Sprintf("read op %d of %s served by %s, whose true past does not cover the token %s: %s needs %d, true past has %s",
-				op, m.spec.Name, s.w.procs[p].spec.Name, session.Of(token), s.w.or.nodeChanName(ch), pos, oracle.TruePos(truth, ch)))
+				op, m.spec.Name, s.w.procs[p].spec.Name, session.Of(token), s.w.or.NodeChanName(ch), pos, oracle.TruePos(truth, ch)))
 			return
 		}
 	}
@@ -68,13 +65,13 @@ func (s *sessionWorld) checkCoverage(c, op int, m *readModel, served []int, pres
 // checkRYW: every served partition's true past reflects each committed write of the session.
 func (s *sessionWorld) checkRYW(c, op int, m *readModel, served []int) {
 	for _, wr := range s.clients[c].writes {
-		msg := s.w.or.msgs[wr.uid-1]
-		nc := s.w.or.ids[msg.ch].nc
+		msg := s.w.or.Msg(wr.uid)
+		nc := s.w.or.Channel(msg.Ch)
 		for _, p := range served {
-			if got, ok := s.projections[p].truth.Lookup(nc); !ok || int64(got) < msg.pos {
+			if got, ok := s.projections[p].truth.Lookup(nc); !ok || int64(got) < msg.Pos {
 				s.violate(spec.CritSessionRYW, c, fmt.Sprintf("read op %d of %s served by %s reflects %s only up to %s, but write op %d was acknowledged at %s:%d (%s)",
-					op, m.spec.Name, s.w.procs[p].spec.Name, s.w.or.chanName(msg.ch), oracle.TruePos(s.projections[p].truth, nc),
-					wr.op, s.w.or.chanName(msg.ch), msg.pos, s.w.or.msgName(wr.uid)), wr.uid)
+					op, m.spec.Name, s.w.procs[p].spec.Name, s.w.or.ChanName(msg.Ch), oracle.TruePos(s.projections[p].truth, nc),
+					wr.op, s.w.or.ChanName(msg.Ch), msg.Pos, s.w.or.MsgName(wr.uid)), wr.uid)
 				return
 			}
 		}
@@ -88,7 +85,7 @@ func (s *sessionWorld) checkMR(c, op int, m *readModel, served []int) {
 			truth := s.projections[p].truth
 			if ch, pos, ok := oracle.FirstUncovered(truth, r.rows); ok {
 				s.violate(spec.CritSessionMR, c, fmt.Sprintf("read op %d of %s served by %s reflects %s only up to %s, but the earlier read op %d of %s served the row at %d",
-					op, m.spec.Name, s.w.procs[p].spec.Name, s.w.or.nodeChanName(ch), oracle.TruePos(truth, ch), r.op, r.model, pos))
+					op, m.spec.Name, s.w.procs[p].spec.Name, s.w.or.NodeChanName(ch), oracle.TruePos(truth, ch), r.op, r.model, pos))
 				return
 			}
 		}
@@ -97,11 +94,11 @@ func (s *sessionWorld) checkMR(c, op int, m *readModel, served []int) {
 
 // checkWFR: committed write uid carries every row its session read before.
 func (s *sessionWorld) checkWFR(c, op int, uid uint64) {
-	msg := s.w.or.msgs[uid-1]
+	msg := s.w.or.Msg(uid)
 	for _, r := range s.clients[c].reads {
-		if ch, pos, ok := oracle.FirstUncovered(msg.expressed, r.rows); ok {
+		if ch, pos, ok := oracle.FirstUncovered(msg.Expressed, r.rows); ok {
 			s.violate(spec.CritSessionWFR, c, fmt.Sprintf("write op %d (%s) carries %s only up to %s, but the earlier read op %d of %s served the row at %d",
-				op, s.w.or.msgName(uid), s.w.or.nodeChanName(ch), oracle.TruePos(msg.expressed, ch), r.op, r.model, pos), uid)
+				op, s.w.or.MsgName(uid), s.w.or.NodeChanName(ch), oracle.TruePos(msg.Expressed, ch), r.op, r.model, pos), uid)
 			return
 		}
 	}
@@ -110,33 +107,20 @@ func (s *sessionWorld) checkWFR(c, op int, uid uint64) {
 // checkToken: every pair of a token a tier minted names an acknowledged committed record.
 func (s *sessionWorld) checkToken(c, op int, what string, minted session.CausalPast) {
 	for _, pair := range minted.Causes().Pairs() {
-		ch := s.w.or.nodeChan(pair.Channel)
-		if ch >= 0 && s.w.or.recordAt(ch, int64(pair.Position)) != 0 || s.w.forgedClaim(pair) {
+		ch := s.w.or.NodeChan(pair.Channel)
+		if ch >= 0 && s.w.or.RecordAt(ch, int64(pair.Position)) != 0 || s.w.or.ForgedClaim(pair) {
 			continue
 		}
 		state := "no record"
-		if ch >= 0 && int64(pair.Position) < int64(len(s.w.or.logs[ch].slots)) {
-			if uid := s.w.or.logs[ch].slots[pair.Position]; uid != 0 {
-				state = "a " + s.w.or.msgs[uid-1].state.String() + " record"
+		if ch >= 0 && int64(pair.Position) < int64(len(s.w.or.Slots(ch))) {
+			if uid := s.w.or.Slots(ch)[pair.Position]; uid != 0 {
+				state = "a " + s.w.or.Msg(uid).State.String() + " record"
 			}
 		}
 		s.violate(spec.CritSessionToken, c, fmt.Sprintf("%s op %d handed back a token naming %s:%d, which is %s, not an acknowledged committed record (token %s)",
-			what, op, s.w.or.nodeChanName(pair.Channel), pair.Position, state, minted))
+			what, op, s.w.or.NodeChanName(pair.Channel), pair.Position, state, minted))
 		return
 	}
-}
-
-// forgedClaim reports whether a forged or corrupt record's header names exactly this pair.
-func (w *world) forgedClaim(pair node.Cause) bool {
-	for _, m := range w.or.msgs {
-		if m.kind != msgForged && m.kind != msgCorrupt {
-			continue
-		}
-		if q, ok := m.expressed.Lookup(pair.Channel); ok && q == pair.Position {
-			return true
-		}
-	}
-	return false
 }
 
 // checkDamaged: a tier that accepted a token the simulator damaged acted on its contents.

@@ -13,18 +13,18 @@ import (
 
 // checkAssigned stages a STRUCT12 violation for emission uid.
 func (w *world) checkAssigned(p *proc, uid uint64) {
-	m := w.or.msgs[uid-1]
+	m := w.or.Msg(uid)
 	seen, cur := p.o.seen.C.Pairs(), 0
-	for _, cause := range m.expressed.Pairs() {
+	for _, cause := range m.Expressed.Pairs() {
 		q := int64(cause.Position)
 		if s, ok := oracle.LookupFrom(seen, &cur, cause.Channel); ok && q <= int64(s) {
 			continue
 		}
-		c := w.or.nodeChan(cause.Channel)
-		if c >= 0 && (q < w.or.assignedEnd(c)) {
+		c := w.or.NodeChan(cause.Channel)
+		if c >= 0 && (q < w.or.AssignedEnd(c)) {
 			continue
 		}
-		p.o.stage(p, spec.CritStruct12, fmt.Sprintf("%s names %v@%d, never assigned and never seen", w.or.msgName(uid), cause.Channel, q))
+		p.o.stage(p, spec.CritStruct12, fmt.Sprintf("%s names %v@%d, never assigned and never seen", w.or.MsgName(uid), cause.Channel, q))
 		return
 	}
 }

@@ -13,12 +13,12 @@ import (
 
 // checkOwnChannel stages a STRUCT14 violation for emission uid.
 func (w *world) checkOwnChannel(p *proc, uid uint64) {
-	m := w.or.msgs[uid-1]
-	nc := w.or.ids[m.ch].nc
-	if q, ok := m.expressed.Lookup(nc); ok && int64(q) >= m.pos {
+	m := w.or.Msg(uid)
+	nc := w.or.Channel(m.Ch)
+	if q, ok := m.Expressed.Lookup(nc); ok && int64(q) >= m.Pos {
 		if s, learned := p.o.seen.C.Lookup(nc); learned && q <= s {
 			return
 		}
-		p.o.stage(p, spec.CritStruct14, fmt.Sprintf("%s names its own channel at %d", w.or.msgName(uid), q))
+		p.o.stage(p, spec.CritStruct14, fmt.Sprintf("%s names its own channel at %d", w.or.MsgName(uid), q))
 	}
 }

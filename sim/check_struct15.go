@@ -14,17 +14,17 @@ import (
 
 // checkExpressed stages a STRUCT15 violation for emission uid.
 func (w *world) checkExpressed(p *proc, uid uint64) {
-	m := w.or.msgs[uid-1]
-	expressed, cur := m.expressed.Pairs(), 0
-	for _, cause := range m.past.Pairs() {
+	m := w.or.Msg(uid)
+	expressed, cur := m.Expressed.Pairs(), 0
+	for _, cause := range m.Past.Pairs() {
 		if q, ok := oracle.LookupFrom(expressed, &cur, cause.Channel); ok && q >= cause.Position {
 			continue
 		}
-		c := w.or.nodeChan(cause.Channel)
-		if c >= 0 && !w.or.alive(c) {
+		c := w.or.NodeChan(cause.Channel)
+		if c >= 0 && !w.or.Alive(c) {
 			continue
 		}
-		p.o.stage(p, spec.CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", w.or.msgName(uid), cause.Channel, cause.Position))
+		p.o.stage(p, spec.CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", w.or.MsgName(uid), cause.Channel, cause.Position))
 		return
 	}
 }

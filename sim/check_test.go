@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -90,14 +91,14 @@ func TestCheckS1LifetimeInversion(t *testing.T) {
 	w := newWorld(diamond(), &swarm.Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
 	p, in, mid := stageInvertedDiamond(w)
 	w.checkCausalOrderLifetime()
-	if len(w.or.violations) != 1 || w.or.violations[0].Criterion != spec.CritS1 || !strings.Contains(w.or.violations[0].Detail, "m1") {
-		t.Fatalf("lifetime check: %v", w.or.violations)
+	if len(w.or.Violations()) != 1 || w.or.Violations()[0].Criterion != spec.CritS1 || !strings.Contains(w.or.Violations()[0].Detail, "m1") {
+		t.Fatalf("lifetime check: %v", w.or.Violations())
 	}
 	p.o.chanState(in).delivered[0].index, p.o.chanState(mid).delivered[0].index = 0, 1
-	w.or.violations = nil
+	w.or.ClearViolations()
 	w.checkCausalOrderLifetime()
-	if len(w.or.violations) != 0 {
-		t.Fatalf("lifetime check on the right order: %v", w.or.violations)
+	if len(w.or.Violations()) != 0 {
+		t.Fatalf("lifetime check on the right order: %v", w.or.Violations())
 	}
 }
 
@@ -323,9 +324,9 @@ func TestCheckLiveness(t *testing.T) {
 // and the two channels; swapping the two delivered indexes makes the history causal again.
 func stageInvertedDiamond(w *world) (p *proc, in, mid int32) {
 	in, mid = w.chanOf(w.topics[0].inc, 0), w.chanOf(w.topics[1].inc, 0)
-	m1 := w.or.add(message{ch: in, pos: 0, sender: -1, kind: msgPlain, state: msgCommitted}, 0)
-	m2 := w.or.add(message{ch: mid, pos: 0, sender: 0, kind: msgEmission, state: msgCommitted,
-		past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})}, 0)
+	m1 := w.or.Add(oracle.Message{Ch: in, Pos: 0, Sender: -1, Kind: oracle.MsgPlain, State: oracle.MsgCommitted}, 0)
+	m2 := w.or.Add(oracle.Message{Ch: mid, Pos: 0, Sender: 0, Kind: oracle.MsgEmission, State: oracle.MsgCommitted,
+		Past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})}, 0)
 	p = w.procs[1]
 	p.o.chanState(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
 	p.o.chanState(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}

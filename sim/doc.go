@@ -7,7 +7,7 @@
 // record produced, a transaction's end, a log moved, a topic created or deleted, an execution's
 // received channels and start positions, a feed, a drain, a delivery, an emission with its
 // bytes, a commit and what reached the state store, a crash or refusal, the faults that entitle a
-// process to fail closed — and it keeps its own model of the world (worldOracle: the message
+// process to fail closed — and it keeps its own model of the world (oracle.Oracle: the message
 // table, each channel's log) and of each process (procOracle, chanOracle), changed only by them.
 // Its checkers read that and the events' arguments, never the substrate, the world's topic and
 // channel tables, a process's host state or its engine (TestOracleReadsNoHostState). The world

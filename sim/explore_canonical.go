@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -108,9 +109,9 @@ func procRollbackFree(p *proc) bool {
 		if pc.readPos < int64(w.offsets(c).LogStart) {
 			return false
 		}
-		slots := w.or.logs[c].slots
+		slots := w.or.Slots(c)
 		for o := max(pc.readPos, 0); o < int64(len(slots)); o++ {
-			if uid := slots[o]; uid != 0 && (w.or.msgs[uid-1].kind == msgCorrupt || w.or.msgs[uid-1].kind == msgForged) {
+			if uid := slots[o]; uid != 0 && (w.or.Msg(uid).Kind == oracle.MsgCorrupt || w.or.Msg(uid).Kind == oracle.MsgForged) {
 				return false
 			}
 		}

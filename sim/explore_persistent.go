@@ -340,7 +340,7 @@ func (ps *persistentSets) enabledCounts(w *world, acts *stateActions, counts []i
 	if left(w, spec.ActDeleteRecords) {
 		any := false
 		for c := range w.chans {
-			if w.alive(int32(c)) && len(w.or.logs[c].slots) > 0 {
+			if w.alive(int32(c)) && len(w.or.Slots(int32(c))) > 0 {
 				counts[ps.trunc[w.chans[c].topic]] = 1
 				any = true
 			}

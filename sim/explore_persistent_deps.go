@@ -185,7 +185,7 @@ func (ps *persistentSets) feedMaySkip(w *world, pc *pcState) bool {
 		}
 		from = logStart
 	}
-	return w.or.firstRecordIn(c, from, w.chans[c].lso-1) < 0
+	return w.or.FirstRecordIn(c, from, w.chans[c].lso-1) < 0
 }
 
 // mayMeetNonCommitted reports whether process r might, while mover waits, feed topic t at a
@@ -215,7 +215,7 @@ func (ps *persistentSets) mayMeetNonCommitted(w *world, r, t, mover int) bool {
 			}
 		}
 		for o := lo; o < ch.lso; o++ {
-			if w.or.recordAt(int32(c), o) == 0 {
+			if w.or.RecordAt(int32(c), o) == 0 {
 				return true
 			}
 		}

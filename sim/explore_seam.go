@@ -81,7 +81,7 @@ func newExploredWorld(scn *spec.Scenario, set *swarm.Settings, opts *RunOptions)
 func (w *world) endCopy(into *world, ids *rand.PCG) *world {
 	c := w.cloneInto(into, ids, choose.NewReplay(nil))
 	c.ownAll()
-	c.or.violations = nil
+	c.or.ClearViolations()
 	return c
 }
 
@@ -131,7 +131,7 @@ func (w *world) takeScript(dst []spec.ScriptedAction) []spec.ScriptedAction {
 	return dst
 }
 
-func (w *world) violationsFound() []spec.Violation { return w.or.violations }
+func (w *world) violationsFound() []spec.Violation { return w.or.Violations() }
 func (w *world) settings() *swarm.Settings         { return w.set }
 func (w *world) withSettings(set *swarm.Settings)  { w.set = set }
 func (w *world) processCount() int                 { return len(w.procs) }

@@ -43,7 +43,7 @@ func (p *proc) feed(pc *pcState) {
 	}
 	rec := recs[0]
 	pos := int64(rec.Offset)
-	uid := w.or.recordAt(pc.ch, pos)
+	uid := w.or.RecordAt(pc.ch, pos)
 	if uid == 0 {
 		panic(fmt.Sprintf("sim: fetched %s:%d which the oracle does not know as a committed record", w.chanName(pc.ch), pos))
 	}
@@ -116,7 +116,7 @@ func (p *proc) drain() {
 		}
 		p.stepDirty = true
 		c := w.nodeChan(d.Channel)
-		uid := w.or.recordAt(c, int64(d.Position))
+		uid := w.or.RecordAt(c, int64(d.Position))
 		if c < 0 || uid == 0 {
 			panic(fmt.Sprintf("sim: %s delivered %v@%d, which is no committed record", p.spec.Name, d.Channel, d.Position))
 		}
@@ -196,7 +196,7 @@ func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 	}
 	p.stepChans = append(p.stepChans, c)
 	uid := p.o.onSend(p, c, int64(off), stamped.Headers)
-	w.or.setPayload(uid, rec.Key, rec.Value)
+	w.or.SetPayload(uid, rec.Key, rec.Value)
 	w.stats.Sent++
 	if w.tracing {
 		w.emitChan("sent", p, c, int64(off), uid, "")

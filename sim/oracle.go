@@ -37,7 +37,7 @@ type procOracle struct {
 	undo     []undoEntry
 	staged   []spec.Violation
 	stepSent []uint64
-	stepLat  []latencySample
+	stepLat  []oracle.LatencySample
 	// stepCorrupt is a record fed in this step whose headers the reference decoder refuses
 	// (0 = none): committing it breaks S7.
 	stepCorrupt uint64
@@ -159,7 +159,7 @@ func (o *procOracle) onStart(p *proc) {
 			oc.firstRead = oc.startPos
 		}
 		oc.clampAtStart = -1
-		if q, ok := o.tdp.C.Lookup(p.w.or.ids[c].nc); ok {
+		if q, ok := o.tdp.C.Lookup(p.w.or.Channel(c)); ok {
 			oc.clampAtStart = int64(q)
 		}
 	}
@@ -169,13 +169,13 @@ func (o *procOracle) onStart(p *proc) {
 // header joins seen and bound, and the record becomes pending (owed) unless it was delivered
 // already, is at or below the execution's true delivered past, or is pending already.
 func (o *procOracle) onFeed(p *proc, c int32, uid uint64, pos int64) {
-	m, st, oc := p.w.or.msgs[uid-1], p.storage(), o.chans.At(c)
+	m, st, oc := p.w.or.Msg(uid), p.storage(), o.chans.At(c)
 	p.w.checkFeed(p, oc, pos, uid)
 	oc.lastFed = pos
-	o.past.MergeFrom(m.past, st)
-	o.seen.MergeFrom(m.expressed, st)
-	o.bound.MergeFrom(m.expressed, st)
-	if m.undecodable && o.stepCorrupt == 0 {
+	o.past.MergeFrom(m.Past, st)
+	o.seen.MergeFrom(m.Expressed, st)
+	o.bound.MergeFrom(m.Expressed, st)
+	if m.Undecodable && o.stepCorrupt == 0 {
 		o.stepCorrupt = uid
 	}
 	if pos > oc.fedHigh {
@@ -203,7 +203,7 @@ func (o *procOracle) onRefeed(p *proc, c int32, uid uint64, pos int64) {
 // coordinate joins the bound, and the record leaves the pending set.
 func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
 	w, oc := p.w, o.chanState(c)
-	m := w.or.msgs[uid-1]
+	m := w.or.Msg(uid)
 	w.sess.onDeliver(p, uid) // a projector's row (session_projection.go)
 	if w.checkDuplicate(p, oc, uid) {
 		return
@@ -211,20 +211,20 @@ func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
 	w.checkFIFO(p, oc, uid)
 	w.checkCausalOrderAtDelivery(p, uid)
 	w.checkDeadHolds(p, oc, uid)
-	nc, st := w.or.ids[m.ch].nc, p.storage()
-	o.past.Merge(nc, node.Offset(m.pos), st)
-	o.bound.Merge(nc, node.Offset(m.pos), st)
-	o.past.MergeFrom(m.past, st)
-	o.tdp.MergeFrom(m.past, st)
-	i, _ := slices.BinarySearchFunc(oc.delivered, m.pos, func(e deliveredPos, pos int64) int { return cmp.Compare(e.pos, pos) })
-	oc.delivered = slices.Insert(oc.delivered, i, deliveredPos{pos: m.pos, index: int(o.deliveries), uid: uid})
+	nc, st := w.or.Channel(m.Ch), p.storage()
+	o.past.Merge(nc, node.Offset(m.Pos), st)
+	o.bound.Merge(nc, node.Offset(m.Pos), st)
+	o.past.MergeFrom(m.Past, st)
+	o.tdp.MergeFrom(m.Past, st)
+	i, _ := slices.BinarySearchFunc(oc.delivered, m.Pos, func(e deliveredPos, pos int64) int { return cmp.Compare(e.pos, pos) })
+	oc.delivered = slices.Insert(oc.delivered, i, deliveredPos{pos: m.Pos, index: int(o.deliveries), uid: uid})
 	o.undo = append(o.undo, undoEntry{kind: undoDelivered, ch: oc.ch, idx: i})
 	o.setDeliveries(o.deliveries + 1)
 	o.stepDeliv++
-	sample := latencySample{endToEndMicros: w.clock.Now() - m.producedMicros, holdMicros: -1}
+	sample := oracle.LatencySample{EndToEndMicros: w.clock.Now() - m.ProducedMicros, HoldMicros: -1}
 	if j := oc.pendingIndex(uid); j >= 0 {
 		pm := oc.pending[j]
-		sample.holdMicros = w.clock.Now() - pm.fedMicros
+		sample.HoldMicros = w.clock.Now() - pm.fedMicros
 		if o.drains > pm.fedDrains+1 { // it survived a drain after its receipt: it was held back
 			o.stepHeldRe++
 		}
@@ -240,16 +240,16 @@ func (o *procOracle) onDeliver(p *proc, c int32, uid uint64) {
 func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) uint64 {
 	w := p.w
 	hr := o.stamps.Read(headers)
-	m := message{ch: c, pos: pos, sender: int32(p.idx), kind: msgEmission, state: msgPending,
-		past: o.past.Share(), expressed: hr.Expressed, headerLen: hr.ValueLen, undecodable: hr.Undecodable}
+	m := oracle.Message{Ch: c, Pos: pos, Sender: int32(p.idx), Kind: oracle.MsgEmission, State: oracle.MsgPending,
+		Past: o.past.Share(), Expressed: hr.Expressed, HeaderLen: hr.ValueLen, Undecodable: hr.Undecodable}
 	switch {
 	case !hr.Present:
 		p.o.stage(p, spec.CritStruct15, "emission carries no "+node.HeaderKey+" header")
 	case hr.Undecodable:
 		p.o.stage(p, spec.CritStruct15, "emission header does not decode: "+hr.Refusal.Error())
-		m.raw = hr.Values
+		m.Raw = hr.Values
 	}
-	uid := w.or.add(m, w.clock.Now())
+	uid := w.or.Add(m, w.clock.Now())
 	o.stepSent = append(o.stepSent, uid)
 	w.checkExpression(p, uid)
 	return uid
@@ -257,7 +257,7 @@ func (o *procOracle) onSend(p *proc, c int32, pos int64, headers []node.Header) 
 
 // stage records a violation that becomes real only if the step commits.
 func (o *procOracle) stage(p *proc, crit spec.Criterion, detail string) {
-	if !p.w.or.reports(crit) {
+	if !p.w.or.Reports(crit) {
 		return
 	}
 	o.staged = append(o.staged, spec.Violation{Criterion: crit, Step: p.w.step, Process: p.idx, Detail: detail})
@@ -273,13 +273,10 @@ func (o *procOracle) onCommit(p *proc) {
 		o.chans.At(c).firstFixed = true
 	}
 	for _, uid := range o.stepSent {
-		w.or.setState(uid, msgCommitted)
+		w.or.SetState(uid, oracle.MsgCommitted)
 		w.noteCommitted(uid)
 	}
-	w.or.violations = append(w.or.violations, o.staged...)
-	w.or.lat.add(o.stepLat)
-	w.or.deliveries += o.stepDeliv
-	w.or.heldReleased += o.stepHeldRe
+	w.or.CommitStep(o.staged, o.stepLat, o.stepDeliv, o.stepHeldRe)
 	o.endStep()
 }
 
@@ -311,7 +308,7 @@ func (o *procOracle) rollback(p *proc) bool {
 		}
 	}
 	for _, uid := range o.stepSent {
-		p.w.or.setState(uid, msgAborted)
+		p.w.or.SetState(uid, oracle.MsgAborted)
 	}
 	o.endStep()
 	return did
@@ -345,11 +342,10 @@ func (w *world) checkCommittedStep(p *proc) {
 
 // violate records a violation found now (not staged) and reports whether it did (false when the
 // criterion is disabled).
-func (w *world) violate(crit spec.Criterion, proc int, detail string) bool {
-	if !w.or.reports(crit) {
+func (w *world) violate(crit spec.Criterion, proc int, detail string, msgs ...uint64) bool {
+	if !w.or.Report(spec.Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail, Msgs: msgs}) {
 		return false
 	}
-	w.or.violations = append(w.or.violations, spec.Violation{Criterion: crit, Step: w.step, Process: proc, Detail: detail})
 	if w.tracing {
 		w.emitRaw("violation", proc, string(crit)+": "+detail)
 	}
@@ -358,7 +354,5 @@ func (w *world) violate(crit spec.Criterion, proc int, detail string) bool {
 
 // report records a violation found at the end of the run (liveness, the lifetime half of S1).
 func (w *world) report(v spec.Violation) {
-	if w.or.reports(v.Criterion) {
-		w.or.violations = append(w.or.violations, v)
-	}
+	w.or.Report(v)
 }

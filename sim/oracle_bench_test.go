@@ -64,8 +64,8 @@ func oracleReport(b *testing.B, w *world, checked, deliveries int) {
 			b.Fatalf("re-check staged %v", p.o.staged[0])
 		}
 	}
-	if len(w.or.violations) > 0 {
-		b.Fatalf("re-check found %v", w.or.violations[0])
+	if len(w.or.Violations()) > 0 {
+		b.Fatalf("re-check found %v", w.or.Violations()[0])
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(checked), "ns/delivery")
 	b.ReportMetric(float64(deliveries), "checksum")

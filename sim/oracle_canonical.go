@@ -3,6 +3,8 @@ package sim
 import (
 	"encoding/binary"
 	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/oracle"
 )
 
 // The oracle's own canonical encoding of its view of a process and its own copy, which the
@@ -180,7 +182,7 @@ func (o *procOracle) appendUndoLog(b []byte) []byte {
 
 // shareWith makes c, a copy of o by value in a cloned process, share o's frontiers copy-on-write,
 // with lat (a buffer of c's shell) for its step's latency samples.
-func (o *procOracle) shareWith(c *procOracle, lat []latencySample) {
+func (o *procOracle) shareWith(c *procOracle, lat []oracle.LatencySample) {
 	of, cf := o.frontiers(), c.frontiers()
 	for i := range of {
 		of[i].Shared, cf[i].Shared = true, true

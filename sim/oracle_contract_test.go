@@ -20,11 +20,11 @@ import (
 )
 
 // The oracle's files: the oracle and its checkers. They judge from the events the host and the
-// world hand the oracle (procOracle's and worldOracle's on* handlers and the arguments of the
+// world hand the oracle (procOracle's and oracle.Oracle's On* handlers and the arguments of the
 // checks) and from the oracle's own state; they never read the host's state of a process
 // (pcState, the execution's status, received set, read positions, state store, transaction) or
 // its engine, nor the world's substrate, topics, incarnations and channels: what was produced
-// where is the oracle's own model (worldOracle).
+// where is the oracle's own model (oracle.Oracle).
 func isOracleFile(name string) bool {
 	base := filepath.Base(name)
 	return (strings.HasPrefix(base, "oracle") || strings.HasPrefix(base, "check_")) && !strings.HasSuffix(base, "_test.go")
@@ -162,7 +162,7 @@ func TestOracleContractBites(t *testing.T) {
 
 func (w *world) checkPeeks(p *proc, pc *pcState) bool {
 	return p.status == procRunning && pc.readPos > 0 && p.eng != nil && w.chans[0].lso > 0 && w.alive(0) &&
-		w.sub.AppendCommittedOffsets(nil, "g") != nil && w.or.alive(0)
+		w.sub.AppendCommittedOffsets(nil, "g") != nil && w.or.Alive(0)
 }
 `
 	got := hostReads(t, map[string]string{"check_peeks.go": src, "world_peeks.go": strings.Replace(src, "checkPeeks", "worldPeeks", 1)})

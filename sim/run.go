@@ -154,10 +154,10 @@ func (w *world) finish() {
 
 // result assembles the Result.
 func (w *world) result() *spec.Result {
-	w.or.fillStats(&w.stats, w.clock.Now())
-	r := &spec.Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.or.violations, Stats: w.stats,
+	w.or.FillStats(&w.stats, w.clock.Now())
+	r := &spec.Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.or.Violations(), Stats: w.stats,
 		Steps: w.step, Choices: w.chooser.Choices(), Script: w.script}
-	if len(w.or.violations) > 0 {
+	if len(w.or.Violations()) > 0 {
 		r.Verdict = "violation"
 	}
 	r.Deliveries = make([][]uint64, len(w.procs))

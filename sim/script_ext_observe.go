@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -186,7 +187,7 @@ func (ob *Observed) finished(w *world, res *spec.Result) {
 	ob.Result = res
 	ob.snapshot(w, len(w.scn.Script))
 	for i := range ob.Messages {
-		ob.Messages[i].State = w.or.msgs[i].state.String()
+		ob.Messages[i].State = w.or.Msg(uint64(i) + 1).State.String()
 	}
 }
 
@@ -208,7 +209,7 @@ func (ob *Observed) snapshot(w *world, action int) {
 		ob.Incarnations = append(ob.Incarnations, IncarnationView{Topic: w.topics[w.incs[inc].topic].spec.Name,
 			Number: w.incarnationNumber(inc), ID: node.TopicID(w.incs[inc].id).String()})
 	}
-	for len(ob.Messages) < len(w.or.msgs) {
+	for len(ob.Messages) < w.or.NumMsgs() {
 		uid := uint64(len(ob.Messages) + 1)
 		ob.Messages = append(ob.Messages, w.viewMessage(uid))
 		ob.unsettled = append(ob.unsettled, uid)
@@ -217,12 +218,12 @@ func (ob *Observed) snapshot(w *world, action int) {
 	// committed but behind an open transaction, is looked at again after the next action.
 	kept := ob.unsettled[:0]
 	for _, uid := range ob.unsettled {
-		mv, m := &ob.Messages[uid-1], w.or.msgs[uid-1]
-		mv.State = m.state.String()
-		if m.state == msgCommitted {
+		mv, m := &ob.Messages[uid-1], w.or.Msg(uid)
+		mv.State = m.State.String()
+		if m.State == oracle.MsgCommitted {
 			w.readPayload(mv, m)
 		}
-		if m.state == msgPending || m.state == msgCommitted && !mv.PayloadKnown && w.mayFetchLater(m) {
+		if m.State == oracle.MsgPending || m.State == oracle.MsgCommitted && !mv.PayloadKnown && w.mayFetchLater(m) {
 			kept = append(kept, uid)
 		}
 	}
@@ -232,8 +233,8 @@ func (ob *Observed) snapshot(w *world, action int) {
 // mayFetchLater reports whether a committed record not read back yet may still be: its topic's
 // incarnation is alive and the record is not below the partition's log start (both only ever
 // move one way).
-func (w *world) mayFetchLater(m *message) bool {
-	return w.alive(m.ch) && m.pos >= int64(w.offsets(m.ch).LogStart)
+func (w *world) mayFetchLater(m *oracle.Message) bool {
+	return w.alive(m.Ch) && m.Pos >= int64(w.offsets(m.Ch).LogStart)
 }
 
 // sameView reports whether two views of one process are equal.
@@ -264,7 +265,7 @@ func (w *world) viewProcess(p *proc, d *deliveryObserver) ProcessView {
 		c := w.nodeChan(cs.Channel)
 		h := HoldView{Channel: w.shortChan(cs.Channel), Head: int64(cs.Head), Held: cs.Held}
 		if c >= 0 {
-			h.HeadMsg = w.or.recordAt(c, int64(cs.Head))
+			h.HeadMsg = w.or.RecordAt(c, int64(cs.Head))
 		}
 		for _, b := range cs.Blockers {
 			h.Blockers = append(h.Blockers, BlockerView{Channel: w.shortChan(b.Channel), Required: int64(b.Required),
@@ -306,14 +307,14 @@ func (d *deliveryObserver) update(p *proc) {
 
 // viewMessage renders record uid (without its payload).
 func (w *world) viewMessage(uid uint64) MessageView {
-	m := w.or.msgs[uid-1]
-	ch := &w.chans[m.ch]
+	m := w.or.Msg(uid)
+	ch := &w.chans[m.Ch]
 	v := MessageView{UID: uid, Channel: w.shortChan(ch.nc), Topic: w.topics[ch.topic].spec.Name,
-		Incarnation: w.incarnationNumber(ch.inc), Partition: ch.part, Position: m.pos, Kind: m.kind.String(), State: m.state.String()}
-	if m.sender >= 0 {
-		v.Sender = w.procs[m.sender].spec.Name
+		Incarnation: w.incarnationNumber(ch.inc), Partition: ch.part, Position: m.Pos, Kind: m.Kind.String(), State: m.State.String()}
+	if m.Sender >= 0 {
+		v.Sender = w.procs[m.Sender].spec.Name
 	}
-	for _, c := range m.expressed.Pairs() {
+	for _, c := range m.Expressed.Pairs() {
 		v.Causes = append(v.Causes, CauseView{Channel: w.shortChan(c.Channel), Position: int64(c.Position)})
 	}
 	return v
@@ -321,12 +322,12 @@ func (w *world) viewMessage(uid uint64) MessageView {
 
 // readPayload reads a committed record's key, value and timestamp back from the substrate, if
 // it is still there.
-func (w *world) readPayload(mv *MessageView, m *message) {
-	if !w.alive(m.ch) {
+func (w *world) readPayload(mv *MessageView, m *oracle.Message) {
+	if !w.alive(m.Ch) {
 		return
 	}
-	recs, _, err := w.sub.Fetch(w.chans[m.ch].tp, substrate.Offset(m.pos), 1)
-	if err != nil || len(recs) == 0 || int64(recs[0].Offset) != m.pos {
+	recs, _, err := w.sub.Fetch(w.chans[m.Ch].tp, substrate.Offset(m.Pos), 1)
+	if err != nil || len(recs) == 0 || int64(recs[0].Offset) != m.Pos {
 		return
 	}
 	r := recs[0].Record

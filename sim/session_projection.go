@@ -80,9 +80,9 @@ func (s *sessionWorld) onRollback(p *proc) {
 // apply projects one committed row: the tier records its past (under the sabotage, the frontier
 // snapshot), the oracle its truth.
 func (s *sessionWorld) apply(pr *projection, uid uint64, snapshot node.Causes) {
-	m := s.w.or.msgs[uid-1]
-	nc := s.w.chans[m.ch].nc
-	pos := node.Offset(m.pos)
+	m := s.w.or.Msg(uid)
+	nc := s.w.chans[m.Ch].nc
+	pos := node.Offset(m.Pos)
 	switch {
 	case s.mode == spec.SessionProjectorRecordsFrontier:
 		pr.recorded.MergeFrom(snapshot)
@@ -90,10 +90,10 @@ func (s *sessionWorld) apply(pr *projection, uid uint64, snapshot node.Causes) {
 		pr.recorded.Merge(nc, pos)
 	default:
 		pr.recorded.Merge(nc, pos)
-		pr.recorded.MergeFrom(m.expressed)
+		pr.recorded.MergeFrom(m.Expressed)
 	}
 	pr.own.Merge(nc, pos)
 	pr.truth.Merge(nc, pos)
-	pr.truth.MergeFrom(m.past)
+	pr.truth.MergeFrom(m.Past)
 	pr.rows++
 }

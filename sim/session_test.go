@@ -228,8 +228,8 @@ func shopToken(t *testing.T) []byte {
 	w := newWorld(shop(), &swarm.Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
 	w.sess.write(0, w.chanOf(w.topics[0].inc, 0), false, false)
 	w.sess.write(0, w.chanOf(w.topics[1].inc, 0), false, false)
-	if len(w.or.violations) > 0 {
-		t.Fatalf("violations: %v", w.or.violations)
+	if len(w.or.Violations()) > 0 {
+		t.Fatalf("violations: %v", w.or.Violations())
 	}
 	return w.sess.clients[0].token
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -45,30 +46,30 @@ func (s *sessionWorld) write(c int, ch int32, txn, commit bool) {
 	key, value := w.payload()
 	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now(),
 		Headers: []substrate.Header{{Key: node.HeaderKey, Value: header}}}
-	m := message{ch: ch, sender: -1, kind: msgSession, past: cl.truth.Clone(), expressed: token.Causes(), headerLen: len(header)}
+	m := oracle.Message{Ch: ch, Sender: -1, Kind: oracle.MsgSession, Past: cl.truth.Clone(), Expressed: token.Causes(), HeaderLen: len(header)}
 	if txn {
 		wr.minted = s.produceTxn(&wr, token, rec, m)
 	} else {
 		off, perr := w.sub.Produce(w.chans[ch].tp, rec, substrate.ProduceIdempotent)
 		must(perr)
-		m.pos, m.state = int64(off), msgCommitted
-		wr.uid, wr.pos = w.or.add(m, w.clock.Now()), int64(off)
+		m.Pos, m.State = int64(off), oracle.MsgCommitted
+		wr.uid, wr.pos = w.or.Add(m, w.clock.Now()), int64(off)
 		w.noteCommitted(wr.uid)
 		wr.minted = s.mergeAck(token, ch, wr.pos)
 	}
 	w.refreshLSO(ch)
 	w.stats.Produced++
 	s.count("writes")
-	committed := w.or.msgs[wr.uid-1].state == msgCommitted
+	committed := w.or.Msg(wr.uid).State == oracle.MsgCommitted
 	if committed {
 		cl.truth.Merge(w.chans[ch].nc, node.Offset(wr.pos))
 		cl.writes = append(cl.writes, sessionWriteOp{op: wr.op, uid: wr.uid})
 		if w.tracing {
-			w.emitChan("produced", nil, ch, wr.pos, wr.uid, msgSession.String())
+			w.emitChan("produced", nil, ch, wr.pos, wr.uid, oracle.MsgSession.String())
 		}
 	}
 	s.traceWrite(&wr, committed)
-	s.checkDamaged(c, wr.op, wr.damaged, fmt.Sprintf("write op %d produced %s", wr.op, w.or.msgName(wr.uid)))
+	s.checkDamaged(c, wr.op, wr.damaged, fmt.Sprintf("write op %d produced %s", wr.op, w.or.MsgName(wr.uid)))
 	if committed {
 		s.checkWFR(c, wr.op, wr.uid)
 	}
@@ -78,24 +79,24 @@ func (s *sessionWorld) write(c int, ch int32, txn, commit bool) {
 
 // produceTxn writes the record through the tier's transactional producer and commits or aborts
 // the transaction, returning the token to hand back.
-func (s *sessionWorld) produceTxn(wr *sessionWrite, token session.CausalPast, rec substrate.Record, m message) session.CausalPast {
+func (s *sessionWorld) produceTxn(wr *sessionWrite, token session.CausalPast, rec substrate.Record, m oracle.Message) session.CausalPast {
 	w := s.w
 	must(w.sub.BeginTransaction(s.txn))
 	off, err := w.sub.ProduceTx(s.txn, w.chans[wr.ch].tp, rec)
 	must(err)
-	m.pos, m.state = int64(off), msgPending
-	wr.uid, wr.pos = w.or.add(m, w.clock.Now()), int64(off)
+	m.Pos, m.State = int64(off), oracle.MsgPending
+	wr.uid, wr.pos = w.or.Add(m, w.clock.Now()), int64(off)
 	if s.mode == spec.SessionWriteMergesBeforeCommit {
 		token = mergeCoordinate(token, w.chans[wr.ch].nc, wr.pos)
 	}
 	if !wr.commit {
 		must(w.sub.AbortTransaction(s.txn))
-		w.or.setState(wr.uid, msgAborted)
+		w.or.SetState(wr.uid, oracle.MsgAborted)
 		s.count("writes_aborted")
 		return token
 	}
 	must(w.sub.CommitTransaction(s.txn))
-	w.or.setState(wr.uid, msgCommitted)
+	w.or.SetState(wr.uid, oracle.MsgCommitted)
 	w.noteCommitted(wr.uid)
 	return s.mergeAck(token, wr.ch, wr.pos)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/chanindex"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
@@ -41,8 +42,8 @@ type world struct {
 
 	procs []*proc
 	// or is the oracle's model of the world: the message table and its model of every channel's
-	// log (oracle_world.go), which the world tells what happens to them.
-	or worldOracle
+	// log (package oracle), which the world tells what happens to them.
+	or oracle.Oracle
 
 	// recent holds the uids of the latest committed records (a ring), the candidates a stamped
 	// external producer observes.
@@ -90,9 +91,6 @@ type world struct {
 
 const recentRing = 16
 
-// nodeChanScanMax is the channel count up to which nodeChan scans instead of using a map.
-const nodeChanScanMax = 16
-
 // topicState is one scenario topic and its current incarnation.
 type topicState struct {
 	spec *spec.TopicSpec
@@ -119,7 +117,7 @@ func (w *world) recreated(inc int32) bool {
 }
 
 // channel is one partition of one incarnation (its log, as the oracle models it, is
-// worldOracle.logs).
+// oracle.Oracle.Slots).
 type channel struct {
 	inc   int32
 	topic int
@@ -160,7 +158,7 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 			w.externals++
 		}
 	}
-	w.or = newWorldOracle(names, opts.Disabled, scn.MetadataBudgetBytes)
+	w.or = oracle.New(names, opts.Disabled, scn.MetadataBudgetBytes)
 	for i := range scn.Topics {
 		w.createIncarnation(i)
 	}
@@ -186,7 +184,7 @@ func (w *world) createIncarnation(t int) int32 {
 		id, err = w.sub.RecreateTopic(ts.Name)
 		old := &w.incs[w.topics[t].inc]
 		old.alive = false
-		w.or.onIncarnationDead(old.firstChan, old.parts)
+		w.or.OnIncarnationDead(old.firstChan, old.parts)
 	} else {
 		id, err = w.sub.CreateTopic(ts.Name, ts.Partitions)
 	}
@@ -199,7 +197,7 @@ func (w *world) createIncarnation(t int) int32 {
 		c := channel{inc: inc, topic: t, part: int32(p),
 			tp: substrate.TopicPartition{Topic: id, Partition: substrate.Partition(p)},
 			nc: node.Channel{Topic: node.TopicID(id), Partition: node.Partition(p)}}
-		w.or.onChannelCreated(int32(len(w.chans)), c.nc, t, inc, int32(p))
+		w.or.OnChannelCreated(int32(len(w.chans)), c.nc, t, inc, int32(p))
 		w.chans = append(w.chans, c)
 	}
 	if ts.External && w.topics[t].inc < 0 {
@@ -239,7 +237,7 @@ func (w *world) refreshLSO(c int32) {
 		panic(fmt.Sprintf("sim: list offsets of live channel %s: %v", w.chanName(c), err))
 	}
 	ch.lso = int64(offs.LastStable)
-	w.or.onLogMoved(c, int64(offs.LogStart), int64(offs.HighWatermark))
+	w.or.OnLogMoved(c, int64(offs.LogStart), int64(offs.HighWatermark))
 }
 
 // offsets returns the substrate's offsets of a live channel.
@@ -259,10 +257,10 @@ func (w *world) noteCommitted(uid uint64) {
 }
 
 // chanName renders a channel as topic#incarnation/partition.
-func (w *world) chanName(c int32) string { return w.or.chanName(c) }
+func (w *world) chanName(c int32) string { return w.or.ChanName(c) }
 
 // nodeChan maps a node channel to the world's channel index, or -1 if the world never created it.
-func (w *world) nodeChan(nc node.Channel) int32 { return w.or.nodeChan(nc) }
+func (w *world) nodeChan(nc node.Channel) int32 { return w.or.NodeChan(nc) }
 
 // sortedTopicsOf returns topic indexes for names (unknown names dropped), sorted.
 func (w *world) sortedTopicsOf(names []string) []int {

@@ -71,9 +71,9 @@ func (w *world) doProduce(k spec.ActionKind) {
 		w.record(a)
 		w.produceCorrupt(c, a.Headers, nil, nil)
 	case spec.ActProduceStamped:
-		m := w.or.msgs[r-1]
-		a.Observe = spec.CauseRef{Topic: w.topics[w.chans[m.ch].topic].spec.Name, Partition: w.chans[m.ch].part, Position: m.pos}
-		if inc := w.chans[m.ch].inc; inc != w.topics[w.chans[m.ch].topic].inc {
+		m := w.or.Msg(r)
+		a.Observe = spec.CauseRef{Topic: w.topics[w.chans[m.Ch].topic].spec.Name, Partition: w.chans[m.Ch].part, Position: m.Pos}
+		if inc := w.chans[m.Ch].inc; inc != w.topics[w.chans[m.Ch].topic].inc {
 			a.ObserveIncarnation = w.incarnationOrdinal(inc)
 		}
 		w.record(a)
@@ -269,7 +269,7 @@ func (w *world) chooseObserved() uint64 {
 func (w *world) doDeleteRecords() {
 	weights := w.weightBuf(len(w.chans))
 	for c := range w.chans {
-		if w.alive(int32(c)) && len(w.or.logs[c].slots) > 0 {
+		if w.alive(int32(c)) && len(w.or.Slots(int32(c))) > 0 {
 			weights[c] = w.truncationWeight(int32(c))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/chanindex"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -34,7 +35,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	var old worldStorage
 	c := into
 	if c != nil {
-		old = worldStorage{chooser: c.chooser, sub: c.sub, topics: c.topics, incs: c.incs, chans: c.chans, logs: c.or.logs,
+		old = worldStorage{chooser: c.chooser, sub: c.sub, topics: c.topics, incs: c.incs, chans: c.chans, orStore: c.or.Storage(),
 			weights: c.weights, offsetBuf: c.offsetBuf, procBuf: c.procBuf, groupBuf: c.groupBuf, script: c.script,
 			procs:   c.procs,
 			idsRand: c.idsRand, idsFn: c.idsFn}
@@ -52,7 +53,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	c.topics = append(old.topics[:0], w.topics...)
 	c.incs = append(old.incs[:0], w.incs...)
 	c.chans = append(old.chans[:0], w.chans...)
-	c.or.cloneFrom(&w.or, old.logs)
+	c.or.CloneFrom(&w.or, old.orStore)
 	c.ext.openUIDs = slices.Clone(w.ext.openUIDs)
 	c.ext.openChans = slices.Clone(w.ext.openChans)
 	w.shareRefusals(c)
@@ -87,7 +88,7 @@ type worldStorage struct {
 	topics    []topicState
 	incs      []incarnation
 	chans     []channel
-	logs      []chanLog
+	orStore   oracle.Storage
 	weights   []uint32
 	offsetBuf []int64
 	procBuf   []*proc

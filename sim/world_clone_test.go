@@ -28,19 +28,13 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
 			"stepCorrupt", "chans", "list", "recv", "failed", "drains", "injected", "deliveries", "stepDeliv", "stepHeldRe",
 			"stamps"}, // a cache of immutable values, shared by a copy: oracle.StampReader
-		"message": {"ch", "pos", "sender", "kind", "state", "producedMicros", "past", "expressed", "headerLen", "undecodable", "raw", "key", "value", "digest"},
-		// The oracle's model of the world: worldOracle.cloneFrom. Its channels' liveness, log start and
-		// end repeat the substrate's state, which the world hashes.
-		"worldOracle": {"msgs", "msgsShared", "logs", "ids", "byNode", "byNodeShared", "topics", "disabled", "budget",
-			"violations", "deliveries", "heldReleased", "lat"},
-		"chanLog":      {"slots", "digest", "alive", "logStart", "end"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
 		"sessionWorld": {"w", "spec", "mode", "writes", "clients", "models", "projections", "txn", "nextSession", "ops",
 			"entriesMax", "bytesMax", "patience"},
 		"sessionClient": {"session", "token", "damage", "waiting", "reading", "truth", "writes", "reads"},
 		"projection":    {"ownOnly", "recorded", "own", "truth", "rows", "staged"},
 	}
-	for _, v := range []any{world{}, proc{}, pcState{}, chanOracle{}, procOracle{}, worldOracle{}, chanLog{}, message{}, extProducers{}, sessionWorld{},
+	for _, v := range []any{world{}, proc{}, pcState{}, chanOracle{}, procOracle{}, extProducers{}, sessionWorld{},
 		sessionClient{}, projection{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {

@@ -74,7 +74,7 @@ func (w *world) deleteTopic(t int) {
 	w.noteDeleted(inc, false)
 	must(w.sub.DeleteTopic(w.topics[t].spec.Name))
 	w.incs[inc].alive = false
-	w.or.onIncarnationDead(w.incs[inc].firstChan, w.incs[inc].parts)
+	w.or.OnIncarnationDead(w.incs[inc].firstChan, w.incs[inc].parts)
 	w.topics[t].inc = -1
 	w.liveExternals--
 	w.stats.Deletions++

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -125,22 +126,22 @@ func (h *stateHasher) appendChannel(b []byte, w *world, c int32) []byte {
 // causes, the header bytes of a corrupt, forged or undecodable record — computed at its first use and cached in the message: every state that holds the
 // message would otherwise re-encode its causes. The cache is written into a message that clones
 // share; it is a function of what never changes in a message (a payload change replaces the
-// message and clears it, worldOracle.setPayload), so every sharer agrees.
-func (h *stateHasher) msgDigest(w *world, m *message) uint64 {
-	if m.digest != 0 && !h.verify {
-		return m.digest
+// message and clears it, oracle.Oracle.SetPayload), so every sharer agrees.
+func (h *stateHasher) msgDigest(w *world, m *oracle.Message) uint64 {
+	if m.Digest != 0 && !h.verify {
+		return m.Digest
 	}
 	b := h.caches.msg[:0]
-	b = appendBytes(b, m.key)
-	b = appendBytes(b, m.value)
-	b = appendCauses(b, w, m.past)
-	b = appendCauses(b, w, m.expressed)
-	b = binary.AppendUvarint(b, uint64(len(m.raw)))
-	for _, v := range m.raw {
+	b = appendBytes(b, m.Key)
+	b = appendBytes(b, m.Value)
+	b = appendCauses(b, w, m.Past)
+	b = appendCauses(b, w, m.Expressed)
+	b = binary.AppendUvarint(b, uint64(len(m.Raw)))
+	for _, v := range m.Raw {
 		b = appendNullableBytes(b, v)
 	}
 	h.caches.msg = b
-	return storeDigest(&m.digest, b, func() string { return fmt.Sprintf("the message at %s:%d", w.chanName(m.ch), m.pos) })
+	return storeDigest(&m.Digest, b, func() string { return fmt.Sprintf("the message at %s:%d", w.chanName(m.Ch), m.Pos) })
 }
 
 // appendRecent appends the stamped producers' candidates: a set while the ring has not wrapped
@@ -149,8 +150,8 @@ func (h *stateHasher) appendRecent(b []byte, w *world) []byte {
 	n := min(w.recentN, recentRing)
 	refs := make([]int64, 0, n)
 	for i := range n {
-		m := w.or.msgs[w.recent[i]-1]
-		refs = append(refs, int64(m.ch)<<40|m.pos)
+		m := w.or.Msg(w.recent[i])
+		refs = append(refs, int64(m.Ch)<<40|m.Pos)
 	}
 	if w.recentN <= recentRing {
 		slices.Sort(refs)
@@ -169,9 +170,9 @@ func appendMsgRef(b []byte, w *world, uid uint64) []byte {
 	if uid == 0 {
 		return append(b, 0)
 	}
-	m := w.or.msgs[uid-1]
-	b = binary.AppendUvarint(b, uint64(m.ch)+1)
-	return binary.AppendVarint(b, m.pos)
+	m := w.or.Msg(uid)
+	b = binary.AppendUvarint(b, uint64(m.Ch)+1)
+	return binary.AppendVarint(b, m.Pos)
 }
 
 // appendCauses appends a frontier with every channel replaced by its world channel index.

@@ -7,13 +7,13 @@ import (
 // A channel's shadow log — per slot the message's kind, state, sender and content digest — is
 // encoded in the world's canonical encoding as one 64-bit digest, cached in the channel: a
 // transition changes the shadow log of one or two channels, and every state re-encoded every
-// channel's slots. The cache lives in the oracle's model of the channel's log (chanLog), which a
-// clone copies by value (worldOracle.cloneFrom), so a clone inherits the digest of the log it
+// channel's slots. The cache lives in the oracle's model of the channel's log (oracle.Oracle.ShadowLog), which a
+// clone copies by value (oracle.Oracle.CloneFrom), so a clone inherits the digest of the log it
 // copied and a change in one world never reaches another. It is cleared (set to 0, "stale") wherever the shadow log changes:
 //
-//   - worldOracle.add (every new message): a slot changes;
-//   - worldOracle.setState: a message's state changes (its channel's digest);
-//   - worldOracle.setPayload: a message's payload, and so its content digest, changes.
+//   - oracle.Oracle.Add (every new message): a slot changes;
+//   - oracle.Oracle.SetState: a message's state changes (its channel's digest);
+//   - oracle.Oracle.SetPayload: a message's payload, and so its content digest, changes.
 //
 // A message's kind, sender, channel and position never change after add. The rest of the
 // channel's encoding (last stable offset, substrate offsets) is read afresh at every hash.
@@ -25,14 +25,14 @@ import (
 // chanDigest returns the digest of channel c's shadow log, computed on first use after a change
 // and cached in the channel. Like a message digest it is the same for every hasher.
 func (h *stateHasher) chanDigest(w *world, c int32) uint64 {
-	ch := &w.or.logs[c]
-	if ch.digest != 0 && !h.verify {
-		return ch.digest
+	slots, digest := w.or.ShadowLog(c)
+	if *digest != 0 && !h.verify {
+		return *digest
 	}
 	b := h.caches.chanLog[:0]
-	b = h.appendShadowLog(b, w, ch.slots)
+	b = h.appendShadowLog(b, w, slots)
 	h.caches.chanLog = b
-	return storeDigest(&ch.digest, b, func() string { return "the shadow log of channel " + w.chanName(c) })
+	return storeDigest(digest, b, func() string { return "the shadow log of channel " + w.chanName(c) })
 }
 
 // storeDigest computes the digest of enc, a cached part's encoding, stores it in *cached and
@@ -62,9 +62,9 @@ func (h *stateHasher) appendShadowLog(b []byte, w *world, slots []uint64) []byte
 			b = append(b, 0)
 			continue
 		}
-		m := w.or.msgs[uid-1]
-		b = append(b, byte(m.kind), byte(m.state))
-		b = binary.AppendVarint(b, int64(m.sender))
+		m := w.or.Msg(uid)
+		b = append(b, byte(m.Kind), byte(m.State))
+		b = binary.AppendVarint(b, int64(m.Sender))
 		b = binary.LittleEndian.AppendUint64(b, h.msgDigest(w, m))
 	}
 	return b

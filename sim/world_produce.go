@@ -52,7 +52,7 @@ func (w *world) payload() (key, value []byte) {
 // oracle (onProduced), which learns from it what the record means and its true past. values are
 // its parsley.causes header values, in order (none: a headerless record; a nil value is a null
 // one); observed is the record a stamped producer observed (0 for the other kinds).
-func (w *world) produce(c int32, k msgKind, observed uint64, key, value []byte, values [][]byte) uint64 {
+func (w *world) produce(c int32, k oracle.MsgKind, observed uint64, key, value []byte, values [][]byte) uint64 {
 	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now()}
 	if len(values) > 0 {
 		rec.Headers = make([]substrate.Header, len(values))
@@ -64,7 +64,7 @@ func (w *world) produce(c int32, k msgKind, observed uint64, key, value []byte, 
 	if err != nil {
 		panic(fmt.Sprintf("sim: external produce to %s: %v", w.chanName(c), err))
 	}
-	uid := w.or.onProduced(produced{c: c, pos: int64(off), kind: k, state: msgCommitted, rec: rec, observed: observed}, w.clock.Now())
+	uid := w.or.OnProduced(oracle.Produced{C: c, Pos: int64(off), Kind: k, State: oracle.MsgCommitted, Rec: rec, Observed: observed}, w.clock.Now())
 	w.noteCommitted(uid)
 	w.refreshLSO(c)
 	w.stats.Produced++
@@ -77,7 +77,7 @@ func (w *world) produce(c int32, k msgKind, observed uint64, key, value []byte, 
 // producePlain writes a headerless record.
 func (w *world) producePlain(c int32) uint64 {
 	key, value := w.payload()
-	return w.produce(c, msgPlain, 0, key, value, nil)
+	return w.produce(c, oracle.MsgPlain, 0, key, value, nil)
 }
 
 // produceCorrupt writes a record whose parsley.causes header values are values (a corruption;
@@ -88,8 +88,8 @@ func (w *world) produceCorrupt(c int32, values [][]byte, key, value []byte) uint
 		key, value = w.payload()
 	}
 	w.stats.Corrupt++
-	uid := w.produce(c, msgCorrupt, 0, key, value, values)
-	if !w.or.msgs[uid-1].undecodable {
+	uid := w.produce(c, oracle.MsgCorrupt, 0, key, value, values)
+	if !w.or.Msg(uid).Undecodable {
 		w.stats.CorruptDecodable++
 	}
 	return uid
@@ -116,9 +116,9 @@ func (w *world) drawCorruption() corrupt.Corruption {
 	}
 	var base node.Causes
 	if n := min(w.recentN, recentRing); n > 0 {
-		r := w.or.msgs[w.recent[w.streams.Corruptions.IntN(n)]-1]
-		base = r.expressed.Clone()
-		base.Merge(w.chans[r.ch].nc, node.Offset(r.pos))
+		r := w.or.Msg(w.recent[w.streams.Corruptions.IntN(n)])
+		base = r.Expressed.Clone()
+		base.Merge(w.chans[r.Ch].nc, node.Offset(r.Pos))
 	}
 	shapes := corrupt.Shapes
 	if w.faultDue(spec.ActProduceCorrupt) {
@@ -135,10 +135,10 @@ func (w *world) observedAll() node.Causes {
 		if !w.alive(int32(c)) {
 			continue
 		}
-		slots := w.or.logs[c].slots
+		slots := w.or.Slots(int32(c))
 		for o := len(slots) - 1; o >= 0; o-- {
-			if uid := slots[o]; uid != 0 && w.or.msgs[uid-1].state == msgCommitted {
-				out.MergeFrom(w.or.msgs[uid-1].expressed)
+			if uid := slots[o]; uid != 0 && w.or.Msg(uid).State == oracle.MsgCommitted {
+				out.MergeFrom(w.or.Msg(uid).Expressed)
 				out.Merge(w.chans[c].nc, node.Offset(o))
 				break
 			}
@@ -151,11 +151,11 @@ func (w *world) observedAll() node.Causes {
 // what r's header names plus r's coordinate.
 func (w *world) produceStamped(c int32, r uint64) uint64 {
 	key, value := w.payload()
-	return w.produce(c, msgStamped, r, key, value, [][]byte{oracle.EncodeCauses(w.or.stampOf(r))})
+	return w.produce(c, oracle.MsgStamped, r, key, value, [][]byte{oracle.EncodeCauses(w.or.StampOf(r))})
 }
 
 // produceForged writes a scripted record whose header is exactly the given frontier (or raw
-// bytes); its true past is what the header says (worldOracle.onProduced).
+// bytes); its true past is what the header says (oracle.Oracle.OnProduced).
 func (w *world) produceForged(c int32, causes node.Causes, raw []byte, key, value []byte) uint64 {
 	if key == nil && value == nil {
 		key, value = w.payload()
@@ -164,7 +164,7 @@ func (w *world) produceForged(c int32, causes node.Causes, raw []byte, key, valu
 	if header == nil {
 		header = oracle.EncodeCauses(causes)
 	}
-	return w.produce(c, msgForged, 0, key, value, [][]byte{header})
+	return w.produce(c, oracle.MsgForged, 0, key, value, [][]byte{header})
 }
 
 // txnAbort writes n records to channel c in a transaction that aborts.
@@ -193,7 +193,7 @@ func (w *world) txnOpen(c int32, n int) {
 		off, err := w.sub.ProduceTx(tp, w.chans[c].tp, substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now()})
 		must(err)
 		rec := substrate.Record{Key: key, Value: value}
-		uid := w.or.onProduced(produced{c: c, pos: int64(off), kind: msgPlain, state: msgPending, rec: rec}, w.clock.Now())
+		uid := w.or.OnProduced(oracle.Produced{C: c, Pos: int64(off), Kind: oracle.MsgPlain, State: oracle.MsgPending, Rec: rec}, w.clock.Now())
 		w.ext.openUIDs = append(w.ext.openUIDs, uid)
 	}
 	w.ext.open = true
@@ -207,15 +207,15 @@ func (w *world) txnOpen(c int32, n int) {
 // txnClose ends the open transaction, committing or aborting it.
 func (w *world) txnClose(commit bool) {
 	tp := w.ext.openTxn
-	state := msgAborted
+	state := oracle.MsgAborted
 	if commit {
 		must(w.sub.CommitTransaction(tp))
-		state = msgCommitted
+		state = oracle.MsgCommitted
 	} else {
 		must(w.sub.AbortTransaction(tp))
 	}
 	for _, uid := range w.ext.openUIDs {
-		w.or.setState(uid, state)
+		w.or.SetState(uid, state)
 		if commit {
 			w.noteCommitted(uid)
 		}

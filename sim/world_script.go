@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -83,7 +84,7 @@ func (w *world) doScriptedTopic(a *spec.ScriptedAction, t int, c int32) bool {
 		case a.Kind == spec.ActProduceCorrupt:
 			w.produceCorrupt(c, [][]byte{corruptHeader}, a.Key, a.Value)
 		case a.Key != nil || a.Value != nil:
-			w.produce(c, msgPlain, 0, a.Key, a.Value, nil)
+			w.produce(c, oracle.MsgPlain, 0, a.Key, a.Value, nil)
 		default:
 			w.producePlain(c)
 		}
@@ -224,7 +225,7 @@ func (w *world) resolveRef(r spec.CauseRef) uint64 {
 	if c < 0 {
 		return 0
 	}
-	return w.or.recordAt(c, r.Position)
+	return w.or.RecordAt(c, r.Position)
 }
 
 // resolveObserved returns the committed record a scripted stamped produce observes, or 0: on the
@@ -247,7 +248,7 @@ func (w *world) resolveObserved(a *spec.ScriptedAction) uint64 {
 			if c < 0 {
 				return 0
 			}
-			return w.or.recordAt(c, a.Observe.Position)
+			return w.or.RecordAt(c, a.Observe.Position)
 		}
 	}
 	return 0

@@ -1,6 +1,10 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/oracle"
+)
 
 // Blocked heads: the world-state shape behind most hold-related faults. A held message whose
 // header names a record on another received channel that its receiver has not been fed yet waits
@@ -11,9 +15,9 @@ import "slices"
 
 // causeUnfed reports whether message m names a cause on a channel other than except that p
 // receives now and has not been fed up to: the cause is still to come, so m waits for it.
-func (p *proc) causeUnfed(m *message, except int32) bool {
-	for i := range m.expressed.Len() {
-		cause := m.expressed.At(i)
+func (p *proc) causeUnfed(m *oracle.Message, except int32) bool {
+	for i := range m.Expressed.Len() {
+		cause := m.Expressed.At(i)
 		c := p.w.nodeChan(cause.Channel)
 		if c < 0 || c == except {
 			continue
@@ -37,7 +41,7 @@ func (p *proc) blockedHead(pc *pcState) bool {
 	if head == nil {
 		return false
 	}
-	return p.causeUnfed(p.w.or.msgs[head.uid-1], pc.ch)
+	return p.causeUnfed(p.w.or.Msg(head.uid), pc.ch)
 }
 
 // committedBlockedHead reports whether p has a blocked head on pc that a rollback keeps: nothing
@@ -78,11 +82,11 @@ func (p *proc) anyOnTopic(t int, cond func(*pcState) bool) bool {
 // been fed it yet, and receive some other channel too: a record stamped with uid's coordinate
 // and produced on that other channel can reach them first and be held.
 func (w *world) unfedReceivers(uid uint64) int {
-	m := w.or.msgs[uid-1]
+	m := w.or.Msg(uid)
 	n := 0
-	for _, i := range w.readers.Of(int(m.ch)) {
+	for _, i := range w.readers.Of(int(m.Ch)) {
 		p := w.procs[i]
-		if p.status != procFailed && len(p.recv) > 1 && p.unfedAt(m.ch, m.pos) {
+		if p.status != procFailed && len(p.recv) > 1 && p.unfedAt(m.Ch, m.Pos) {
 			n++
 		}
 	}
@@ -120,7 +124,7 @@ func (w *world) laggingRecords(out []uint64) []uint64 {
 				continue
 			}
 			for o := lso - 1; o >= max(0, lso-lagScanSlots); o-- {
-				if uid := w.or.recordAt(pc.ch, o); uid != 0 {
+				if uid := w.or.RecordAt(pc.ch, o); uid != 0 {
 					if !slices.Contains(out, uid) && p.unfedAt(pc.ch, o) {
 						out = append(out, uid)
 					}
@@ -139,11 +143,11 @@ func (w *world) laggingRecords(out []uint64) []uint64 {
 // nextRecordWaits reports whether the next record p would be fed on pc names a cause on another
 // received channel that p has not been fed yet: fed now, it is held.
 func (p *proc) nextRecordWaits(pc *pcState) bool {
-	o := p.w.or.firstRecordIn(pc.ch, pc.readPos, p.w.chans[pc.ch].lso-1)
+	o := p.w.or.FirstRecordIn(pc.ch, pc.readPos, p.w.chans[pc.ch].lso-1)
 	if o < 0 {
 		return false
 	}
-	return p.causeUnfed(p.w.or.msgs[p.w.or.recordAt(pc.ch, o)-1], pc.ch)
+	return p.causeUnfed(p.w.or.Msg(p.w.or.RecordAt(pc.ch, o)), pc.ch)
 }
 
 // headWaitsOn reports whether the head of another of p's received channels, fed at step since or
@@ -157,9 +161,9 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 		if head == nil || head.fedStep < since {
 			continue
 		}
-		m := p.w.or.msgs[head.uid-1]
-		for i := range m.expressed.Len() {
-			cause := m.expressed.At(i)
+		m := p.w.or.Msg(head.uid)
+		for i := range m.Expressed.Len() {
+			cause := m.Expressed.At(i)
 			if p.w.nodeChan(cause.Channel) == pc.ch && p.o.fedHigh(pc.ch) < int64(cause.Position) {
 				return true
 			}

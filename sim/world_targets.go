@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -119,9 +120,9 @@ func (w *world) receiverBonus(k spec.ActionKind, p *proc, t int, obs uint64) uin
 			b += swarm.TargetHeldOn / 2
 		}
 	case spec.ActProduceStamped:
-		if m := w.msgOf(obs); m != nil && w.chans[m.ch].topic != t && p.receivesNow(m.ch) {
+		if m := w.msgOf(obs); m != nil && w.chans[m.Ch].topic != t && p.receivesNow(m.Ch) {
 			b += swarm.TargetSharedReceiver
-			if p.unfedAt(m.ch, m.pos) {
+			if p.unfedAt(m.Ch, m.Pos) {
 				b += swarm.TargetUnfedCause
 			}
 		}
@@ -136,11 +137,11 @@ func (w *world) receiverBonus(k spec.ActionKind, p *proc, t int, obs uint64) uin
 }
 
 // msgOf returns the message uid, or nil for 0.
-func (w *world) msgOf(uid uint64) *message {
+func (w *world) msgOf(uid uint64) *oracle.Message {
 	if uid == 0 {
 		return nil
 	}
-	return w.or.msgs[uid-1]
+	return w.or.Msg(uid)
 }
 
 // partitionWeight is how strongly a produce of kind k (stamped naming record obs, or 0) prefers
@@ -169,9 +170,9 @@ func (w *world) partitionWeight(k spec.ActionKind, c int32, obs uint64) uint32 {
 		if k == spec.ActProduceCorrupt {
 			weight += receiverWeight(p, swarm.TargetCorruptReader)
 		}
-		if m != nil && m.ch != c && p.receivesNow(m.ch) {
+		if m != nil && m.Ch != c && p.receivesNow(m.Ch) {
 			weight += swarm.TargetSharedReceiver
-			if p.unfedAt(m.ch, m.pos) {
+			if p.unfedAt(m.Ch, m.Pos) {
 				weight += swarm.TargetUnfedCause
 			}
 		}
@@ -401,7 +402,7 @@ func (w *world) rewindChannelWeight(pc *pcState) uint32 {
 // before), or -1.
 func (w *world) lastRecordBelow(c int32, lo, before int64) int64 {
 	for o := before - 1; o >= max(lo, 0); o-- {
-		if w.or.recordAt(c, o) != 0 {
+		if w.or.RecordAt(c, o) != 0 {
 			return o
 		}
 	}
@@ -427,7 +428,7 @@ func (w *world) unreadCorrupt(t int) bool {
 				continue
 			}
 			for o := max(p.readPosition(pc), 0); o < lso; o++ {
-				if uid := w.or.recordAt(c, o); uid != 0 && w.or.msgs[uid-1].undecodable {
+				if uid := w.or.RecordAt(c, o); uid != 0 && w.or.Msg(uid).Undecodable {
 					return true
 				}
 			}

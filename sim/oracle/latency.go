@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 import (
 	"slices"
@@ -11,10 +11,10 @@ import (
 // delivery); a delivery rolled back with its step contributes nothing. Figures are exact integers
 // of microseconds, so the same seed gives the same figures everywhere.
 
-// latencySample is one delivery's latencies; holdMicros is -1 when the receipt is unknown.
-type latencySample struct {
-	holdMicros     int64
-	endToEndMicros int64
+// LatencySample is one delivery's latencies; holdMicros is -1 when the receipt is unknown.
+type LatencySample struct {
+	HoldMicros     int64
+	EndToEndMicros int64
 }
 
 // latencies accumulates the committed samples of a run.
@@ -23,12 +23,12 @@ type latencies struct {
 }
 
 // add appends a committed step's samples.
-func (l *latencies) add(samples []latencySample) {
+func (l *latencies) add(samples []LatencySample) {
 	for _, s := range samples {
-		if s.holdMicros >= 0 {
-			l.hold = append(l.hold, s.holdMicros)
+		if s.HoldMicros >= 0 {
+			l.hold = append(l.hold, s.HoldMicros)
 		}
-		l.endToEnd = append(l.endToEnd, s.endToEndMicros)
+		l.endToEnd = append(l.endToEnd, s.EndToEndMicros)
 	}
 }
 
