@@ -1,13 +1,23 @@
 // Package substrate is the Kafka that Parsley nodes run on, behind one interface the simulator's
 // host uses.
 //
-// Two implementations satisfy Substrate:
+// Three implementations satisfy Substrate:
 //
 //   - Model (NewModel): the deterministic in-memory reference, the default. No goroutines, no wall
 //     clock, no global randomness; topic IDs come from a caller-supplied source. It can be cloned
 //     and canonically encoded, so the exhaustive explorer can snapshot and deduplicate worlds.
 //   - Kafka (NewKafka, NewKfake): the same contract over franz-go (kgo + kadm), against an
-//     in-process kfake cluster or real brokers. A differential test holds the two to each other.
+//     in-process kfake cluster or real brokers. A differential test holds the two to each other
+//     operation by operation. Retention is the adapter's own, computed from the run's virtual
+//     time (kafka_retention.go), so a run over it never depends on broker time.
+//   - Comparison (NewComparison): a model and a live substrate driven with the same calls in the
+//     same order, answering with the model's results and keeping the first call on which the two
+//     disagree (Divergence: the call, its arguments and both results). Its model adopts the topic
+//     IDs the live substrate assigns. Agreement is defined once, in agreement.go, which also lists
+//     every disagreement found between the model and kfake and how it was settled.
+//
+// What exists is the substrate side of a live run; the simulator still builds a Model directly
+// and has no way yet to run a scenario on kfake or a real cluster.
 //
 // Against a real, shared cluster (kafka_cluster.go), KafkaOptions carry TLS (TLSFromFiles) and
 // SASL (SASLFromEnv, which reads the credentials from the environment variables

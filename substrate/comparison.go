@@ -1,0 +1,405 @@
+package substrate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Comparison is a Substrate that runs the model beside a live substrate (the adapter over kfake
+// or a real cluster): every call goes to both, in the caller's order, and the model's answer is
+// returned, so a run over a Comparison is the model run of the same schedule. The first call
+// whose results disagree (agreement.go: offsets, errors by sentinel, records, watermarks, topic
+// descriptions, group offsets) is kept as a Divergence, a finding about the model or the adapter;
+// from then on the live substrate is no longer called, since its state has left the model's.
+//
+// The model adopts the topic IDs the live substrate assigns (create and recreate go to the live
+// substrate first), so both speak of every topic by the same ID and IDs compare by value. Handles
+// of transactional producers are the model's; the Comparison maps each to the live one.
+//
+// Like every Substrate it is not safe for concurrent use.
+type Comparison struct {
+	model *Model
+	live  Substrate
+	ids   *adoptedIDs
+	// handles maps each handle the model issued to the live substrate's handle of the same
+	// InitTransactions.
+	handles map[TxnProducer]TxnProducer
+	scratch []FetchedRecord // the live substrate's fetched records, reused
+	calls   int
+	first   *Divergence
+}
+
+// Divergence is the first call on which the model and the live substrate disagreed, with what
+// each answered, in a form a report prints as is.
+type Divergence struct {
+	// Call is the call's number among all calls on the Comparison, from 1.
+	Call int
+	// Method is the Substrate method, and Args its arguments as the model received them.
+	Method string
+	Args   string
+	// Model and Live are each side's results, errors included.
+	Model string
+	Live  string
+}
+
+// String says the whole divergence in one line.
+func (d *Divergence) String() string {
+	return fmt.Sprintf("call %d, %s(%s): model %s; live %s", d.Call, d.Method, d.Args, d.Model, d.Live)
+}
+
+// NewComparison returns a Comparison of a fresh model against live, which must not have been
+// used yet (its topics would be unknown to the model). fallbackIDs gives the model's topic IDs
+// when the live substrate assigned none (its call failed, so the runs have diverged); the
+// simulator passes its seeded ID stream. Close closes live.
+func NewComparison(live Substrate, fallbackIDs func() TopicID) *Comparison {
+	if fallbackIDs == nil {
+		fallbackIDs = SeededTopicIDs(1)
+	}
+	ids := &adoptedIDs{fallback: fallbackIDs}
+	return &Comparison{
+		model:   NewModel(ids.draw),
+		live:    live,
+		ids:     ids,
+		handles: make(map[TxnProducer]TxnProducer),
+	}
+}
+
+// Model returns the model whose answers the Comparison returns. Reading it (the model-only
+// accessors) does not disturb the comparison; changing it directly does.
+func (c *Comparison) Model() *Model { return c.model }
+
+// Divergence returns the first disagreement, or nil while the two have agreed on every call.
+func (c *Comparison) Divergence() *Divergence { return c.first }
+
+// compared reports whether the live substrate still takes part, and counts the call.
+func (c *Comparison) compared() bool {
+	c.calls++
+	return c.first == nil
+}
+
+// check records a divergence unless the two sides agree: same error class and, when both
+// succeeded, same results (same). args and the results are formatted only for a divergence.
+func (c *Comparison) check(method string, errM, errL error, same func() bool, args func() string,
+	model, live func() string) {
+	if errorClass(errM) == errorClass(errL) && (errM != nil || same()) {
+		return
+	}
+	c.first = &Divergence{Call: c.calls, Method: method, Args: args(), Model: model(), Live: live()}
+}
+
+// showResult formats results followed by an error ("ok" when nil).
+func showResult(err error, results ...any) string {
+	var b strings.Builder
+	for _, r := range results {
+		fmt.Fprintf(&b, "%s, ", showValue(r))
+	}
+	if err == nil {
+		b.WriteString("ok")
+	} else {
+		b.WriteString("error: " + err.Error())
+	}
+	return b.String()
+}
+
+// showValue formats one argument or result: byte strings quoted, records field by field.
+func showValue(v any) string {
+	switch v := v.(type) {
+	case Record:
+		return showRecord(v)
+	case FetchedRecord:
+		return fmt.Sprintf("@%d %s", v.Offset, showRecord(v.Record))
+	case []FetchedRecord:
+		parts := make([]string, len(v))
+		for i, r := range v {
+			parts[i] = showValue(r)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case TopicPartition:
+		return fmt.Sprintf("%s/%d", v.Topic, v.Partition)
+	case TxnProducer:
+		return fmt.Sprintf("%q epoch %d", v.TransactionalID, v.Epoch)
+	case string:
+		return fmt.Sprintf("%q", v)
+	}
+	return fmt.Sprintf("%+v", v)
+}
+
+func showRecord(r Record) string {
+	bs := func(b []byte) string {
+		if b == nil {
+			return "null"
+		}
+		return fmt.Sprintf("%q", b)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "{key %s value %s", bs(r.Key), bs(r.Value))
+	for _, h := range r.Headers {
+		fmt.Fprintf(&b, " header %q=%s", h.Key, bs(h.Value))
+	}
+	fmt.Fprintf(&b, " ts %dus}", r.TimestampMicros)
+	return b.String()
+}
+
+// showArgs formats a call's arguments.
+func showArgs(args ...any) func() string {
+	return func() string {
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = showValue(a)
+		}
+		return strings.Join(parts, ", ")
+	}
+}
+
+func shown(err error, results ...any) func() string {
+	return func() string { return showResult(err, results...) }
+}
+
+// liveHandle maps a model handle to the live one; a handle the model never issued goes as is
+// (both refuse it).
+func (c *Comparison) liveHandle(p TxnProducer) TxnProducer {
+	if l, ok := c.handles[p]; ok {
+		return l
+	}
+	return p
+}
+
+// CreateTopic implements Substrate: the live substrate first, whose ID the model adopts.
+func (c *Comparison) CreateTopic(name string, partitions int) (TopicID, error) {
+	if !c.compared() {
+		return c.model.CreateTopic(name, partitions)
+	}
+	idL, errL := c.live.CreateTopic(name, partitions)
+	c.ids.adopt(idL)
+	idM, errM := c.model.CreateTopic(name, partitions)
+	c.check("CreateTopic", errM, errL, func() bool { return idM == idL }, showArgs(name, partitions),
+		shown(errM, idM), shown(errL, idL))
+	return idM, errM
+}
+
+// DeleteTopic implements Substrate.
+func (c *Comparison) DeleteTopic(name string) error {
+	errM := c.model.DeleteTopic(name)
+	if c.compared() {
+		errL := c.live.DeleteTopic(name)
+		c.check("DeleteTopic", errM, errL, alwaysSame, showArgs(name), shown(errM), shown(errL))
+	}
+	return errM
+}
+
+func alwaysSame() bool { return true }
+
+// RecreateTopic implements Substrate: the live substrate first, whose new ID the model adopts.
+func (c *Comparison) RecreateTopic(name string) (TopicID, error) {
+	if !c.compared() {
+		return c.model.RecreateTopic(name)
+	}
+	idL, errL := c.live.RecreateTopic(name)
+	c.ids.adopt(idL)
+	idM, errM := c.model.RecreateTopic(name)
+	c.check("RecreateTopic", errM, errL, func() bool { return idM == idL }, showArgs(name),
+		shown(errM, idM), shown(errL, idL))
+	return idM, errM
+}
+
+// LookupTopic implements Substrate.
+func (c *Comparison) LookupTopic(name string) (TopicID, int, error) {
+	idM, nM, errM := c.model.LookupTopic(name)
+	if c.compared() {
+		idL, nL, errL := c.live.LookupTopic(name)
+		c.check("LookupTopic", errM, errL, func() bool { return idM == idL && nM == nL }, showArgs(name),
+			shown(errM, idM, nM), shown(errL, idL, nL))
+	}
+	return idM, nM, errM
+}
+
+func equalIDs(a, b TopicID) bool { return a == b }
+
+// DescribeTopic implements Substrate.
+func (c *Comparison) DescribeTopic(id TopicID) (TopicDescription, error) {
+	dM, errM := c.model.DescribeTopic(id)
+	if c.compared() {
+		dL, errL := c.live.DescribeTopic(id)
+		c.check("DescribeTopic", errM, errL, func() bool { return sameDescription(dM, dL, equalIDs) },
+			showArgs(id), shown(errM, dM), shown(errL, dL))
+	}
+	return dM, errM
+}
+
+// Topics implements Substrate.
+func (c *Comparison) Topics() []TopicDescription {
+	m := c.model.Topics()
+	if c.compared() {
+		l := c.live.Topics()
+		same := func() bool {
+			return slices.EqualFunc(m, l, func(a, b TopicDescription) bool { return sameDescription(a, b, equalIDs) })
+		}
+		c.check("Topics", nil, nil, same, showArgs(), shown(nil, m), shown(nil, l))
+	}
+	return m
+}
+
+// Produce implements Substrate.
+func (c *Comparison) Produce(tp TopicPartition, rec Record, mode ProduceMode) (Offset, error) {
+	oM, errM := c.model.Produce(tp, rec, mode)
+	if c.compared() {
+		oL, errL := c.live.Produce(tp, rec, mode)
+		c.check("Produce", errM, errL, func() bool { return oM == oL }, showArgs(tp, rec, mode),
+			shown(errM, oM), shown(errL, oL))
+	}
+	return oM, errM
+}
+
+// InitTransactions implements Substrate.
+func (c *Comparison) InitTransactions(transactionalID string) (TxnProducer, error) {
+	pM, errM := c.model.InitTransactions(transactionalID)
+	if c.compared() {
+		pL, errL := c.live.InitTransactions(transactionalID)
+		if errM == nil && errL == nil {
+			c.handles[pM] = pL
+		}
+		c.check("InitTransactions", errM, errL, func() bool { return pM.Epoch == pL.Epoch },
+			showArgs(transactionalID), shown(errM, pM), shown(errL, pL))
+	}
+	return pM, errM
+}
+
+// BeginTransaction implements Substrate.
+func (c *Comparison) BeginTransaction(p TxnProducer) error {
+	errM := c.model.BeginTransaction(p)
+	if c.compared() {
+		errL := c.live.BeginTransaction(c.liveHandle(p))
+		c.check("BeginTransaction", errM, errL, alwaysSame, showArgs(p), shown(errM), shown(errL))
+	}
+	return errM
+}
+
+// ProduceTx implements Substrate.
+func (c *Comparison) ProduceTx(p TxnProducer, tp TopicPartition, rec Record) (Offset, error) {
+	oM, errM := c.model.ProduceTx(p, tp, rec)
+	if c.compared() {
+		oL, errL := c.live.ProduceTx(c.liveHandle(p), tp, rec)
+		c.check("ProduceTx", errM, errL, func() bool { return oM == oL }, showArgs(p, tp, rec),
+			shown(errM, oM), shown(errL, oL))
+	}
+	return oM, errM
+}
+
+// SendOffsetsToTransaction implements Substrate.
+func (c *Comparison) SendOffsetsToTransaction(p TxnProducer, group string, offsets []GroupOffset) error {
+	errM := c.model.SendOffsetsToTransaction(p, group, offsets)
+	if c.compared() {
+		errL := c.live.SendOffsetsToTransaction(c.liveHandle(p), group, offsets)
+		c.check("SendOffsetsToTransaction", errM, errL, alwaysSame, showArgs(p, group, offsets),
+			shown(errM), shown(errL))
+	}
+	return errM
+}
+
+// CommitTransaction implements Substrate.
+func (c *Comparison) CommitTransaction(p TxnProducer) error {
+	errM := c.model.CommitTransaction(p)
+	if c.compared() {
+		errL := c.live.CommitTransaction(c.liveHandle(p))
+		c.check("CommitTransaction", errM, errL, alwaysSame, showArgs(p), shown(errM), shown(errL))
+	}
+	return errM
+}
+
+// AbortTransaction implements Substrate.
+func (c *Comparison) AbortTransaction(p TxnProducer) error {
+	errM := c.model.AbortTransaction(p)
+	if c.compared() {
+		errL := c.live.AbortTransaction(c.liveHandle(p))
+		c.check("AbortTransaction", errM, errL, alwaysSame, showArgs(p), shown(errM), shown(errL))
+	}
+	return errM
+}
+
+// Fetch implements Substrate.
+func (c *Comparison) Fetch(tp TopicPartition, from Offset, maxRecords int) ([]FetchedRecord, Offset, error) {
+	return c.FetchInto(nil, tp, from, maxRecords)
+}
+
+// FetchInto implements Substrate: the model's records go to dst; the live substrate's to a
+// buffer of the Comparison's own.
+func (c *Comparison) FetchInto(dst []FetchedRecord, tp TopicPartition, from Offset, maxRecords int) ([]FetchedRecord, Offset, error) {
+	n := len(dst)
+	out, nextM, errM := c.model.FetchInto(dst, tp, from, maxRecords)
+	if c.compared() {
+		var nextL Offset
+		var errL error
+		c.scratch, nextL, errL = c.live.FetchInto(c.scratch[:0], tp, from, maxRecords)
+		recsM, recsL := out[n:], c.scratch
+		same := func() bool { return nextM == nextL && firstRecordDifference(recsM, recsL) < 0 }
+		c.check("FetchInto", errM, errL, same, showArgs(tp, from, maxRecords),
+			shown(errM, recsM, nextM), shown(errL, recsL, nextL))
+	}
+	return out, nextM, errM
+}
+
+// ListOffsets implements Substrate.
+func (c *Comparison) ListOffsets(tp TopicPartition) (Offsets, error) {
+	oM, errM := c.model.ListOffsets(tp)
+	if c.compared() {
+		oL, errL := c.live.ListOffsets(tp)
+		c.check("ListOffsets", errM, errL, func() bool { return oM == oL }, showArgs(tp),
+			shown(errM, oM), shown(errL, oL))
+	}
+	return oM, errM
+}
+
+// DeleteRecords implements Substrate.
+func (c *Comparison) DeleteRecords(tp TopicPartition, before Offset) error {
+	errM := c.model.DeleteRecords(tp, before)
+	if c.compared() {
+		errL := c.live.DeleteRecords(tp, before)
+		c.check("DeleteRecords", errM, errL, alwaysSame, showArgs(tp, before), shown(errM), shown(errL))
+	}
+	return errM
+}
+
+// SetRetention implements Substrate.
+func (c *Comparison) SetRetention(name string, policy RetentionPolicy) error {
+	errM := c.model.SetRetention(name, policy)
+	if c.compared() {
+		errL := c.live.SetRetention(name, policy)
+		c.check("SetRetention", errM, errL, alwaysSame, showArgs(name, policy), shown(errM), shown(errL))
+	}
+	return errM
+}
+
+// AdvanceClock implements Substrate.
+func (c *Comparison) AdvanceClock(nowMicros int64) error {
+	errM := c.model.AdvanceClock(nowMicros)
+	if c.compared() {
+		errL := c.live.AdvanceClock(nowMicros)
+		c.check("AdvanceClock", errM, errL, alwaysSame, showArgs(nowMicros), shown(errM), shown(errL))
+	}
+	return errM
+}
+
+// CommitOffsets implements Substrate.
+func (c *Comparison) CommitOffsets(group string, offsets []GroupOffset) error {
+	errM := c.model.CommitOffsets(group, offsets)
+	if c.compared() {
+		errL := c.live.CommitOffsets(group, offsets)
+		c.check("CommitOffsets", errM, errL, alwaysSame, showArgs(group, offsets), shown(errM), shown(errL))
+	}
+	return errM
+}
+
+// CommittedOffsets implements Substrate.
+func (c *Comparison) CommittedOffsets(group string) ([]GroupOffset, error) {
+	m, errM := c.model.CommittedOffsets(group)
+	if c.compared() {
+		l, errL := c.live.CommittedOffsets(group)
+		c.check("CommittedOffsets", errM, errL, func() bool { return slices.Equal(m, l) }, showArgs(group),
+			shown(errM, m), shown(errL, l))
+	}
+	return m, errM
+}
+
+// Close implements Substrate: it closes the live substrate.
+func (c *Comparison) Close() error { return c.live.Close() }
