@@ -13,6 +13,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -463,5 +464,88 @@ func TestSASLFromEnvironment(t *testing.T) {
 	}
 	if _, err := TLSFromFiles("", "cert.pem", ""); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("a certificate without its key: %v", err)
+	}
+}
+
+// TestKafkaCommitWaitsForMarkers makes the cluster answer EndTxn before it writes the markers, as
+// a real cluster does, and writes them only once the adapter has asked whether the transaction is
+// still open: CommitTransaction must return only after that, with the records visible.
+func TestKafkaCommitWaitsForMarkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a kfake cluster")
+	}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	k := prefixedKafka(t, cluster.ListenAddrs(), KafkaOptions{TopicPrefix: "markers-"})
+	adm := clusterAdmin(t, cluster.ListenAddrs())
+	id, err := k.CreateTopic("t", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := k.InitTransactions("tx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.BeginTransaction(p); err != nil {
+		t.Fatal(err)
+	}
+	for part := range Partition(2) {
+		if _, err := k.ProduceTx(p, TopicPartition{id, part}, Record{Value: []byte("v")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The adapter's EndTxn is answered without being carried out (the control function handles
+	// one request, then is dropped); the test sends the same EndTxn once the adapter has looked.
+	endTxn := make(chan *kmsg.EndTxnRequest, 1)
+	cluster.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		r := req.(*kmsg.EndTxnRequest)
+		endTxn <- r
+		return r.ResponseKind(), nil, true
+	})
+	var looked atomic.Int32
+	lookedOnce := make(chan struct{})
+	cluster.ControlKey(int16(kmsg.DescribeProducers), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if looked.Add(1) == 1 {
+			close(lookedOnce)
+		}
+		return nil, nil, false
+	})
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		var r *kmsg.EndTxnRequest
+		select {
+		case r = <-endTxn:
+		case <-done:
+			return
+		}
+		select {
+		case <-lookedOnce:
+		case <-done:
+			return
+		}
+		resp, err := r.RequestWith(context.Background(), adm.raw)
+		if err == nil && resp.ErrorCode != 0 {
+			err = fmt.Errorf("error code %d", resp.ErrorCode)
+		}
+		if err != nil {
+			t.Errorf("the delayed EndTxn: %v", err)
+		}
+	}()
+	if err := k.CommitTransaction(p); err != nil {
+		t.Fatal(err)
+	}
+	if looked.Load() < 2 {
+		t.Fatalf("CommitTransaction returned after %d looks at the transaction", looked.Load())
+	}
+	for part := range Partition(2) {
+		recs, next, err := k.Fetch(TopicPartition{id, part}, 0, 0)
+		if err != nil || len(recs) != 1 || next != 2 {
+			t.Fatalf("partition %d after the commit: %d records, next %d, %v", part, len(recs), next, err)
+		}
 	}
 }

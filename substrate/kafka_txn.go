@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -312,10 +313,64 @@ func (k *Kafka) endTxn(p TxnProducer, commit bool) error {
 		return err
 	}
 	k.noteMarkers(g.added)
+	if err := k.awaitMarkers(p.TransactionalID, g); err != nil {
+		return err
+	}
 	staged := g.staged
 	g.open, g.added, g.groups, g.staged = false, g.added[:0], g.groups[:0], nil
 	if commit {
 		return k.settleTxnOffsets(staged)
 	}
 	return nil
+}
+
+// awaitMarkers returns once the transaction g just ended is no longer open on any live partition
+// it wrote to. Kafka answers EndTxn as soon as the coordinator has logged the decision and writes
+// the markers afterwards, so until then the partitions' LSO still holds the transaction's records
+// back; the contract says they are visible (or aborted) when CommitTransaction (AbortTransaction)
+// returns. DescribeProducers says whether the producer still has a transaction open on each
+// partition; an embedded kfake has always written the markers already, so one request suffices.
+// It gives up after the adapter's timeout with an error naming the transaction and a partition.
+func (k *Kafka) awaitMarkers(txnID string, g *kafkaTxnGen) error {
+	req := kmsg.NewPtrDescribeProducersRequest()
+	for _, tp := range g.added {
+		t := k.topics[tp.Topic]
+		if t.deleted {
+			continue
+		}
+		rt := kmsg.NewDescribeProducersRequestTopic()
+		rt.Topic = k.clusterName(t.name)
+		rt.Partitions = []int32{int32(tp.Partition)}
+		req.Topics = append(req.Topics, rt)
+	}
+	if len(req.Topics) == 0 {
+		return nil
+	}
+	ctx, cancel := k.ctx()
+	defer cancel()
+	for {
+		resp, err := req.RequestWith(ctx, k.cl)
+		if err != nil {
+			return mapErr(err, fmt.Sprintf("describe producers after ending transaction %q", txnID))
+		}
+		open := ""
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				for _, ap := range p.ActiveProducers {
+					if ap.ProducerID == g.producer.id && ap.CurrentTxnStartOffset >= 0 {
+						open = fmt.Sprintf("%q/%d", t.Topic, p.Partition)
+					}
+				}
+			}
+		}
+		if open == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("substrate: transaction %q ended but is still open on %s after %v (its markers were not written)",
+				txnID, open, k.timeout)
+		case <-time.After(retryBackoff):
+		}
+	}
 }
