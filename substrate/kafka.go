@@ -314,7 +314,42 @@ func (k *Kafka) CreateTopic(name string, partitions int) (TopicID, error) {
 	}
 	k.topics[id] = &kafkaTopic{name: name, partitions: partitions}
 	k.byName[name] = id
+	if err := k.awaitCreation(name, id, partitions); err != nil {
+		return TopicID{}, err
+	}
 	return id, nil
+}
+
+// awaitCreation polls the cluster's metadata until name is bound to id with every partition
+// led: a real cluster answers CreateTopics once its controller has recorded the topic, and its
+// brokers learn of it afterwards, so a write sent at once could be refused as being for an
+// unknown topic. It learns the partitions' leaders on the way, which the first write needs
+// anyway, and gives up after the adapter's timeout with an error naming the topic.
+func (k *Kafka) awaitCreation(name string, id TopicID, partitions int) error {
+	deadline := time.Now().Add(k.timeout)
+	for {
+		cur, parts, err := k.clusterBinding(name)
+		if err != nil {
+			return err
+		}
+		led := 0
+		if cur == id {
+			for _, p := range parts {
+				if p.Leader >= 0 && kerr.ErrorForCode(p.ErrorCode) == nil {
+					led++
+					k.leaders[TopicPartition{id, Partition(p.Partition)}] = p.Leader
+				}
+			}
+		}
+		if led == partitions {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("substrate: %s: the cluster does not list it with its %d partitions led %v after "+
+				"creating it", k.topicWhat("create", name), partitions, k.timeout)
+		}
+		time.Sleep(min(deletionPoll, time.Until(deadline)))
+	}
 }
 
 // topicWhat describes an operation on topic name for an error, with its cluster name when the

@@ -549,3 +549,53 @@ func TestKafkaCommitWaitsForMarkers(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaCreateWaitsForMetadata makes the cluster's metadata lag behind a topic's creation, as
+// a real cluster's brokers do: CreateTopic must return only once the topic is listed with its
+// partitions led, so the first write to it is not refused.
+func TestKafkaCreateWaitsForMetadata(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a kfake cluster")
+	}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	addr := cluster.ListenAddrs()[0]
+	k := prefixedKafka(t, []string{addr}, KafkaOptions{TopicPrefix: "lagging-"})
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	for range 2 { // the first two requests about the topic answer that it is unknown
+		cluster.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			r := req.(*kmsg.MetadataRequest)
+			if len(r.Topics) != 1 || r.Topics[0].Topic == nil || *r.Topics[0].Topic != "lagging-t" {
+				return nil, nil, false
+			}
+			asked.Add(1)
+			resp := r.ResponseKind().(*kmsg.MetadataResponse)
+			b := kmsg.NewMetadataResponseBroker()
+			b.Host = host
+			fmt.Sscan(port, &b.Port)
+			resp.Brokers = append(resp.Brokers, b)
+			rt := kmsg.NewMetadataResponseTopic()
+			rt.Topic = kmsg.StringPtr("lagging-t")
+			rt.ErrorCode = 3 // UNKNOWN_TOPIC_OR_PARTITION
+			resp.Topics = append(resp.Topics, rt)
+			return resp, nil, true
+		})
+	}
+	id, err := k.CreateTopic("t", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked.Load() != 2 {
+		t.Fatalf("CreateTopic returned after %d lagging answers, want 2", asked.Load())
+	}
+	if o, err := k.Produce(TopicPartition{id, 1}, Record{Value: []byte("v")}, ProducePlain); err != nil || o != 0 {
+		t.Fatalf("the first write: %d, %v", o, err)
+	}
+}

@@ -24,10 +24,12 @@
 // PARSLEY_KAFKA_SASL_USERNAME and PARSLEY_KAFKA_SASL_PASSWORD; a command line never carries one)
 // and a TopicPrefix (DefaultTopicPrefix: the run's seed and a random suffix) that every topic,
 // consumer group and transactional ID gets on the cluster while the run keeps its own names. The
-// adapter only works on topics it created (ErrForeignTopic otherwise) and deletes them by ID;
-// DeleteTopic returns once the cluster no longer lists the topic (bounded by
-// KafkaOptions.DeletionTimeout); Cleanup deletes every topic it created and is safe to call from
-// a Ctrl-C handler.
+// adapter only works on topics it created (ErrForeignTopic otherwise) and deletes them by ID.
+// What a real cluster does asynchronously the adapter waits out, so that the contract holds when
+// a call returns: CreateTopic returns once the cluster lists the topic with its partitions led,
+// DeleteTopic once it no longer lists it (bounded by KafkaOptions.DeletionTimeout), and ending a
+// transaction once its markers are written. Cleanup deletes every topic it created and is safe to
+// call from a Ctrl-C handler.
 //
 // Vocabulary. A topic is named; each incarnation of a name has a fresh, non-zero 16-byte topic ID
 // that is never reused. Every partition is a log in which every offset is exactly one of: a
