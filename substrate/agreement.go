@@ -1,11 +1,12 @@
 package substrate
 
 // When the model and a live substrate agree: the one definition of agreement, shared by the
-// operation-by-operation differential test and the run-level Comparison. Errors agree when they
-// wrap the same sentinel (their texts name different things); records agree field by field with
-// null and empty kept apart and timestamps at Kafka's millisecond resolution; topic descriptions
-// agree field by field, topic IDs by a caller-given relation (equal, for a Comparison whose model
-// adopts the live IDs; the same incarnation, for the differential test's independent IDs).
+// operation-by-operation differential test and the run-level comparison (package comparison).
+// Errors agree when they wrap the same sentinel (their texts name different things); records
+// agree field by field with null and empty kept apart and timestamps at Kafka's millisecond
+// resolution; topic descriptions agree field by field, topic IDs by a caller-given relation
+// (equal, for a comparison whose model adopts the live IDs; the same incarnation, for the
+// differential test's independent IDs).
 //
 // Disagreements found between the model and kfake, and how each was settled (Kafka's documented
 // or implemented behaviour decides):
@@ -52,13 +53,13 @@ import (
 	"errors"
 )
 
-// sentinels are the contract's errors, in the order errorClass tries them.
+// sentinels are the contract's errors, in the order ErrorClass tries them.
 var sentinels = []error{ErrUnknownTopic, ErrUnknownPartition, ErrTopicExists, ErrOffsetOutOfRange,
 	ErrFenced, ErrTxnState, ErrInvalidArgument, ErrUnsupported, ErrForeignTopic}
 
-// errorClass names the sentinel err wraps ("ok" for nil), so that errors compare across
+// ErrorClass names the sentinel err wraps ("ok" for nil), so that errors compare across
 // implementations; an error that wraps none is its own class, by its text.
-func errorClass(err error) string {
+func ErrorClass(err error) string {
 	if err == nil {
 		return "ok"
 	}
@@ -85,9 +86,9 @@ func sameRecord(a, b FetchedRecord) bool {
 	return true
 }
 
-// firstRecordDifference returns the index of the first record where a and b disagree (the
+// FirstRecordDifference returns the index of the first record where a and b disagree (the
 // shorter length if one is a prefix of the other), or -1 if they agree.
-func firstRecordDifference(a, b []FetchedRecord) int {
+func FirstRecordDifference(a, b []FetchedRecord) int {
 	for i := range min(len(a), len(b)) {
 		if !sameRecord(a[i], b[i]) {
 			return i
@@ -101,8 +102,8 @@ func firstRecordDifference(a, b []FetchedRecord) int {
 
 func nullableEqual(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
 
-// sameDescription reports whether two topic descriptions agree, with sameID relating their IDs.
-func sameDescription(a, b TopicDescription, sameID func(a, b TopicID) bool) bool {
+// SameDescription reports whether two topic descriptions agree, with sameID relating their IDs.
+func SameDescription(a, b TopicDescription, sameID func(a, b TopicID) bool) bool {
 	return a.Name == b.Name && a.State == b.State && a.Partitions == b.Partitions &&
 		sameID(a.ID, b.ID) && sameID(a.CurrentID, b.CurrentID)
 }

@@ -13,7 +13,7 @@ package substrate
 //
 // Results are compared as agreement.go says (errors by sentinel, timestamps at Kafka's
 // millisecond resolution); the disagreements found between the model and kfake, and how each was
-// settled, are listed there, where the run-level Comparison shares them.
+// settled, are listed there, where the run-level comparison (package comparison) shares them.
 
 import (
 	"flag"
@@ -85,7 +85,7 @@ type diffWorld struct {
 }
 
 func (w *diffWorld) sameErr(t *rapid.T, what string, errM, errK error) bool {
-	cm, ck := errorClass(errM), errorClass(errK)
+	cm, ck := ErrorClass(errM), ErrorClass(errK)
 	if cm != ck {
 		t.Fatalf("%s: model error %q (%v), kafka error %q (%v)", what, cm, errM, ck, errK)
 	}
@@ -154,7 +154,7 @@ func (w *diffWorld) drawOffsets(t *rapid.T) ([]GroupOffset, []GroupOffset) {
 }
 
 func (w *diffWorld) sameRecords(t *rapid.T, what string, m, k []FetchedRecord) {
-	if i := firstRecordDifference(m, k); i >= 0 {
+	if i := FirstRecordDifference(m, k); i >= 0 {
 		t.Fatalf("%s: record %d differs: model %d records %+v, kafka %d records %+v", what, i, len(m), m, len(k), k)
 	}
 }
@@ -210,7 +210,7 @@ func (w *diffWorld) actions() map[string]func(*rapid.T) {
 			dM, errM := w.model.sub.DescribeTopic(w.model.ids[inc])
 			dK, errK := w.kafka.sub.DescribeTopic(w.kafka.ids[inc])
 			sameInc := func(a, b TopicID) bool { return w.model.inc(a) == w.kafka.inc(b) }
-			if w.sameErr(t, "describe", errM, errK) && !sameDescription(dM, dK, sameInc) {
+			if w.sameErr(t, "describe", errM, errK) && !SameDescription(dM, dK, sameInc) {
 				t.Fatalf("describe incarnation %d: model %+v, kafka %+v", inc, dM, dK)
 			}
 		},

@@ -1,7 +1,7 @@
 // Package substrate is the Kafka that Parsley nodes run on, behind one interface the simulator's
 // host uses.
 //
-// Three implementations satisfy Substrate:
+// Two implementations satisfy Substrate:
 //
 //   - Model (NewModel): the deterministic in-memory reference, the default. No goroutines, no wall
 //     clock, no global randomness; topic IDs come from a caller-supplied source. It can be cloned
@@ -10,11 +10,12 @@
 //     in-process kfake cluster or real brokers. A differential test holds the two to each other
 //     operation by operation. Retention is the adapter's own, computed from the run's virtual
 //     time (kafka_retention.go), so a run over it never depends on broker time.
-//   - Comparison (NewComparison): a model and a live substrate driven with the same calls in the
-//     same order, answering with the model's results and keeping the first call on which the two
-//     disagree (Divergence: the call, its arguments and both results). Its model adopts the topic
-//     IDs the live substrate assigns. Agreement is defined once, in agreement.go, which also lists
-//     every disagreement found between the model and kfake and how it was settled.
+//
+// Package comparison (comparison.New) drives a model and a live substrate with the same calls in
+// the same order, answering with the model's results and keeping the first call on which the two
+// disagree (the call, its arguments and both results); its model adopts the topic IDs the live
+// substrate assigns. Agreement is defined once, here in agreement.go, which also lists every
+// disagreement found between the model and kfake and how it was settled.
 //
 // What exists is the substrate side of a live run; the simulator still builds a Model directly
 // and has no way yet to run a scenario on kfake or a real cluster.

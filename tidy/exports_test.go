@@ -21,11 +21,19 @@ import (
 // purpose, each with the reason. A key is the package's directory in the repository and the name
 // ("node.ExtractCauses"), with the type for a method or a field ("node.State.HeldCount").
 var exportAllowed = map[string]string{
-	"node.ExtractCauses":       "the node's public API: a host reads a record's causes with it",
-	"node.State.HeldCount":     "the node's public API: a host reports the depth of a committed state's holds",
-	"node.Verdict.Deliverable": "the node's public API: the one question a caller of Decide asks of its verdict",
-	"scenarios.RunSeed":        "the catalogue's public API: one seed of a spec, as simrun --seed runs it, for a Go test of a scenario",
-	"sim/oracle/wire.Families": "the reference decoder's refusal families, listed beside their constants so that a family added there reaches the corruption generator's test, which checks every family is generated",
+	"node.ExtractCauses":                        "the node's public API: a host reads a record's causes with it",
+	"node.State.HeldCount":                      "the node's public API: a host reports the depth of a committed state's holds",
+	"node.Verdict.Deliverable":                  "the node's public API: the one question a caller of Decide asks of its verdict",
+	"scenarios.RunSeed":                         "the catalogue's public API: one seed of a spec, as simrun --seed runs it, for a Go test of a scenario",
+	"substrate.SASLFromEnv":                     "the live tier's API, built ahead of its only non-test user: simrun's --substrate kafka and --compare, which the sim/ and cmd/ wiring adds",
+	"substrate.TLSFromFiles":                    "the live tier's API, built ahead of its only non-test user: simrun's --substrate kafka and --compare, which the sim/ and cmd/ wiring adds",
+	"substrate.DefaultTopicPrefix":              "the live tier's API, built ahead of its only non-test user: simrun's --substrate kafka and --compare, which the sim/ and cmd/ wiring adds",
+	"substrate.Kafka.Cleanup":                   "the live tier's API, built ahead of its only non-test user: simrun's --substrate kafka and --compare, which the sim/ and cmd/ wiring adds",
+	"substrate.Kafka.TopicPrefix":               "the live tier's API, built ahead of its only non-test user: simrun's --substrate kafka and --compare, which the sim/ and cmd/ wiring adds",
+	"substrate/comparison.New":                  "the live tier's API, built ahead of its only non-test user: simrun's --substrate kafka and --compare, which the sim/ and cmd/ wiring adds",
+	"substrate/comparison.Substrate.Model":      "the live tier's API, built ahead of its only non-test user: simrun's --substrate kafka and --compare, which the sim/ and cmd/ wiring adds",
+	"substrate/comparison.Substrate.Divergence": "the live tier's API, built ahead of its only non-test user: simrun's --substrate kafka and --compare, which the sim/ and cmd/ wiring adds",
+	"sim/oracle/wire.Families":                  "the reference decoder's refusal families, listed beside their constants so that a family added there reaches the corruption generator's test, which checks every family is generated",
 }
 
 // TestExportsHaveNonTestUsers fails when an exported identifier of a non-main package of the

@@ -1,4 +1,4 @@
-package substrate
+package comparison
 
 import (
 	"errors"
@@ -6,22 +6,25 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/substrate"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
-// comparisonOps is how many operations the seeded sequences of the Comparison tests run.
+// comparisonOps is how many operations the seeded sequences of the comparison tests run.
 const comparisonOps = 6000
 
-// seededOps drives a Substrate with a seeded sequence of every kind of operation, valid and
+// seededOps drives a substrate.Substrate with a seeded sequence of every kind of operation, valid and
 // not, the way a run would: names from a small set, the topic IDs and producer handles the
 // substrate returned, a virtual clock that only moves forward, timestamps to the microsecond.
 type seededOps struct {
 	rng     *rand.Rand
-	sub     Substrate
+	sub     substrate.Substrate
 	names   []string
 	groups  []string
-	ids     []TopicID // every incarnation, in creation order
+	ids     []substrate.TopicID // every incarnation, in creation order
 	live    map[string]liveTopic
-	handles []TxnProducer
+	handles []substrate.TxnProducer
 	clock   int64
 	calls   int // calls made on sub so far
 	// what the sequence did, so a test can check that it exercised something
@@ -30,11 +33,11 @@ type seededOps struct {
 
 // liveTopic is a name's incarnation as the sequence last made it.
 type liveTopic struct {
-	id    TopicID
+	id    substrate.TopicID
 	parts int
 }
 
-func newSeededOps(seed uint64, sub Substrate) *seededOps {
+func newSeededOps(seed uint64, sub substrate.Substrate) *seededOps {
 	return &seededOps{rng: rand.New(rand.NewPCG(seed, 0)), sub: sub,
 		names: []string{"a", "b", "c"}, groups: []string{"g0", "g1"}, live: make(map[string]liveTopic)}
 }
@@ -42,59 +45,59 @@ func newSeededOps(seed uint64, sub Substrate) *seededOps {
 func (s *seededOps) name() string { return s.names[s.rng.IntN(len(s.names))] }
 
 // tp picks mostly a partition of a live topic, sometimes any partition of any incarnation.
-func (s *seededOps) tp() TopicPartition {
+func (s *seededOps) tp() substrate.TopicPartition {
 	if len(s.ids) == 0 {
-		return TopicPartition{}
+		return substrate.TopicPartition{}
 	}
 	if name := s.name(); s.rng.IntN(8) != 0 && s.live[name].parts > 0 {
-		return TopicPartition{s.live[name].id, Partition(s.rng.IntN(s.live[name].parts))}
+		return substrate.TopicPartition{Topic: s.live[name].id, Partition: substrate.Partition(s.rng.IntN(s.live[name].parts))}
 	}
-	return TopicPartition{s.ids[s.rng.IntN(len(s.ids))], Partition(s.rng.IntN(3))}
+	return substrate.TopicPartition{Topic: s.ids[s.rng.IntN(len(s.ids))], Partition: substrate.Partition(s.rng.IntN(3))}
 }
 
-func (s *seededOps) handle() TxnProducer {
+func (s *seededOps) handle() substrate.TxnProducer {
 	if len(s.handles) == 0 {
-		return TxnProducer{}
+		return substrate.TxnProducer{}
 	}
 	return s.handles[len(s.handles)-1-min(s.rng.IntN(len(s.handles)), s.rng.IntN(3))]
 }
 
-func (s *seededOps) record() Record {
+func (s *seededOps) record() substrate.Record {
 	bs := func() []byte {
 		if s.rng.IntN(4) == 0 {
 			return nil
 		}
 		return []byte(fmt.Sprint(s.rng.IntN(100)))
 	}
-	rec := Record{Key: bs(), Value: bs(), TimestampMicros: s.clock - s.rng.Int64N(1_000_000)}
+	rec := substrate.Record{Key: bs(), Value: bs(), TimestampMicros: s.clock - s.rng.Int64N(1_000_000)}
 	for i := range s.rng.IntN(3) {
-		rec.Headers = append(rec.Headers, Header{Key: fmt.Sprintf("h%d", i), Value: bs()})
+		rec.Headers = append(rec.Headers, substrate.Header{Key: fmt.Sprintf("h%d", i), Value: bs()})
 	}
 	return rec
 }
 
-func (s *seededOps) offsets() []GroupOffset {
-	var out []GroupOffset
+func (s *seededOps) offsets() []substrate.GroupOffset {
+	var out []substrate.GroupOffset
 	for range s.rng.IntN(3) {
-		out = append(out, GroupOffset{s.tp(), Offset(s.rng.IntN(8))})
+		out = append(out, substrate.GroupOffset{TopicPartition: s.tp(), Offset: substrate.Offset(s.rng.IntN(8))})
 	}
 	return out
 }
 
 // from picks an offset around tp's watermarks.
-func (s *seededOps) from(tp TopicPartition) Offset {
+func (s *seededOps) from(tp substrate.TopicPartition) substrate.Offset {
 	o, err := s.sub.ListOffsets(tp)
 	s.calls++
 	if err != nil {
-		return Offset(s.rng.IntN(3))
+		return substrate.Offset(s.rng.IntN(3))
 	}
 	if o.LogStart > 0 {
 		s.trimmed++
 	}
 	if s.rng.IntN(8) == 0 { // just out of range
-		return []Offset{o.LogStart - 1, o.HighWatermark + 1}[s.rng.IntN(2)]
+		return []substrate.Offset{o.LogStart - 1, o.HighWatermark + 1}[s.rng.IntN(2)]
 	}
-	return o.LogStart + Offset(s.rng.Int64N(int64(o.HighWatermark-o.LogStart)+1))
+	return o.LogStart + substrate.Offset(s.rng.Int64N(int64(o.HighWatermark-o.LogStart)+1))
 }
 
 // step runs one operation.
@@ -126,7 +129,7 @@ func (s *seededOps) step() {
 	case op < 12:
 		_ = s.sub.Topics()
 	case op < 30:
-		mode := []ProduceMode{ProducePlain, ProduceIdempotent}[s.rng.IntN(2)]
+		mode := []substrate.ProduceMode{substrate.ProducePlain, substrate.ProduceIdempotent}[s.rng.IntN(2)]
 		if _, err := s.sub.Produce(s.tp(), s.record(), mode); err == nil {
 			s.produced++
 		}
@@ -158,7 +161,7 @@ func (s *seededOps) step() {
 		tp := s.tp()
 		_ = s.sub.DeleteRecords(tp, s.from(tp))
 	case op < 84:
-		policy := RetentionPolicy{
+		policy := substrate.RetentionPolicy{
 			TimeMicros: []int64{0, 2_000_000, 10_000_000}[s.rng.IntN(3)],
 			MaxOffsets: []int64{0, 0, 3, 8}[s.rng.IntN(4)],
 		}
@@ -174,7 +177,7 @@ func (s *seededOps) step() {
 }
 
 // run runs n operations, stopping early once c (if set) has diverged.
-func (s *seededOps) run(n int, c *Comparison) {
+func (s *seededOps) run(n int, c *Substrate) {
 	for range n {
 		if c != nil && c.Divergence() != nil {
 			return
@@ -187,8 +190,8 @@ func TestComparisonAgreesOverKfake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a kfake cluster")
 	}
-	k := prefixedKafka(t, kfakeCluster(t).ListenAddrs(), KafkaOptions{TopicPrefix: "comparison-agrees-"})
-	c := NewComparison(k, SeededTopicIDs(3))
+	k := liveKafka(t, "comparison-agrees-")
+	c := New(k, substrate.SeededTopicIDs(3))
 	ops := newSeededOps(11, c)
 	ops.run(comparisonOps, nil)
 	if d := c.Divergence(); d != nil {
@@ -197,7 +200,7 @@ func TestComparisonAgreesOverKfake(t *testing.T) {
 	for _, name := range ops.names { // the model uses the live topic IDs
 		idM, _, errM := c.Model().LookupTopic(name)
 		idL, _, errL := k.LookupTopic(name)
-		if idM != idL || errorClass(errM) != errorClass(errL) {
+		if idM != idL || substrate.ErrorClass(errM) != substrate.ErrorClass(errL) {
 			t.Fatalf("topic %q: model %s (%v), live %s (%v)", name, idM, errM, idL, errL)
 		}
 	}
@@ -210,10 +213,10 @@ func TestComparisonAgreesOverKfake(t *testing.T) {
 }
 
 // plantedFault wraps a live substrate and corrupts one answer: the n-th successful call of
-// method (one that returned records, for a fetch), noting the Comparison's call number.
+// method (one that returned records, for a fetch), noting the comparison's call number.
 type plantedFault struct {
-	Substrate
-	c         *Comparison
+	substrate.Substrate
+	c         *Substrate
 	method    string
 	n         int
 	seen      int
@@ -232,7 +235,7 @@ func (p *plantedFault) hit(method string) bool {
 	return true
 }
 
-func (p *plantedFault) Produce(tp TopicPartition, rec Record, mode ProduceMode) (Offset, error) {
+func (p *plantedFault) Produce(tp substrate.TopicPartition, rec substrate.Record, mode substrate.ProduceMode) (substrate.Offset, error) {
 	o, err := p.Substrate.Produce(tp, rec, mode)
 	if err == nil && p.hit("Produce") {
 		o++
@@ -240,30 +243,30 @@ func (p *plantedFault) Produce(tp TopicPartition, rec Record, mode ProduceMode) 
 	return o, err
 }
 
-func (p *plantedFault) Fetch(tp TopicPartition, from Offset, maxRecords int) ([]FetchedRecord, Offset, error) {
+func (p *plantedFault) Fetch(tp substrate.TopicPartition, from substrate.Offset, maxRecords int) ([]substrate.FetchedRecord, substrate.Offset, error) {
 	return p.FetchInto(nil, tp, from, maxRecords)
 }
 
-func (p *plantedFault) FetchInto(dst []FetchedRecord, tp TopicPartition, from Offset, maxRecords int) ([]FetchedRecord, Offset, error) {
+func (p *plantedFault) FetchInto(dst []substrate.FetchedRecord, tp substrate.TopicPartition, from substrate.Offset, maxRecords int) ([]substrate.FetchedRecord, substrate.Offset, error) {
 	n := len(dst)
 	out, next, err := p.Substrate.FetchInto(dst, tp, from, maxRecords)
 	if len(out) > n && p.hit("FetchInto") {
-		out[n].Headers = append(out[n].Headers, Header{Key: "planted"})
+		out[n].Headers = append(out[n].Headers, substrate.Header{Key: "planted"})
 	}
 	return out, next, err
 }
 
-func (p *plantedFault) ListOffsets(tp TopicPartition) (Offsets, error) {
+func (p *plantedFault) ListOffsets(tp substrate.TopicPartition) (substrate.Offsets, error) {
 	o, err := p.Substrate.ListOffsets(tp)
 	if err == nil && p.hit("ListOffsets") {
-		return Offsets{}, fmt.Errorf("%w: planted", ErrUnknownTopic)
+		return substrate.Offsets{}, fmt.Errorf("%w: planted", substrate.ErrUnknownTopic)
 	}
 	return o, err
 }
 
 // TestComparisonReportsPlantedDifference plants one wrong answer in the live substrate (a wrong
 // offset, a record with an extra header, an error) on the n-th call of a method, and checks that
-// the Comparison reports exactly that call, with both results, and nothing before it.
+// the comparison reports exactly that call, with both results, and nothing before it.
 func TestComparisonReportsPlantedDifference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a kfake cluster")
@@ -278,9 +281,9 @@ func TestComparisonReportsPlantedDifference(t *testing.T) {
 		{"ListOffsets", 60, "HighWatermark", "error: substrate: unknown topic: planted"},
 	} {
 		t.Run(plant.method, func(t *testing.T) {
-			k := prefixedKafka(t, kfakeCluster(t).ListenAddrs(), KafkaOptions{TopicPrefix: fmt.Sprintf("comparison-planted-%d-", i)})
+			k := liveKafka(t, fmt.Sprintf("comparison-planted-%d-", i))
 			live := &plantedFault{Substrate: k, method: plant.method, n: plant.n}
-			c := NewComparison(live, SeededTopicIDs(3))
+			c := New(live, substrate.SeededTopicIDs(3))
 			live.c = c
 			ops := newSeededOps(11, c)
 			ops.run(comparisonOps, c)
@@ -293,7 +296,7 @@ func TestComparisonReportsPlantedDifference(t *testing.T) {
 				t.Fatalf("reported %s; the planted fault was at call %d", d, live.plantedAt)
 			}
 			t.Log(d)
-			// From then on the Comparison answers with the model alone.
+			// From then on the comparison answers with the model alone.
 			before := live.seen
 			ops.run(200, nil)
 			if live.seen != before || c.Divergence() != d {
@@ -304,11 +307,28 @@ func TestComparisonReportsPlantedDifference(t *testing.T) {
 }
 
 func TestDivergenceNamesTheCall(t *testing.T) {
-	tp := TopicPartition{TopicID{1}, 2}
-	d := &Divergence{Call: 7, Method: "Produce", Args: showArgs(tp, Record{Key: []byte("k"), TimestampMicros: 1500}, ProducePlain)(),
-		Model: showResult(nil, Offset(3)), Live: showResult(errors.New("boom"))}
+	tp := substrate.TopicPartition{Topic: substrate.TopicID{1}, Partition: 2}
+	d := &Divergence{Call: 7, Method: "Produce", Args: showArgs(tp, substrate.Record{Key: []byte("k"), TimestampMicros: 1500}, substrate.ProducePlain)(),
+		Model: showResult(nil, substrate.Offset(3)), Live: showResult(errors.New("boom"))}
 	want := `call 7, Produce(01000000-0000-0000-0000-000000000000/2, {key "k" value null ts 1500us}, 1): model 3, ok; live error: boom`
 	if d.String() != want {
 		t.Fatalf("got  %s\nwant %s", d, want)
 	}
+}
+
+// liveKafka connects an adapter with its own topic prefix to an embedded kfake cluster of the
+// test's own.
+func liveKafka(t *testing.T, prefix string) *substrate.Kafka {
+	t.Helper()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	k, err := substrate.NewKafka(cluster.ListenAddrs(), substrate.KafkaOptions{ReplicationFactor: 1, TopicPrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
 }

@@ -1,31 +1,37 @@
-package substrate
+// Package comparison runs the model beside a live substrate (the Kafka adapter over kfake or a
+// real cluster), call for call, and reports the first call on which the two disagree: a finding
+// about the model or the adapter. Agreement is substrate's (agreement.go), which also lists every
+// disagreement found between the model and kfake and how it was settled.
+package comparison
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/substrate"
 )
 
-// Comparison is a Substrate that runs the model beside a live substrate (the adapter over kfake
+// Substrate is a substrate.Substrate that runs the model beside a live substrate (the adapter over kfake
 // or a real cluster): every call goes to both, in the caller's order, and the model's answer is
-// returned, so a run over a Comparison is the model run of the same schedule. The first call
+// returned, so a run over a comparison is the model run of the same schedule. The first call
 // whose results disagree (agreement.go: offsets, errors by sentinel, records, watermarks, topic
 // descriptions, group offsets) is kept as a Divergence, a finding about the model or the adapter;
 // from then on the live substrate is no longer called, since its state has left the model's.
 //
 // The model adopts the topic IDs the live substrate assigns (create and recreate go to the live
 // substrate first), so both speak of every topic by the same ID and IDs compare by value. Handles
-// of transactional producers are the model's; the Comparison maps each to the live one.
+// of transactional producers are the model's; the comparison maps each to the live one.
 //
-// Like every Substrate it is not safe for concurrent use.
-type Comparison struct {
-	model *Model
-	live  Substrate
+// Like every substrate.Substrate it is not safe for concurrent use.
+type Substrate struct {
+	model *substrate.Model
+	live  substrate.Substrate
 	ids   *adoptedIDs
 	// handles maps each handle the model issued to the live substrate's handle of the same
 	// InitTransactions.
-	handles map[TxnProducer]TxnProducer
-	scratch []FetchedRecord // the live substrate's fetched records, reused
+	handles map[substrate.TxnProducer]substrate.TxnProducer
+	scratch []substrate.FetchedRecord // the live substrate's fetched records, reused
 	calls   int
 	first   *Divergence
 }
@@ -33,9 +39,9 @@ type Comparison struct {
 // Divergence is the first call on which the model and the live substrate disagreed, with what
 // each answered, in a form a report prints as is.
 type Divergence struct {
-	// Call is the call's number among all calls on the Comparison, from 1.
+	// Call is the call's number among all calls on the comparison, from 1.
 	Call int
-	// Method is the Substrate method, and Args its arguments as the model received them.
+	// Method is the substrate.Substrate method, and Args its arguments as the model received them.
 	Method string
 	Args   string
 	// Model and Live are each side's results, errors included.
@@ -48,41 +54,41 @@ func (d *Divergence) String() string {
 	return fmt.Sprintf("call %d, %s(%s): model %s; live %s", d.Call, d.Method, d.Args, d.Model, d.Live)
 }
 
-// NewComparison returns a Comparison of a fresh model against live, which must not have been
+// New returns a comparison of a fresh model against live, which must not have been
 // used yet (its topics would be unknown to the model). fallbackIDs gives the model's topic IDs
 // when the live substrate assigned none (its call failed, so the runs have diverged); the
 // simulator passes its seeded ID stream. Close closes live.
-func NewComparison(live Substrate, fallbackIDs func() TopicID) *Comparison {
+func New(live substrate.Substrate, fallbackIDs func() substrate.TopicID) *Substrate {
 	if fallbackIDs == nil {
-		fallbackIDs = SeededTopicIDs(1)
+		fallbackIDs = substrate.SeededTopicIDs(1)
 	}
 	ids := &adoptedIDs{fallback: fallbackIDs}
-	return &Comparison{
-		model:   NewModel(ids.draw),
+	return &Substrate{
+		model:   substrate.NewModel(ids.draw),
 		live:    live,
 		ids:     ids,
-		handles: make(map[TxnProducer]TxnProducer),
+		handles: make(map[substrate.TxnProducer]substrate.TxnProducer),
 	}
 }
 
-// Model returns the model whose answers the Comparison returns. Reading it (the model-only
+// Model returns the model whose answers the Substrate returns. Reading it (the model-only
 // accessors) does not disturb the comparison; changing it directly does.
-func (c *Comparison) Model() *Model { return c.model }
+func (c *Substrate) Model() *substrate.Model { return c.model }
 
 // Divergence returns the first disagreement, or nil while the two have agreed on every call.
-func (c *Comparison) Divergence() *Divergence { return c.first }
+func (c *Substrate) Divergence() *Divergence { return c.first }
 
 // compared reports whether the live substrate still takes part, and counts the call.
-func (c *Comparison) compared() bool {
+func (c *Substrate) compared() bool {
 	c.calls++
 	return c.first == nil
 }
 
 // check records a divergence unless the two sides agree: same error class and, when both
 // succeeded, same results (same). args and the results are formatted only for a divergence.
-func (c *Comparison) check(method string, errM, errL error, same func() bool, args func() string,
+func (c *Substrate) check(method string, errM, errL error, same func() bool, args func() string,
 	model, live func() string) {
-	if errorClass(errM) == errorClass(errL) && (errM != nil || same()) {
+	if substrate.ErrorClass(errM) == substrate.ErrorClass(errL) && (errM != nil || same()) {
 		return
 	}
 	c.first = &Divergence{Call: c.calls, Method: method, Args: args(), Model: model(), Live: live()}
@@ -105,19 +111,19 @@ func showResult(err error, results ...any) string {
 // showValue formats one argument or result: byte strings quoted, records field by field.
 func showValue(v any) string {
 	switch v := v.(type) {
-	case Record:
+	case substrate.Record:
 		return showRecord(v)
-	case FetchedRecord:
+	case substrate.FetchedRecord:
 		return fmt.Sprintf("@%d %s", v.Offset, showRecord(v.Record))
-	case []FetchedRecord:
+	case []substrate.FetchedRecord:
 		parts := make([]string, len(v))
 		for i, r := range v {
 			parts[i] = showValue(r)
 		}
 		return "[" + strings.Join(parts, " ") + "]"
-	case TopicPartition:
+	case substrate.TopicPartition:
 		return fmt.Sprintf("%s/%d", v.Topic, v.Partition)
-	case TxnProducer:
+	case substrate.TxnProducer:
 		return fmt.Sprintf("%q epoch %d", v.TransactionalID, v.Epoch)
 	case string:
 		return fmt.Sprintf("%q", v)
@@ -125,7 +131,7 @@ func showValue(v any) string {
 	return fmt.Sprintf("%+v", v)
 }
 
-func showRecord(r Record) string {
+func showRecord(r substrate.Record) string {
 	bs := func(b []byte) string {
 		if b == nil {
 			return "null"
@@ -158,15 +164,15 @@ func shown(err error, results ...any) func() string {
 
 // liveHandle maps a model handle to the live one; a handle the model never issued goes as is
 // (both refuse it).
-func (c *Comparison) liveHandle(p TxnProducer) TxnProducer {
+func (c *Substrate) liveHandle(p substrate.TxnProducer) substrate.TxnProducer {
 	if l, ok := c.handles[p]; ok {
 		return l
 	}
 	return p
 }
 
-// CreateTopic implements Substrate: the live substrate first, whose ID the model adopts.
-func (c *Comparison) CreateTopic(name string, partitions int) (TopicID, error) {
+// CreateTopic implements substrate.Substrate: the live substrate first, whose ID the model adopts.
+func (c *Substrate) CreateTopic(name string, partitions int) (substrate.TopicID, error) {
 	if !c.compared() {
 		return c.model.CreateTopic(name, partitions)
 	}
@@ -178,8 +184,8 @@ func (c *Comparison) CreateTopic(name string, partitions int) (TopicID, error) {
 	return idM, errM
 }
 
-// DeleteTopic implements Substrate.
-func (c *Comparison) DeleteTopic(name string) error {
+// DeleteTopic implements substrate.Substrate.
+func (c *Substrate) DeleteTopic(name string) error {
 	errM := c.model.DeleteTopic(name)
 	if c.compared() {
 		errL := c.live.DeleteTopic(name)
@@ -190,8 +196,8 @@ func (c *Comparison) DeleteTopic(name string) error {
 
 func alwaysSame() bool { return true }
 
-// RecreateTopic implements Substrate: the live substrate first, whose new ID the model adopts.
-func (c *Comparison) RecreateTopic(name string) (TopicID, error) {
+// RecreateTopic implements substrate.Substrate: the live substrate first, whose new ID the model adopts.
+func (c *Substrate) RecreateTopic(name string) (substrate.TopicID, error) {
 	if !c.compared() {
 		return c.model.RecreateTopic(name)
 	}
@@ -203,8 +209,8 @@ func (c *Comparison) RecreateTopic(name string) (TopicID, error) {
 	return idM, errM
 }
 
-// LookupTopic implements Substrate.
-func (c *Comparison) LookupTopic(name string) (TopicID, int, error) {
+// LookupTopic implements substrate.Substrate.
+func (c *Substrate) LookupTopic(name string) (substrate.TopicID, int, error) {
 	idM, nM, errM := c.model.LookupTopic(name)
 	if c.compared() {
 		idL, nL, errL := c.live.LookupTopic(name)
@@ -214,34 +220,34 @@ func (c *Comparison) LookupTopic(name string) (TopicID, int, error) {
 	return idM, nM, errM
 }
 
-func equalIDs(a, b TopicID) bool { return a == b }
+func equalIDs(a, b substrate.TopicID) bool { return a == b }
 
-// DescribeTopic implements Substrate.
-func (c *Comparison) DescribeTopic(id TopicID) (TopicDescription, error) {
+// DescribeTopic implements substrate.Substrate.
+func (c *Substrate) DescribeTopic(id substrate.TopicID) (substrate.TopicDescription, error) {
 	dM, errM := c.model.DescribeTopic(id)
 	if c.compared() {
 		dL, errL := c.live.DescribeTopic(id)
-		c.check("DescribeTopic", errM, errL, func() bool { return sameDescription(dM, dL, equalIDs) },
+		c.check("DescribeTopic", errM, errL, func() bool { return substrate.SameDescription(dM, dL, equalIDs) },
 			showArgs(id), shown(errM, dM), shown(errL, dL))
 	}
 	return dM, errM
 }
 
-// Topics implements Substrate.
-func (c *Comparison) Topics() []TopicDescription {
+// Topics implements substrate.Substrate.
+func (c *Substrate) Topics() []substrate.TopicDescription {
 	m := c.model.Topics()
 	if c.compared() {
 		l := c.live.Topics()
 		same := func() bool {
-			return slices.EqualFunc(m, l, func(a, b TopicDescription) bool { return sameDescription(a, b, equalIDs) })
+			return slices.EqualFunc(m, l, func(a, b substrate.TopicDescription) bool { return substrate.SameDescription(a, b, equalIDs) })
 		}
 		c.check("Topics", nil, nil, same, showArgs(), shown(nil, m), shown(nil, l))
 	}
 	return m
 }
 
-// Produce implements Substrate.
-func (c *Comparison) Produce(tp TopicPartition, rec Record, mode ProduceMode) (Offset, error) {
+// Produce implements substrate.Substrate.
+func (c *Substrate) Produce(tp substrate.TopicPartition, rec substrate.Record, mode substrate.ProduceMode) (substrate.Offset, error) {
 	oM, errM := c.model.Produce(tp, rec, mode)
 	if c.compared() {
 		oL, errL := c.live.Produce(tp, rec, mode)
@@ -251,8 +257,8 @@ func (c *Comparison) Produce(tp TopicPartition, rec Record, mode ProduceMode) (O
 	return oM, errM
 }
 
-// InitTransactions implements Substrate.
-func (c *Comparison) InitTransactions(transactionalID string) (TxnProducer, error) {
+// InitTransactions implements substrate.Substrate.
+func (c *Substrate) InitTransactions(transactionalID string) (substrate.TxnProducer, error) {
 	pM, errM := c.model.InitTransactions(transactionalID)
 	if c.compared() {
 		pL, errL := c.live.InitTransactions(transactionalID)
@@ -265,8 +271,8 @@ func (c *Comparison) InitTransactions(transactionalID string) (TxnProducer, erro
 	return pM, errM
 }
 
-// BeginTransaction implements Substrate.
-func (c *Comparison) BeginTransaction(p TxnProducer) error {
+// BeginTransaction implements substrate.Substrate.
+func (c *Substrate) BeginTransaction(p substrate.TxnProducer) error {
 	errM := c.model.BeginTransaction(p)
 	if c.compared() {
 		errL := c.live.BeginTransaction(c.liveHandle(p))
@@ -275,8 +281,8 @@ func (c *Comparison) BeginTransaction(p TxnProducer) error {
 	return errM
 }
 
-// ProduceTx implements Substrate.
-func (c *Comparison) ProduceTx(p TxnProducer, tp TopicPartition, rec Record) (Offset, error) {
+// ProduceTx implements substrate.Substrate.
+func (c *Substrate) ProduceTx(p substrate.TxnProducer, tp substrate.TopicPartition, rec substrate.Record) (substrate.Offset, error) {
 	oM, errM := c.model.ProduceTx(p, tp, rec)
 	if c.compared() {
 		oL, errL := c.live.ProduceTx(c.liveHandle(p), tp, rec)
@@ -286,8 +292,8 @@ func (c *Comparison) ProduceTx(p TxnProducer, tp TopicPartition, rec Record) (Of
 	return oM, errM
 }
 
-// SendOffsetsToTransaction implements Substrate.
-func (c *Comparison) SendOffsetsToTransaction(p TxnProducer, group string, offsets []GroupOffset) error {
+// SendOffsetsToTransaction implements substrate.Substrate.
+func (c *Substrate) SendOffsetsToTransaction(p substrate.TxnProducer, group string, offsets []substrate.GroupOffset) error {
 	errM := c.model.SendOffsetsToTransaction(p, group, offsets)
 	if c.compared() {
 		errL := c.live.SendOffsetsToTransaction(c.liveHandle(p), group, offsets)
@@ -297,8 +303,8 @@ func (c *Comparison) SendOffsetsToTransaction(p TxnProducer, group string, offse
 	return errM
 }
 
-// CommitTransaction implements Substrate.
-func (c *Comparison) CommitTransaction(p TxnProducer) error {
+// CommitTransaction implements substrate.Substrate.
+func (c *Substrate) CommitTransaction(p substrate.TxnProducer) error {
 	errM := c.model.CommitTransaction(p)
 	if c.compared() {
 		errL := c.live.CommitTransaction(c.liveHandle(p))
@@ -307,8 +313,8 @@ func (c *Comparison) CommitTransaction(p TxnProducer) error {
 	return errM
 }
 
-// AbortTransaction implements Substrate.
-func (c *Comparison) AbortTransaction(p TxnProducer) error {
+// AbortTransaction implements substrate.Substrate.
+func (c *Substrate) AbortTransaction(p substrate.TxnProducer) error {
 	errM := c.model.AbortTransaction(p)
 	if c.compared() {
 		errL := c.live.AbortTransaction(c.liveHandle(p))
@@ -317,30 +323,30 @@ func (c *Comparison) AbortTransaction(p TxnProducer) error {
 	return errM
 }
 
-// Fetch implements Substrate.
-func (c *Comparison) Fetch(tp TopicPartition, from Offset, maxRecords int) ([]FetchedRecord, Offset, error) {
+// Fetch implements substrate.Substrate.
+func (c *Substrate) Fetch(tp substrate.TopicPartition, from substrate.Offset, maxRecords int) ([]substrate.FetchedRecord, substrate.Offset, error) {
 	return c.FetchInto(nil, tp, from, maxRecords)
 }
 
-// FetchInto implements Substrate: the model's records go to dst; the live substrate's to a
-// buffer of the Comparison's own.
-func (c *Comparison) FetchInto(dst []FetchedRecord, tp TopicPartition, from Offset, maxRecords int) ([]FetchedRecord, Offset, error) {
+// FetchInto implements substrate.Substrate: the model's records go to dst; the live substrate's to a
+// buffer of the comparison's own.
+func (c *Substrate) FetchInto(dst []substrate.FetchedRecord, tp substrate.TopicPartition, from substrate.Offset, maxRecords int) ([]substrate.FetchedRecord, substrate.Offset, error) {
 	n := len(dst)
 	out, nextM, errM := c.model.FetchInto(dst, tp, from, maxRecords)
 	if c.compared() {
-		var nextL Offset
+		var nextL substrate.Offset
 		var errL error
 		c.scratch, nextL, errL = c.live.FetchInto(c.scratch[:0], tp, from, maxRecords)
 		recsM, recsL := out[n:], c.scratch
-		same := func() bool { return nextM == nextL && firstRecordDifference(recsM, recsL) < 0 }
+		same := func() bool { return nextM == nextL && substrate.FirstRecordDifference(recsM, recsL) < 0 }
 		c.check("FetchInto", errM, errL, same, showArgs(tp, from, maxRecords),
 			shown(errM, recsM, nextM), shown(errL, recsL, nextL))
 	}
 	return out, nextM, errM
 }
 
-// ListOffsets implements Substrate.
-func (c *Comparison) ListOffsets(tp TopicPartition) (Offsets, error) {
+// ListOffsets implements substrate.Substrate.
+func (c *Substrate) ListOffsets(tp substrate.TopicPartition) (substrate.Offsets, error) {
 	oM, errM := c.model.ListOffsets(tp)
 	if c.compared() {
 		oL, errL := c.live.ListOffsets(tp)
@@ -350,8 +356,8 @@ func (c *Comparison) ListOffsets(tp TopicPartition) (Offsets, error) {
 	return oM, errM
 }
 
-// DeleteRecords implements Substrate.
-func (c *Comparison) DeleteRecords(tp TopicPartition, before Offset) error {
+// DeleteRecords implements substrate.Substrate.
+func (c *Substrate) DeleteRecords(tp substrate.TopicPartition, before substrate.Offset) error {
 	errM := c.model.DeleteRecords(tp, before)
 	if c.compared() {
 		errL := c.live.DeleteRecords(tp, before)
@@ -360,8 +366,8 @@ func (c *Comparison) DeleteRecords(tp TopicPartition, before Offset) error {
 	return errM
 }
 
-// SetRetention implements Substrate.
-func (c *Comparison) SetRetention(name string, policy RetentionPolicy) error {
+// SetRetention implements substrate.Substrate.
+func (c *Substrate) SetRetention(name string, policy substrate.RetentionPolicy) error {
 	errM := c.model.SetRetention(name, policy)
 	if c.compared() {
 		errL := c.live.SetRetention(name, policy)
@@ -370,8 +376,8 @@ func (c *Comparison) SetRetention(name string, policy RetentionPolicy) error {
 	return errM
 }
 
-// AdvanceClock implements Substrate.
-func (c *Comparison) AdvanceClock(nowMicros int64) error {
+// AdvanceClock implements substrate.Substrate.
+func (c *Substrate) AdvanceClock(nowMicros int64) error {
 	errM := c.model.AdvanceClock(nowMicros)
 	if c.compared() {
 		errL := c.live.AdvanceClock(nowMicros)
@@ -380,8 +386,8 @@ func (c *Comparison) AdvanceClock(nowMicros int64) error {
 	return errM
 }
 
-// CommitOffsets implements Substrate.
-func (c *Comparison) CommitOffsets(group string, offsets []GroupOffset) error {
+// CommitOffsets implements substrate.Substrate.
+func (c *Substrate) CommitOffsets(group string, offsets []substrate.GroupOffset) error {
 	errM := c.model.CommitOffsets(group, offsets)
 	if c.compared() {
 		errL := c.live.CommitOffsets(group, offsets)
@@ -390,8 +396,8 @@ func (c *Comparison) CommitOffsets(group string, offsets []GroupOffset) error {
 	return errM
 }
 
-// CommittedOffsets implements Substrate.
-func (c *Comparison) CommittedOffsets(group string) ([]GroupOffset, error) {
+// CommittedOffsets implements substrate.Substrate.
+func (c *Substrate) CommittedOffsets(group string) ([]substrate.GroupOffset, error) {
 	m, errM := c.model.CommittedOffsets(group)
 	if c.compared() {
 		l, errL := c.live.CommittedOffsets(group)
@@ -401,5 +407,5 @@ func (c *Comparison) CommittedOffsets(group string) ([]GroupOffset, error) {
 	return m, errM
 }
 
-// Close implements Substrate: it closes the live substrate.
-func (c *Comparison) Close() error { return c.live.Close() }
+// Close implements substrate.Substrate: it closes the live substrate.
+func (c *Substrate) Close() error { return c.live.Close() }
