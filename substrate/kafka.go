@@ -295,9 +295,13 @@ func (k *Kafka) CreateTopic(name string, partitions int) (TopicID, error) {
 			}
 			return err
 		})
-		if errors.Is(err, kerr.TopicAlreadyExists) && wasDeletedHere && time.Now().Before(deadline) {
-			time.Sleep(min(deletionPoll, time.Until(deadline))) // still being deleted
-			continue
+		if errors.Is(err, kerr.TopicAlreadyExists) && wasDeletedHere {
+			if time.Now().Before(deadline) {
+				time.Sleep(min(deletionPoll, time.Until(deadline))) // still being deleted
+				continue
+			}
+			return TopicID{}, fmt.Errorf("%w: %s: the cluster still has the deleted topic of that name %v after "+
+				"(the deletion timeout)", ErrTopicExists, k.topicWhat("create", name), k.deletionTimeout)
 		}
 		if err != nil {
 			return TopicID{}, mapErr(err, k.topicWhat("create", name))

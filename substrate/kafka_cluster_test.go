@@ -371,6 +371,11 @@ func TestKafkaRecreateWaitsForDeletion(t *testing.T) {
 		!strings.Contains(err.Error(), "deletion timeout") {
 		t.Fatalf("RecreateTopic with a deletion that never completes: %v", err)
 	}
+	// The cluster still has it: creating the name again waits for the deletion, then says so.
+	_, err = k.CreateTopic("r", 3)
+	if !errors.Is(err, ErrTopicExists) || !strings.Contains(err.Error(), `"r"`) || !strings.Contains(err.Error(), "deletion timeout") {
+		t.Fatalf("CreateTopic while the deletion has not completed: %v", err)
+	}
 }
 
 // selfSignedTLS returns a server configuration for 127.0.0.1 and the PEM of its certificate.
