@@ -57,71 +57,36 @@ func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
 }
 
 // Decide is Decide(causes, t, t) without the interfaces: the gate's entry point for a caller that
-// holds its views in a table. Its own loop is the deliverable path, walk specialised to stop at
-// the first blocked cause with no blockers to collect, so that it makes no call and keeps the
-// causes' and the entries' indexes and the cause's key in registers; a blocked cause, or a table
-// much wider than the causes, goes on in walk.
+// holds its views in a table.
 func (t *SettledTable) Decide(causes Causes) Verdict {
 	cs, es := causes.pairs, t.entries
 	if len(es) > 8*len(cs)+16 {
-		if i, j := t.walk(nil, cs, 0, 0); i < len(cs) {
-			return t.held(cs, i, j)
-		}
-		return Verdict{}
+		var v Verdict
+		t.walkGalloping(&v.Blockers, cs, 0, 0)
+		return v
 	}
+	// firstBlocked's loop, here so that the deliverable path makes no call.
 	j := 0
 	for i := range cs {
 		c := &cs[i]
-		k := keyOf(&c.Channel)
-		for {
-			if j == len(es) {
-				return Verdict{} // no cause from i on is received
-			}
-			e := &es[j]
-			if e.hi != k.hi {
-				if e.hi < k.hi {
-					j++
-					continue
-				}
-				break
-			}
-			if e.lo != k.lo {
-				if e.lo < k.lo {
-					j++
-					continue
-				}
-				break
-			}
-			if e.partition != k.partition {
-				if e.partition < k.partition {
-					j++
-					continue
-				}
-				break
-			}
-			if c.Position > e.settled {
-				return t.held(cs, i, j)
+		var found bool
+		if j, found = seekEntry(es, j, keyOf(&c.Channel)); found {
+			if c.Position > es[j].settled {
+				var v Verdict
+				t.appendBlockersFrom(&v.Blockers, cs, i, j) // the causes before i are satisfied
+				return v
 			}
 			j++
-			break
 		}
 	}
 	return Verdict{}
-}
-
-// held is the verdict on causes whose cause i, on the channel of entry j, is blocked: the causes
-// before i are satisfied.
-func (t *SettledTable) held(cs []Cause, i, j int) Verdict {
-	var v Verdict
-	t.walk(&v.Blockers, cs, i, j)
-	return v
 }
 
 // AppendBlockers is Decide for hot paths: it appends the blockers of causes to dst and returns
 // the extended slice, so a caller can reuse one buffer; no blocker appended means deliverable.
 func AppendBlockers(dst []Blocker, causes Causes, received ReceivedSet, settled SettledView) []Blocker {
 	if t := sameTable(received, settled); t != nil {
-		t.walk(&dst, causes.pairs, 0, 0)
+		t.appendBlockersFrom(&dst, causes.pairs, 0, 0)
 		return dst
 	}
 	return appendBlockersViews(dst, causes, received, settled)
@@ -146,7 +111,7 @@ func appendBlockersViews(dst []Blocker, causes Causes, received ReceivedSet, set
 // fast check; Decide explains a hold.
 func Satisfied(causes Causes, received ReceivedSet, settled SettledView) bool {
 	if t := sameTable(received, settled); t != nil {
-		i, _ := t.walk(nil, causes.pairs, 0, 0)
+		i, _ := t.firstBlocked(causes.pairs)
 		return i == len(causes.pairs)
 	}
 	for _, c := range causes.pairs {
@@ -162,15 +127,20 @@ func Satisfied(causes Causes, received ReceivedSet, settled SettledView) bool {
 }
 
 // appendBlocker appends the blocker for an unsatisfied cause, filled in place (a 48-byte struct
-// built apart and copied in goes through the stack). Settled is 0 whenever nothing is known,
+// built apart and copied in goes through the stack), every field written once: a slot within
+// dst's capacity is taken as it is, not cleared first. Settled is 0 whenever nothing is known,
 // whatever the view returned alongside known == false, so equal holds compare equal.
 func appendBlocker(dst []Blocker, c *Cause, settled Offset, known bool) []Blocker {
-	dst = append(dst, Blocker{})
-	b := &dst[len(dst)-1]
-	b.Channel, b.Required = c.Channel, c.Position
-	if known {
-		b.Settled, b.SettledKnown = settled, true
+	if n := len(dst); n < cap(dst) {
+		dst = dst[:n+1]
+	} else {
+		dst = append(dst, Blocker{})
 	}
+	if !known {
+		settled = 0
+	}
+	b := &dst[len(dst)-1]
+	b.Channel, b.Required, b.Settled, b.SettledKnown = c.Channel, c.Position, settled, known
 	return dst
 }
 
@@ -304,59 +274,86 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 	return t
 }
 
-// walk is the gate's one walk over the causes from causes[i] on and the entries from entries[j]
-// on (entry j is the first entry not below causes[i]'s channel, or an earlier one). At a cause on
-// a received channel above its settled position it stops, returning the cause's and the entry's
-// indexes, or, when dst is not nil, appends the cause's blocker to *dst and goes on; it returns
-// len(causes) once every cause is answered. The causes and the entries are both in channel
-// order, so one merge-like pass answers every cause; each entry it passes is compared with the
-// cause field by field, most significant first (most entries differ in the topic ID's first
-// half), and a received cause costs one more comparison, with the entry's settled position. A
-// table much wider than the causes is galloped through instead. The blockers go through a
-// pointer, one register, so that the deliverable path keeps its walk's state in registers.
-func (t *SettledTable) walk(dst *[]Blocker, causes []Cause, i, j int) (int, int) {
+// firstBlocked is the gate over the table: it returns the index of the first cause on a received
+// channel above its settled position, and of that channel's entry, or len(causes) when there is
+// none. The causes and the entries are both in channel order, so one merge-like pass answers
+// every cause (seekEntry); a table much wider than the causes is galloped through instead.
+func (t *SettledTable) firstBlocked(causes []Cause) (int, int) {
 	es := t.entries
 	if len(es) > 8*len(causes)+16 {
-		return t.walkGalloping(dst, causes, i, j)
+		return t.walkGalloping(nil, causes, 0, 0)
 	}
-	for ; i < len(causes); i++ {
+	j := 0
+	for i := range causes {
 		c := &causes[i]
-		k := keyOf(&c.Channel)
-		for ; j < len(es); j++ {
-			e := &es[j]
-			if e.hi != k.hi {
-				if e.hi > k.hi {
-					break
-				}
-				continue
-			}
-			if e.lo != k.lo {
-				if e.lo > k.lo {
-					break
-				}
-				continue
-			}
-			if e.partition != k.partition {
-				if e.partition > k.partition {
-					break
-				}
-				continue
-			}
-			if c.Position > e.settled { // c's channel is received
-				if dst == nil {
-					return i, j
-				}
-				*dst = appendBlocker(*dst, c, e.settled, e.known)
+		var found bool
+		if j, found = seekEntry(es, j, keyOf(&c.Channel)); found {
+			if c.Position > es[j].settled {
+				return i, j
 			}
 			j++
-			break
 		}
 	}
 	return len(causes), j
 }
 
-// walkGalloping is walk for a table much wider than the causes: O(width × log(entries/width))
-// compares, a call per cause, where the plain merge is O(width + entries).
+// appendBlockersFrom appends to *dst the blocker of every blocked cause from causes[i] on, entry
+// j being the first entry not below causes[i]'s channel or an earlier one. The blockers are kept
+// in a local slice and stored through dst once.
+func (t *SettledTable) appendBlockersFrom(dst *[]Blocker, causes []Cause, i, j int) {
+	es := t.entries
+	if len(es) > 8*len(causes)+16 {
+		t.walkGalloping(dst, causes, i, j)
+		return
+	}
+	out := *dst
+	for ; i < len(causes); i++ {
+		c := &causes[i]
+		var found bool
+		if j, found = seekEntry(es, j, keyOf(&c.Channel)); found {
+			if e := &es[j]; c.Position > e.settled {
+				out = appendBlocker(out, c, e.settled, e.known)
+			}
+			j++
+		}
+	}
+	*dst = out
+}
+
+// seekEntry returns the index of the first entry of es at or after j whose key is not below k,
+// and whether its key is k. It compares each entry with k field by field, most significant first
+// (most entries differ in the topic ID's first half), and is small enough to inline into the
+// gate's loops.
+func seekEntry(es []settledEntry, j int, k channelKey) (int, bool) {
+	for ; j < len(es); j++ {
+		e := &es[j]
+		if e.hi != k.hi {
+			if e.hi > k.hi {
+				return j, false
+			}
+			continue
+		}
+		if e.lo != k.lo {
+			if e.lo > k.lo {
+				return j, false
+			}
+			continue
+		}
+		if e.partition != k.partition {
+			if e.partition > k.partition {
+				return j, false
+			}
+			continue
+		}
+		return j, true
+	}
+	return j, false
+}
+
+// walkGalloping is the gate for a table much wider than the causes: O(width × log(entries/width))
+// compares, a call per cause, where the plain merge is O(width + entries). At a blocked cause it
+// stops, returning the cause's and the entry's indexes, or, when dst is not nil, appends the
+// cause's blocker to *dst and goes on; it returns len(causes) once every cause is answered.
 func (t *SettledTable) walkGalloping(dst *[]Blocker, causes []Cause, i, j int) (int, int) {
 	for ; i < len(causes); i++ {
 		c := &causes[i]

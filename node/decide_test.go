@@ -243,11 +243,16 @@ func TestDecideMatchesNaiveModel(t *testing.T) {
 		want := naiveDecide(causes.Pairs(), received, settled)
 		view := &gateView{received, settled}
 		table := buildTable(received, settled)
+		// AppendBlockers reuses the room of its buffer without clearing it: stale blockers there
+		// must not show through.
+		stale := slices.Repeat([]Blocker{{fxChannel(99, 9), 9, 9, true}}, 12)[:0]
 		for name, got := range map[string][]Blocker{
-			"general":          Decide(causes, view, view).Blockers,
-			"table":            Decide(causes, table, table).Blockers,
-			"table, concrete":  table.Decide(causes).Blockers,
-			"table, galloping": galloping(table, causes.pairs),
+			"general":                 Decide(causes, view, view).Blockers,
+			"table":                   Decide(causes, table, table).Blockers,
+			"table, concrete":         table.Decide(causes).Blockers,
+			"table, galloping":        galloping(table, causes.pairs),
+			"table, AppendBlockers":   AppendBlockers(stale, causes, table, table),
+			"general, AppendBlockers": AppendBlockers(slices.Clone(stale[:12])[:0], causes, view, view),
 		} {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: Decide = %v, naive model = %v", name, got, want)
