@@ -49,7 +49,9 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	} else if len(hs) > 0 {
 		h.msg.Record.Headers = visibleHeaders(hs)
 	}
-	c.refreshGate()
+	if c.held.len() == 1 { // the new head: the gate is below it (behind a head, it stays)
+		c.gate = pos - 1
+	}
 	e.heldCount++
 	e.heldFrom = min(e.heldFrom, i)
 	c.holdsDirty = true
