@@ -31,7 +31,7 @@ const (
 	exploreFile = "explore.md"       // the explorer's counts and speed
 )
 
-// WriteReport writes dir/README.md (RenderReport) and the SVG plots: the wall-clock plots from
+// WriteReport writes dir/README.md (renderCommittedReport) and the SVG plots: the wall-clock plots from
 // dir/bench.txt, the latency plot from the fixed scenario cases, measured afresh (their samples
 // are exact, the same as the ones dir/sim-metrics.json summarises). A directory without
 // sim-metrics.json gets a report of the metrics measured, when given (else it is an error). It
@@ -66,12 +66,12 @@ func WriteReport(dir string, measured *Baseline) ([]string, error) {
 	return append([]string{"README.md"}, files...), nil
 }
 
-// RenderReport renders dir/README.md from the committed figures only: the exact metrics of
+// renderCommittedReport renders dir/README.md from the committed figures only: the exact metrics of
 // dir/sim-metrics.json and the wall clock of dir/bench.txt (its tables are left out when it is
 // missing), with links to the side-by-side speed report and the explorer's results where they
 // exist. The same files always give the same bytes, which TestResultsReportIsCurrent holds the
 // committed README to.
-func RenderReport(dir string) ([]byte, error) {
+func renderCommittedReport(dir string) ([]byte, error) {
 	b, err := ReadBaseline(filepath.Join(dir, metricsFile))
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func RenderReport(dir string) ([]byte, error) {
 	return renderReport(dir, b)
 }
 
-// renderReport is RenderReport with the exact metrics b.
+// renderReport is renderCommittedReport with the exact metrics b.
 func renderReport(dir string, b *Baseline) ([]byte, error) {
 	wall, header, err := readWall(filepath.Join(dir, wallFile))
 	if err != nil {

@@ -36,11 +36,11 @@ import (
 // ScaleSeed is the seed every size of the scale benchmark runs.
 const ScaleSeed = 3
 
-// ScaleSizes are the world sizes the scale report measures; ScaleSizesSmall those BenchmarkScale
+// ScaleSizes are the world sizes the scale report measures; scaleSizesSmall those BenchmarkScale
 // runs without -scale.large.
 var (
 	ScaleSizes      = []int{1000, 4000, 16000, 64000}
-	ScaleSizesSmall = []int{1000, 4000}
+	scaleSizesSmall = []int{1000, 4000}
 )
 
 // ScalePoint is one size's measurement.

@@ -19,7 +19,7 @@ var scaleLarge = flag.Bool("scale.large", false, "BenchmarkScale: also run the l
 //
 // results/scale.md has the figures (go run ./benchmarks/scalereport).
 func BenchmarkScale(b *testing.B) {
-	sizes := ScaleSizesSmall
+	sizes := scaleSizesSmall
 	if *scaleLarge {
 		sizes = ScaleSizes
 	}

@@ -107,9 +107,9 @@ func appendBlockersViews(dst []Blocker, causes Causes, received ReceivedSet, set
 	return dst
 }
 
-// Satisfied reports whether causes are all satisfied, without building blockers. It is the gate's
-// fast check; Decide explains a hold.
-func Satisfied(causes Causes, received ReceivedSet, settled SettledView) bool {
+// causesSatisfied reports whether causes are all satisfied, without building blockers: the
+// gate's question without its explanation, which the tests hold Decide's verdict to.
+func causesSatisfied(causes Causes, received ReceivedSet, settled SettledView) bool {
 	if t := sameTable(received, settled); t != nil {
 		i, _ := t.firstBlocked(causes.pairs)
 		return i == len(causes.pairs)
@@ -148,7 +148,7 @@ func appendBlocker(dst []Blocker, c *Cause, settled Offset, known bool) []Blocke
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // SettledTable is a ReceivedSet and a SettledView in one value: the received channels in channel
-// order, each with its settled position once one is known. Decide, AppendBlockers and Satisfied
+// order, each with its settled position once one is known. Decide, AppendBlockers and causesSatisfied
 // recognise a *SettledTable passed as both views and walk it in step with the causes — two sorted
 // sequences, one pass, a galloping seek when the table is much wider than the causes — instead of
 // two interface calls and two searches per cause. Any other views take the general path.

@@ -80,8 +80,8 @@ func TestDecideBranches(t *testing.T) {
 				if !slices.Equal(got.Blockers, tc.want) {
 					t.Fatalf("%s: Decide = %v, want %v", path.name, got.Blockers, tc.want)
 				}
-				if got.Deliverable() != (len(tc.want) == 0) || Satisfied(tc.causes, path.r, path.s) != got.Deliverable() {
-					t.Fatalf("%s: Deliverable/Satisfied disagree with blockers %v", path.name, got.Blockers)
+				if got.Deliverable() != (len(tc.want) == 0) || causesSatisfied(tc.causes, path.r, path.s) != got.Deliverable() {
+					t.Fatalf("%s: Deliverable/causesSatisfied disagree with blockers %v", path.name, got.Blockers)
 				}
 			}
 		})
@@ -131,7 +131,7 @@ func TestDecideDeliverableDoesNotAllocate(t *testing.T) {
 	for name, f := range map[string]func() bool{
 		"table":     func() bool { return Decide(causes, table, table).Deliverable() },
 		"general":   func() bool { return Decide(causes, r, s).Deliverable() },
-		"satisfied": func() bool { return Satisfied(causes, table, table) },
+		"satisfied": func() bool { return causesSatisfied(causes, table, table) },
 	} {
 		if !f() {
 			t.Fatalf("%s: fixture not deliverable", name)
@@ -258,9 +258,9 @@ func TestDecideMatchesNaiveModel(t *testing.T) {
 				t.Fatalf("%s: Decide = %v, naive model = %v", name, got, want)
 			}
 		}
-		if Satisfied(causes, table, table) != (len(want) == 0) || Satisfied(causes, view, view) != (len(want) == 0) ||
+		if causesSatisfied(causes, table, table) != (len(want) == 0) || causesSatisfied(causes, view, view) != (len(want) == 0) ||
 			(len(galloping(table, causes.pairs)) == 0) != (len(want) == 0) {
-			t.Fatalf("Satisfied disagrees with the model's %d blockers", len(want))
+			t.Fatalf("causesSatisfied disagrees with the model's %d blockers", len(want))
 		}
 	})
 }

@@ -9,7 +9,7 @@ package node
 // satisfied reports whether every cause on a received channel is at or below that channel's
 // settled position (known). It counts the cause entries it examines in CausesCompared: all of
 // them when satisfied, else those up to and including the first unsatisfied one — the entries
-// Satisfied would have asked the views about.
+// causesSatisfied would have asked the views about.
 func (e *Engine) satisfied(causes []Cause) bool {
 	chans := e.chans
 	j := 0

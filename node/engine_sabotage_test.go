@@ -132,19 +132,19 @@ func TestSabotageNames(t *testing.T) {
 	var names []string
 	for _, m := range SabotageModes() {
 		names = append(names, m.String())
-		got, err := ParseSabotage(m.String())
+		got, err := parseSabotage(m.String())
 		if err != nil || got != m {
-			t.Fatalf("ParseSabotage(%s) = %v, %v", m, got, err)
+			t.Fatalf("parseSabotage(%s) = %v, %v", m, got, err)
 		}
 	}
 	want := []string{"IGNORE_CAUSES", "NO_FIFO", "REDELIVER_REFEEDS", "UNDECODABLE_AS_ABSENT", "SKIP_RECEIPT_MERGE",
 		"DROP_HELD", "IGNORE_REMOVED_CHANNELS", "SILENT_DROP", "OVEREXPRESS", "IGNORE_RECREATION",
 		"DELIVER_PAST_DEAD_HOLDS", "TREAT_COVERED_FEED_AS_REPLAY"}
 	etEqual(t, "names", names, want)
-	if s, err := ParseSabotage(""); err != nil || s != SabotageNone || s.String() != "NONE" {
+	if s, err := parseSabotage(""); err != nil || s != SabotageNone || s.String() != "NONE" {
 		t.Fatal("empty name is not the honest engine")
 	}
-	_, err := ParseSabotage("IGNORE_EVERYTHING")
+	_, err := parseSabotage("IGNORE_EVERYTHING")
 	if err == nil || !strings.Contains(err.Error(), "IGNORE_EVERYTHING") || !strings.Contains(err.Error(), "NO_FIFO") {
 		t.Fatalf("error does not name the input and the valid names: %v", err)
 	}

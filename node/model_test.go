@@ -425,7 +425,7 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 // and identity reports, and asserts they agree on every delivery, every stamp, every refusal and
 // the committed state.
 func TestModelEngineAgreesWithReference(t *testing.T) {
-	mode, err := ParseSabotage(*modelSabotage)
+	mode, err := parseSabotage(*modelSabotage)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,9 +78,9 @@ func (s Sabotage) String() string {
 	return fmt.Sprintf("Sabotage(%d)", uint8(s))
 }
 
-// ParseSabotage returns the mode with the given name ("NONE" or "" for the honest engine). An
+// parseSabotage returns the mode with the given name ("NONE" or "" for the honest engine). An
 // unknown name is an error that names it and lists the valid names.
-func ParseSabotage(name string) (Sabotage, error) {
+func parseSabotage(name string) (Sabotage, error) {
 	if name == "" {
 		return SabotageNone, nil
 	}

@@ -79,8 +79,8 @@ func (t *Topology) Features() []Feature {
 	return out
 }
 
-// Has reports whether the topology has feature f (as Features computes it).
-func (t *Topology) Has(f Feature) bool { return slices.Contains(t.Features(), f) }
+// has reports whether the topology has feature f (as Features computes it).
+func (t *Topology) has(f Feature) bool { return slices.Contains(t.Features(), f) }
 
 // processGraph is the process-to-process graph: p -> q when q reads a topic p sends (records are
 // spread over a topic's partitions by key, so any sender can reach any reader of the topic).

@@ -38,7 +38,7 @@ func TestRandomTopologyShape(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		quarry := 0
-		if _, ok := topo.Topic(quarryHeldTopic); ok {
+		if _, ok := topo.topic(quarryHeldTopic); ok {
 			quarry = 1 // the deletion quarry's process (TestRandomDeletionQuarry)
 		}
 		if n := len(topo.Processes) - quarry; n < 2 || n > 7 {
@@ -133,18 +133,18 @@ func TestFeatureDetection(t *testing.T) {
 		if err := topo.Validate(); err != nil {
 			t.Fatalf("%s fixture invalid: %v", f, err)
 		}
-		if !topo.Has(f) {
+		if !topo.has(f) {
 			t.Errorf("%s not detected in:\n%s", f, topo)
 		}
 	}
 	// A two-cycle is not a multi-node cycle, and a narrow topic a task-1 process cannot read
 	// creates no edge.
-	if cases[FeatureCycle].Has(FeatureMultiNodeCycle) {
+	if cases[FeatureCycle].has(FeatureMultiNodeCycle) {
 		t.Error("a two-process cycle was reported as a multi-node cycle")
 	}
 	narrow := &Topology{Topics: []Topic{{Name: "x", Partitions: 2, External: true}, out("a"), out("b")}, Processes: []Process{
 		proc("A", []string{"b", "x"}, []string{"a"}), {Name: "B", Task: 1, Receives: []string{"a", "x"}, Sends: []string{"b"}}}}
-	if narrow.Has(FeatureCycle) {
+	if narrow.has(FeatureCycle) {
 		t.Errorf("task 1 reading a one-partition topic made a cycle:\n%s", narrow)
 	}
 }
@@ -154,8 +154,8 @@ func TestLargeTopology(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(topo.Processes) != 1000 || topo.Channels() < 10000 {
-		t.Fatalf("1000-process topology has %d processes over %d channels, want 1000 over ≥ 10000", len(topo.Processes), topo.Channels())
+	if len(topo.Processes) != 1000 || topo.channels() < 10000 {
+		t.Fatalf("1000-process topology has %d processes over %d channels, want 1000 over ≥ 10000", len(topo.Processes), topo.channels())
 	}
 	if got := topo.Features(); len(got) != len(AllFeatures()) {
 		t.Fatalf("large topology features %v, want all", got)
@@ -184,8 +184,8 @@ func TestRandomDeletionQuarry(t *testing.T) {
 			t.Fatal(err)
 		}
 		set := swarm.ExpandSettings(seed)
-		held, okH := topo.Topic(quarryHeldTopic)
-		cause, okC := topo.Topic(quarryCauseTopic)
+		held, okH := topo.topic(quarryHeldTopic)
+		cause, okC := topo.topic(quarryCauseTopic)
 		if okH != set.Enabled(spec.ActDeleteTopic) || okC != okH {
 			t.Fatalf("seed %d: quarry topics %v/%v, deletion on %v", seed, okH, okC, set.Enabled(spec.ActDeleteTopic))
 		}
@@ -217,7 +217,7 @@ func TestRandomDeletionQuarry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := large.Topic(quarryHeldTopic); ok {
+	if _, ok := large.topic(quarryHeldTopic); ok {
 		t.Fatalf("a large topology has the quarry")
 	}
 }

@@ -30,9 +30,9 @@ type ExercisedCount struct {
 // ActionCounter is the Exercised name of an action kind's count, such as "action.feed".
 func ActionCounter(k spec.ActionKind) string { return "action." + k.String() }
 
-// RefusalCounter is the Exercised name of a refusal reason's count, such as
+// refusalCounter is the Exercised name of a refusal reason's count, such as
 // "refusals.UNDECODABLE_METADATA".
-func RefusalCounter(reason string) string { return "refusals." + reason }
+func refusalCounter(reason string) string { return "refusals." + reason }
 
 func newExercised() Exercised {
 	e := Exercised{counts: map[string]*ExercisedCount{}}

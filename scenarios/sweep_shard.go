@@ -41,8 +41,8 @@ func (s Shard) Check() error {
 	return nil
 }
 
-// OwnsSeed reports whether seed belongs to s (every seed belongs to the unsharded zero value).
-func (s Shard) OwnsSeed(seed uint64) bool {
+// ownsSeed reports whether seed belongs to s (every seed belongs to the unsharded zero value).
+func (s Shard) ownsSeed(seed uint64) bool {
 	return !s.Sharded() || seed%uint64(s.Total) == uint64(s.Index-1)
 }
 

@@ -24,7 +24,7 @@ func TestShardSeedsAreBalancedAndStable(t *testing.T) {
 					if prev, dup := owner[seed]; dup {
 						t.Fatalf("range %v, n %d: seed %d in shards %d and %d", r, n, seed, prev, i)
 					}
-					if !sh.OwnsSeed(seed) {
+					if !sh.ownsSeed(seed) {
 						t.Fatalf("range %v, n %d: shard %d runs seed %d it does not own", r, n, i, seed)
 					}
 					owner[seed] = i
@@ -43,7 +43,7 @@ func TestShardSeedsAreBalancedAndStable(t *testing.T) {
 	}
 	for seed := uint64(0); seed < 200; seed++ {
 		for n := 1; n <= 64; n++ {
-			if !(Shard{Index: int(seed%uint64(n)) + 1, Total: n}).OwnsSeed(seed) {
+			if !(Shard{Index: int(seed%uint64(n)) + 1, Total: n}).ownsSeed(seed) {
 				t.Fatalf("seed %d is not in shard %d/%d", seed, seed%uint64(n)+1, n)
 			}
 		}
@@ -109,7 +109,7 @@ func TestShardedSweepRunsItsSeeds(t *testing.T) {
 			t.Fatalf("shard %s:\n%s\nwant\n%s", sh, got, want)
 		}
 		for _, s := range seen {
-			if !sh.OwnsSeed(s) {
+			if !sh.ownsSeed(s) {
 				t.Fatalf("shard %s ran seed %d", sh, s)
 			}
 		}
@@ -127,7 +127,7 @@ func shardReport(spec Spec, first, last uint64, sh Shard, digest bool, outcomes 
 	r := newSweepReport(spec, first, last, digest)
 	r.Shard, r.shard = sh.String(), sh
 	for _, o := range outcomes {
-		if sh.OwnsSeed(o.Seed) {
+		if sh.ownsSeed(o.Seed) {
 			r.add(o, nil)
 		}
 	}

@@ -40,8 +40,8 @@ type Topology struct {
 	Declared []Feature
 }
 
-// Channels returns the number of topic-partitions.
-func (t *Topology) Channels() int {
+// channels returns the number of topic-partitions.
+func (t *Topology) channels() int {
 	n := 0
 	for _, tp := range t.Topics {
 		n += tp.Partitions
@@ -49,8 +49,8 @@ func (t *Topology) Channels() int {
 	return n
 }
 
-// Topic returns the topic with the given name.
-func (t *Topology) Topic(name string) (Topic, bool) {
+// topic returns the topic with the given name.
+func (t *Topology) topic(name string) (Topic, bool) {
 	for _, tp := range t.Topics {
 		if tp.Name == name {
 			return tp, true

@@ -52,7 +52,7 @@ func TestVacuityGuard(t *testing.T) {
 	}
 	refusals := 0
 	for _, name := range rep.Exercised.Names() {
-		if strings.HasPrefix(name, RefusalCounter("")) {
+		if strings.HasPrefix(name, refusalCounter("")) {
 			refusals += int(rep.Exercised.Count(name).Total)
 		}
 	}

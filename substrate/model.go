@@ -13,7 +13,7 @@ import (
 //
 // It has no goroutines, reads no wall clock and draws no global randomness: topic IDs come from
 // the source given to NewModel and time from AdvanceClock, so a run is a pure function of its
-// calls. Clone deep-copies it and AppendCanonical encodes it, for the exhaustive explorer.
+// calls. CloneInto deep-copies it, for the exhaustive explorer.
 //
 // Each partition's log is a slice indexed by offset - base, so produce and fetch are a bounds
 // check and a slice access. A TopicID is resolved by a small direct-mapped cache, else by a scan
@@ -26,7 +26,7 @@ type Model struct {
 	seeded *rand.PCG
 
 	// topics holds every incarnation ever created, in creation order; the index is the
-	// incarnation number used by Incarnation and AppendCanonical.
+	// incarnation number used by incarnation and appendCanonical.
 	topics []modelTopic
 	// byID resolves every ID ever issued (alive or not) to its incarnation number.
 	byID map[TopicID]int32
@@ -136,15 +136,12 @@ func (m *Model) newID() TopicID {
 	panic("substrate: topic ID source keeps returning zero or already-issued IDs")
 }
 
-// Incarnation returns id's incarnation number: n for the (n+1)-th topic this model created, so
+// incarnation returns id's incarnation number: n for the (n+1)-th topic this model created, so
 // two models driven by the same calls agree on it whatever their ID sources.
-func (m *Model) Incarnation(id TopicID) (int, bool) {
+func (m *Model) incarnation(id TopicID) (int, bool) {
 	idx, ok := m.byID[id]
 	return int(idx), ok
 }
-
-// ClockMicros returns the model's clock, as last set by AdvanceClock.
-func (m *Model) ClockMicros() int64 { return m.clockMicros }
 
 // CreateTopic implements Substrate.
 func (m *Model) CreateTopic(name string, partitions int) (TopicID, error) {

@@ -224,12 +224,12 @@ func (m *Model) ownGroupAt(i int) *modelGroup {
 	return g
 }
 
-// AppendCanonical appends a canonical byte encoding of the model's observable state to dst and
+// appendCanonical appends a canonical byte encoding of the model's observable state to dst and
 // returns the extended slice. Two models that would answer every future call alike (up to the
 // values of topic IDs) encode equally: topic IDs are replaced by incarnation numbers, maps are
 // walked in sorted order, and storage details (trimmed prefixes, slice capacities) are left out.
-// Hash the result to deduplicate explored states.
-func (m *Model) AppendCanonical(dst []byte) []byte {
+// The tests compare models by it: a clone and its source, a pooled model and a fresh one.
+func (m *Model) appendCanonical(dst []byte) []byte {
 	dst = binary.AppendVarint(dst, m.clockMicros)
 	dst = binary.AppendUvarint(dst, uint64(len(m.topics)))
 	for i := range m.topics {

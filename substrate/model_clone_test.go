@@ -78,17 +78,17 @@ func TestModelCloneIsCopyOnWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := m.Clone()
-			before := m.AppendCanonical(nil)
+			before := m.appendCanonical(nil)
 			ch.do(t, c, p)
-			changed := c.AppendCanonical(nil)
+			changed := c.appendCanonical(nil)
 			if bytes.Equal(before, changed) {
 				t.Fatal("the change did not change the clone's encoding")
 			}
-			if !bytes.Equal(before, m.AppendCanonical(nil)) {
+			if !bytes.Equal(before, m.appendCanonical(nil)) {
 				t.Fatal("a change to the clone changed the original")
 			}
 			ch.do(t, m, p)
-			if !bytes.Equal(changed, m.AppendCanonical(nil)) {
+			if !bytes.Equal(changed, m.appendCanonical(nil)) {
 				t.Fatal("the same change on the original encodes differently")
 			}
 			// The original changes again (a write to a log, a transaction end, a group offset):
@@ -100,7 +100,7 @@ func TestModelCloneIsCopyOnWrite(t *testing.T) {
 			if _, err := m.InitTransactions("x"); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(changed, c.AppendCanonical(nil)) {
+			if !bytes.Equal(changed, c.appendCanonical(nil)) {
 				t.Fatal("a change to the original changed the clone")
 			}
 		})
@@ -137,7 +137,7 @@ func TestRaisingLogStartOfSharedLog(t *testing.T) {
 			for i := range 200 {
 				mustProduce(t, m, "a", Record{Value: []byte{byte(i)}, TimestampMicros: int64(i)})
 			}
-			before := m.AppendCanonical(nil)
+			before := m.appendCanonical(nil)
 			c := m.Clone()
 			if how == "delete-records" {
 				if err := c.DeleteRecords(tpOf(t, c, "a"), 150); err != nil {
@@ -155,7 +155,7 @@ func TestRaisingLogStartOfSharedLog(t *testing.T) {
 			if cp.logStart != 150 || &cp.entries[0] != &mp.entries[150] {
 				t.Fatalf("clone's log starts at %d, base %d: want 150, sharing the original's records", cp.logStart, cp.base)
 			}
-			if !bytes.Equal(before, m.AppendCanonical(nil)) {
+			if !bytes.Equal(before, m.appendCanonical(nil)) {
 				t.Fatal("raising the clone's log start changed the original")
 			}
 			mustProduce(t, c, "a", Record{Value: []byte("c")})

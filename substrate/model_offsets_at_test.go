@@ -34,7 +34,7 @@ func TestIncarnationOffsetsMatchesListOffsets(t *testing.T) {
 	}
 	checked := 0
 	for _, id := range []TopicID{a, b, b2} {
-		inc, ok := m.Incarnation(id)
+		inc, ok := m.incarnation(id)
 		if !ok {
 			t.Fatalf("no incarnation for %s", id)
 		}

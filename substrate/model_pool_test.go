@@ -24,7 +24,7 @@ func TestRecycledClonesMatchPlainClones(t *testing.T) {
 	nodes := 0
 	var walk func(m *Model, p TxnProducer, depth int)
 	walk = func(m *Model, p TxnProducer, depth int) {
-		before := m.AppendCanonical(nil)
+		before := m.appendCanonical(nil)
 		for range 3 {
 			op := rng.IntN(len(poolOps))
 			var recycled *Model
@@ -36,16 +36,16 @@ func TestRecycledClonesMatchPlainClones(t *testing.T) {
 			rp, pp := p, p
 			rerr, perr := poolOps[op](rc, &rp), poolOps[op](pc, &pp)
 			nodes++
-			if rerr != perr || !bytes.Equal(rc.AppendCanonical(nil), pc.AppendCanonical(nil)) || rp != pp {
+			if rerr != perr || !bytes.Equal(rc.appendCanonical(nil), pc.appendCanonical(nil)) || rp != pp {
 				t.Fatalf("node %d, op %d: recycled clone %q %x, plain clone %q %x", nodes, op, rerr,
-					rc.AppendCanonical(nil), perr, pc.AppendCanonical(nil))
+					rc.appendCanonical(nil), perr, pc.appendCanonical(nil))
 			}
 			if depth < 6 {
 				walk(rc, rp, depth+1)
 			}
 			free = append(free, rc)
 		}
-		if !bytes.Equal(before, m.AppendCanonical(nil)) {
+		if !bytes.Equal(before, m.appendCanonical(nil)) {
 			t.Fatalf("depth %d: making children changed their parent", depth)
 		}
 	}
@@ -92,7 +92,7 @@ var poolOps = []func(m *Model, p *TxnProducer) string{
 		if err := m.SetRetention("b", RetentionPolicy{MaxOffsets: 1}); err != nil {
 			return poolErr(0, err)
 		}
-		return poolErr(0, m.AdvanceClock(m.ClockMicros()+1))
+		return poolErr(0, m.AdvanceClock(m.clockMicros+1))
 	},
 	func(m *Model, _ *TxnProducer) string { return poolErr(0, m.DeleteTopic("b")) },
 	func(m *Model, _ *TxnProducer) string { _, err := m.RecreateTopic("a"); return poolErr(0, err) },

@@ -276,7 +276,7 @@ func TestModelManyTopics(t *testing.T) {
 		if err != nil || o.HighWatermark != 1 {
 			t.Fatalf("topic %d: offsets %+v, %v", i, o, err)
 		}
-		if n, ok := m.Incarnation(id); !ok || n != i {
+		if n, ok := m.incarnation(id); !ok || n != i {
 			t.Fatalf("incarnation of topic %d: %d %v", i, n, ok)
 		}
 	}
@@ -333,13 +333,13 @@ func TestModelCloneAndCanonical(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := m.Clone()
-	if !bytes.Equal(m.AppendCanonical(nil), c.AppendCanonical(nil)) {
+	if !bytes.Equal(m.appendCanonical(nil), c.appendCanonical(nil)) {
 		t.Fatal("clone encodes differently")
 	}
 	if err := c.CommitTransaction(p); err != nil { // handles stay valid on the clone
 		t.Fatal(err)
 	}
-	if bytes.Equal(m.AppendCanonical(nil), c.AppendCanonical(nil)) {
+	if bytes.Equal(m.appendCanonical(nil), c.appendCanonical(nil)) {
 		t.Fatal("commit on the clone did not change its encoding")
 	}
 	if o, _ := m.ListOffsets(tp); o != (Offsets{0, 0, 1}) {
@@ -359,7 +359,7 @@ func TestModelCloneAndCanonical(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !bytes.Equal(a.AppendCanonical(nil), b.AppendCanonical(nil)) {
+	if !bytes.Equal(a.appendCanonical(nil), b.appendCanonical(nil)) {
 		t.Fatal("canonical encoding depends on topic ID values")
 	}
 }

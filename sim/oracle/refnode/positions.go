@@ -52,9 +52,9 @@ func (p *Positions) Delete(c Channel) {
 	}
 }
 
-// PositionsOf builds a map from entries in any order; a channel named twice keeps the larger
+// positionsOf builds a map from entries in any order; a channel named twice keeps the larger
 // position.
-func PositionsOf(entries ...Entry) Positions {
+func positionsOf(entries ...Entry) Positions {
 	var p Positions
 	for _, e := range entries {
 		p.Raise(e.Channel, e.Position)

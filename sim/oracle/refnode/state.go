@@ -193,8 +193,8 @@ func SameRecord(x, y Record) bool {
 	return true
 }
 
-// DiffRecord describes how two records differ, "" when SameRecord.
-func DiffRecord(x, y Record) string {
+// diffRecord describes how two records differ, "" when SameRecord.
+func diffRecord(x, y Record) string {
 	if SameRecord(x, y) {
 		return ""
 	}
