@@ -33,7 +33,7 @@ var WallBenches = []WallBench{
 	{"./substrate/", "^BenchmarkKfakeRoundTrip$", "franz-go adapter produce + read_committed fetch on kfake", ""},
 	{"./sim/", "^BenchmarkActions$", "a whole 20,000-action run, every check on (actions/s)", "^BenchmarkActions$"},
 	{"./sim/", "^BenchmarkScale$", "ns per action at 10-1000 processes", ""},
-	{"./sim/", "^BenchmarkOracle$", "the oracle's causal-order checks over a run's deliveries (ns/delivery)", ""},
+	{"./sim/oracle/", "^BenchmarkOracle$", "the oracle's causal-order checks over a hand-built run's deliveries (ns/delivery)", ""},
 	{"./sim/", "^BenchmarkExplore$", "a complete exploration of the chain scope (states/s)", ""},
 	{"./scenarios/", "^BenchmarkRandomSeed$", "one default random-scenario seed (seeds/s)", "^BenchmarkRandomSeed$/^sabotage=NONE$"},
 }

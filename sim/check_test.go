@@ -86,17 +86,17 @@ func TestCheckS1CausalOrder(t *testing.T) {
 }
 
 func TestCheckS1LifetimeInversion(t *testing.T) {
-	// A delivery order the delivery-time check never saw (tampered history): the effect m2
-	// (true past {in@0}) is delivered before its cause m1 on a channel p2 receives.
+	// A delivery order the delivery-time check never saw (no execution received the cause's
+	// channel): the effect m2 (true past {in@0}) is delivered before its cause m1.
 	w := newWorld(diamond(), &swarm.Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
-	p, in, mid := stageInvertedDiamond(w)
-	w.checkCausalOrderLifetime()
+	stageDiamondDeliveries(w, true)
+	w.or.OnRunEnd(w.at(), false)
 	if len(w.or.Violations()) != 1 || w.or.Violations()[0].Criterion != spec.CritS1 || !strings.Contains(w.or.Violations()[0].Detail, "m1") {
 		t.Fatalf("lifetime check: %v", w.or.Violations())
 	}
-	p.o.chanState(in).delivered[0].index, p.o.chanState(mid).delivered[0].index = 0, 1
-	w.or.ClearViolations()
-	w.checkCausalOrderLifetime()
+	w = newWorld(diamond(), &swarm.Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
+	stageDiamondDeliveries(w, false)
+	w.or.OnRunEnd(w.at(), false)
 	if len(w.or.Violations()) != 0 {
 		t.Fatalf("lifetime check on the right order: %v", w.or.Violations())
 	}
@@ -319,17 +319,25 @@ func TestCheckLiveness(t *testing.T) {
 	}
 }
 
-// stageInvertedDiamond writes into diamond world w a delivery history its checks never saw: p2
-// delivered the effect m2 (on mid, true past {in@0}) before its cause m1 (on in). It returns p2
-// and the two channels; swapping the two delivered indexes makes the history causal again.
-func stageInvertedDiamond(w *world) (p *proc, in, mid int32) {
+// stageDiamondDeliveries hands the oracle of diamond world w a committed step in which p2
+// delivers m1 (on in) and m2 (on mid, true past {in@0}), the effect m2 first when inverted, with
+// no execution receiving in (so the delivery-time check judges nothing). It returns p2 and the
+// two channels.
+func stageDiamondDeliveries(w *world, inverted bool) (p *proc, in, mid int32) {
 	in, mid = w.chanOf(w.topics[0].inc, 0), w.chanOf(w.topics[1].inc, 0)
 	m1 := w.or.Add(oracle.Message{Ch: in, Pos: 0, Sender: -1, Kind: oracle.MsgPlain, State: oracle.MsgCommitted}, 0)
 	m2 := w.or.Add(oracle.Message{Ch: mid, Pos: 0, Sender: 0, Kind: oracle.MsgEmission, State: oracle.MsgCommitted,
 		Past: node.CausesOf(node.Cause{Channel: w.chans[in].nc, Position: 0})}, 0)
 	p = w.procs[1]
-	p.o.chanState(mid).delivered = []deliveredPos{{pos: 0, index: 0, uid: m2}}
-	p.o.chanState(in).delivered = []deliveredPos{{pos: 0, index: 1, uid: m1}}
+	first, second := [2]int32{in, int32(m1)}, [2]int32{mid, int32(m2)}
+	if inverted {
+		first, second = second, first
+	}
+	p.o.BeginStep()
+	for _, d := range [][2]int32{first, second} {
+		w.or.OnDeliver(w.at(), &p.o, d[0], uint64(d[1]), p.storage())
+	}
+	w.or.OnCommit(w.at(), &p.o)
 	return p, in, mid
 }
 

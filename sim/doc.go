@@ -1,17 +1,21 @@
 // Package sim is the simulated world: a seeded scheduler that drives many Parsley nodes over the
-// deterministic substrate, a Kafka-Streams-like host per process, a ground-truth oracle with one
-// checker per property, virtual time (package vclock), and replay. Each step's events go to the
-// sinks of package trace.
+// deterministic substrate, a Kafka-Streams-like host per process, the ground-truth oracle
+// (package oracle) fed with the world's events, virtual time (package vclock), and replay. Each
+// step's events go to the sinks of package trace.
 //
-// The oracle (oracle*.go, check_*.go) observes; it does not share. The world hands it events — a
-// record produced, a transaction's end, a log moved, a topic created or deleted, an execution's
-// received channels and start positions, a feed, a drain, a delivery, an emission with its
-// bytes, a commit and what reached the state store, a crash or refusal, the faults that entitle a
-// process to fail closed — and it keeps its own model of the world (oracle.Oracle: the message
-// table, each channel's log) and of each process (procOracle, chanOracle), changed only by them.
-// Its checkers read that and the events' arguments, never the substrate, the world's topic and
-// channel tables, a process's host state or its engine (TestOracleReadsNoHostState). The world
-// asks it queries (recordAt, fedHigh, pendingHead, heldBack, refusalLedger, deliverySequence).
+// The oracle observes; it does not share. The world hands it events, each dated with the step and
+// the virtual time (oracle.At) — a record produced, a transaction's end, a log moved, a topic
+// created or deleted, an execution's received channels and start positions, a feed, a drain, a
+// delivery, an emission with its bytes, a commit, a crash or refusal, a zombie's commit, the
+// faults that entitle a process to fail closed, the end of the run — and it keeps its own model
+// of the world (oracle.Oracle: the message table, each channel's log) and of each process
+// (oracle.Proc, kept in the process's shell so that the explorer's clone copies it with the
+// process). Its checkers, one per criterion, live in package oracle, which cannot see the host
+// (oracle.TestOracleSeesNoHost); the ones still here (the reference node's, check_reference.go;
+// the sessions', check_session.go; restart invisibility, check_restart.go) read only the oracle
+// and the events' arguments (TestOracleReadsNoHostState). The oracle reports each violation as it
+// finds it to the world (oracle.Reporter), which traces it. The world asks it queries (RecordAt,
+// FedHigh, PendingHead, HeldBack, Ledger, DeliverySequence).
 //
 // A run is a pure function of its scenario, its settings and its choices. Every schedule and
 // fault decision goes through one Chooser; durations, topic IDs and payload bytes come from

@@ -8,7 +8,7 @@ import (
 )
 
 // The explorer's abstractions of a process's state. First, an open step is encoded as what a
-// rollback would restore (procOracle.appendCanonical). Second, a rollback-free process
+// rollback would restore (oracle.Oracle.AppendProc). Second, a rollback-free process
 // (worldRollbackFree and procRollbackFree: no fault is left that could roll it back, restart it
 // or read its positions as truncation candidates, and none of its feeds or drains can refuse) is
 // encoded without its committed data — group offsets, committed ordering state, committed
@@ -132,12 +132,8 @@ var rollbackFreeKinds = [spec.NumActionKinds]bool{spec.ActFeed: true, spec.ActDr
 // appendFailed appends the canonical encoding of a failed process.
 func appendFailed(b []byte, p *proc) []byte {
 	b = append(b, 0xFE)
-	for _, oc := range p.o.list {
-		for _, d := range oc.delivered {
-			if _, bad := p.w.inversionBefore(p, d); bad {
-				return append(b, 1)
-			}
-		}
+	if p.w.or.HasInversion(&p.o) {
+		return append(b, 1)
 	}
 	return append(b, 0)
 }

@@ -159,7 +159,7 @@ func (w *world) localTransition() (porKey, bool) {
 func (w *world) deliverySequences() [][]uint64 {
 	out := make([][]uint64, len(w.procs))
 	for i, p := range w.procs {
-		out[i] = p.o.deliverySequence()
+		out[i] = p.o.DeliverySequence()
 	}
 	return out
 }

@@ -329,11 +329,13 @@ func TestFailedProcessHash(t *testing.T) {
 		for _, p := range w.procs {
 			p.start(true)
 		}
-		p, in, mid := stageInvertedDiamond(w)
-		if !inverted {
-			p.o.chanState(in).delivered[0].index, p.o.chanState(mid).delivered[0].index = 0, 1
+		p, in, _ := stageDiamondDeliveries(w, inverted)
+		if feeds > 0 { // a later execution fed the delivered cause again: a history that differs
+			w.or.OnReceived(w.at(), &p.o, []int32{in}, []node.Cause{{Channel: w.chans[in].nc}})
+			p.o.BeginStep()
+			w.or.OnFeed(w.at(), &p.o, in, w.or.RecordAt(in, 0), 0, p.storage())
+			w.or.OnCommit(w.at(), &p.o)
 		}
-		p.o.chanState(in).fedHigh = int64(feeds)
 		p.status = procFailed
 		return h.hash(w, nil)
 	}

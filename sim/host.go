@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/chanindex"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -81,7 +82,7 @@ type proc struct {
 	fetchBuf   []substrate.FetchedRecord
 	refusalWhy string
 
-	o procOracle
+	o oracle.Proc
 	// ref is the process's reference node, in lockstep with its engine (check_reference.go).
 	ref procRef
 	// share is the copy-on-write state and cached hash of an explored process (world_clone.go).
@@ -93,7 +94,7 @@ type proc struct {
 }
 
 // pcState is the host's read state of one (process, channel) pair for the current execution.
-// The oracle keeps its own view of the pair (chanOracle, oracle_chan.go).
+// The oracle keeps its own view of the pair (package oracle, chan.go).
 type pcState struct {
 	ch           int32
 	received     bool  // in the current execution's received set
@@ -101,22 +102,6 @@ type pcState struct {
 	lastFed      int64 // last position fed this execution (startPos-1 before the first)
 	startPos     int64
 	committedPos int64 // the committed group offset as the host last wrote or read it; -1 none
-}
-
-// deliveredPos is one first delivery on a channel: its position and the process's delivery index.
-type deliveredPos struct {
-	pos   int64
-	index int
-	uid   uint64
-}
-
-// pendingMsg is a fed, owed, undelivered message (the oracle's own hold-back view).
-type pendingMsg struct {
-	uid       uint64
-	pos       int64
-	fedMicros int64
-	fedStep   int
-	fedDrains int // the process's drain count at receipt
 }
 
 func newProc(w *world, i int) *proc {
@@ -129,7 +114,9 @@ func newProc(w *world, i int) *proc {
 		declared:     w.sortedTopicsOf(spec.Receives),
 		resolved:     make(map[int]int32),
 		everResolved: make(map[int]bool),
+		o:            oracle.NewProc(i),
 	}
+	w.or.SetProc(i, &p.o)
 	for _, t := range p.declared {
 		w.declarers.Add(t, int32(i))
 	}

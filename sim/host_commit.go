@@ -157,7 +157,7 @@ func (p *proc) commitCall(call commitCall, offs []substrate.GroupOffset, delta n
 		// the process first read (H2, S8), whatever becomes of the step.
 		for _, pc := range p.recv {
 			if w.alive(pc.ch) {
-				p.o.onReadFrom(pc.ch)
+				p.o.OnReadFrom(pc.ch)
 			}
 		}
 	case seqWriteState:
@@ -189,7 +189,10 @@ func (p *proc) stepCommitted() {
 		}
 	}
 	p.refreshStepChans()
-	p.o.onCommit(p)
+	for _, uid := range w.or.OnCommit(w.at(), &p.o) {
+		w.noteCommitted(uid)
+	}
+	w.sess.onCommit(p) // a projector's rows become real (session_projection.go)
 	p.stepDirty = false
 	w.stats.Commits++
 	if w.tracing {

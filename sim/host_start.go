@@ -53,7 +53,7 @@ func (p *proc) start(full bool) bool {
 	p.txn, p.txnOpen = txn, false
 	p.status = procRunning
 	p.stepDirty, p.drainable = true, true
-	p.o.onStart(p)
+	w.or.OnStart(&p.o)
 	w.stats.Starts++
 	return true
 }
@@ -197,7 +197,7 @@ func (p *proc) setReceived(recv []int32, starts []node.Cause, offs []substrate.G
 			pc.committedPos = o
 		}
 	}
-	p.o.onReceived(p, recv, starts)
+	p.w.or.OnReceived(p.w.at(), &p.o, recv, starts)
 }
 
 // identityReport lists every dead topic ID the world ever had, split into deleted and recreated

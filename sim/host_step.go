@@ -16,7 +16,7 @@ import (
 // log start. A fetch that finds only markers or aborted records moves the read position past them.
 func (p *proc) feed(pc *pcState) {
 	w := p.w
-	p.o.beginStep(p)
+	p.o.BeginStep()
 	recs, next, err := w.sub.FetchInto(p.fetchBuf[:0], w.chans[pc.ch].tp, substrate.Offset(pc.readPos), 1)
 	if errors.Is(err, substrate.ErrOffsetOutOfRange) {
 		logStart := int64(w.offsets(pc.ch).LogStart)
@@ -25,7 +25,7 @@ func (p *proc) feed(pc *pcState) {
 				Position: node.Offset(pc.readPos), Detail: fmt.Sprintf("fetch from %d below log start %d", pc.readPos, logStart)})
 			return
 		}
-		w.checkResetPastLogStart(p, pc.ch, pc.readPos, logStart)
+		w.or.OnReadReset(w.at(), &p.o, pc.ch, pc.readPos, logStart)
 		pc.readPos = logStart
 		recs, next, err = w.sub.FetchInto(p.fetchBuf[:0], w.chans[pc.ch].tp, substrate.Offset(pc.readPos), 1)
 	}
@@ -47,7 +47,7 @@ func (p *proc) feed(pc *pcState) {
 	if uid == 0 {
 		panic(fmt.Sprintf("sim: fetched %s:%d which the oracle does not know as a committed record", w.chanName(pc.ch), pos))
 	}
-	p.o.onFeed(p, pc.ch, uid, pos)
+	w.or.OnFeed(w.at(), &p.o, pc.ch, uid, pos, p.storage())
 	nrec := toNodeRecord(rec.Record)
 	if w.hooks != nil && w.hooks.feedHeaders != nil {
 		nrec.Headers = w.hooks.feedHeaders(p.idx, pc.ch, nrec.Headers)
@@ -58,7 +58,7 @@ func (p *proc) feed(pc *pcState) {
 	p.stepDirty, p.drainable = true, true
 	p.chargeWork()
 	if rerr == nil && w.hooks != nil && w.hooks.refeed != nil && w.hooks.refeed(p.idx) {
-		p.o.onRefeed(p, pc.ch, uid, pos)
+		w.or.OnRefeed(w.at(), &p.o, pc.ch, uid, pos)
 		var again node.ReceiveOutcome
 		again, rerr = p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
 		w.refReceive(p, pc.ch, pos, rec.Record, again, rerr)
@@ -101,9 +101,9 @@ func toNodeRecord(r substrate.Record) node.Record {
 // and producing its emissions inside the step's transaction.
 func (p *proc) drain() {
 	w := p.w
-	p.o.beginStep(p)
+	p.o.BeginStep()
 	p.drainable = false
-	p.o.onDrain()
+	p.o.OnDrain()
 	for {
 		d, ok := p.eng.Next()
 		var refusal *node.Refusal
@@ -120,7 +120,8 @@ func (p *proc) drain() {
 		if c < 0 || uid == 0 {
 			panic(fmt.Sprintf("sim: %s delivered %v@%d, which is no committed record", p.spec.Name, d.Channel, d.Position))
 		}
-		p.o.onDeliver(p, c, uid)
+		w.sess.onDeliver(p, uid) // a projector's row (session_projection.go)
+		w.or.OnDeliver(w.at(), &p.o, c, uid, p.storage())
 		if w.tracing {
 			w.emitChan("delivered", p, c, int64(d.Position), uid, "")
 		}
@@ -195,7 +196,7 @@ func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 		panic(fmt.Sprintf("sim: produce of %s to %s: %v", p.spec.Name, w.chanName(c), err))
 	}
 	p.stepChans = append(p.stepChans, c)
-	uid := p.o.onSend(p, c, int64(off), stamped.Headers)
+	uid := w.or.OnSend(w.at(), &p.o, c, int64(off), stamped.Headers)
 	w.or.SetPayload(uid, rec.Key, rec.Value)
 	w.stats.Sent++
 	if w.tracing {
@@ -250,7 +251,8 @@ func (p *proc) rollback() {
 		p.txnOpen = false
 	}
 	p.refreshStepChans()
-	if p.o.rollback(p) {
+	w.sess.onRollback(p)
+	if w.or.Rollback(&p.o) {
 		w.stats.Rollbacks++
 	}
 	p.eng = nil
@@ -292,7 +294,7 @@ func (p *proc) refuse(err error) {
 	if !errors.As(err, &r) {
 		panic(fmt.Sprintf("sim: %s: engine error that is not a refusal: %v", p.spec.Name, err))
 	}
-	p.o.onRefused(p, r, w.action == spec.ActFeed)
+	w.or.OnRefused(w.at(), &p.o, r, w.action == spec.ActFeed)
 	p.rollback()
 	p.status = procFailed
 	p.refusalWhy = string(r.Reason)

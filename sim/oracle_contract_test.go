@@ -19,12 +19,13 @@ import (
 	"testing"
 )
 
-// The oracle's files: the oracle and its checkers. They judge from the events the host and the
-// world hand the oracle (procOracle's and oracle.Oracle's On* handlers and the arguments of the
-// checks) and from the oracle's own state; they never read the host's state of a process
-// (pcState, the execution's status, received set, read positions, state store, transaction) or
-// its engine, nor the world's substrate, topics, incarnations and channels: what was produced
-// where is the oracle's own model (oracle.Oracle).
+// The oracle's files still in package sim: the checkers of the reference node, the sessions and
+// restart invisibility (the others are in package oracle, which cannot see the host:
+// oracle.TestOracleSeesNoHost). They judge from the events the host and the world hand them and
+// from the oracle's own state; they never read the host's state of a process (pcState, the
+// execution's status, received set, read positions, state store, transaction) or its engine, nor
+// the world's substrate, topics, incarnations and channels: what was produced where is the
+// oracle's own model (oracle.Oracle).
 func isOracleFile(name string) bool {
 	base := filepath.Base(name)
 	return (strings.HasPrefix(base, "oracle") || strings.HasPrefix(base, "check_")) && !strings.HasSuffix(base, "_test.go")
@@ -38,8 +39,9 @@ var oracleMayRead = []string{"w", "idx", "spec", "group", "o", "ref", "storage"}
 // oracleMayReadOfWorld are the fields and methods of the world the oracle's files may use, besides
 // the world's methods an oracle file declares: the oracle's own model (or), the trace it reports
 // into, the step and the clock that date its findings, the processes and session actors it
-// judges, and the stamped producers' candidates a committed record joins.
-var oracleMayReadOfWorld = []string{"or", "tracing", "emitRaw", "step", "clock", "procs", "sess", "noteCommitted"}
+// judges, the stamped producers' candidates a committed record joins, and the world's way of
+// reporting a violation through the oracle (violate, at).
+var oracleMayReadOfWorld = []string{"or", "tracing", "emitRaw", "step", "clock", "procs", "sess", "noteCommitted", "violate", "at"}
 
 // hostReads type-checks package sim with extra (name, source) files added and returns, for every
 // oracle file, each use of a process's host state or of an engine, as "file:line: what".

@@ -147,9 +147,8 @@ func (w *world) finish() {
 	w.stats.SafetySteps = w.step
 	if w.set.LivenessStepsMax > 0 {
 		w.livenessPhase()
-		w.checkLiveness()
 	}
-	w.checkCausalOrderLifetime()
+	w.or.OnRunEnd(w.at(), w.set.LivenessStepsMax > 0)
 }
 
 // result assembles the Result.
@@ -162,7 +161,7 @@ func (w *world) result() *spec.Result {
 	}
 	r.Deliveries = make([][]uint64, len(w.procs))
 	for i, p := range w.procs {
-		r.Deliveries[i] = p.o.deliverySequence()
+		r.Deliveries[i] = p.o.DeliverySequence()
 	}
 	return r
 }

@@ -280,9 +280,10 @@ func (w *world) viewProcess(p *proc, d *deliveryObserver) ProcessView {
 // last snapshot stay; the rest (the open step's then, and everything since) are read and the list
 // is rebuilt from the first that differs.
 func (d *deliveryObserver) update(p *proc) {
-	from, n := d.committed, p.o.deliveries
-	d.committed = n - int64(p.o.stepDeliv)
-	tail := p.o.deliveriesSince(from)
+	n, step := p.o.Deliveries()
+	from := d.committed
+	d.committed = n - int64(step)
+	tail := p.o.DeliveriesSince(from)
 	// The list's entries from `from` on, last first, against the tail read now.
 	var kept []*deliveryNode
 	for e := d.head; e != nil && e.index >= from; e = e.prev {

@@ -138,7 +138,7 @@ func (m *readModel) holdsBack(w *world) bool {
 				continue
 			}
 			for _, pc := range p.recv {
-				if p.o.heldBack(pc.ch) {
+				if p.o.HeldBack(pc.ch) {
 					return true
 				}
 			}

@@ -159,6 +159,7 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 		}
 	}
 	w.or = oracle.New(names, opts.Disabled, scn.MetadataBudgetBytes)
+	w.or.SetReporter(w)
 	for i := range scn.Topics {
 		w.createIncarnation(i)
 	}
@@ -254,6 +255,22 @@ func (w *world) offsets(c int32) substrate.Offsets {
 func (w *world) noteCommitted(uid uint64) {
 	w.recent[w.recentN%recentRing] = uid
 	w.recentN++
+}
+
+// at dates an event for the oracle: the step and the virtual time now.
+func (w *world) at() oracle.At { return oracle.At{Step: w.step, Micros: w.clock.Now()} }
+
+// ReportViolation implements oracle.Reporter: a violation goes to the trace as it is found.
+func (w *world) ReportViolation(proc int, text string) {
+	if w.tracing {
+		w.emitRaw("violation", proc, text)
+	}
+}
+
+// violate records a violation found now and reports whether it did (false when the criterion is
+// disabled).
+func (w *world) violate(crit spec.Criterion, proc int, detail string, msgs ...uint64) bool {
+	return w.or.Violate(w.at(), crit, proc, detail, msgs...)
 }
 
 // chanName renders a channel as topic#incarnation/partition.

@@ -66,7 +66,9 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	}
 	for i, p := range w.procs {
 		c.procs[i] = p.cloneInto(c.procs[i], c)
+		c.or.SetProc(i, &c.procs[i].o)
 	}
+	c.or.SetReporter(c)
 	c.sess = w.sess.clone(c)
 	return c
 }
@@ -148,7 +150,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	store.recycleCommitted()
 	store.recycleEngines()
 	// The shell's own buffers, which its earlier worlds filled: a clone starts with none (below).
-	lat, fetched := c.o.stepLat[:0], c.fetchBuf[:0]
+	lat, fetched := c.o.LatencyBuffer(), c.fetchBuf[:0]
 	// The engine the shell's engStore copied into, or its unused spare, or one its starts built:
 	// free again as well.
 	spare := c.engStore.eng
@@ -171,7 +173,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	if p.ref.live != nil { // the reference node is cloned on its first change (procRef.node)
 		p.ref.shared, c.ref.shared = true, true
 	}
-	p.o.shareWith(&c.o, lat)
+	p.o.ShareWith(&c.o, lat)
 	c.fetchBuf = fetched
 	return c
 }
@@ -189,7 +191,7 @@ func (p *proc) own() {
 	p.eng = p.eng.cloneInto(&p.engStore)
 	p.stepChans = slices.Clone(p.stepChans)
 	p.ownChannelStates()
-	p.o.own(p.storage())
+	p.o.Own(&p.storage().oracle)
 }
 
 // storage returns p's shell storage, allocating it on first use.
@@ -207,10 +209,9 @@ type procStore struct {
 	pcs    chanindex.Index[pcState]
 	recv   []*pcState
 	states []pcState
-	oracle chanStore // the oracle's channel states (oracle_chan.go)
-	undo   []undoEntry
+	oracle oracle.ProcStore // the oracle's channel states and step log (oracle.Proc.Own)
 	// causes is the block the oracle's frontiers are cloned into on their first change
-	// (CauseRoom): every step shares the frontiers (procOracle.beginStep), so each frontier a
+	// (CauseRoom): every step shares the frontiers (oracle.Proc.BeginStep), so each frontier a
 	// step changes was one small allocation, and its first insertion another.
 	causes []node.Cause
 	// inUse says the shell's current state lives in it.
@@ -326,10 +327,6 @@ const (
 	causeBlockLen = 256
 )
 
-// pcHeadroom is the spare room each channel's delivered and pending slices get in a process's
-// copy, so the step's deliveries and receipts insert in place.
-const pcHeadroom = 2
-
 // ownChannelStates copies p's channel states (pcs, recv) into the shell's store, emptied first if
 // p reads it already.
 func (p *proc) ownChannelStates() {
@@ -359,16 +356,6 @@ func reuse[T any](s []T, n int) []T {
 		return make([]T, 0, n)
 	}
 	return s[:0]
-}
-
-// carve copies src to the end of arena, whose capacity was sized for it, and returns the copy,
-// with pcHeadroom spare capacity, and the arena.
-// The copy's capacity ends where the next one begins, so an insertion past it copies.
-func carve[T any](arena, src []T) ([]T, []T) {
-	at := len(arena)
-	arena = append(arena, src...)
-	arena = arena[:len(arena)+pcHeadroom]
-	return arena[at : at+len(src) : at+len(src)+pcHeadroom], arena
 }
 
 // ownAll is own for every process (an action that may change any of them).

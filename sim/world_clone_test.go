@@ -23,18 +23,14 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store",
 			"share", // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
 			"ref"},  // the reference node: shared copy-on-write (procRef.node), hashed in appendRef
-		"pcState":    {"ch", "received", "readPos", "lastFed", "startPos", "committedPos"},
-		"chanOracle": {"ch", "received", "startPos", "lastFed", "firstRead", "firstFixed", "clampAtStart", "fedHigh", "delivered", "pending"},
-		"procOracle": {"past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
-			"stepCorrupt", "chans", "list", "recv", "failed", "drains", "injected", "deliveries", "stepDeliv", "stepHeldRe",
-			"stamps"}, // a cache of immutable values, shared by a copy: oracle.StampReader
+		"pcState":      {"ch", "received", "readPos", "lastFed", "startPos", "committedPos"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
 		"sessionWorld": {"w", "spec", "mode", "writes", "clients", "models", "projections", "txn", "nextSession", "ops",
 			"entriesMax", "bytesMax", "patience"},
 		"sessionClient": {"session", "token", "damage", "waiting", "reading", "truth", "writes", "reads"},
 		"projection":    {"ownOnly", "recorded", "own", "truth", "rows", "staged"},
 	}
-	for _, v := range []any{world{}, proc{}, pcState{}, chanOracle{}, procOracle{}, extProducers{}, sessionWorld{},
+	for _, v := range []any{world{}, proc{}, pcState{}, extProducers{}, sessionWorld{},
 		sessionClient{}, projection{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {

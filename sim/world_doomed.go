@@ -25,7 +25,7 @@ func (p *proc) doomed() bool {
 	if p.status == procFailed {
 		return false
 	}
-	if l := p.o.refusalLedger(); l.removedHeld || l.identityChanged || l.deletedHeld {
+	if l := p.o.Ledger(); l.RemovedHeld || l.IdentityChanged || l.DeletedHeld {
 		return true
 	}
 	for _, pc := range p.recv {
@@ -52,7 +52,7 @@ func (p *proc) heldOnDead() bool {
 		return false
 	}
 	for _, pc := range p.recv {
-		if p.o.hasPending(pc.ch) && !p.w.alive(pc.ch) {
+		if p.o.HasPending(pc.ch) && !p.w.alive(pc.ch) {
 			return true
 		}
 	}
@@ -94,7 +94,7 @@ func (w *world) sparesDoomed(t int, doomed func(*proc) bool) bool {
 // receiver.
 func (w *world) removedWithHolds() bool {
 	for _, p := range w.procs {
-		if p.o.refusalLedger().removedHeld {
+		if p.o.Ledger().RemovedHeld {
 			return true
 		}
 	}
@@ -154,7 +154,7 @@ func (w *world) deletionDueEarly() bool {
 func (w *world) agedDeletionTarget(since int) bool {
 	return w.anyFaultTarget(spec.ActDeleteTopic, func(p *proc, t int) bool {
 		return p.anyOnTopic(t, func(pc *pcState) bool {
-			return p.committedBlockedHead(pc) && p.o.pendingHead(pc.ch).fedStep <= since
+			return p.committedBlockedHead(pc) && p.o.PendingHead(pc.ch).FedStep <= since
 		})
 	})
 }

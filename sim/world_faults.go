@@ -25,8 +25,8 @@ func (w *world) truncationCandidates(c int32) []int64 {
 		if pc.committedPos >= 0 {
 			cands = append(cands, pc.committedPos, pc.committedPos+1)
 		}
-		if head := p.o.pendingHead(c); head != nil {
-			cands = append(cands, head.pos, head.pos+1)
+		if head := p.o.PendingHead(c); head != nil {
+			cands = append(cands, head.Pos, head.Pos+1)
 		}
 		if p.status == procRunning && pc.received {
 			cands = append(cands, pc.readPos+1) // the receiver's next fetch falls below the log start
@@ -113,7 +113,7 @@ func (w *world) recreateTopic(t int) {
 	affected := w.rollbackReceivers(t, old)
 	for _, p := range w.procs {
 		if p.everResolved[t] {
-			p.o.onIdentityChanged()
+			p.o.OnIdentityChanged()
 		}
 	}
 	// Held messages on any earlier incarnation: a task re-initialisation reports it deleted or
@@ -137,7 +137,7 @@ func (w *world) recreateTopic(t int) {
 func (w *world) noteDeleted(inc int32, recreated bool) {
 	in := &w.incs[inc]
 	for _, p := range w.procs {
-		p.o.onChannelsDeleted(in.firstChan, int(in.parts), recreated)
+		p.o.OnChannelsDeleted(in.firstChan, int(in.parts), recreated)
 	}
 }
 
@@ -177,7 +177,7 @@ func (w *world) redeclare(p *proc, t int) {
 	if i, ok := slices.BinarySearch(p.declared, t); ok {
 		if inc, ok := p.resolved[t]; ok {
 			if c := w.chanOf(inc, p.spec.Task); c >= 0 {
-				p.o.onChannelRemoved(c)
+				p.o.OnChannelRemoved(c)
 			}
 		}
 		// declared and resolved are shared with cloned worlds: replaced, never changed in place.
@@ -263,7 +263,7 @@ func (w *world) zombie(p *proc) {
 	if p.commitCalls() > 0 { // with nothing to persist the sequence makes no call
 		_, cerr = p.commitSequence(-1)
 	}
-	w.checkZombieFenced(p, offs, w.sub.AppendCommittedOffsets(nil, p.group), state, p.committed)
+	w.or.OnZombieCommit(w.at(), &p.o, offs, w.sub.AppendCommittedOffsets(nil, p.group), state, p.committed)
 	w.refCheckStored(p, p.committed, "after a fenced execution's commit")
 	for _, c := range oldChans {
 		w.refreshLSO(c)

@@ -11,7 +11,7 @@ import (
 // frontier or two of the one process it acts on, and re-encoding every frontier channel by
 // channel was a large part of encoding a process. Every change to a frontier goes through
 // Frontier.Own, which clears the digest; a rollback that puts the step's snapshot back clears it as
-// well (procOracle.rollback). A process's copy (proc.cloneInto) copies its frontiers with their
+// well (oracle.Oracle.Rollback). A process's copy (proc.cloneInto) copies its frontiers with their
 // digests: equal frontiers, equal digests.
 
 // appendFrontier appends frontier f of process p: 0 when empty, else 1 and its digest, computed
@@ -28,3 +28,14 @@ func (h *stateHasher) appendFrontier(b []byte, p *proc, f *oracle.Frontier) []by
 	b = append(b, 1)
 	return binary.LittleEndian.AppendUint64(b, f.Digest)
 }
+
+// Exact implements oracle.Hasher: the encoding without the explorer's abstractions.
+func (h *stateHasher) Exact() bool { return h.exact }
+
+// AppendFrontier implements oracle.Hasher: a frontier of the process being encoded.
+func (h *stateHasher) AppendFrontier(b []byte, f *oracle.Frontier) []byte {
+	return h.appendFrontier(b, h.caches.of, f)
+}
+
+// UndoScratch implements oracle.Hasher.
+func (h *stateHasher) UndoScratch() *oracle.UndoScratch { return &h.caches.undo }

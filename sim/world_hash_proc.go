@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -43,7 +44,8 @@ type engineHash struct {
 
 // procHashCaches are the stateHasher's caches.
 type procHashCaches struct {
-	undo     stepUndoScratch         // scratch for procOracle.appendStepUndo
+	undo     oracle.UndoScratch      // scratch for the oracle's encoding of an open step
+	of       *proc                   // the process whose oracle view is being encoded (AppendFrontier)
 	sub      []byte                  // scratch encoding for a cached part
 	msg      []byte                  // scratch encoding of a message's content (msgDigest)
 	chanLog  []byte                  // scratch encoding of a channel's shadow log (chanDigest)
@@ -118,7 +120,8 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	for _, c := range steps {
 		b = binary.AppendUvarint(b, uint64(c))
 	}
-	b = p.o.appendCanonical(b, h, p, free)
+	h.caches.of = p
+	b = w.or.AppendProc(b, h, &p.o, free)
 	if !free {
 		b = h.appendGroup(b, p)
 		b = h.appendCommitted(b, p)

@@ -167,7 +167,7 @@ const redeclareLatePct = 70
 // more receivers, which fail closed after it, and end the run's deliveries early).
 func (w *world) anyRemovableHolds() bool {
 	for _, p := range w.procs {
-		if p.o.refusalLedger().removedHeld {
+		if p.o.Ledger().RemovedHeld {
 			return false
 		}
 	}

@@ -31,17 +31,17 @@ func (p *proc) causeUnfed(m *oracle.Message, except int32) bool {
 
 // unfedAt reports whether p receives channel c now and has not been fed position pos of it.
 func (p *proc) unfedAt(c int32, pos int64) bool {
-	return p.receivesNow(c) && p.o.fedHigh(c) < pos
+	return p.receivesNow(c) && p.o.FedHigh(c) < pos
 }
 
 // blockedHead reports whether the first fed, undelivered message of p on channel pc waits for a
 // cause on another channel that p has not been fed yet.
 func (p *proc) blockedHead(pc *pcState) bool {
-	head := p.o.pendingHead(pc.ch)
+	head := p.o.PendingHead(pc.ch)
 	if head == nil {
 		return false
 	}
-	return p.causeUnfed(p.w.or.Msg(head.uid), pc.ch)
+	return p.causeUnfed(p.w.or.Msg(head.UID), pc.ch)
 }
 
 // committedBlockedHead reports whether p has a blocked head on pc that a rollback keeps: nothing
@@ -50,12 +50,7 @@ func (p *proc) committedBlockedHead(pc *pcState) bool {
 	if !p.blockedHead(pc) {
 		return false
 	}
-	for _, u := range p.o.undo {
-		if u.kind == undoPendingAdd && u.ch == pc.ch {
-			return false
-		}
-	}
-	return true
+	return !p.o.StepFedOn(pc.ch)
 }
 
 // blockedOnTopic reports whether p has a blocked head that a rollback keeps
@@ -120,7 +115,7 @@ func (w *world) laggingRecords(out []uint64) []uint64 {
 		}
 		for _, pc := range p.recv {
 			lso := w.chans[pc.ch].lso
-			if !w.alive(pc.ch) || p.o.fedHigh(pc.ch) >= lso-1 {
+			if !w.alive(pc.ch) || p.o.FedHigh(pc.ch) >= lso-1 {
 				continue
 			}
 			for o := lso - 1; o >= max(0, lso-lagScanSlots); o-- {
@@ -157,14 +152,14 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 		if o == pc {
 			continue
 		}
-		head := p.o.pendingHead(o.ch)
-		if head == nil || head.fedStep < since {
+		head := p.o.PendingHead(o.ch)
+		if head == nil || head.FedStep < since {
 			continue
 		}
-		m := p.w.or.Msg(head.uid)
+		m := p.w.or.Msg(head.UID)
 		for i := range m.Expressed.Len() {
 			cause := m.Expressed.At(i)
-			if p.w.nodeChan(cause.Channel) == pc.ch && p.o.fedHigh(pc.ch) < int64(cause.Position) {
+			if p.w.nodeChan(cause.Channel) == pc.ch && p.o.FedHigh(pc.ch) < int64(cause.Position) {
 				return true
 			}
 		}

@@ -296,13 +296,13 @@ func (p *proc) readPosition(pc *pcState) int64 {
 // incarnation that a drain has already held back (it waits for a cause or behind a blocked head),
 // not merely one fed since the last drain.
 func (p *proc) heldBackOnTopic(t int) bool {
-	return p.anyOnTopic(t, func(pc *pcState) bool { return p.o.heldBack(pc.ch) })
+	return p.anyOnTopic(t, func(pc *pcState) bool { return p.o.HeldBack(pc.ch) })
 }
 
 // holdsOnTopic reports whether p has fed, undelivered messages on a received channel of topic
 // t's current incarnation.
 func (p *proc) holdsOnTopic(t int) bool {
-	return p.anyOnTopic(t, func(pc *pcState) bool { return p.o.hasPending(pc.ch) })
+	return p.anyOnTopic(t, func(pc *pcState) bool { return p.o.HasPending(pc.ch) })
 }
 
 // faultHasTarget reports whether fail-closed kind k has an interesting target now: a live

@@ -43,6 +43,29 @@ type Oracle struct {
 	violations               []spec.Violation
 	deliveries, heldReleased int
 	lat                      latencies
+	// procs is the oracle's view of each process, by index (kept in the processes' shells:
+	// SetProc); the end-of-run checks visit them.
+	procs []*Proc
+	// reporter hears of each violation as it is found, nil for none.
+	reporter Reporter
+}
+
+// Reporter hears of the violations the oracle finds as it finds them (the world's trace): the
+// process (-1 for none) and the criterion with its detail.
+type Reporter interface {
+	ReportViolation(proc int, text string)
+}
+
+// SetReporter makes r hear of every violation found from now on.
+func (o *Oracle) SetReporter(r Reporter) { o.reporter = r }
+
+// SetProc registers p as the oracle's view of process idx (a new world's process, or a clone's
+// copy).
+func (o *Oracle) SetProc(idx int, p *Proc) {
+	for len(o.procs) <= idx {
+		o.procs = append(o.procs, nil)
+	}
+	o.procs[idx] = p
 }
 
 // chanID is what names a channel: its node channel, topic, incarnation and partition.
@@ -105,15 +128,15 @@ func (o *Oracle) OnLogMoved(c int32, logStart, end int64) {
 // Alive reports whether channel c's incarnation is live.
 func (o *Oracle) Alive(c int32) bool { return o.logs[c].alive }
 
-// Recreated reports whether channel c's incarnation is dead and its name bound to another
+// recreated reports whether channel c's incarnation is dead and its name bound to another
 // incarnation now.
-func (o *Oracle) Recreated(c int32) bool {
-	cur := o.LiveInc(c)
+func (o *Oracle) recreated(c int32) bool {
+	cur := o.liveInc(c)
 	return !o.logs[c].alive && cur >= 0 && cur != o.ids[c].inc
 }
 
-// LiveInc is the live incarnation of channel c's topic, -1 if it is deleted.
-func (o *Oracle) LiveInc(c int32) int32 {
+// liveInc is the live incarnation of channel c's topic, -1 if it is deleted.
+func (o *Oracle) liveInc(c int32) int32 {
 	for i := len(o.ids) - 1; i >= 0; i-- {
 		if o.ids[i].topic == o.ids[c].topic && o.logs[i].alive {
 			return o.ids[i].inc
@@ -122,9 +145,9 @@ func (o *Oracle) LiveInc(c int32) int32 {
 	return -1
 }
 
-// AssignedEnd returns one past the last position assigned on channel c so far: every produced
+// assignedEnd returns one past the last position assigned on channel c so far: every produced
 // record has a slot, and markers may follow up to the high watermark of a live channel.
-func (o *Oracle) AssignedEnd(c int32) int64 {
+func (o *Oracle) assignedEnd(c int32) int64 {
 	n := int64(len(o.logs[c].slots))
 	if !o.logs[c].alive {
 		return n
@@ -258,7 +281,9 @@ func (o *Oracle) changeMsg(uid uint64) *Message {
 }
 
 // CloneFrom makes o (a copy of src by value) a clone that shares src's messages, names and node
-// channel index copy-on-write and owns its logs, reusing the storage of logs (a released world's).
+// channel index copy-on-write and owns its logs, reusing st (a released oracle's storage). Its
+// views of the processes and its reporter are src's until the clone's world registers its own
+// (SetProc, SetReporter).
 func (o *Oracle) CloneFrom(src *Oracle, st Storage) {
 	o.logs = append(st.logs[:0], src.logs...)
 	for i := range o.logs {
@@ -270,6 +295,7 @@ func (o *Oracle) CloneFrom(src *Oracle, st Storage) {
 	src.byNodeShared, o.byNodeShared = true, true
 	o.violations = slices.Clip(src.violations)
 	o.lat = latencies{} // what a run only reports is not carried over
+	o.procs = append(st.procs[:0], src.procs...)
 }
 
 // FillStats writes what the oracle counted and measured into st at the end of a run (at virtual
@@ -340,28 +366,19 @@ func (o *Oracle) ShadowLog(c int32) ([]uint64, *uint64) { return o.logs[c].slots
 // Channel is channel c's node channel.
 func (o *Oracle) Channel(c int32) node.Channel { return o.ids[c].nc }
 
-// LogStart is channel c's log start as the last OnLogMoved reported it.
-func (o *Oracle) LogStart(c int32) int64 { return o.logs[c].logStart }
+// logStart is channel c's log start as the last OnLogMoved reported it.
+func (o *Oracle) logStart(c int32) int64 { return o.logs[c].logStart }
 
 // Budget is the metadata budget the engines were given (0: node's default).
 func (o *Oracle) Budget() int { return o.budget }
 
-// Report records violation v unless its criterion is not judged, and reports whether it did.
-func (o *Oracle) Report(v spec.Violation) bool {
+// report records violation v unless its criterion is not judged, and reports whether it did.
+func (o *Oracle) report(v spec.Violation) bool {
 	if !o.Reports(v.Criterion) {
 		return false
 	}
 	o.violations = append(o.violations, v)
 	return true
-}
-
-// CommitStep makes a process's committed step's findings real: its staged violations, latency
-// samples, deliveries and deliveries held back first.
-func (o *Oracle) CommitStep(staged []spec.Violation, lat []LatencySample, deliveries, heldReleased int) {
-	o.violations = append(o.violations, staged...)
-	o.lat.add(lat)
-	o.deliveries += deliveries
-	o.heldReleased += heldReleased
 }
 
 // Violations returns the violations found so far, in the order found.
@@ -372,10 +389,13 @@ func (o *Oracle) Violations() []spec.Violation { return o.violations }
 func (o *Oracle) ClearViolations() { o.violations = nil }
 
 // Storage is what a released oracle's clone may reuse.
-type Storage struct{ logs []chanLog }
+type Storage struct {
+	logs  []chanLog
+	procs []*Proc
+}
 
 // Storage returns o's storage for a clone to reuse once o is released.
-func (o *Oracle) Storage() Storage { return Storage{logs: o.logs} }
+func (o *Oracle) Storage() Storage { return Storage{logs: o.logs, procs: o.procs} }
 
 // ForgedClaim reports whether a forged or corrupt record's header names exactly this pair.
 func (o *Oracle) ForgedClaim(pair node.Cause) bool {

@@ -15,10 +15,17 @@ func TestCloneCoversEveryField(t *testing.T) {
 		// Its channels' liveness, log start and end repeat the substrate's state, which the world
 		// hashes.
 		"Oracle": {"msgs", "msgsShared", "logs", "ids", "byNode", "byNodeShared", "topics", "disabled", "budget",
-			"violations", "deliveries", "heldReleased", "lat"},
+			"violations", "deliveries", "heldReleased", "lat",
+			"procs",     // the clone's world registers its processes' copies: SetProc
+			"reporter"}, // the clone's world registers itself: SetReporter
 		"chanLog": {"slots", "digest", "alive", "logStart", "end"},
+		// A process's view is copied with its process (ShareWith, Own).
+		"Proc": {"idx", "past", "seen", "bound", "tdp", "saved", "stepOpen", "undo", "staged", "stepSent", "stepLat",
+			"stepCorrupt", "chans", "list", "recv", "failed", "drains", "injected", "deliveries", "stepDeliv", "stepHeldRe",
+			"stamps"}, // a cache of immutable values, shared by a copy: StampReader
+		"chanState": {"ch", "received", "startPos", "lastFed", "firstRead", "firstFixed", "clampAtStart", "fedHigh", "delivered", "pending"},
 	}
-	for _, v := range []any{Oracle{}, chanLog{}, Message{}} {
+	for _, v := range []any{Oracle{}, chanLog{}, Message{}, Proc{}, chanState{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			if name := typ.Field(i).Name; !slices.Contains(known[typ.Name()], name) {

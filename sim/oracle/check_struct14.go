@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // STRUCT14 (SPEC §3, §6.1): a message sent to a channel carries no pair for that channel at or
 // above its own position — except a position learned from a fed header (a forged or corrupted
@@ -12,13 +12,13 @@ import (
 )
 
 // checkOwnChannel stages a STRUCT14 violation for emission uid.
-func (w *world) checkOwnChannel(p *proc, uid uint64) {
-	m := w.or.Msg(uid)
-	nc := w.or.Channel(m.Ch)
+func (o *Oracle) checkOwnChannel(at At, p *Proc, uid uint64) {
+	m := o.Msg(uid)
+	nc := o.Channel(m.Ch)
 	if q, ok := m.Expressed.Lookup(nc); ok && int64(q) >= m.Pos {
-		if s, learned := p.o.seen.C.Lookup(nc); learned && q <= s {
+		if s, learned := p.seen.C.Lookup(nc); learned && q <= s {
 			return
 		}
-		p.o.stage(p, spec.CritStruct14, fmt.Sprintf("%s names its own channel at %d", w.or.MsgName(uid), q))
+		o.stage(at, p, spec.CritStruct14, fmt.Sprintf("%s names its own channel at %d", o.MsgName(uid), q))
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // S3 FIFO (SPEC §6.1): per (process, channel) delivered positions strictly increase, and a head
 // that is not delivered blocks every later message on its channel: delivering a record while an
@@ -12,13 +12,13 @@ import (
 )
 
 // checkFIFO stages S3 violations for delivering uid on pc.
-func (w *world) checkFIFO(p *proc, pc *chanOracle, uid uint64) {
-	pos := w.or.Msg(uid).Pos
+func (o *Oracle) checkFIFO(at At, p *Proc, pc *chanState, uid uint64) {
+	pos := o.Msg(uid).Pos
 	if n := len(pc.delivered); n > 0 && pc.delivered[n-1].pos > pos {
-		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s after the later %s", w.or.MsgName(uid), w.or.MsgName(pc.delivered[n-1].uid)))
+		o.stage(at, p, spec.CritS3, fmt.Sprintf("delivered %s after the later %s", o.MsgName(uid), o.MsgName(pc.delivered[n-1].uid)))
 		return
 	}
-	if len(pc.pending) > 0 && pc.pending[0].pos < pos {
-		p.o.stage(p, spec.CritS3, fmt.Sprintf("delivered %s past the earlier undelivered %s", w.or.MsgName(uid), w.or.MsgName(pc.pending[0].uid)))
+	if len(pc.pending) > 0 && pc.pending[0].Pos < pos {
+		o.stage(at, p, spec.CritS3, fmt.Sprintf("delivered %s past the earlier undelivered %s", o.MsgName(uid), o.MsgName(pc.pending[0].UID)))
 	}
 }

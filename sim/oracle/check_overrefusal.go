@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // OVER_REFUSAL (SPEC §6.1, RefusalLedger): every fail-closed reason must correspond to a
 // condition the run actually injected: a header the reference decoder refuses fed
@@ -18,38 +18,38 @@ import (
 
 // checkRefusal reports OVER_REFUSAL when p refuses without an injected cause (atReceipt: it
 // refused a record fed to it).
-func (w *world) checkRefusal(p *proc, r *node.Refusal, atReceipt bool) {
-	if w.refusalInjected(p, r, atReceipt) {
+func (o *Oracle) checkRefusal(at At, p *Proc, r *node.Refusal, atReceipt bool) {
+	if o.refusalInjected(p, r, atReceipt) {
 		return
 	}
-	w.violate(spec.CritOverRefusal, p.idx, fmt.Sprintf("refused %s with no injected cause", r.Error()))
+	o.Violate(at, spec.CritOverRefusal, p.idx, fmt.Sprintf("refused %s with no injected cause", r.Error()))
 }
 
 // refusalInjected decides whether the run injected the cause of refusal r at p.
-func (w *world) refusalInjected(p *proc, r *node.Refusal, atReceipt bool) bool {
+func (o *Oracle) refusalInjected(p *Proc, r *node.Refusal, atReceipt bool) bool {
 	switch r.Reason {
 	case node.ReasonUndecodableMetadata:
-		c := w.or.NodeChan(r.Channel)
+		c := o.NodeChan(r.Channel)
 		if c < 0 {
 			return false
 		}
-		uid := w.or.RecordAt(c, int64(r.Position))
-		return uid != 0 && w.or.Msg(uid).Undecodable
+		uid := o.RecordAt(c, int64(r.Position))
+		return uid != 0 && o.Msg(uid).Undecodable
 	case node.ReasonPositionsDiscardedUnread:
-		c := w.or.NodeChan(r.Channel)
-		return c >= 0 && w.or.Alive(c) && int64(r.Position) < w.or.LogStart(c)
+		c := o.NodeChan(r.Channel)
+		return c >= 0 && o.Alive(c) && int64(r.Position) < o.logStart(c)
 	case node.ReasonMetadataBudgetExceeded:
-		budget := w.or.Budget()
+		budget := o.Budget()
 		if budget == 0 {
 			budget = node.DefaultMetadataBudgetBytes
 		}
-		return w.frontierOver(p, r, budget, atReceipt) || w.headerOver(r, budget)
+		return o.frontierOver(p, r, budget, atReceipt) || o.headerOver(r, budget)
 	case node.ReasonChannelRemovedWithHeldMessages:
-		return p.o.injected.removedHeld
+		return p.injected.RemovedHeld
 	case node.ReasonChannelIdentityChanged:
-		return p.o.injected.identityChanged
+		return p.injected.IdentityChanged
 	case node.ReasonChannelDeletedWithUndelivered:
-		return p.o.injected.deletedHeld
+		return p.injected.DeletedHeld
 	}
 	return false
 }
@@ -57,13 +57,13 @@ func (w *world) refusalInjected(p *proc, r *node.Refusal, atReceipt bool) bool {
 // frontierOver reports whether what p may have seen is over the budget: the bound, and when the
 // refusal names a record, what the refused step would have added to it, which the bound has not
 // taken in: a receipt's header (refused in a feed), a delivery's coordinate (refused in a drain).
-func (w *world) frontierOver(p *proc, r *node.Refusal, budget int, atReceipt bool) bool {
-	bound := p.o.bound.C
-	if c := w.or.NodeChan(r.Channel); c >= 0 && r.Position >= 0 {
-		if uid := w.or.RecordAt(c, int64(r.Position)); uid != 0 {
+func (o *Oracle) frontierOver(p *Proc, r *node.Refusal, budget int, atReceipt bool) bool {
+	bound := p.bound.C
+	if c := o.NodeChan(r.Channel); c >= 0 && r.Position >= 0 {
+		if uid := o.RecordAt(c, int64(r.Position)); uid != 0 {
 			bound = bound.Clone()
 			if atReceipt {
-				bound.MergeFrom(w.or.Msg(uid).Expressed)
+				bound.MergeFrom(o.Msg(uid).Expressed)
 			} else {
 				bound.Merge(r.Channel, r.Position)
 			}
@@ -73,11 +73,11 @@ func (w *world) frontierOver(p *proc, r *node.Refusal, budget int, atReceipt boo
 }
 
 // headerOver reports whether the record a refusal names carried a header over the budget.
-func (w *world) headerOver(r *node.Refusal, budget int) bool {
-	c := w.or.NodeChan(r.Channel)
+func (o *Oracle) headerOver(r *node.Refusal, budget int) bool {
+	c := o.NodeChan(r.Channel)
 	if c < 0 || r.Position < 0 {
 		return false
 	}
-	uid := w.or.RecordAt(c, int64(r.Position))
-	return uid != 0 && w.or.Msg(uid).HeaderLen > budget
+	uid := o.RecordAt(c, int64(r.Position))
+	return uid != 0 && o.Msg(uid).HeaderLen > budget
 }

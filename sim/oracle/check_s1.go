@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // S1 causal order (SPEC §6.1): for every process p and messages A, B delivered by p with A a
 // true cause of B, A is delivered first — judged over p's whole lifetime across restarts.
@@ -19,30 +19,30 @@ import (
 )
 
 // checkCausalOrderAtDelivery is the delivery-time half of S1 (staged with the step).
-func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
-	m := w.or.Msg(b)
+func (o *Oracle) checkCausalOrderAtDelivery(at At, p *Proc, b uint64) {
+	m := o.Msg(b)
 	for _, cause := range m.Past.Pairs() {
-		c := w.or.NodeChan(cause.Channel)
+		c := o.NodeChan(cause.Channel)
 		if c < 0 {
 			continue
 		}
-		pc := p.o.chans.At(c)
+		pc := p.chans.At(c)
 		if pc == nil || !pc.received {
 			continue
 		}
 		q := int64(cause.Position)
-		if len(pc.pending) > 0 && pc.pending[0].pos <= q && pc.pending[0].uid != b {
-			p.o.stage(p, spec.CritS1, fmt.Sprintf("delivered %s while still holding its true cause %s",
-				w.or.MsgName(b), w.or.MsgName(pc.pending[0].uid)))
+		if len(pc.pending) > 0 && pc.pending[0].Pos <= q && pc.pending[0].UID != b {
+			o.stage(at, p, spec.CritS1, fmt.Sprintf("delivered %s while still holding its true cause %s",
+				o.MsgName(b), o.MsgName(pc.pending[0].UID)))
 			return
 		}
-		if q <= pc.fedHigh || !w.or.Alive(c) {
+		if q <= pc.fedHigh || !o.Alive(c) {
 			continue
 		}
 		from := max(pc.fedHigh+1, pc.firstRead, pc.clampAtStart+1)
-		if a := w.or.FirstRecordIn(c, from, q); a >= 0 {
-			p.o.stage(p, spec.CritS1, fmt.Sprintf("delivered %s before its true cause %s was even received",
-				w.or.MsgName(b), w.or.MsgName(w.or.RecordAt(c, a))))
+		if a := o.FirstRecordIn(c, from, q); a >= 0 {
+			o.stage(at, p, spec.CritS1, fmt.Sprintf("delivered %s before its true cause %s was even received",
+				o.MsgName(b), o.MsgName(o.RecordAt(c, a))))
 			return
 		}
 	}
@@ -50,24 +50,37 @@ func (w *world) checkCausalOrderAtDelivery(p *proc, b uint64) {
 
 // checkCausalOrderLifetime is the lifetime half of S1, run at the end of the run over committed
 // history.
-func (w *world) checkCausalOrderLifetime() {
-	for _, p := range w.procs {
-		for _, oc := range p.o.list {
+func (o *Oracle) checkCausalOrderLifetime(at At) {
+	for _, p := range o.procs {
+		for _, oc := range p.list {
 			for _, d := range oc.delivered {
-				if v, ok := w.inversionBefore(p, d); ok {
-					w.report(spec.Violation{Criterion: spec.CritS1, Step: w.step, Process: p.idx, Detail: v})
+				if v, ok := o.inversionBefore(p, d); ok {
+					o.report(spec.Violation{Criterion: spec.CritS1, Step: at.Step, Process: p.idx, Detail: v})
 				}
 			}
 		}
 	}
 }
 
+// HasInversion reports whether p delivered a true cause of one of its deliveries after it (the
+// lifetime half of S1 would report it).
+func (o *Oracle) HasInversion(p *Proc) bool {
+	for _, oc := range p.list {
+		for _, d := range oc.delivered {
+			if _, bad := o.inversionBefore(p, d); bad {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // inversionBefore looks for a true cause of delivery d that p delivered after d.
-func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
-	m := w.or.Msg(d.uid)
+func (o *Oracle) inversionBefore(p *Proc, d deliveredPos) (string, bool) {
+	m := o.Msg(d.uid)
 	for _, cause := range m.Past.Pairs() {
-		c := w.or.NodeChan(cause.Channel)
-		pc := p.o.chans.At(c)
+		c := o.NodeChan(cause.Channel)
+		pc := p.chans.At(c)
 		if c < 0 || pc == nil {
 			continue
 		}
@@ -81,7 +94,7 @@ func (w *world) inversionBefore(p *proc, d deliveredPos) (string, bool) {
 		}
 		if a := pc.delivered[i-1]; a.index > d.index {
 			return fmt.Sprintf("delivered %s (delivery %d) after its effect %s (delivery %d)",
-				w.or.MsgName(a.uid), a.index, w.or.MsgName(d.uid), d.index), true
+				o.MsgName(a.uid), a.index, o.MsgName(d.uid), d.index), true
 		}
 	}
 	return "", false

@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // LIVENESS (SPEC §6.1 L1, D41, Assumption 13): after the final phase — faults stopped, every
 // process started, fed, drained and committed until nothing moves — every message fed to a
@@ -16,21 +16,30 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
+// OnRunEnd runs the end-of-run checks: liveness, when the run had a liveness phase, then the
+// lifetime half of S1.
+func (o *Oracle) OnRunEnd(at At, liveness bool) {
+	if liveness {
+		o.checkLiveness(at)
+	}
+	o.checkCausalOrderLifetime(at)
+}
+
 // checkLiveness reports every owed, undelivered, non-exempt message of every non-failed process.
-func (w *world) checkLiveness() {
-	for _, p := range w.procs {
-		if p.o.failed {
+func (o *Oracle) checkLiveness(at At) {
+	for _, p := range o.procs {
+		if p.failed {
 			continue
 		}
-		exempt := w.exemptions(p)
-		for _, oc := range p.o.list {
+		exempt := o.exemptions(p)
+		for _, oc := range p.list {
 			c := oc.ch
 			for _, pm := range oc.pending {
-				if from, ok := exempt[c]; ok && pm.pos >= from {
+				if from, ok := exempt[c]; ok && pm.Pos >= from {
 					break
 				}
-				w.report(spec.Violation{Criterion: spec.CritLiveness, Step: w.step, Process: p.idx,
-					Detail: fmt.Sprintf("%s was fed at step %d and never delivered", w.or.MsgName(pm.uid), pm.fedStep)})
+				o.report(spec.Violation{Criterion: spec.CritLiveness, Step: at.Step, Process: p.idx,
+					Detail: fmt.Sprintf("%s was fed at step %d and never delivered", o.MsgName(pm.UID), pm.FedStep)})
 				break
 			}
 		}
@@ -39,18 +48,18 @@ func (w *world) checkLiveness() {
 
 // exemptions computes, per channel, the lowest position from which p's pending messages are
 // exempt from liveness, iterating to a fixpoint (an exempt message exempts what waits for it).
-func (w *world) exemptions(p *proc) map[int32]int64 {
+func (o *Oracle) exemptions(p *Proc) map[int32]int64 {
 	exempt := map[int32]int64{}
 	for changed := true; changed; {
 		changed = false
-		for _, oc := range p.o.list {
+		for _, oc := range p.list {
 			c := oc.ch
 			for _, pm := range oc.pending {
-				if from, ok := exempt[c]; ok && pm.pos >= from {
+				if from, ok := exempt[c]; ok && pm.Pos >= from {
 					break
 				}
-				if w.stuckForever(p, pm.uid, exempt) {
-					exempt[c] = pm.pos
+				if o.stuckForever(p, pm.UID, exempt) {
+					exempt[c] = pm.Pos
 					changed = true
 					break
 				}
@@ -62,24 +71,24 @@ func (w *world) exemptions(p *proc) map[int32]int64 {
 
 // stuckForever reports whether message uid at p names a never-occupied position on a received
 // channel, or waits for an exempt message.
-func (w *world) stuckForever(p *proc, uid uint64, exempt map[int32]int64) bool {
-	m := w.or.Msg(uid)
+func (o *Oracle) stuckForever(p *Proc, uid uint64, exempt map[int32]int64) bool {
+	m := o.Msg(uid)
 	for _, cause := range m.Expressed.Pairs() {
-		c := w.or.NodeChan(cause.Channel)
+		c := o.NodeChan(cause.Channel)
 		if c < 0 {
 			continue
 		}
 		if c == m.Ch && int64(cause.Position) >= m.Pos {
 			return true // names itself or a later position of its own channel
 		}
-		if !p.o.receives(c) {
+		if !p.receives(c) {
 			continue
 		}
 		q := int64(cause.Position)
 		if from, ok := exempt[c]; ok && q >= from {
 			return true
 		}
-		if w.or.Alive(c) && w.or.RecordAt(c, q) == 0 {
+		if o.Alive(c) && o.RecordAt(c, q) == 0 {
 			return true
 		}
 	}

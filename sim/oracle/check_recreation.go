@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // RECREATION (SPEC §6.1, Assumption 2, D115): no process commits a step while receiving a dead
 // incarnation whose name now binds to another topic ID, without having failed closed. A task
@@ -14,11 +14,11 @@ import (
 
 // checkRecreatedReceived reports RECREATION when p commits while receiving a recreated
 // incarnation.
-func (w *world) checkRecreatedReceived(p *proc) {
-	for _, c := range p.o.recv {
-		if w.or.Recreated(c) {
-			w.violate(spec.CritRecreation, p.idx, fmt.Sprintf("committed while receiving %s, whose name now binds to incarnation %d",
-				w.or.ChanName(c), w.or.LiveInc(c)))
+func (o *Oracle) checkRecreatedReceived(at At, p *Proc) {
+	for _, c := range p.recv {
+		if o.recreated(c) {
+			o.Violate(at, spec.CritRecreation, p.idx, fmt.Sprintf("committed while receiving %s, whose name now binds to incarnation %d",
+				o.ChanName(c), o.liveInc(c)))
 			return
 		}
 	}

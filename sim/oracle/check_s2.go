@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // S2 no duplicates (SPEC §6.1): no message is delivered twice by a process in committed history.
 // A delivery rolled back with its step does not count: the oracle's delivered positions are
@@ -12,12 +12,12 @@ import (
 
 // checkDuplicate stages an S2 violation and reports true when p delivers a position of pc it
 // has delivered before.
-func (w *world) checkDuplicate(p *proc, pc *chanOracle, uid uint64) bool {
-	pos := w.or.Msg(uid).Pos
+func (o *Oracle) checkDuplicate(at At, p *Proc, pc *chanState, uid uint64) bool {
+	pos := o.Msg(uid).Pos
 	i := pc.deliveredIndex(pos)
 	if i < 0 {
 		return false
 	}
-	p.o.stage(p, spec.CritS2, fmt.Sprintf("delivered %s again (first delivery index %d)", w.or.MsgName(uid), pc.delivered[i].index))
+	o.stage(at, p, spec.CritS2, fmt.Sprintf("delivered %s again (first delivery index %d)", o.MsgName(uid), pc.delivered[i].index))
 	return true
 }

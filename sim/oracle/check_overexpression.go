@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // OVEREXPRESSION (SPEC §6.1, D42): every position a sent message expresses is at most the
 // maximum, on that channel, of what the sender had delivered or seen expressed in fed metadata
@@ -8,20 +8,19 @@ package sim
 import (
 	"fmt"
 
-	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkOverexpression stages an OVEREXPRESSION violation for emission uid.
-func (w *world) checkOverexpression(p *proc, uid uint64) {
-	m := w.or.Msg(uid)
-	bound, cur := p.o.bound.C.Pairs(), 0
+func (o *Oracle) checkOverexpression(at At, p *Proc, uid uint64) {
+	m := o.Msg(uid)
+	bound, cur := p.bound.C.Pairs(), 0
 	for _, cause := range m.Expressed.Pairs() {
-		if b, ok := oracle.LookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {
+		if b, ok := LookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {
 			continue
 		}
-		p.o.stage(p, spec.CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",
-			w.or.MsgName(uid), cause.Channel, cause.Position))
+		o.stage(at, p, spec.CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",
+			o.MsgName(uid), cause.Channel, cause.Position))
 		return
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // STRUCT15 (SPEC §3, §6.1): every true cause of a sent message is expressed — its header names
 // the cause's channel at or above the cause's position — unless the channel was dead at send time
@@ -8,23 +8,22 @@ package sim
 import (
 	"fmt"
 
-	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkExpressed stages a STRUCT15 violation for emission uid.
-func (w *world) checkExpressed(p *proc, uid uint64) {
-	m := w.or.Msg(uid)
+func (o *Oracle) checkExpressed(at At, p *Proc, uid uint64) {
+	m := o.Msg(uid)
 	expressed, cur := m.Expressed.Pairs(), 0
 	for _, cause := range m.Past.Pairs() {
-		if q, ok := oracle.LookupFrom(expressed, &cur, cause.Channel); ok && q >= cause.Position {
+		if q, ok := LookupFrom(expressed, &cur, cause.Channel); ok && q >= cause.Position {
 			continue
 		}
-		c := w.or.NodeChan(cause.Channel)
-		if c >= 0 && !w.or.Alive(c) {
+		c := o.NodeChan(cause.Channel)
+		if c >= 0 && !o.Alive(c) {
 			continue
 		}
-		p.o.stage(p, spec.CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", w.or.MsgName(uid), cause.Channel, cause.Position))
+		o.stage(at, p, spec.CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", o.MsgName(uid), cause.Channel, cause.Position))
 		return
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // S7 (SPEC §6.1): a process must never commit a step that read an undecodable header. Whether a
 // record's headers are undecodable is the reference decoder's reading of them at produce or send
@@ -13,8 +13,8 @@ import (
 )
 
 // checkUndecodableCommitted reports S7 when p commits a step that was fed an undecodable header.
-func (w *world) checkUndecodableCommitted(p *proc) {
-	if uid := p.o.stepCorrupt; uid != 0 {
-		w.violate(spec.CritS7, p.idx, fmt.Sprintf("committed a step that read the undecodable header of %s", w.or.MsgName(uid)))
+func (o *Oracle) checkUndecodableCommitted(at At, p *Proc) {
+	if uid := p.stepCorrupt; uid != 0 {
+		o.Violate(at, spec.CritS7, p.idx, fmt.Sprintf("committed a step that read the undecodable header of %s", o.MsgName(uid)))
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // STRUCT12 (SPEC §3, §6.1): a sent message names no position above the last one assigned on
 // that channel at send time — except a position the sender learned from received metadata,
@@ -7,24 +7,23 @@ package sim
 import (
 	"fmt"
 
-	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkAssigned stages a STRUCT12 violation for emission uid.
-func (w *world) checkAssigned(p *proc, uid uint64) {
-	m := w.or.Msg(uid)
-	seen, cur := p.o.seen.C.Pairs(), 0
+func (o *Oracle) checkAssigned(at At, p *Proc, uid uint64) {
+	m := o.Msg(uid)
+	seen, cur := p.seen.C.Pairs(), 0
 	for _, cause := range m.Expressed.Pairs() {
 		q := int64(cause.Position)
-		if s, ok := oracle.LookupFrom(seen, &cur, cause.Channel); ok && q <= int64(s) {
+		if s, ok := LookupFrom(seen, &cur, cause.Channel); ok && q <= int64(s) {
 			continue
 		}
-		c := w.or.NodeChan(cause.Channel)
-		if c >= 0 && (q < w.or.AssignedEnd(c)) {
+		c := o.NodeChan(cause.Channel)
+		if c >= 0 && (q < o.assignedEnd(c)) {
 			continue
 		}
-		p.o.stage(p, spec.CritStruct12, fmt.Sprintf("%s names %v@%d, never assigned and never seen", w.or.MsgName(uid), cause.Channel, q))
+		o.stage(at, p, spec.CritStruct12, fmt.Sprintf("%s names %v@%d, never assigned and never seen", o.MsgName(uid), cause.Channel, q))
 		return
 	}
 }

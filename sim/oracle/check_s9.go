@@ -1,4 +1,4 @@
-package sim
+package oracle
 
 // S9 (SPEC §6.1, D46): a process holding an undelivered message from a channel that no longer
 // exists must not deliver past it. Judged from the oracle's own fed-but-undelivered set: while
@@ -13,14 +13,14 @@ import (
 
 // checkDeadHolds stages an S9 violation when p delivers uid past a pending message on a dead
 // channel.
-func (w *world) checkDeadHolds(p *proc, pc *chanOracle, uid uint64) {
-	for _, c := range p.o.recv {
-		other := p.o.chans.At(c)
-		if other == pc || w.or.Alive(other.ch) || len(other.pending) == 0 {
+func (o *Oracle) checkDeadHolds(at At, p *Proc, pc *chanState, uid uint64) {
+	for _, c := range p.recv {
+		other := p.chans.At(c)
+		if other == pc || o.Alive(other.ch) || len(other.pending) == 0 {
 			continue
 		}
-		p.o.stage(p, spec.CritS9, fmt.Sprintf("delivered %s while holding %s on the deleted channel %s",
-			w.or.MsgName(uid), w.or.MsgName(other.pending[0].uid), w.or.ChanName(other.ch)))
+		o.stage(at, p, spec.CritS9, fmt.Sprintf("delivered %s while holding %s on the deleted channel %s",
+			o.MsgName(uid), o.MsgName(other.pending[0].UID), o.ChanName(other.ch)))
 		return
 	}
 }

@@ -1,0 +1,376 @@
+package oracle
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// The oracle judged from hand-built event sequences: each criterion it owns fires on a small
+// sequence that breaks it, and (where the difference is one event) stays quiet on its honest
+// twin. No world runs here: the events are what a world would hand the oracle.
+
+// heap is the room the tests' frontiers are copied into.
+type heap struct{}
+
+func (heap) CauseRoom(n int) []node.Cause { return make([]node.Cause, 0, n) }
+
+// fixture is an oracle of a world with topics a and b (one partition each, channels 0 and 1) and
+// one process (p, index 0).
+type fixture struct {
+	t    *testing.T
+	o    *Oracle
+	p    *Proc
+	step int
+}
+
+func newFixture(t *testing.T) *fixture {
+	o := New([]string{"a", "b"}, nil, 0)
+	o.OnChannelCreated(0, nc(1), 0, 0, 0)
+	o.OnChannelCreated(1, nc(2), 1, 0, 0)
+	f := &fixture{t: t, o: &o}
+	p := NewProc(0)
+	f.p = &p
+	o.SetProc(0, f.p)
+	return f
+}
+
+// nc is the node channel of partition 0 of the topic whose ID is all id.
+func nc(id byte) node.Channel {
+	var t node.TopicID
+	for i := range t {
+		t[i] = id
+	}
+	return node.Channel{Topic: t}
+}
+
+// at dates the next event: every event is a step of its own.
+func (f *fixture) at() At {
+	f.step++
+	return At{Step: f.step, Micros: int64(f.step) * 10}
+}
+
+// record writes a committed record on channel c at pos whose true past (and header) is past.
+func (f *fixture) record(c int32, pos int64, past ...node.Cause) uint64 {
+	return f.o.Add(Message{Ch: c, Pos: pos, Sender: -1, Kind: MsgPlain, State: MsgCommitted,
+		Past: node.CausesOf(past...), Expressed: node.CausesOf(past...)}, 0)
+}
+
+// receive starts an execution receiving channels recv, each from position 0.
+func (f *fixture) receive(recv ...int32) {
+	f.o.OnReceived(f.at(), f.p, recv, make([]node.Cause, len(recv)))
+	f.o.OnStart(f.p)
+}
+
+func (f *fixture) feed(c int32, uid uint64, pos int64) {
+	f.p.BeginStep()
+	f.o.OnFeed(f.at(), f.p, c, uid, pos, heap{})
+}
+
+func (f *fixture) deliver(c int32, uid uint64) {
+	f.p.BeginStep()
+	f.o.OnDeliver(f.at(), f.p, c, uid, heap{})
+}
+
+// send emits to channel c at pos a record whose header names causes.
+func (f *fixture) send(c int32, pos int64, causes ...node.Cause) {
+	f.p.BeginStep()
+	f.o.OnSend(f.at(), f.p, c, pos, []node.Header{{Key: node.HeaderKey, Value: EncodeCauses(node.CausesOf(causes...))}})
+}
+
+func (f *fixture) commit() { f.o.OnCommit(f.at(), f.p) }
+
+// expect fails unless the oracle found exactly one violation, of criterion crit, whose detail
+// contains detail.
+func (f *fixture) expect(crit spec.Criterion, detail string) {
+	f.t.Helper()
+	vs := f.o.Violations()
+	if len(vs) != 1 || vs[0].Criterion != crit || !strings.Contains(vs[0].Detail, detail) {
+		f.t.Fatalf("found %v; want one %s violation saying %q", vs, crit, detail)
+	}
+}
+
+// expectNone fails if the oracle found a violation.
+func (f *fixture) expectNone() {
+	f.t.Helper()
+	if vs := f.o.Violations(); len(vs) > 0 {
+		f.t.Fatalf("found %v; want none", vs)
+	}
+}
+
+func TestEventsS1AtDelivery(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0, 1)
+	f.record(0, 0)
+	effect := f.record(1, 0, node.Cause{Channel: nc(1), Position: 0})
+	f.feed(1, effect, 0)
+	f.deliver(1, effect)
+	f.commit()
+	f.expect(spec.CritS1, "before its true cause m1")
+}
+
+func TestEventsS1Lifetime(t *testing.T) {
+	for _, inverted := range []bool{false, true} {
+		f := newFixture(t)
+		cause := f.record(0, 0)
+		effect := f.record(1, 0, node.Cause{Channel: nc(1), Position: 0})
+		// No execution receives a: the delivery-time half judges nothing.
+		if inverted {
+			f.deliver(1, effect)
+			f.deliver(0, cause)
+		} else {
+			f.deliver(0, cause)
+			f.deliver(1, effect)
+		}
+		f.commit()
+		f.o.OnRunEnd(f.at(), false)
+		if !inverted {
+			f.expectNone()
+			continue
+		}
+		f.expect(spec.CritS1, "after its effect m2")
+		if !f.o.HasInversion(f.p) {
+			t.Fatal("HasInversion misses the inversion the lifetime check reports")
+		}
+	}
+}
+
+func TestEventsS2(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	m := f.record(0, 0)
+	f.feed(0, m, 0)
+	f.deliver(0, m)
+	f.commit()
+	f.expectNone()
+	f.deliver(0, m)
+	f.commit()
+	f.expect(spec.CritS2, "again")
+}
+
+func TestEventsS2RolledBackIsNoDelivery(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	m := f.record(0, 0)
+	f.feed(0, m, 0)
+	f.deliver(0, m)
+	if !f.o.Rollback(f.p) {
+		t.Fatal("a rollback of a step that delivered says it did nothing")
+	}
+	f.receive(0) // the next execution reads from its start again
+	f.feed(0, m, 0)
+	f.deliver(0, m)
+	f.commit()
+	f.expectNone()
+}
+
+func TestEventsS3(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	m0, m1 := f.record(0, 0), f.record(0, 1)
+	f.feed(0, m0, 0)
+	f.feed(0, m1, 1)
+	f.deliver(0, m1)
+	f.commit()
+	f.expect(spec.CritS3, "past the earlier undelivered m1")
+}
+
+func TestEventsS7(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	m := f.o.Add(Message{Ch: 0, Pos: 0, Sender: -1, Kind: MsgCorrupt, State: MsgCommitted, Undecodable: true}, 0)
+	f.feed(0, m, 0)
+	f.o.Rollback(f.p) // the honest engine refuses it: the step is rolled back
+	f.receive(0)
+	f.expectNone()
+	f.feed(0, m, 0)
+	f.commit()
+	f.expect(spec.CritS7, "undecodable header of m1")
+}
+
+func TestEventsS8Skipped(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	f.record(0, 0)
+	m1 := f.record(0, 1)
+	f.feed(0, m1, 1)
+	f.commit()
+	f.expect(spec.CritS8, "read past m1")
+}
+
+func TestEventsS8ReadReset(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	f.p.BeginStep()
+	f.o.OnReadReset(f.at(), f.p, 0, 0, 3)
+	f.commit()
+	f.expect(spec.CritS8, "below log start 3")
+}
+
+func TestEventsS9(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0, 1)
+	ma, mb := f.record(0, 0, node.Cause{Channel: nc(2), Position: 5}), f.record(1, 0)
+	f.feed(0, ma, 0) // held: it names a position of b nothing occupies
+	f.feed(1, mb, 0)
+	f.o.OnIncarnationDead(0, 1)
+	f.deliver(1, mb)
+	f.commit()
+	f.expect(spec.CritS9, "while holding m1(a#0/0:0) on the deleted channel a#0/0")
+}
+
+func TestEventsStruct12(t *testing.T) {
+	f := newFixture(t)
+	f.send(1, 0, node.Cause{Channel: nc(1), Position: 5})
+	f.commit()
+	// Never assigned and never seen: over-expression too.
+	if vs := f.o.Violations(); len(vs) == 0 || vs[0].Criterion != spec.CritStruct12 || !strings.Contains(vs[0].Detail, "never assigned and never seen") {
+		t.Fatalf("found %v; want STRUCT12 first", vs)
+	}
+}
+
+func TestEventsStruct14(t *testing.T) {
+	f := newFixture(t)
+	f.record(1, 0)
+	f.send(1, 1, node.Cause{Channel: nc(2), Position: 1})
+	f.commit()
+	if vs := f.o.Violations(); len(vs) == 0 || vs[0].Criterion != spec.CritStruct14 || !strings.Contains(vs[0].Detail, "names its own channel at 1") {
+		t.Fatalf("found %v; want STRUCT14 first", vs)
+	}
+}
+
+func TestEventsStruct15(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	m := f.record(0, 0)
+	f.feed(0, m, 0)
+	f.deliver(0, m)
+	f.send(1, 0)
+	f.commit()
+	f.expect(spec.CritStruct15, "does not express its true cause")
+}
+
+func TestEventsStruct15NoHeader(t *testing.T) {
+	f := newFixture(t)
+	f.p.BeginStep()
+	f.o.OnSend(f.at(), f.p, 1, 0, nil)
+	f.commit()
+	f.expect(spec.CritStruct15, "carries no")
+}
+
+func TestEventsOverexpression(t *testing.T) {
+	f := newFixture(t)
+	f.record(0, 0) // assigned, never fed or delivered to p
+	f.send(1, 0, node.Cause{Channel: nc(1), Position: 0})
+	f.commit()
+	f.expect(spec.CritOverexpression, "beyond everything delivered or seen")
+}
+
+func TestEventsOverRefusal(t *testing.T) {
+	for _, entitled := range []bool{false, true} {
+		f := newFixture(t)
+		f.receive(0)
+		if entitled {
+			f.p.OnIdentityChanged()
+		}
+		f.o.OnRefused(f.at(), f.p, &node.Refusal{Reason: node.ReasonChannelIdentityChanged, Channel: nc(1), Position: -1}, false)
+		if entitled {
+			f.expectNone()
+			continue
+		}
+		f.expect(spec.CritOverRefusal, "with no injected cause")
+	}
+}
+
+func TestEventsRecreation(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	f.o.OnIncarnationDead(0, 1)
+	f.o.OnChannelCreated(2, nc(3), 0, 1, 0)
+	f.p.BeginStep()
+	f.commit()
+	f.expect(spec.CritRecreation, "committed while receiving a#0/0, whose name now binds to incarnation 1")
+}
+
+func TestEventsLiveness(t *testing.T) {
+	for _, failed := range []bool{false, true} {
+		f := newFixture(t)
+		f.receive(0)
+		m := f.record(0, 0)
+		f.feed(0, m, 0)
+		f.commit()
+		if failed { // a process that failed closed is waived
+			f.p.OnIdentityChanged()
+			f.o.OnRefused(f.at(), f.p, &node.Refusal{Reason: node.ReasonChannelIdentityChanged, Channel: nc(1), Position: -1}, false)
+		}
+		f.o.OnRunEnd(f.at(), true)
+		if failed {
+			f.expectNone()
+			continue
+		}
+		f.expect(spec.CritLiveness, "m1(a#0/0:0) was fed at step")
+	}
+}
+
+func TestEventsHostH1(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	m0, m1 := f.record(0, 0), f.record(0, 1)
+	f.feed(0, m0, 0)
+	f.feed(0, m1, 1)
+	f.o.OnRefeed(f.at(), f.p, 0, m0, 0)
+	f.expect(spec.CritHost, "H1: fed m1")
+}
+
+func TestEventsHostH2(t *testing.T) {
+	f := newFixture(t)
+	f.receive(0)
+	f.p.OnReadFrom(0)
+	f.p.BeginStep()
+	f.commit()
+	f.record(0, 0)
+	f.o.OnReceived(f.at(), f.p, []int32{0}, []node.Cause{{Channel: nc(1), Position: 1}})
+	f.expect(spec.CritHost, "H2: start position 1 on a#0/0 covers m1")
+}
+
+func TestEventsHostH6(t *testing.T) {
+	f := newFixture(t)
+	offs := []substrate.GroupOffset{{Offset: 1}}
+	f.o.OnZombieCommit(f.at(), f.p, offs, offs, nil, nil)
+	f.expectNone()
+	f.o.OnZombieCommit(f.at(), f.p, offs, []substrate.GroupOffset{{Offset: 2}}, nil, nil)
+	f.expect(spec.CritHost, "H6: a superseded execution committed read positions")
+}
+
+// reporter records what it hears.
+type reporter []string
+
+func (r *reporter) ReportViolation(proc int, text string) { *r = append(*r, text) }
+
+// TestEventsReporterHearsViolationsFoundNow checks the reporter hears a violation found now (not
+// a staged one, which the commit reports with the step) and that a disabled criterion is neither
+// reported nor heard.
+func TestEventsReporterHearsViolationsFoundNow(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		f := newFixture(t)
+		if disabled {
+			f.o.disabled = []spec.Criterion{spec.CritHost}
+		}
+		var r reporter
+		f.o.SetReporter(&r)
+		offs := []substrate.GroupOffset{{Offset: 1}}
+		f.o.OnZombieCommit(f.at(), f.p, offs, nil, nil, nil)
+		if disabled {
+			if len(r) != 0 || len(f.o.Violations()) != 0 {
+				t.Fatalf("a disabled criterion was reported: %v, heard %q", f.o.Violations(), r)
+			}
+			continue
+		}
+		if len(r) != 1 || !strings.HasPrefix(r[0], "HOST: H6") {
+			t.Fatalf("heard %q", r)
+		}
+	}
+}
