@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -58,36 +59,116 @@ func TestExportsHaveNonTestUsers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("type-checks the whole module")
 	}
-	m := loadModule(t)
-	var bad []string
-	for _, d := range m.declared {
-		reason, allowed := exportAllowed[d.key]
-		switch {
-		case allowed && m.usedByCode[m.placeOf(d.pos)]:
-			t.Errorf("exportAllowed lists %s, which non-test code uses: delete the entry", d.key)
-			continue
-		case allowed && reason == "":
-			t.Errorf("exportAllowed lists %s without a reason", d.key)
-			continue
-		case allowed || m.usedByCode[m.placeOf(d.pos)]:
-			continue
-		}
-		if !m.usedByTest[m.placeOf(d.pos)] || d.method && m.interfaceMethods[d.name] {
-			continue
-		}
-		bad = append(bad, fmt.Sprintf("%s (%s): exported, and only tests use it", d.key, relPosition(m.fset.Position(d.pos))))
+	m := loadModule(t, root)
+	bad, stale := m.testOnlyExports(exportAllowed)
+	for _, e := range stale {
+		t.Error(e)
 	}
-	for key := range exportAllowed {
-		if !m.declaredKeys[key] {
-			t.Errorf("exportAllowed lists %s, which is no exported identifier of the project", key)
-		}
-	}
-	sort.Strings(bad)
 	for _, b := range bad {
 		t.Error(b)
 	}
 	if len(m.declared) < 200 {
 		t.Fatalf("only %d exported identifiers found: the test is not looking at the module", len(m.declared))
+	}
+}
+
+// testOnlyExports returns the exported identifiers of m that only tests use and allowed does not
+// list, each with where it is declared, sorted; and the entries of allowed that are wrong (one
+// that non-test code uses, one without a reason, one that names nothing).
+func (m *module) testOnlyExports(allowed map[string]string) (bad, stale []string) {
+	for _, d := range m.declared {
+		reason, listed := allowed[d.key]
+		usedByCode := m.usedByCode[m.placeOf(d.pos)]
+		switch {
+		case listed && usedByCode:
+			stale = append(stale, fmt.Sprintf("exportAllowed lists %s, which non-test code uses: delete the entry", d.key))
+			continue
+		case listed && reason == "":
+			stale = append(stale, fmt.Sprintf("exportAllowed lists %s without a reason", d.key))
+			continue
+		case listed || usedByCode:
+			continue
+		}
+		if !m.usedByTest[m.placeOf(d.pos)] || d.method && m.interfaceMethods[d.name] {
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("%s (%s): exported, and only tests use it", d.key, m.relPosition(d.pos)))
+	}
+	for key := range allowed {
+		if !m.declaredKeys[key] {
+			stale = append(stale, fmt.Sprintf("exportAllowed lists %s, which is no exported identifier of the project", key))
+		}
+	}
+	sort.Strings(bad)
+	sort.Strings(stale)
+	return bad, stale
+}
+
+// TestExportsCheckBites runs the check on a module written for it: an identifier used only by its
+// package's own tests, one used only by an external test and one a test and an allowed entry name
+// are reported; one that another package uses, one used within its package, an allowed one with a
+// reason, and one nothing uses at all are not.
+func TestExportsCheckBites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/fixture\n\ngo 1.22\n",
+		"a/a.go": `package a
+
+func Used() int            { return own() }
+func own() int             { return OwnUse() }
+func OwnUse() int          { return 1 }
+func InTest() int          { return 2 }
+func InExternalTest() int  { return 3 }
+func Allowed() int         { return 4 }
+func Unused() int          { return 5 }
+`,
+		"a/a_test.go": `package a
+
+import "testing"
+
+func TestIn(t *testing.T) { _ = InTest() + Allowed() }
+`,
+		"a/x_test.go": `package a_test
+
+import (
+	"testing"
+
+	"example.com/fixture/a"
+)
+
+func TestOut(t *testing.T) { _ = a.InExternalTest() }
+`,
+		"b/b.go": `package b
+
+import "example.com/fixture/a"
+
+func B() int { return a.Used() }
+`,
+	}
+	for name, body := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := loadModule(t, dir)
+	bad, stale := m.testOnlyExports(map[string]string{"a.Allowed": "a reason", "a.Gone": "a reason"})
+	var keys []string
+	for _, b := range bad {
+		key, _, _ := strings.Cut(b, " ")
+		keys = append(keys, key)
+	}
+	if want := []string{"a.InExternalTest", "a.InTest"}; !slices.Equal(keys, want) {
+		t.Errorf("reported %v, want %v (all: %q)", keys, want, bad)
+	}
+	if len(stale) != 1 || !strings.Contains(stale[0], "a.Gone") {
+		t.Errorf("stale entries %q, want one naming a.Gone", stale)
 	}
 }
 
@@ -133,6 +214,7 @@ func (m *module) placeOf(pos token.Pos) place {
 type module struct {
 	fset             *token.FileSet
 	path             string // the module path
+	dir              string // the module's directory
 	declared         []exported
 	declaredKeys     map[string]bool
 	usedByCode       map[place]bool
@@ -142,10 +224,10 @@ type module struct {
 
 // loadModule type-checks every package of the module, its in-package tests with it and its
 // external tests apart, the dependencies read from their export data.
-func loadModule(t *testing.T) *module {
+func loadModule(t *testing.T, dir string) *module {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-deps", "-test", "-export", "-json", "./...")
-	cmd.Dir = root
+	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -163,7 +245,7 @@ func loadModule(t *testing.T) *module {
 		if p.ForTest != "" || strings.HasSuffix(p.ImportPath, ".test") || strings.Contains(p.ImportPath, " ") {
 			continue // a test variant: the plain package's entry has its files
 		}
-		if p.Module != nil && !p.Standard && p.Dir != "" && isWithin(p.Dir, root) {
+		if p.Module != nil && !p.Standard && p.Dir != "" && isWithin(p.Dir, dir) {
 			own = append(own, p)
 			modulePath = p.Module.Path
 			continue
@@ -177,7 +259,7 @@ func loadModule(t *testing.T) *module {
 	}
 
 	m := &module{
-		fset: token.NewFileSet(), path: modulePath, declaredKeys: map[string]bool{},
+		fset: token.NewFileSet(), path: modulePath, dir: dir, declaredKeys: map[string]bool{},
 		usedByCode: map[place]bool{}, usedByTest: map[place]bool{}, interfaceMethods: map[string]bool{},
 	}
 	gc := importer.ForCompiler(m.fset, "gc", func(path string) (io.ReadCloser, error) {
@@ -370,9 +452,10 @@ type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
-// relPosition renders pos with its file relative to the repository.
-func relPosition(pos token.Position) string {
-	if abs, err := filepath.Abs(root); err == nil {
+// relPosition renders p with its file relative to the module's directory.
+func (m *module) relPosition(p token.Pos) string {
+	pos := m.fset.Position(p)
+	if abs, err := filepath.Abs(m.dir); err == nil {
 		if rel, err := filepath.Rel(abs, pos.Filename); err == nil {
 			pos.Filename = filepath.ToSlash(rel)
 		}
