@@ -70,7 +70,8 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 				return
 			}
 			seen[k] = true
-			for _, p := range s.w.procs {
+			w := s.w.(*world)
+			for _, p := range w.procs {
 				if p.ref.live == nil || p.eng == nil {
 					continue
 				}
@@ -79,11 +80,11 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, oracle.RefState(p.eng.view().Snapshot()).Diff(st))
 				}
 				cp := *s
-				cp.w = s.w.cloneInto(nil, &s.w.idsPCG, s.w.chooser)
+				cp.w = w.cloneInto(nil, &w.idsPCG, w.chooser)
 				if x.hash(&cp) != k {
 					t.Fatal("a clone hashes differently from its original")
 				}
-				q := cp.w.procs[p.idx]
+				q := cp.w.(*world).procs[p.idx]
 				q.own()
 				q.ref.node().Emit(refnode.Channel{Topic: refnode.TopicID{0xff}}, refnode.Record{})
 				if x.hash(&cp) == k {

@@ -27,9 +27,10 @@
 // Every run of a world follows one skeleton (run.go): every process started, the safety phase
 // (a script, the scheduler's steps, or an exploration's), then the liveness phase and the
 // end-of-run checks; RunObserved observes it through hooks. Exhaustive exploration (explore*.go)
-// drives worlds through one seam, exploredWorld (explore_seam.go): cloning, the steps, the
-// recorded script, the violations, the end of a run, and three services on the world's side of
-// it (the canonical hash, the persistent sets' dependencies, the sleep sets' transition
-// identities). It keeps what it knows of every state it visited, by the state's hash, in package
+// drives worlds through one seam, package explore's World interface, which *world implements
+// (explore_seam.go): cloning, the steps, the recorded script, the violations, the end of a run,
+// and three services on the world's side of it (the canonical hash, explore.Hasher; the
+// persistent sets' dependencies, explore.Persistent; the sleep sets' transition identities). It
+// keeps what it knows of every state it visited, by the state's hash, in package
 // explore/visited, and reads its scope's budget with package explore/budget.
 package sim

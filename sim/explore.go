@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/explore/visited"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -130,7 +131,7 @@ type ExploreViolation struct {
 
 // exState is one explored state: a world, its ID stream, the budget it has spent and its depth.
 type exState struct {
-	w     *world
+	w     explore.World
 	ids   *rand.PCG
 	spent spent
 	depth int
@@ -141,7 +142,7 @@ type explorer struct {
 	scn     *spec.Scenario
 	opts    ExploreOptions
 	set     swarm.Settings
-	hasher  *stateHasher
+	hasher  explore.Hasher
 	visited *visited.Set // made by run, when the depth bound is known
 	// mirror, when not nil, is given every visit the visited set is given (a test compares two
 	// explorations' visits with it).
@@ -150,29 +151,29 @@ type explorer struct {
 	found  map[violationKey]bool
 	path   [][]int
 	por    *porTable
-	pers   *persistentSets
+	pers   explore.Persistent
 	stop   bool
 	extra  []byte
 	// free are released worlds to clone into, keepWorlds switches releasing off, masks is the
 	// step's scratch (explore_step.go).
-	free       []*world
+	free       []explore.World
 	keepWorlds bool
-	masks      []procMask
+	masks      []explore.Mask
 	// chooser, queue, arena and slots are eachSuccessor's reused storage (explore_step.go);
 	// actions the states' actions per depth (explore_choose.go).
 	chooser stepChooser
 	queue   []span
 	arena   []int
 	slots   []*transition
-	actions []*stateActions
+	actions []*explore.Actions
 	// filters are the persistent-set filters per depth.
-	filters []*porFilter
+	filters []*explore.Filter
 	// offSettings are the settings of worlds that ran out of a budget (explorer.settingsWithout).
 	offSettings map[settingsOff]*swarm.Settings
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
 	maxDepthZero bool
 	// termHasher, when set, also hashes every terminal state into res.termsAlso (for tests).
-	termHasher *stateHasher
+	termHasher explore.Hasher
 	// split, in a sharded exploration's top phase, records the subtrees at its depth instead of
 	// entering them (explore_shard.go).
 	split *splitState
@@ -257,8 +258,8 @@ func newExplorer(scn *spec.Scenario, opts ExploreOptions) *explorer {
 	x.hasher = newStateHasher(&x.set, opts.VerifyHashCaches)
 	if opts.Reduce {
 		x.por = newPORTable(scn, &x.set)
-		if !opts.sleepOnly {
-			x.pers = newPersistentSets(scn, &x.set, opts)
+		if ps := newPersistentSets(scn, &x.set, opts); ps != nil && !opts.sleepOnly {
+			x.pers = ps // not a nil *persistentSets: nil means none
 		}
 	}
 	return x
@@ -413,7 +414,7 @@ func (x *explorer) countState(s *exState) {
 // hash returns s's canonical hash, spent budget included.
 func (x *explorer) hash(s *exState) hashKey {
 	x.extra = s.spent.append(x.extra[:0])
-	return s.w.canonicalHash(x.hasher, x.extra)
+	return x.hasher.Hash(s.w, x.extra)
 }
 
 // expand computes s's transitions and enters each successor. only, when non-zero, restricts a
@@ -473,12 +474,12 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 	x.res.terminals[key] = struct{}{}
 	if x.termHasher != nil {
 		x.extra = s.spent.append(x.extra[:0])
-		x.res.termsAlso[s.w.canonicalHash(x.termHasher, x.extra)] = struct{}{}
+		x.res.termsAlso[x.termHasher.Hash(s.w, x.extra)] = struct{}{}
 	}
 	w := s.w
-	before := len(w.violationsFound())
-	w.finish()
-	for _, v := range w.violationsFound()[before:] {
+	before := len(w.Violations())
+	w.Finish()
+	for _, v := range w.Violations()[before:] {
 		x.report(v, true, nil)
 	}
 }
@@ -487,7 +488,7 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 // violating path is not continued).
 func (x *explorer) noteViolations(s *exState, t *transition) bool {
 	before := t.violationsBefore
-	vs := t.next.w.violationsFound()
+	vs := t.next.w.Violations()
 	if len(vs) == before {
 		return false
 	}

@@ -20,7 +20,7 @@ func (x *explorer) charge(t *exState, k spec.ActionKind) {
 	}
 	t.spent[k]++
 	if int(t.spent[k]) >= lim {
-		t.w.withSettings(x.settingsWithout(t.w.settings(), k))
+		t.w.SetSettings(x.settingsWithout(t.w.Settings(), k))
 	}
 }
 

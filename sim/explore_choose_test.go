@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -32,14 +33,15 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 			limit = 500 // sequential: the plain run walks the 3000
 		}
 		walkStates(x, limit, func(s *exState) (bool, bool) {
-			run := actionOptions(s.w, s.w.chooseAction)
-			exp := actionOptions(s.w, func(masks []procMask) (spec.ActionKind, bool) {
-				acts := new(stateActions).of(s.w)
-				copy(masks, acts.masks)
-				if !acts.enabled {
+			w := s.w.(*world)
+			run := actionOptions(w, w.chooseAction)
+			exp := actionOptions(w, func(masks []procMask) (spec.ActionKind, bool) {
+				acts := actionsOf(new(explore.Actions), w)
+				copy(masks, acts.Masks)
+				if !acts.Enabled {
 					return 0, false
 				}
-				return spec.ActionKind(s.w.chooser.Choose("action", acts.weights[:])), true
+				return spec.ActionKind(w.chooser.Choose("action", acts.Weights[:])), true
 			})
 			if run.kind != exp.kind || run.ok != exp.ok || !slices.Equal(run.opts, exp.opts) ||
 				!slices.Equal(run.masks, exp.masks) {

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -124,14 +125,6 @@ type persistentSets struct {
 	counts    []int // persistentFilter's scratch
 }
 
-// porFilter restricts one state's transitions to a persistent set: kinds with an allowed enabled
-// transition, and the allowed processes and topics of each choice.
-type porFilter struct {
-	kinds                               [spec.NumActionKinds]bool
-	procs, produce, truncate, delTopics uint64
-	buf                                 []uint32
-}
-
 // newPersistentSets returns the static part for scn, or nil when persistent sets do not apply:
 // a depth bound, test hooks, sessions, redeclarations (they change who receives what), or more
 // than 64 actors.
@@ -243,20 +236,20 @@ const (
 
 // persistentFilter returns the filter that restricts state s (whose actions are acts) to a
 // persistent set, or nil to expand every enabled transition.
-func (x *explorer) persistentFilter(s *exState, acts *stateActions) *porFilter {
+func (x *explorer) persistentFilter(s *exState, acts *explore.Actions) *explore.Filter {
 	if x.pers == nil {
 		return nil
 	}
-	return s.w.persistentFilter(x.pers, acts, x.filterAt(s.depth))
+	return x.pers.Filter(s.w, acts, x.filterAt(s.depth))
 }
 
 // persistentFilter returns the filter (written into into) that restricts w, whose actions are
 // acts, to a persistent set of ps, or nil to expand every enabled transition.
-func (w *world) persistentFilter(ps *persistentSets, acts *stateActions, into *porFilter) *porFilter {
+func (w *world) persistentFilter(ps *persistentSets, acts *explore.Actions, into *explore.Filter) *explore.Filter {
 	if !ps.applies(w) {
 		return nil
 	}
-	if acts.left&^localKindsMask != 0 {
+	if acts.Left&^localKindsMask != 0 {
 		return nil
 	}
 	counts, ok := ps.enabledCounts(w, acts, ps.counts[:0])
@@ -303,9 +296,9 @@ func (w *world) persistentFilter(ps *persistentSets, acts *stateActions, into *p
 
 // filterAt returns the explorer's persistent-set filter for a state at depth d: one per depth, as
 // a state's filter is used until its transitions are explored (and its weight buffer is reused).
-func (x *explorer) filterAt(d int) *porFilter {
+func (x *explorer) filterAt(d int) *explore.Filter {
 	for len(x.filters) <= d {
-		x.filters = append(x.filters, new(porFilter))
+		x.filters = append(x.filters, new(explore.Filter))
 	}
 	return x.filters[d]
 }
@@ -314,11 +307,11 @@ func (x *explorer) filterAt(d int) *porFilter {
 // one), and false when truncation is left but no channel can be truncated (the step truncates
 // nothing: a transition of no actor). acts are w's actions; the counts are written into counts'
 // storage.
-func (ps *persistentSets) enabledCounts(w *world, acts *stateActions, counts []int) ([]int, bool) {
+func (ps *persistentSets) enabledCounts(w *world, acts *explore.Actions, counts []int) ([]int, bool) {
 	counts = append(counts[:0], make([]int, ps.nActors)...)
-	kinds := acts.left & procKindsMask
+	kinds := acts.Left & procKindsMask
 	for i, p := range w.procs {
-		m := acts.masks[i] & kinds
+		m := acts.Masks[i] & kinds
 		counts[i] = bits.OnesCount32(uint32(m &^ (1 << spec.ActFeed)))
 		if m&(1<<spec.ActFeed) != 0 {
 			for _, pc := range p.recv {
@@ -422,11 +415,11 @@ type stateKeys struct {
 }
 
 // keysOf returns w's stateKeys (acts are its actions, enabled its enabled actors).
-func (ps *persistentSets) keysOf(w *world, acts *stateActions, enabled uint64) stateKeys {
-	k := stateKeys{enabled: enabled, delLeft: acts.left&(1<<spec.ActDeleteTopic) != 0}
-	kinds := acts.left & keyKindsMask
+func (ps *persistentSets) keysOf(w *world, acts *explore.Actions, enabled uint64) stateKeys {
+	k := stateKeys{enabled: enabled, delLeft: acts.Left&(1<<spec.ActDeleteTopic) != 0}
+	kinds := acts.Left & keyKindsMask
 	for i := range w.procs {
-		if acts.masks[i]&kinds != 0 {
+		if acts.Masks[i]&kinds != 0 {
 			k.keyProcs |= 1 << i
 		}
 	}
@@ -479,77 +472,40 @@ func (ps *persistentSets) hasKey(k *stateKeys, set uint64) bool {
 	return false
 }
 
-// filter builds the filter of the enabled actors in set.
-func (ps *persistentSets) filter(w *world, set uint64, f *porFilter) *porFilter {
-	*f = porFilter{procs: set & (1<<ps.nProcs - 1), buf: f.buf}
-	kinds := ps.leftMask(w)
+// filter writes into f the filter of the enabled actors in set: the kinds with an allowed enabled
+// transition, and the allowed processes and topics of each choice.
+func (ps *persistentSets) filter(w *world, set uint64, f *explore.Filter) *explore.Filter {
+	procs := set & (1<<ps.nProcs - 1)
+	var kinds, produce, truncate, delTopics uint64
+	left := ps.leftMask(w)
 	for i, p := range w.procs {
-		if f.procs&(1<<i) == 0 {
-			continue
-		}
-		for k, m := 0, w.maskOf(p)&kinds; m != 0; k++ {
-			if m&(1<<k) != 0 {
-				f.kinds[k] = true
-				m &^= 1 << k
-			}
+		if procs&(1<<i) != 0 {
+			kinds |= uint64(w.maskOf(p) & left)
 		}
 	}
 	for t := range w.topics {
 		if ps.env[t] >= 0 && set&(1<<ps.env[t]) != 0 {
-			f.produce |= 1 << t
-			f.kinds[spec.ActProducePlain] = true
+			produce |= 1 << t
+			kinds |= 1 << spec.ActProducePlain
 		}
 		if ps.del[t] >= 0 && set&(1<<ps.del[t]) != 0 {
-			f.delTopics |= 1 << t
-			f.kinds[spec.ActDeleteTopic] = true
+			delTopics |= 1 << t
+			kinds |= 1 << spec.ActDeleteTopic
 		}
 	}
 	for c := range w.chans {
 		if set&(1<<ps.trunc[w.chans[c].topic]) != 0 {
-			f.truncate |= 1 << c
-			f.kinds[spec.ActDeleteRecords] = true
+			truncate |= 1 << c
+			kinds |= 1 << spec.ActDeleteRecords
 		}
+	}
+	f.Reset()
+	f.Allow("action", kinds)
+	f.Allow("produce.topic", produce)
+	f.Allow("truncate.channel", truncate)
+	f.Allow(topicLabels[spec.ActDeleteTopic], delTopics)
+	for _, k := range processKinds {
+		f.Allow(processLabels[k], procs)
 	}
 	return f
-}
-
-// apply returns weights with the options the filter excludes zeroed (in a buffer of the
-// filter's; weights itself is left alone).
-func (f *porFilter) apply(label string, weights []uint32) []uint32 {
-	var allowed uint64 // the options allowed, by index (options 64 and up never are)
-	switch {
-	case label == "action":
-		for k, ok := range f.kinds {
-			if ok {
-				allowed |= 1 << k
-			}
-		}
-	case label == "produce.topic":
-		allowed = f.produce
-	case label == "truncate.channel":
-		allowed = f.truncate
-	case label == topicLabels[spec.ActDeleteTopic]:
-		allowed = f.delTopics
-	case isProcessLabel(label):
-		allowed = f.procs
-	default:
-		return weights
-	}
-	f.buf = append(f.buf[:0], weights...)
-	for i := range f.buf {
-		if i >= 64 || allowed&(1<<i) == 0 {
-			f.buf[i] = 0
-		}
-	}
-	return f.buf
-}
-
-// isProcessLabel reports whether label is the process choice of a process kind.
-func isProcessLabel(label string) bool {
-	for _, k := range processKinds {
-		if label == processLabels[k] {
-			return true
-		}
-	}
-	return false
 }

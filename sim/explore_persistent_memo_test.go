@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -13,11 +14,11 @@ import (
 func TestPersistentMemoMatchesPlain(t *testing.T) {
 	for _, budget := range []string{"msgs=2,crash=1,delete=1,truncate=1", "msgs=3,crash=1"} {
 		x := newExplorer(referenceScope(), ExploreOptions{Budget: mustBudget(t, budget), Reduce: true})
-		ps := x.pers
+		ps := x.pers.(*persistentSets)
 		checked, reduced := 0, 0
 		walkStates(x, 2000, func(s *exState) (bool, bool) {
-			acts := new(stateActions).of(s.w)
-			if !acts.enabled {
+			acts := actionsOf(new(explore.Actions), s.w)
+			if !acts.Enabled {
 				return false, false
 			}
 			ps.noMemo = false
@@ -39,16 +40,37 @@ func TestPersistentMemoMatchesPlain(t *testing.T) {
 	}
 }
 
-// filterResult is a filter's content, comparable (set is false for no filter).
+// filterResult is a filter's content, comparable (set is false for no filter): the options it
+// allows of each decision it restricts, in filterLabels' order.
 type filterResult struct {
-	set                                 bool
-	kinds                               [spec.NumActionKinds]bool
-	procs, produce, truncate, delTopics uint64
+	set     bool
+	allowed [spec.NumActionKinds + 4]uint64
 }
 
-func filterValue(f *porFilter) filterResult {
+// filterLabels are the labels of the decisions a persistent-set filter restricts.
+func filterLabels() []string {
+	labels := []string{"action", "produce.topic", "truncate.channel", topicLabels[spec.ActDeleteTopic]}
+	for _, k := range processKinds {
+		labels = append(labels, processLabels[k])
+	}
+	return labels
+}
+
+func filterValue(f *explore.Filter) filterResult {
 	if f == nil {
 		return filterResult{}
 	}
-	return filterResult{set: true, kinds: f.kinds, procs: f.procs, produce: f.produce, truncate: f.truncate, delTopics: f.delTopics}
+	r := filterResult{set: true}
+	all := make([]uint32, 64)
+	for i := range all {
+		all[i] = 1
+	}
+	for i, label := range filterLabels() {
+		for o, wt := range f.Apply(label, all) {
+			if wt != 0 {
+				r.allowed[i] |= 1 << o
+			}
+		}
+	}
+	return r
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -52,20 +53,13 @@ import (
 type porTable struct {
 	fixed     bool     // every local transition was interned up front
 	footprint []uint64 // per process: bitmask of topics
-	ids       map[porKey]int
-	keys      []porKey
+	ids       map[explore.TransitionKey]int
+	keys      []explore.TransitionKey
 	indep     []uint64 // per id: the ids independent of it
 }
 
-// porKey identifies a local transition across states: kind, process, topic (feeds).
-type porKey struct {
-	kind  spec.ActionKind
-	proc  int
-	topic int
-}
-
 func newPORTable(scn *spec.Scenario, set *swarm.Settings) *porTable {
-	t := &porTable{ids: make(map[porKey]int)}
+	t := &porTable{ids: make(map[explore.TransitionKey]int)}
 	topic := make(map[string]int, len(scn.Topics))
 	for i, tp := range scn.Topics {
 		topic[tp.Name] = i
@@ -86,10 +80,10 @@ func newPORTable(scn *spec.Scenario, set *swarm.Settings) *porTable {
 	}
 	if len(scn.Processes)*(len(scn.Topics)+2) <= 64 {
 		for proc := range scn.Processes {
-			t.intern(porKey{kind: spec.ActDrain, proc: proc, topic: -1})
-			t.intern(porKey{kind: spec.ActCommit, proc: proc, topic: -1})
+			t.intern(explore.TransitionKey{Kind: spec.ActDrain, Proc: proc, Topic: -1})
+			t.intern(explore.TransitionKey{Kind: spec.ActCommit, Proc: proc, Topic: -1})
 			for topic := range scn.Topics {
-				t.intern(porKey{kind: spec.ActFeed, proc: proc, topic: topic})
+				t.intern(explore.TransitionKey{Kind: spec.ActFeed, Proc: proc, Topic: topic})
 			}
 		}
 		t.fixed = true
@@ -98,7 +92,7 @@ func newPORTable(scn *spec.Scenario, set *swarm.Settings) *porTable {
 }
 
 // id returns the identity of local transition k, or -1 when the table is full.
-func (t *porTable) id(k porKey) int {
+func (t *porTable) id(k explore.TransitionKey) int {
 	if id, ok := t.ids[k]; ok {
 		return id
 	}
@@ -109,13 +103,13 @@ func (t *porTable) id(k porKey) int {
 }
 
 // intern gives key k the next identity and records its independence of the keys before it.
-func (t *porTable) intern(k porKey) int {
+func (t *porTable) intern(k explore.TransitionKey) int {
 	id := len(t.keys)
 	t.ids[k] = id
 	t.keys = append(t.keys, k)
 	t.indep = append(t.indep, 0)
 	for j, o := range t.keys[:id] {
-		if o.proc != k.proc && t.footprint[o.proc]&t.footprint[k.proc] == 0 {
+		if o.Proc != k.Proc && t.footprint[o.Proc]&t.footprint[k.Proc] == 0 {
 			t.indep[id] |= 1 << j
 			t.indep[j] |= 1 << id
 		}

@@ -22,10 +22,10 @@ func ReplayPath(scn *spec.Scenario, opts ExploreOptions, path [][]int) (*spec.Re
 		if err := x.replayStep(s, answers); err != nil {
 			return nil, nil, fmt.Errorf("replay: step %d: %w", i+1, err)
 		}
-		script = s.w.takeScript(script)
+		script = s.w.TakeScript(script)
 	}
-	s.w.finish()
-	return s.w.result(), script, nil
+	s.w.Finish()
+	return s.w.Result(), script, nil
 }
 
 // replayStep takes one step of an explored path in place on s's world, answering the step's
@@ -35,7 +35,7 @@ func (x *explorer) replayStep(s *exState, answers []int) error {
 		return fmt.Errorf("nothing is enabled")
 	}
 	rc := choose.NewReplay(answers)
-	k := s.w.replayStep(rc)
+	k := s.w.Replay(rc)
 	x.charge(s, k)
 	if err := rc.Err(); err != nil || rc.Remaining() > 0 {
 		return fmt.Errorf("the answers %v do not fit (%v)", answers, err)

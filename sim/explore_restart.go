@@ -83,8 +83,8 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 		return
 	}
 	w, n := s.w, 0
-	for i := range w.processCount() {
-		if w.restartableProc(i) {
+	for i := range w.Processes() {
+		if w.Restartable(i) {
 			n++
 		}
 	}
@@ -93,8 +93,8 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 	}
 	k := int(key[1] % uint64(n))
 	p := 0
-	for i := range w.processCount() {
-		if w.restartableProc(i) {
+	for i := range w.Processes() {
+		if w.Restartable(i) {
 			if k == 0 {
 				p = i
 				break
@@ -102,21 +102,21 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 			k--
 		}
 	}
-	base, c := w.endCopy(x.takeFree(), s.ids), w.endCopy(x.takeFree(), s.ids)
+	base, c := w.EndCopy(x.takeFree(), s.ids), w.EndCopy(x.takeFree(), s.ids)
 	defer x.release(&exState{w: base})
 	defer x.release(&exState{w: c})
-	c.cleanRestartOf(p)
-	base.finish()
-	c.finish()
+	c.Restart(p)
+	base.Finish()
+	c.Finish()
 	x.res.RestartChecks++
-	if len(base.violationsFound()) > 0 {
+	if len(base.Violations()) > 0 {
 		return // the liveness phase without the restart breaks something: the terminal states report it
 	}
-	name := c.processName(p)
-	baseSeq, seq := base.deliverySequences(), c.deliverySequences()
+	name := c.ProcessName(p)
+	baseSeq, seq := base.Deliveries(), c.Deliveries()
 	after := len(x.pathScript) - 1
 	vs := oracle.CompareDeliveries(baseSeq, seq, name, after, after)
-	for _, v := range c.violationsFound() {
+	for _, v := range c.Violations() {
 		vs = append(vs, oracle.RestartViolation(v, name, after, after))
 	}
 	if len(vs) > 0 {

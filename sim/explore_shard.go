@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"slices"
 
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -162,8 +163,8 @@ func (x *explorer) replayTo(path [][]int) *exState {
 	x.resetPath()
 	var c stepChooser
 	for i, answers := range path {
-		acts := new(stateActions).of(s.w)
-		if !acts.enabled {
+		acts := actionsOf(new(explore.Actions), s.w)
+		if !acts.Enabled {
 			panic(fmt.Sprintf("sim: explore: step %d of a replayed path: nothing is enabled", i+1))
 		}
 		t := new(transition)

@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -36,7 +37,7 @@ func (t *transition) bit() uint64 {
 // collecting the other enabled options as prefixes still to run. The explorer reuses one for
 // every step: reset empties it.
 type stepChooser struct {
-	filter  *porFilter // the persistent set's restriction (explore_persistent.go); nil: none
+	filter  *explore.Filter // the persistent set's restriction (explore_persistent.go); nil: none
 	prefix  []int
 	answers []int
 	// alts holds the prefixes still to run back to back; altEnds[i] is where the i-th ends.
@@ -45,7 +46,7 @@ type stepChooser struct {
 }
 
 // reset prepares c for a step forced through prefix and restricted by filter.
-func (c *stepChooser) reset(prefix []int, filter *porFilter) {
+func (c *stepChooser) reset(prefix []int, filter *explore.Filter) {
 	c.filter, c.prefix = filter, prefix
 	c.answers, c.alts, c.altEnds = c.answers[:0], c.alts[:0], c.altEnds[:0]
 }
@@ -58,7 +59,7 @@ func (c *stepChooser) Choose(label string, weights []uint32) int {
 		return c.prefix[i]
 	}
 	if c.filter != nil {
-		weights = c.filter.apply(label, weights)
+		weights = c.filter.Apply(label, weights)
 	}
 	a := -1
 	for j, wt := range weights {
@@ -84,7 +85,7 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 	var out []transition
 	x.keepWorlds = true // the caller keeps the successors: none may be recycled
 	defer func() { x.keepWorlds = false }()
-	x.eachSuccessor(s, new(stateActions).of(s.w), sleep, only, nil, func(t *transition) bool {
+	x.eachSuccessor(s, actionsOf(new(explore.Actions), s.w), sleep, only, nil, func(t *transition) bool {
 		c := *t
 		c.choices = slices.Clone(t.choices) // t's answers live in the explorer's arena
 		out = append(out, c)
@@ -105,13 +106,13 @@ func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
 // stack-like arena that a state's expansion truncates back to where it found it, and each depth
 // has one transition slot (transitionAt). visit must not keep t or t.choices after it returns
 // (report copies the path).
-func (x *explorer) eachSuccessor(s *exState, acts *stateActions, sleep, only uint64, filter *porFilter, visit func(t *transition) bool) {
+func (x *explorer) eachSuccessor(s *exState, acts *explore.Actions, sleep, only uint64, filter *explore.Filter, visit func(t *transition) bool) {
 	x.eachSuccessorFrom(s, acts, sleep, only, filter, nil, visit)
 }
 
 // eachSuccessorFrom is eachSuccessor running prefixes (in queue order: the last runs first), when
 // not nil, instead of the empty prefix: the rest of an enumeration begun elsewhere.
-func (x *explorer) eachSuccessorFrom(s *exState, acts *stateActions, sleep, only uint64, filter *porFilter, prefixes [][]int,
+func (x *explorer) eachSuccessorFrom(s *exState, acts *explore.Actions, sleep, only uint64, filter *explore.Filter, prefixes [][]int,
 	visit func(t *transition) bool) {
 	qbase, abase := len(x.queue), len(x.arena)
 	defer func() { x.queue, x.arena = x.queue[:qbase], x.arena[:abase] }()
@@ -166,7 +167,7 @@ func (x *explorer) transitionAt(d int) *transition {
 }
 
 // release hands the world of state s, which the explorer is done with (its subtree is explored,
-// or it was never entered), to the next step to clone into (world.cloneInto). Nothing refers to
+// or it was never entered), to the next step to clone into (World.Clone). Nothing refers to
 // it afterwards: its successors were released before it, the visited set and the results hold
 // hashes and copies, and the hash caches hold engines and committed states of live worlds
 // (a clone shares them; it recycles only the engines, substrate slices and process storage its
@@ -182,31 +183,40 @@ func (x *explorer) release(s *exState) {
 const freeWorldsMax = 64
 
 // takeFree returns a released world to clone into, or nil.
-func (x *explorer) takeFree() *world { return popFree(&x.free) }
+func (x *explorer) takeFree() explore.World {
+	n := len(x.free)
+	if n == 0 {
+		return nil
+	}
+	w := x.free[n-1]
+	x.free[n-1] = nil
+	x.free = x.free[:n-1]
+	return w
+}
 
 // step runs one scheduler step on a clone of s's world (whose actions are acts), answering
 // through c, and makes t that
 // transition (its choices are set by the caller). The clone draws topic IDs from its own copy of
 // s's ID stream (world.idsPCG).
-func (x *explorer) step(s *exState, acts *stateActions, c *stepChooser, t *transition) {
-	w := s.w.cloneInto(x.takeFree(), s.ids, c)
-	*t = transition{next: exState{w: w, ids: w.idStream(), spent: s.spent, depth: s.depth + 1}, id: -1,
-		violationsBefore: len(w.violationsFound()), script: t.script[:0]}
-	n := w.processCount()
+func (x *explorer) step(s *exState, acts *explore.Actions, c *stepChooser, t *transition) {
+	w := s.w.Clone(x.takeFree(), s.ids, c)
+	*t = transition{next: exState{w: w, ids: w.IDs(), spent: s.spent, depth: s.depth + 1}, id: -1,
+		violationsBefore: len(w.Violations()), script: t.script[:0]}
+	n := w.Processes()
 	if cap(x.masks) < n {
-		x.masks = make([]procMask, n)
+		x.masks = make([]explore.Mask, n)
 	}
 	masks := x.masks[:n]
-	copy(masks, acts.masks) // a copy: the state's masks are read by each of its transitions
-	if !acts.enabled {
+	copy(masks, acts.Masks) // a copy: the state's masks are read by each of its transitions
+	if !acts.Enabled {
 		panic("sim: explore: a step with nothing enabled")
 	}
-	k := w.exploreStep(acts.weights[:], masks)
+	k := w.Step(acts.Weights[:], masks)
 	x.charge(&t.next, k)
 	if x.por != nil {
-		if k, ok := w.localTransition(); ok {
+		if k, ok := w.LocalTransition(); ok {
 			t.id = x.por.id(k)
 		}
 	}
-	t.script = w.takeScript(t.script)
+	t.script = w.TakeScript(t.script)
 }

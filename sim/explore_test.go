@@ -84,7 +84,7 @@ func TestCloneMatchesStraightRun(t *testing.T) {
 			s = &tr.next
 		}
 		got := x.hash(s)
-		want := exploreHashAfter(scn, opts, path, x.hasher)
+		want := exploreHashAfter(scn, opts, path, x.hasher.(*stateHasher))
 		if got != want {
 			t.Fatalf("seed %d: the state after %d steps through clones hashes differently from a straight run (path %v)", seed, len(path), path)
 		}
@@ -198,9 +198,9 @@ func TestPersistentSetRuleIsChecked(t *testing.T) {
 // rule.
 func exploreExact(scn *spec.Scenario, opts ExploreOptions, unsound bool) ExploreResult {
 	x := newExplorer(scn, opts)
-	x.hasher.exact = true
+	x.hasher.(*stateHasher).exact = true
 	if unsound {
-		x.pers.unsoundForTest = true
+		x.pers.(*persistentSets).unsoundForTest = true
 	}
 	return x.run()
 }
@@ -375,7 +375,7 @@ func TestAbstractionsAreSound(t *testing.T) {
 			}
 			opts := ExploreOptions{Budget: mustBudget(t, budget), Sabotage: c.sab}
 			x := newExplorer(c.scn, opts)
-			x.hasher.exact = true
+			x.hasher.(*stateHasher).exact = true
 			x.termHasher = newStateHasher(&x.set, false)
 			exact := x.run()
 			opts.Reduce = true
@@ -465,7 +465,7 @@ func exploreHashAfter(scn *spec.Scenario, opts ExploreOptions, path [][]int, h *
 		if err := x.replayStep(s, answers); err != nil {
 			panic("sim: " + err.Error())
 		}
-		s.w.script = s.w.script[:0]
+		s.w.TakeScript(nil)
 	}
 	return x.hash(s)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -36,10 +37,11 @@ import (
 // depend on the ID values a seed draws. Within one exploration an incarnation's ID is a function
 // of its creation index, so nothing that can influence the future is lost.
 
-// hashKey is a 128-bit state hash: two independently keyed 64-bit hashes (sum64), so a collision
-// among the few million states of a scope has probability about n²/2¹²⁹. The keys are fixed, so a
-// state has the same hash in every process and an exploration is reproducible bit for bit.
-type hashKey [2]uint64
+// hashKey is a 128-bit state hash (explore.HashKey): two independently keyed 64-bit hashes
+// (sum64), so a collision among the few million states of a scope has probability about
+// n²/2¹²⁹. The keys are fixed, so a state has the same hash in every process and an exploration
+// is reproducible bit for bit.
+type hashKey = explore.HashKey
 
 // stateHasher encodes worlds canonically and hashes the encoding. It is reused across states.
 type stateHasher struct {

@@ -29,10 +29,11 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 	} {
 		x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
 		check := func(s *exState) {
-			for _, p := range s.w.procs {
+			w := s.w.(*world)
+			for _, p := range w.procs {
 				if p.committed != nil {
-					want := snapshotEncoding(nil, s.w, p.committed)
-					if got := p.committed.AppendCanonical(nil, worldEncoder{s.w}); !bytes.Equal(got, want) {
+					want := snapshotEncoding(nil, w, p.committed)
+					if got := p.committed.AppendCanonical(nil, worldEncoder{w}); !bytes.Equal(got, want) {
 						t.Fatalf("committed state of %s: direct encoding differs from the accessors'", p.spec.Name)
 					}
 				}
@@ -42,8 +43,8 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 				e := p.eng.view()
 				snap := e.Snapshot()
 				holds += snap.HeldCount()
-				want := snapshotEncoding(nil, s.w, snap)
-				if got := e.AppendCanonical(nil, worldEncoder{s.w}); !bytes.Equal(got, want) {
+				want := snapshotEncoding(nil, w, snap)
+				if got := e.AppendCanonical(nil, worldEncoder{w}); !bytes.Equal(got, want) {
 					t.Fatalf("engine of %s: direct encoding differs from its snapshot's", p.spec.Name)
 				}
 				checked++

@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -12,8 +13,9 @@ import (
 // channel, topic, offset) — always over lists in a fixed order, so a run is a pure function of
 // its choices.
 
-// procMask is the set of action kinds a process is an eligible target of.
-type procMask uint32
+// procMask is the set of action kinds a process is an eligible target of (the explorer's
+// explore.Mask, which its action tables hold).
+type procMask = explore.Mask
 
 // processKinds are the action kinds that act on one process.
 var processKinds = []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind,
