@@ -32,5 +32,8 @@
 // and three services on the world's side of it (the canonical hash, explore.Hasher; the
 // persistent sets' dependencies, explore.Persistent; the sleep sets' transition identities). It
 // keeps what it knows of every state it visited, by the state's hash, in package
-// explore/visited, and reads its scope's budget with package explore/budget.
+// explore/visited, reads its scope's budget with package explore/budget, and takes from package
+// explore the parts of the search that need no world (the sleep sets' table, the chooser that
+// enumerates a state's transitions, the spent budget, the free list of released worlds, the
+// restart check, the cut of a sharded exploration).
 package sim

@@ -133,7 +133,7 @@ type ExploreViolation struct {
 type exState struct {
 	w     explore.World
 	ids   *rand.PCG
-	spent spent
+	spent explore.Spent
 	depth int
 }
 
@@ -150,33 +150,33 @@ type explorer struct {
 	res    ExploreResult
 	found  map[violationKey]bool
 	path   [][]int
-	por    *porTable
+	por    *explore.SleepTable
 	pers   explore.Persistent
 	stop   bool
 	extra  []byte
 	// free are released worlds to clone into, keepWorlds switches releasing off, masks is the
 	// step's scratch (explore_step.go).
-	free       []explore.World
+	free       explore.FreeList
 	keepWorlds bool
 	masks      []explore.Mask
 	// chooser, queue, arena and slots are eachSuccessor's reused storage (explore_step.go);
 	// actions the states' actions per depth (explore_choose.go).
-	chooser stepChooser
+	chooser explore.StepChooser
 	queue   []span
 	arena   []int
 	slots   []*transition
 	actions []*explore.Actions
 	// filters are the persistent-set filters per depth.
 	filters []*explore.Filter
-	// offSettings are the settings of worlds that ran out of a budget (explorer.settingsWithout).
-	offSettings map[settingsOff]*swarm.Settings
+	// offSettings are the settings of worlds that ran out of a budget (explorer.charge).
+	offSettings explore.SettingsOff
 	// maxDepthZero makes depth 0 the bound (MaxDepth 0 means unbounded).
 	maxDepthZero bool
 	// termHasher, when set, also hashes every terminal state into res.termsAlso (for tests).
 	termHasher explore.Hasher
 	// split, in a sharded exploration's top phase, records the subtrees at its depth instead of
 	// entering them (explore_shard.go).
-	split *splitState
+	split *explore.Split
 	// par is the shared part of a parallel exploration, frames the states this worker is
 	// expanding (explore_parallel.go).
 	par    *parallelExplore
@@ -257,7 +257,7 @@ func newExplorer(scn *spec.Scenario, opts ExploreOptions) *explorer {
 	x.res.terminals, x.res.termsAlso = make(map[hashKey]struct{}), make(map[hashKey]struct{})
 	x.hasher = newStateHasher(&x.set, opts.VerifyHashCaches)
 	if opts.Reduce {
-		x.por = newPORTable(scn, &x.set)
+		x.por = explore.NewSleepTable(scn, &x.set)
 		if ps := newPersistentSets(scn, &x.set, opts); ps != nil && !opts.sleepOnly {
 			x.pers = ps // not a nil *persistentSets: nil means none
 		}
@@ -333,8 +333,8 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 		return
 	}
 	key := x.hash(s)
-	if x.split.cuts(s.depth) {
-		x.split.record(key, x.path, sleep)
+	if x.split.Cuts(s.depth) {
+		x.split.Record(key, x.path, sleep)
 		return
 	}
 	if x.par != nil {
@@ -413,7 +413,7 @@ func (x *explorer) countState(s *exState) {
 
 // hash returns s's canonical hash, spent budget included.
 func (x *explorer) hash(s *exState) hashKey {
-	x.extra = s.spent.append(x.extra[:0])
+	x.extra = s.spent.Append(x.extra[:0])
 	return x.hasher.Hash(s.w, x.extra)
 }
 
@@ -473,7 +473,7 @@ func (x *explorer) terminal(s *exState, key hashKey) {
 	}
 	x.res.terminals[key] = struct{}{}
 	if x.termHasher != nil {
-		x.extra = s.spent.append(x.extra[:0])
+		x.extra = s.spent.Append(x.extra[:0])
 		x.res.termsAlso[x.termHasher.Hash(s.w, x.extra)] = struct{}{}
 	}
 	w := s.w

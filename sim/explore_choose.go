@@ -4,7 +4,7 @@ import "github.com/parsleysim/parsleysim/sim/explore"
 
 // The explorer's action choice. A swarm run weighs the enabled action kinds (the settings'
 // weights, raised by shapeKindWeights); an exploration enumerates every enabled kind whatever its
-// weight (stepChooser and the recorder read only which weights are non-zero), so it skips the
+// weight (explore.StepChooser and the recorder read only which weights are non-zero), so it skips the
 // weighing: the boosts only raise weights of kinds already enabled, never enable or disable one.
 // And every transition of a state is a step from the same world, offered the same kinds and
 // process masks, so they are worked out once per state (explore.Actions) rather than once per

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/explore/visited"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -23,7 +24,7 @@ import (
 //     stored sleep set and awake in its own, and stores the intersection), so whatever the order
 //     in which workers arrive, the transitions expanded from a state are every transition not
 //     asleep in the intersection of the sleep sets it is reached with, as sequentially;
-//   - the sleep sets' transition identities (porTable, interned up front so it is read-only);
+//   - the sleep sets' transition identities (explore.SleepTable, interned up front so it is read-only);
 //   - a pool of work. An idle worker says so (wanted); the next busy worker to take a transition
 //     gives away the untried siblings of its shallowest state that has some: the path to that
 //     state, its sleep set and the transitions already explored from it (which the untried ones'
@@ -119,7 +120,7 @@ func exploreWorkers(scn *spec.Scenario, opts ExploreOptions) int {
 	if opts.Workers <= 1 || opts.MaxDepth > 0 || opts.Shards > 0 || opts.target != nil {
 		return 1
 	}
-	if opts.Reduce && !newPORTable(scn, &swarm.Settings{}).fixed {
+	if opts.Reduce && !explore.NewSleepTable(scn, &swarm.Settings{}).Fixed() {
 		return 1
 	}
 	return opts.Workers
@@ -141,7 +142,7 @@ func exploreParallel(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 		opts.ProgressEvery = 1 << 16
 	}
 	p.opts = opts
-	var por *porTable
+	var por *explore.SleepTable
 	xs := make([]*explorer, p.workers)
 	for i := range xs {
 		x := newExplorer(scn, opts)

@@ -1,12 +1,8 @@
 package sim
 
-import (
-	"github.com/parsleysim/parsleysim/sim/explore"
-	"github.com/parsleysim/parsleysim/sim/spec"
-	"github.com/parsleysim/parsleysim/sim/swarm"
-)
-
 // Partial-order reduction: sleep sets (Godefroid 1996, ch. 5) with the state-caching correction.
+// The table of local transitions and their independence is package explore's (explore.SleepTable);
+// why the world's independent transitions commute, which makes it sound, is argued here.
 //
 // Independence. Two transitions are independent when they are local transitions (feed, drain or
 // commit) of two different processes whose topic footprints are disjoint. A process's footprint
@@ -45,83 +41,11 @@ import (
 // two combine. TestExploreReductionIsSound checks on small scopes that reduced and unreduced
 // exploration reach the same terminal states and find the same verdicts.
 
-// porTable interns local transitions (at most 64: a sleep set is a bitset) and knows which
-// are independent. When every possible local transition fits (processes times topics plus two
-// is at most 64), they are all interned up front in a fixed order, so the table is never written
-// afterwards and the workers of a parallel exploration share it (explore_parallel.go); otherwise
-// they are interned as they first occur, up to 64.
-type porTable struct {
-	fixed     bool     // every local transition was interned up front
-	footprint []uint64 // per process: bitmask of topics
-	ids       map[explore.TransitionKey]int
-	keys      []explore.TransitionKey
-	indep     []uint64 // per id: the ids independent of it
-}
-
-func newPORTable(scn *spec.Scenario, set *swarm.Settings) *porTable {
-	t := &porTable{ids: make(map[explore.TransitionKey]int)}
-	topic := make(map[string]int, len(scn.Topics))
-	for i, tp := range scn.Topics {
-		topic[tp.Name] = i
-	}
-	all := uint64(1)<<min(len(scn.Topics), 63) - 1
-	if len(scn.Topics) >= 64 {
-		all = ^uint64(0)
-	}
-	for _, p := range scn.Processes {
-		var f uint64
-		for _, n := range append(append([]string(nil), p.Receives...), p.Sends...) {
-			f |= 1 << (topic[n] % 64)
-		}
-		if set.Weights[spec.ActRedeclare] > 0 {
-			f = all
-		}
-		t.footprint = append(t.footprint, f)
-	}
-	if len(scn.Processes)*(len(scn.Topics)+2) <= 64 {
-		for proc := range scn.Processes {
-			t.intern(explore.TransitionKey{Kind: spec.ActDrain, Proc: proc, Topic: -1})
-			t.intern(explore.TransitionKey{Kind: spec.ActCommit, Proc: proc, Topic: -1})
-			for topic := range scn.Topics {
-				t.intern(explore.TransitionKey{Kind: spec.ActFeed, Proc: proc, Topic: topic})
-			}
-		}
-		t.fixed = true
-	}
-	return t
-}
-
-// id returns the identity of local transition k, or -1 when the table is full.
-func (t *porTable) id(k explore.TransitionKey) int {
-	if id, ok := t.ids[k]; ok {
-		return id
-	}
-	if t.fixed || len(t.keys) == 64 {
-		return -1
-	}
-	return t.intern(k)
-}
-
-// intern gives key k the next identity and records its independence of the keys before it.
-func (t *porTable) intern(k explore.TransitionKey) int {
-	id := len(t.keys)
-	t.ids[k] = id
-	t.keys = append(t.keys, k)
-	t.indep = append(t.indep, 0)
-	for j, o := range t.keys[:id] {
-		if o.Proc != k.Proc && t.footprint[o.Proc]&t.footprint[k.Proc] == 0 {
-			t.indep[id] |= 1 << j
-			t.indep[j] |= 1 << id
-		}
-	}
-	return id
-}
-
 // childSleep returns the sleep set of the state transition id leads to, given the sleep set of
 // its source with every transition explored before it added (sleep).
 func (x *explorer) childSleep(sleep uint64, id int) uint64 {
-	if x.por == nil || id < 0 {
+	if x.por == nil {
 		return 0
 	}
-	return sleep & x.por.indep[id]
+	return x.por.ChildSleep(sleep, id)
 }

@@ -9,7 +9,7 @@ import (
 
 // Enumerating the transitions of one state. A transition is one complete sequence of the
 // Chooser's answers for one scheduler step. The step is run on a clone of the state's world with
-// a stepChooser: it answers the forced prefix, then the first enabled option of every further
+// an explore.StepChooser: it answers the forced prefix, then the first enabled option of every further
 // decision, and remembers every other enabled option as a new prefix to run. Each run is one
 // transition; together they are every answer sequence of the step (decisions with one enabled
 // option are answered by the run's recorder without asking, so they never branch).
@@ -31,49 +31,6 @@ func (t *transition) bit() uint64 {
 		return 0
 	}
 	return 1 << t.id
-}
-
-// stepChooser answers one step's decisions: a forced prefix, then the first enabled option,
-// collecting the other enabled options as prefixes still to run. The explorer reuses one for
-// every step: reset empties it.
-type stepChooser struct {
-	filter  *explore.Filter // the persistent set's restriction (explore_persistent.go); nil: none
-	prefix  []int
-	answers []int
-	// alts holds the prefixes still to run back to back; altEnds[i] is where the i-th ends.
-	alts    []int
-	altEnds []int
-}
-
-// reset prepares c for a step forced through prefix and restricted by filter.
-func (c *stepChooser) reset(prefix []int, filter *explore.Filter) {
-	c.filter, c.prefix = filter, prefix
-	c.answers, c.alts, c.altEnds = c.answers[:0], c.alts[:0], c.altEnds[:0]
-}
-
-// Choose implements Chooser.
-func (c *stepChooser) Choose(label string, weights []uint32) int {
-	i := len(c.answers)
-	if i < len(c.prefix) {
-		c.answers = append(c.answers, c.prefix[i])
-		return c.prefix[i]
-	}
-	if c.filter != nil {
-		weights = c.filter.Apply(label, weights)
-	}
-	a := -1
-	for j, wt := range weights {
-		switch {
-		case wt == 0:
-		case a < 0:
-			a = j
-		default:
-			c.alts = append(append(c.alts, c.answers...), j)
-			c.altEnds = append(c.altEnds, len(c.alts))
-		}
-	}
-	c.answers = append(c.answers, a)
-	return a
 }
 
 // span is a prefix or a transition's answers in explorer.arena: arena[from:to].
@@ -129,17 +86,15 @@ func (x *explorer) eachSuccessorFrom(s *exState, acts *explore.Actions, sleep, o
 	for len(x.queue) > qbase {
 		sp := x.queue[len(x.queue)-1]
 		x.queue = x.queue[:len(x.queue)-1]
-		c.reset(x.arena[sp.from:sp.to], filter)
+		c.Reset(x.arena[sp.from:sp.to], filter)
 		x.step(s, acts, c, t)
-		from := 0
-		for _, end := range c.altEnds {
+		for i := range c.Alternatives() {
 			at := len(x.arena)
-			x.arena = append(x.arena, c.alts[from:end]...)
+			x.arena = append(x.arena, c.Alternative(i)...)
 			x.queue = append(x.queue, span{at, len(x.arena)})
-			from = end
 		}
 		at := len(x.arena)
-		x.arena = append(x.arena, c.answers...)
+		x.arena = append(x.arena, c.Answers()...)
 		t.choices = x.arena[at:len(x.arena):len(x.arena)]
 		if at == len(x.arena) {
 			t.choices = nil // as a step that made no decision always was
@@ -173,33 +128,17 @@ func (x *explorer) transitionAt(d int) *transition {
 // (a clone shares them; it recycles only the engines, substrate slices and process storage its
 // released world made, which no live world reads).
 func (x *explorer) release(s *exState) {
-	if !x.keepWorlds && len(x.free) < freeWorldsMax {
-		x.free = append(x.free, s.w)
+	if !x.keepWorlds && x.free.Release(s.w) {
 		s.w = nil
 	}
-}
-
-// freeWorldsMax bounds the explorer's pool of released worlds.
-const freeWorldsMax = 64
-
-// takeFree returns a released world to clone into, or nil.
-func (x *explorer) takeFree() explore.World {
-	n := len(x.free)
-	if n == 0 {
-		return nil
-	}
-	w := x.free[n-1]
-	x.free[n-1] = nil
-	x.free = x.free[:n-1]
-	return w
 }
 
 // step runs one scheduler step on a clone of s's world (whose actions are acts), answering
 // through c, and makes t that
 // transition (its choices are set by the caller). The clone draws topic IDs from its own copy of
 // s's ID stream (world.idsPCG).
-func (x *explorer) step(s *exState, acts *explore.Actions, c *stepChooser, t *transition) {
-	w := s.w.Clone(x.takeFree(), s.ids, c)
+func (x *explorer) step(s *exState, acts *explore.Actions, c *explore.StepChooser, t *transition) {
+	w := s.w.Clone(x.free.Take(), s.ids, c)
 	*t = transition{next: exState{w: w, ids: w.IDs(), spent: s.spent, depth: s.depth + 1}, id: -1,
 		violationsBefore: len(w.Violations()), script: t.script[:0]}
 	n := w.Processes()
@@ -215,7 +154,7 @@ func (x *explorer) step(s *exState, acts *explore.Actions, c *stepChooser, t *tr
 	x.charge(&t.next, k)
 	if x.por != nil {
 		if k, ok := w.LocalTransition(); ok {
-			t.id = x.por.id(k)
+			t.id = x.por.ID(k)
 		}
 	}
 	t.script = w.TakeScript(t.script)

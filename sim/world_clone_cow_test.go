@@ -30,7 +30,7 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
 			fresh := func(s *exState) hashKey {
-				return newStateHasher(&x.set, false).Hash(s.w, s.spent.append(nil))
+				return newStateHasher(&x.set, false).Hash(s.w, s.spent.Append(nil))
 			}
 			seen := make(map[hashKey]bool)
 			var walk func(s *exState)

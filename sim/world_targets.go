@@ -19,7 +19,7 @@ import (
 // (world_deletion_only.go). The weights are named in sim/swarm (targets.go).
 
 // explored reports whether the world is being explored (RunOptions.explored). The explorer's
-// chooser tells a zero weight only from a non-zero one (stepChooser.Choose): it enumerates every
+// chooser tells a zero weight only from a non-zero one (explore.StepChooser.Choose): it enumerates every
 // candidate whatever its bias. The bias weights here never turn a candidate's weight to or from
 // zero (every candidate keeps at least 1; a deletion-only topic's 0 is decided first), so an
 // explored world skips computing them (TestExploredWeightsKeepCandidates).

@@ -7,9 +7,13 @@
 // transitions depend on which) is the world's business, behind the Hasher and Persistent
 // interfaces; the search sees only hashes, action tables and filters.
 //
-// The search that drives worlds through this seam is package sim's (explore*.go); two parts of it
-// are packages of their own: the visited set (explore/visited) and a scope's budget
-// (explore/budget).
+// Besides the seam it holds the parts of the search that need no world: the sleep sets' table of
+// local transitions and their independence (SleepTable), the chooser that enumerates a state's
+// transitions one answer sequence at a time (StepChooser), the budget a path has spent (Spent,
+// SettingsOff), the released worlds a clone reuses (FreeList), the restart check at a sampled
+// state (CheckRestart) and the cut of a sharded exploration (Split). The search that drives worlds
+// through the seam with them is package sim's (explore*.go); two parts of it are packages of
+// their own: the visited set (explore/visited) and a scope's budget (explore/budget).
 package explore
 
 import (
