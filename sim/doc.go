@@ -35,5 +35,5 @@
 // explore/visited, reads its scope's budget with package explore/budget, and takes from package
 // explore the parts of the search that need no world (the sleep sets' table, the chooser that
 // enumerates a state's transitions, the spent budget, the free list of released worlds, the
-// restart check, the cut of a sharded exploration).
+// restart check, what a parallel exploration's workers share, the cut of a sharded exploration).
 package sim

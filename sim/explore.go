@@ -179,7 +179,7 @@ type explorer struct {
 	split *explore.Split
 	// par is the shared part of a parallel exploration, frames the states this worker is
 	// expanding (explore_parallel.go).
-	par    *parallelExplore
+	par    *explore.Shared
 	frames []exploreFrame
 	// pathScript is the actions the steps of the path the search is on recorded, and
 	// pathActions[d] how many of them the first d steps recorded (explore_restart.go).
@@ -338,11 +338,11 @@ func (x *explorer) enter(s *exState, sleep uint64) {
 		return
 	}
 	if x.par != nil {
-		if x.par.stop.Load() {
+		if x.par.Stopped() {
 			x.stop = true
 			return
 		}
-		only, expand, isNew := x.par.visit(key, sleep, x.por != nil)
+		only, expand, isNew := x.par.Visit(key, sleep, x.por != nil)
 		if isNew {
 			x.countState(s)
 			if x.restartChecked(key) {
@@ -382,25 +382,15 @@ func (x *explorer) visit(key hashKey, v visited.Visit) {
 	}
 }
 
-// interrupted reports whether c is closed (nil: never).
-func interrupted(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
-
 // countState counts a newly visited state and reports progress.
 func (x *explorer) countState(s *exState) {
 	x.res.States++
 	x.res.MaxDepth = max(x.res.MaxDepth, s.depth)
 	if x.par != nil {
-		x.par.counted()
+		x.par.Counted()
 		return
 	}
-	if interrupted(x.opts.Interrupt) {
+	if explore.Interrupted(x.opts.Interrupt) {
 		x.stop, x.res.Interrupted = true, true
 	}
 	if x.opts.Progress != nil && x.res.States%x.opts.ProgressEvery == 0 {
@@ -452,7 +442,7 @@ func (x *explorer) expandFrom(s *exState, key hashKey, sleep, only, done uint64,
 		if fi >= 0 {
 			f := &x.frames[fi]
 			f.done, f.cur = done, t.bit()
-			if x.par.wanted.Load() > 0 {
+			if x.par.Wanted() {
 				x.share()
 			}
 		}
@@ -518,7 +508,7 @@ func (x *explorer) report(v spec.Violation, terminal bool, last []int) {
 	if x.opts.StopAtFirst || (x.opts.target != nil && *x.opts.target == k) {
 		x.stop = true
 		if x.par != nil {
-			x.par.stop.Store(true)
+			x.par.Stop()
 		}
 	}
 }

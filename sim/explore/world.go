@@ -11,7 +11,9 @@
 // local transitions and their independence (SleepTable), the chooser that enumerates a state's
 // transitions one answer sequence at a time (StepChooser), the budget a path has spent (Spent,
 // SettingsOff), the released worlds a clone reuses (FreeList), the restart check at a sampled
-// state (CheckRestart) and the cut of a sharded exploration (Split). The search that drives worlds
+// state (CheckRestart), what the workers of a parallel exploration share (Shared: the striped
+// visited set and the pool of work they give each other) and the cut of a sharded exploration
+// (Split). The search that drives worlds
 // through the seam with them is package sim's (explore*.go); two parts of it are packages of
 // their own: the visited set (explore/visited) and a scope's budget (explore/budget).
 package explore
