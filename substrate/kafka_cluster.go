@@ -199,12 +199,25 @@ func (k *Kafka) validateName(name string) error {
 // the cluster.
 func (k *Kafka) TopicPrefix() string { return k.prefix }
 
-// ownedTopics is the set of live topics this adapter created, shared with Cleanup, which may run
-// on another goroutine (a Ctrl-C handler) while the run's goroutine is inside a call.
+// ownedTopics is the set of live topics this adapter created and of consumer groups it committed
+// offsets to, shared with Cleanup, which may run on another goroutine (a Ctrl-C handler) while
+// the run's goroutine is inside a call.
 type ownedTopics struct {
 	mu        sync.Mutex
 	live      map[TopicID]string // ID -> cluster name
+	groups    map[string]bool    // cluster names of the groups offsets were committed to
 	cleanedUp bool
+}
+
+// addGroup records that offsets are being committed to the cluster's group cluster (under the
+// prefix): Cleanup deletes it.
+func (k *Kafka) addGroup(cluster string) {
+	k.owned.mu.Lock()
+	defer k.owned.mu.Unlock()
+	if k.owned.groups == nil {
+		k.owned.groups = map[string]bool{}
+	}
+	k.owned.groups[cluster] = true
 }
 
 // add records a topic the cluster just created. After Cleanup it deletes the topic instead (the
@@ -235,11 +248,13 @@ func (k *Kafka) cleanedUp() bool {
 }
 
 // Cleanup deletes every topic this adapter created that is still alive, by topic ID (so a topic
-// someone else created under the same name since is never deleted), and makes later CreateTopic
-// calls fail. It is idempotent and safe to call from another goroutine while a call is in
-// progress (a Ctrl-C handler): it touches only the set of created topics, under its lock, and the
-// client, which is safe for concurrent use. It does not wait for the deletions to complete. Call
-// it before Close; the adapter is not usable for topics afterwards.
+// someone else created under the same name since is never deleted), and every consumer group it
+// committed offsets to (a group already gone is not an error), and makes later CreateTopic calls
+// fail. Transactional IDs cannot be deleted in Kafka; they expire on the cluster's own schedule.
+// Cleanup is idempotent and safe to call from another goroutine while a call is in progress (a
+// Ctrl-C handler): it touches only the sets of created topics and groups, under their lock, and
+// the client, which is safe for concurrent use. It does not wait for the deletions to complete.
+// Call it before Close; the adapter is not usable for topics afterwards.
 func (k *Kafka) Cleanup() error {
 	k.owned.mu.Lock()
 	defer k.owned.mu.Unlock()
@@ -257,7 +272,31 @@ func (k *Kafka) Cleanup() error {
 		}
 		delete(k.owned.live, id)
 	}
+	groups := make([]string, 0, len(k.owned.groups))
+	for g := range k.owned.groups {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		if err := k.deleteGroup(g); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		delete(k.owned.groups, g)
+	}
 	return errors.Join(errs...)
+}
+
+// deleteGroup deletes the cluster's consumer group cluster. A group already gone is not an error.
+func (k *Kafka) deleteGroup(cluster string) error {
+	err := k.withRetry(func(ctx context.Context) error {
+		_, err := k.adm.DeleteGroup(ctx, cluster)
+		return err
+	})
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return nil
+	}
+	return mapErr(err, fmt.Sprintf("delete consumer group %q", cluster))
 }
 
 // deleteByID deletes the topic with ID id (cluster name cluster, for errors). A topic already

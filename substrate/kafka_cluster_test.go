@@ -59,6 +59,23 @@ func clusterTopics(t *testing.T, adm otherClient, prefix string) []string {
 	return out
 }
 
+// clusterGroups lists the consumer groups on the cluster whose names start with prefix, sorted.
+func clusterGroups(t *testing.T, adm otherClient, prefix string) []string {
+	t.Helper()
+	resp, err := kmsg.NewPtrListGroupsRequest().RequestWith(context.Background(), adm.raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, g := range resp.Groups {
+		if strings.HasPrefix(g.Group, prefix) {
+			out = append(out, g.Group)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func clusterTopicIDs(t *testing.T, adm otherClient, prefix string) map[string][16]byte {
 	t.Helper()
 	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(context.Background(), adm.raw)
@@ -245,8 +262,21 @@ func TestKafkaCleanup(t *testing.T) {
 	if err := k.DeleteTopic("c"); err != nil {
 		t.Fatal(err)
 	}
+	idA, _, err := k.LookupTopic("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Produce(TopicPartition{Topic: idA}, Record{Value: []byte("v")}, ProducePlain); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.CommitOffsets("g", []GroupOffset{{TopicPartition: TopicPartition{Topic: idA}, Offset: 1}}); err != nil {
+		t.Fatal(err)
+	}
 	if got := clusterTopics(t, adm, "cleanup-test-"); !slices.Equal(got, []string{"cleanup-test-a", "cleanup-test-b"}) {
 		t.Fatalf("before Cleanup the cluster has %v", got)
+	}
+	if got := clusterGroups(t, adm, "cleanup-test-"); !slices.Equal(got, []string{"cleanup-test-g"}) {
+		t.Fatalf("before Cleanup the cluster has the groups %v", got)
 	}
 	for range 2 { // idempotent
 		if err := k.Cleanup(); err != nil {
@@ -254,6 +284,9 @@ func TestKafkaCleanup(t *testing.T) {
 		}
 		if got := clusterTopics(t, adm, "cleanup-test-"); len(got) != 0 {
 			t.Fatalf("after Cleanup the cluster has %v", got)
+		}
+		if got := clusterGroups(t, adm, "cleanup-test-"); len(got) != 0 {
+			t.Fatalf("after Cleanup the cluster has the groups %v", got)
 		}
 	}
 	if _, err := k.CreateTopic("d", 1); !errors.Is(err, errCleanedUp) {

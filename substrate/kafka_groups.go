@@ -46,6 +46,7 @@ func (k *Kafka) CommitOffsets(group string, offsets []GroupOffset) error {
 		return err
 	}
 	k.groups[group] = true
+	k.addGroup(k.clusterGroup(group))
 	req := kmsg.NewPtrOffsetCommitRequest()
 	req.Group = k.clusterGroup(group)
 	req.Generation = -1

@@ -219,6 +219,7 @@ func (k *Kafka) SendOffsetsToTransaction(p TxnProducer, group string, offsets []
 		g.groups = append(g.groups, group)
 	}
 	k.groups[group] = true
+	k.addGroup(k.clusterGroup(group))
 	req := kmsg.NewPtrTxnOffsetCommitRequest()
 	req.TransactionalID = k.clusterTxnID(p.TransactionalID)
 	req.Group = k.clusterGroup(group)

@@ -29,8 +29,8 @@
 // What a real cluster does asynchronously the adapter waits out, so that the contract holds when
 // a call returns: CreateTopic returns once the cluster lists the topic with its partitions led,
 // DeleteTopic once it no longer lists it (bounded by KafkaOptions.DeletionTimeout), and ending a
-// transaction once its markers are written. Cleanup deletes every topic it created and is safe to
-// call from a Ctrl-C handler.
+// transaction once its markers are written. Cleanup deletes every topic it created and every
+// consumer group it committed offsets to, and is safe to call from a Ctrl-C handler.
 //
 // Vocabulary. A topic is named; each incarnation of a name has a fresh, non-zero 16-byte topic ID
 // that is never reused. Every partition is a log in which every offset is exactly one of: a
