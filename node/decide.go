@@ -59,13 +59,15 @@ func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
 // Decide is Decide(causes, t, t) without the interfaces: the gate's entry point for a caller that
 // holds its views in a table.
 func (t *SettledTable) Decide(causes Causes) Verdict {
+	// The causes and the entries are both in channel order, so one merge-like pass finds the
+	// first cause above its channel's settled position (seekEntry), with no call on the
+	// deliverable path; a table much wider than the causes is galloped through instead.
 	cs, es := causes.pairs, t.entries
 	if len(es) > 8*len(cs)+16 {
 		var v Verdict
 		t.walkGalloping(&v.Blockers, cs, 0, 0)
 		return v
 	}
-	// firstBlocked's loop, here so that the deliverable path makes no call.
 	j := 0
 	for i := range cs {
 		c := &cs[i]
@@ -107,25 +109,6 @@ func appendBlockersViews(dst []Blocker, causes Causes, received ReceivedSet, set
 	return dst
 }
 
-// causesSatisfied reports whether causes are all satisfied, without building blockers: the
-// gate's question without its explanation, which the tests hold Decide's verdict to.
-func causesSatisfied(causes Causes, received ReceivedSet, settled SettledView) bool {
-	if t := sameTable(received, settled); t != nil {
-		i, _ := t.firstBlocked(causes.pairs)
-		return i == len(causes.pairs)
-	}
-	for _, c := range causes.pairs {
-		if !received.Receives(c.Channel) {
-			continue
-		}
-		pos, known := settled.Settled(c.Channel)
-		if !known || c.Position > pos {
-			return false
-		}
-	}
-	return true
-}
-
 // appendBlocker appends the blocker for an unsatisfied cause, filled in place (a 48-byte struct
 // built apart and copied in goes through the stack), every field written once: a slot within
 // dst's capacity is taken as it is, not cleared first. Settled is 0 whenever nothing is known,
@@ -148,10 +131,10 @@ func appendBlocker(dst []Blocker, c *Cause, settled Offset, known bool) []Blocke
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // SettledTable is a ReceivedSet and a SettledView in one value: the received channels in channel
-// order, each with its settled position once one is known. Decide, AppendBlockers and causesSatisfied
-// recognise a *SettledTable passed as both views and walk it in step with the causes — two sorted
-// sequences, one pass, a galloping seek when the table is much wider than the causes — instead of
-// two interface calls and two searches per cause. Any other views take the general path.
+// order, each with its settled position once one is known. Decide and AppendBlockers recognise a
+// *SettledTable passed as both views and walk it in step with the causes — two sorted sequences,
+// one pass, a galloping seek when the table is much wider than the causes — instead of two
+// interface calls and two searches per cause. Any other views take the general path.
 //
 // The zero value receives nothing. Invariant: entries strictly ascending by key.
 type SettledTable struct {
@@ -274,29 +257,6 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 	return t
 }
 
-// firstBlocked is the gate over the table: it returns the index of the first cause on a received
-// channel above its settled position, and of that channel's entry, or len(causes) when there is
-// none. The causes and the entries are both in channel order, so one merge-like pass answers
-// every cause (seekEntry); a table much wider than the causes is galloped through instead.
-func (t *SettledTable) firstBlocked(causes []Cause) (int, int) {
-	es := t.entries
-	if len(es) > 8*len(causes)+16 {
-		return t.walkGalloping(nil, causes, 0, 0)
-	}
-	j := 0
-	for i := range causes {
-		c := &causes[i]
-		var found bool
-		if j, found = seekEntry(es, j, keyOf(&c.Channel)); found {
-			if c.Position > es[j].settled {
-				return i, j
-			}
-			j++
-		}
-	}
-	return len(causes), j
-}
-
 // appendBlockersFrom appends to *dst the blocker of every blocked cause from causes[i] on, entry
 // j being the first entry not below causes[i]'s channel or an earlier one. The blockers are kept
 // in a local slice and stored through dst once.
@@ -351,20 +311,15 @@ func seekEntry(es []settledEntry, j int, k channelKey) (int, bool) {
 }
 
 // walkGalloping is the gate for a table much wider than the causes: O(width × log(entries/width))
-// compares, a call per cause, where the plain merge is O(width + entries). At a blocked cause it
-// stops, returning the cause's and the entry's indexes, or, when dst is not nil, appends the
-// cause's blocker to *dst and goes on; it returns len(causes) once every cause is answered.
-func (t *SettledTable) walkGalloping(dst *[]Blocker, causes []Cause, i, j int) (int, int) {
+// compares, a call per cause, where the plain merge is O(width + entries). From causes[i] and
+// entry j on, it appends the blocker of every blocked cause to *dst.
+func (t *SettledTable) walkGalloping(dst *[]Blocker, causes []Cause, i, j int) {
 	for ; i < len(causes); i++ {
 		c := &causes[i]
 		if e, ok := t.next(&j, c); ok && c.Position > e.settled {
-			if dst == nil {
-				return i, j - 1
-			}
 			*dst = appendBlocker(*dst, c, e.settled, e.known)
 		}
 	}
-	return len(causes), j
 }
 
 // next advances *j to the first entry not below c's channel and returns that entry if it is c's

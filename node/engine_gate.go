@@ -8,8 +8,7 @@ package node
 
 // satisfied reports whether every cause on a received channel is at or below that channel's
 // settled position (known). It counts the cause entries it examines in CausesCompared: all of
-// them when satisfied, else those up to and including the first unsatisfied one — the entries
-// causesSatisfied would have asked the views about.
+// them when satisfied, else those up to and including the first unsatisfied one.
 func (e *Engine) satisfied(causes []Cause) bool {
 	chans := e.chans
 	j := 0

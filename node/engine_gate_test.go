@@ -54,7 +54,8 @@ func checkGates(t etT, e *Engine) {
 
 // TestEngineGateMatchesDecide: on random received sets, channel states (fedUpTo known or not,
 // a held head or not) and causes, the engine's satisfied and appendBlockers agree with Decide
-// over the same state given as maps, and satisfied counts the cause entries causesSatisfied examines.
+// over the same state given as maps, and satisfied counts the cause entries up to and including
+// the first unsatisfied one.
 func TestEngineGateMatchesDecide(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pool := rapid.SliceOfNDistinct(genGateChannel(), 1, 12, func(c Channel) Channel { return c }).Draw(t, "pool")
