@@ -63,7 +63,7 @@ func (t *SettledTable) Decide(causes Causes) Verdict {
 	// first cause above its channel's settled position (seekEntry), with no call on the
 	// deliverable path; a table much wider than the causes is galloped through instead.
 	cs, es := causes.pairs, t.entries
-	if len(es) > 8*len(cs)+16 {
+	if gallops(len(es), len(cs)) {
 		var v Verdict
 		t.walkGalloping(&v.Blockers, cs, 0, 0)
 		return v
@@ -262,7 +262,7 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 // in a local slice and stored through dst once.
 func (t *SettledTable) appendBlockersFrom(dst *[]Blocker, causes []Cause, i, j int) {
 	es := t.entries
-	if len(es) > 8*len(causes)+16 {
+	if gallops(len(es), len(causes)) {
 		t.walkGalloping(dst, causes, i, j)
 		return
 	}
@@ -309,6 +309,10 @@ func seekEntry(es []settledEntry, j int, k channelKey) (int, bool) {
 	}
 	return j, false
 }
+
+// gallops reports whether a table of entries is wide enough, against causes, for the galloping
+// walk to beat the plain merge.
+func gallops(entries, causes int) bool { return entries > 8*causes+16 }
 
 // walkGalloping is the gate for a table much wider than the causes: O(width × log(entries/width))
 // compares, a call per cause, where the plain merge is O(width + entries). From causes[i] and

@@ -93,7 +93,8 @@ type chanState struct {
 	frontierHint int  // where ch's frontier entry was last found (a hint, checked before use)
 	// gate is settled() as the gate uses it: the settled position, or −1 when none is known (a
 	// cause's position is at least 0, so either way a cause blocks iff its position is above
-	// gate). Whatever changes fed or the holds calls refreshGate.
+	// gate). Whatever changes fed or the holds calls refreshGate, except Receive, which sets it
+	// directly when the record it holds is the channel's new head and leaves it behind a head.
 	gate Offset
 }
 

@@ -40,7 +40,7 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	if e.opts.Sabotage == SabotageSilentDrop && pos == 3 {
 		return Duplicate, nil
 	}
-	c.fed, c.fedKnown, c.fedDirty = pos, true, true // setFed, with the gate refreshed once below
+	c.fed, c.fedKnown, c.fedDirty = pos, true, true // setFed; the gate follows the holds below
 	e.markDirty(i)
 	h := c.held.pushSlot()
 	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes, h.state = ch, pos, rec, causes, holdNew
