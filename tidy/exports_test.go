@@ -78,7 +78,7 @@ func TestExportsHaveNonTestUsers(t *testing.T) {
 func (m *module) testOnlyExports(allowed map[string]string) (bad, stale []string) {
 	for _, d := range m.declared {
 		reason, listed := allowed[d.key]
-		usedByCode := m.usedByCode[m.placeOf(d.pos)]
+		usedByCode := m.usedByCode[d.pos]
 		switch {
 		case listed && usedByCode:
 			stale = append(stale, fmt.Sprintf("exportAllowed lists %s, which non-test code uses: delete the entry", d.key))
@@ -89,7 +89,7 @@ func (m *module) testOnlyExports(allowed map[string]string) (bad, stale []string
 		case listed || usedByCode:
 			continue
 		}
-		if !m.usedByTest[m.placeOf(d.pos)] || d.method && m.interfaceMethods[d.name] {
+		if !m.usedByTest[d.pos] || d.method && m.interfaceMethods[d.name] {
 			continue
 		}
 		bad = append(bad, fmt.Sprintf("%s (%s): exported, and only tests use it", d.key, m.relPosition(d.pos)))
@@ -105,9 +105,10 @@ func (m *module) testOnlyExports(allowed map[string]string) (bad, stale []string
 }
 
 // TestExportsCheckBites runs the check on a module written for it: an identifier used only by its
-// package's own tests, one used only by an external test and one a test and an allowed entry name
-// are reported; one that another package uses, one used within its package, an allowed one with a
-// reason, and one nothing uses at all are not.
+// package's own tests and one used only by an external test are reported; one that another
+// package uses, one used within its package, an allowed one with a reason, and one nothing uses
+// at all are not; and an allowed entry that names nothing, or one that non-test code uses, is
+// stale.
 func TestExportsCheckBites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")
@@ -158,7 +159,7 @@ func B() int { return a.Used() }
 		}
 	}
 	m := loadModule(t, dir)
-	bad, stale := m.testOnlyExports(map[string]string{"a.Allowed": "a reason", "a.Gone": "a reason"})
+	bad, stale := m.testOnlyExports(map[string]string{"a.Allowed": "a reason", "a.Gone": "a reason", "a.Used": "a reason"})
 	var keys []string
 	for _, b := range bad {
 		key, _, _ := strings.Cut(b, " ")
@@ -167,8 +168,8 @@ func B() int { return a.Used() }
 	if want := []string{"a.InExternalTest", "a.InTest"}; !slices.Equal(keys, want) {
 		t.Errorf("reported %v, want %v (all: %q)", keys, want, bad)
 	}
-	if len(stale) != 1 || !strings.Contains(stale[0], "a.Gone") {
-		t.Errorf("stale entries %q, want one naming a.Gone", stale)
+	if len(stale) != 2 || !strings.Contains(stale[0], "a.Gone") || !strings.Contains(stale[1], "a.Used") {
+		t.Errorf("stale entries %q, want one naming a.Gone and one naming a.Used", stale)
 	}
 }
 
@@ -194,31 +195,16 @@ type exported struct {
 	method bool
 }
 
-// place is where an identifier is declared, by file and byte offset. The in-package tests are
-// type-checked with their package's files parsed again, so the same declaration has another
-// token.Pos there; its place is the same, which is how a use by a package's own tests is matched
-// to the declaration.
-type place struct {
-	file   string
-	offset int
-}
-
-// placeOf is the place of pos.
-func (m *module) placeOf(pos token.Pos) place {
-	p := m.fset.Position(pos)
-	return place{p.Filename, p.Offset}
-}
-
 // module is the type-checked project: what it exports and which exported identifiers its
-// non-test code and its tests use (by the place of the declaration).
+// non-test code and its tests use (by declaring position).
 type module struct {
 	fset             *token.FileSet
 	path             string // the module path
 	dir              string // the module's directory
 	declared         []exported
 	declaredKeys     map[string]bool
-	usedByCode       map[place]bool
-	usedByTest       map[place]bool
+	usedByCode       map[token.Pos]bool
+	usedByTest       map[token.Pos]bool
 	interfaceMethods map[string]bool
 }
 
@@ -260,7 +246,7 @@ func loadModule(t *testing.T, dir string) *module {
 
 	m := &module{
 		fset: token.NewFileSet(), path: modulePath, dir: dir, declaredKeys: map[string]bool{},
-		usedByCode: map[place]bool{}, usedByTest: map[place]bool{}, interfaceMethods: map[string]bool{},
+		usedByCode: map[token.Pos]bool{}, usedByTest: map[token.Pos]bool{}, interfaceMethods: map[string]bool{},
 	}
 	gc := importer.ForCompiler(m.fset, "gc", func(path string) (io.ReadCloser, error) {
 		file, ok := exports[path]
@@ -287,10 +273,10 @@ func loadModule(t *testing.T, dir string) *module {
 		}
 		return files
 	}
-	record := func(info *types.Info, into map[place]bool) {
+	record := func(info *types.Info, into map[token.Pos]bool) {
 		for _, obj := range info.Uses {
 			if obj.Pkg() != nil && strings.HasPrefix(obj.Pkg().Path(), modulePath) && obj.Exported() {
-				into[m.placeOf(obj.Pos())] = true
+				into[obj.Pos()] = true
 			}
 		}
 	}
@@ -320,7 +306,7 @@ func loadModule(t *testing.T, dir string) *module {
 		testPkg := pkg
 		if len(p.TestGoFiles) > 0 {
 			tinfo := newInfo()
-			testPkg, _ = tconf.Check(p.ImportPath, m.fset, append(parse(p.Dir, p.GoFiles), parse(p.Dir, p.TestGoFiles)...), tinfo)
+			testPkg, _ = tconf.Check(p.ImportPath, m.fset, append(slices.Clone(code), parse(p.Dir, p.TestGoFiles)...), tinfo)
 			record(tinfo, m.usedByTest)
 		}
 		if len(p.XTestGoFiles) > 0 {
