@@ -147,7 +147,7 @@ func NewKafka(brokers []string, opts KafkaOptions) (*Kafka, error) {
 		prefix:          opts.TopicPrefix,
 		replication:     cmp.Or(opts.ReplicationFactor, -1),
 		deletionTimeout: opts.DeletionTimeout,
-		owned:           ownedTopics{live: make(map[TopicID]string)},
+		owned:           ownedTopics{live: make(map[TopicID]string), groups: make(map[string]bool)},
 		decompressor:    kgo.DefaultDecompressor(),
 		topics:          make(map[TopicID]*kafkaTopic),
 		byName:          make(map[string]TopicID),
@@ -297,7 +297,7 @@ func (k *Kafka) CreateTopic(name string, partitions int) (TopicID, error) {
 		})
 		if errors.Is(err, kerr.TopicAlreadyExists) && wasDeletedHere {
 			if time.Now().Before(deadline) {
-				time.Sleep(min(deletionPoll, time.Until(deadline))) // still being deleted
+				time.Sleep(min(metadataPoll, time.Until(deadline))) // still being deleted
 				continue
 			}
 			return TopicID{}, fmt.Errorf("%w: %s: the cluster still has the deleted topic of that name %v after "+
@@ -352,7 +352,7 @@ func (k *Kafka) awaitCreation(name string, id TopicID, partitions int) error {
 			return fmt.Errorf("substrate: %s: the cluster does not list it with its %d partitions led %v after "+
 				"creating it", k.topicWhat("create", name), partitions, k.timeout)
 		}
-		time.Sleep(min(deletionPoll, time.Until(deadline)))
+		time.Sleep(min(metadataPoll, time.Until(deadline)))
 	}
 }
 
@@ -392,11 +392,11 @@ func (k *Kafka) DeleteTopic(name string) error {
 	cluster := k.clusterName(name)
 	ctx, cancel := k.ctx()
 	defer cancel()
+	set := make(kadm.TopicsSet)
+	for p := range t.partitions {
+		set.Add(cluster, int32(p))
+	}
 	for _, group := range slices.Sorted(maps.Keys(k.groups)) {
-		set := make(kadm.TopicsSet)
-		for p := range t.partitions {
-			set.Add(cluster, int32(p))
-		}
 		if _, err := k.adm.DeleteOffsets(ctx, k.clusterGroup(group), set); err != nil &&
 			!errors.Is(err, kerr.GroupIDNotFound) {
 			return mapErr(err, fmt.Sprintf("delete offsets of %q in group %q", name, group))

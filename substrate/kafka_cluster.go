@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -164,8 +165,9 @@ func validatePrefix(prefix string) error {
 // deleting a topic (KafkaOptions.DeletionTimeout).
 const DefaultDeletionTimeout = 60 * time.Second
 
-// deletionPoll is the pause between two metadata requests while a deletion completes.
-const deletionPoll = 100 * time.Millisecond
+// metadataPoll is the pause between two metadata requests while a creation or a deletion
+// completes.
+const metadataPoll = 100 * time.Millisecond
 
 // clusterName is the name of name's topic on the cluster.
 func (k *Kafka) clusterName(name string) string { return k.prefix + name }
@@ -214,13 +216,10 @@ type ownedTopics struct {
 func (k *Kafka) addGroup(cluster string) {
 	k.owned.mu.Lock()
 	defer k.owned.mu.Unlock()
-	if k.owned.groups == nil {
-		k.owned.groups = map[string]bool{}
-	}
 	k.owned.groups[cluster] = true
 }
 
-// add records a topic the cluster just created. After Cleanup it deletes the topic instead (the
+// addOwned records a topic the cluster just created. After Cleanup it deletes the topic instead (the
 // run's goroutine was creating it while Cleanup ran) and reports errCleanedUp.
 func (k *Kafka) addOwned(id TopicID, cluster string) error {
 	k.owned.mu.Lock()
@@ -260,24 +259,14 @@ func (k *Kafka) Cleanup() error {
 	defer k.owned.mu.Unlock()
 	k.owned.cleanedUp = true
 	var errs []error
-	ids := make([]TopicID, 0, len(k.owned.live))
-	for id := range k.owned.live {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, TopicID.Compare)
-	for _, id := range ids {
+	for _, id := range slices.SortedFunc(maps.Keys(k.owned.live), TopicID.Compare) {
 		if err := k.deleteByID(id, k.owned.live[id]); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		delete(k.owned.live, id)
 	}
-	groups := make([]string, 0, len(k.owned.groups))
-	for g := range k.owned.groups {
-		groups = append(groups, g)
-	}
-	slices.Sort(groups)
-	for _, g := range groups {
+	for _, g := range slices.Sorted(maps.Keys(k.owned.groups)) {
 		if err := k.deleteGroup(g); err != nil {
 			errs = append(errs, err)
 			continue
@@ -342,6 +331,6 @@ func (k *Kafka) awaitDeletion(name string, id TopicID) error {
 			return fmt.Errorf("substrate: topic %q (%q on the cluster, id %s) still exists %v after its deletion "+
 				"(the deletion timeout)", name, k.clusterName(name), id, k.deletionTimeout)
 		}
-		time.Sleep(min(deletionPoll, time.Until(deadline)))
+		time.Sleep(min(metadataPoll, time.Until(deadline)))
 	}
 }

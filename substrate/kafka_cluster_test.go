@@ -37,6 +37,22 @@ type otherClient struct {
 	raw *kgo.Client
 }
 
+// ownKfake starts a one-broker kfake cluster of the test's own with opts (a test that installs
+// control hooks or needs TLS cannot share kfakeCluster's), closed when the test ends, after the
+// clients the test made. It skips the test in short mode.
+func ownKfake(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a kfake cluster")
+	}
+	cluster, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	return cluster
+}
+
 func clusterAdmin(t *testing.T, addrs []string) otherClient {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
@@ -340,14 +356,7 @@ func TestKafkaCleanupWhileCreating(t *testing.T) {
 // listed: RecreateTopic must wait for that, and give up with the deletion timeout naming the
 // topic if the deletion never completes.
 func TestKafkaRecreateWaitsForDeletion(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a kfake cluster")
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
+	cluster := ownKfake(t)
 	addrs := cluster.ListenAddrs()
 	k := prefixedKafka(t, addrs, KafkaOptions{TopicPrefix: "slow-", DeletionTimeout: time.Minute})
 	adm := clusterAdmin(t, addrs)
@@ -437,16 +446,9 @@ func selfSignedTLS(t *testing.T) (*tls.Config, []byte) {
 }
 
 func TestKafkaTLSAndSASL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a kfake cluster")
-	}
 	serverTLS, caPEM := selfSignedTLS(t)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.TLS(serverTLS), kfake.EnableSASL(),
+	cluster := ownKfake(t, kfake.TLS(serverTLS), kfake.EnableSASL(),
 		kfake.Superuser(string(SASLScramSHA256), "alice", "secret"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(caFile, caPEM, 0o600); err != nil {
 		t.Fatal(err)
@@ -509,14 +511,7 @@ func TestSASLFromEnvironment(t *testing.T) {
 // a real cluster does, and writes them only once the adapter has asked whether the transaction is
 // still open: CommitTransaction must return only after that, with the records visible.
 func TestKafkaCommitWaitsForMarkers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a kfake cluster")
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
+	cluster := ownKfake(t)
 	k := prefixedKafka(t, cluster.ListenAddrs(), KafkaOptions{TopicPrefix: "markers-"})
 	adm := clusterAdmin(t, cluster.ListenAddrs())
 	id, err := k.CreateTopic("t", 2)
@@ -592,14 +587,7 @@ func TestKafkaCommitWaitsForMarkers(t *testing.T) {
 // a real cluster's brokers do: CreateTopic must return only once the topic is listed with its
 // partitions led, so the first write to it is not refused.
 func TestKafkaCreateWaitsForMetadata(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a kfake cluster")
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
+	cluster := ownKfake(t)
 	addr := cluster.ListenAddrs()[0]
 	k := prefixedKafka(t, []string{addr}, KafkaOptions{TopicPrefix: "lagging-"})
 	host, port, err := net.SplitHostPort(addr)

@@ -17,6 +17,7 @@ package substrate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -86,7 +87,7 @@ func (pt *partitionTimes) trim(logStart Offset) {
 	}
 }
 
-// partitionTimes returns tp's times, creating them empty.
+// timesOf returns tp's times, creating them empty.
 func (k *Kafka) timesOf(tp TopicPartition) *partitionTimes {
 	pt, ok := k.times[tp]
 	if !ok {
@@ -141,12 +142,7 @@ func (k *Kafka) SetRetention(name string, policy RetentionPolicy) error {
 // topic ID order.
 func (k *Kafka) AdvanceClock(nowMicros int64) error {
 	k.clock = max(k.clock, nowMicros)
-	ids := make([]TopicID, 0, len(k.retention))
-	for id := range k.retention {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, TopicID.Compare)
-	for _, id := range ids {
+	for _, id := range slices.SortedFunc(maps.Keys(k.retention), TopicID.Compare) {
 		policy := k.retention[id]
 		for p := range k.topics[id].partitions {
 			tp := TopicPartition{id, Partition(p)}

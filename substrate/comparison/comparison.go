@@ -186,15 +186,20 @@ func (c *Substrate) CreateTopic(name string, partitions int) (substrate.TopicID,
 
 // DeleteTopic implements substrate.Substrate.
 func (c *Substrate) DeleteTopic(name string) error {
-	errM := c.model.DeleteTopic(name)
-	if c.compared() {
-		errL := c.live.DeleteTopic(name)
-		c.check("DeleteTopic", errM, errL, alwaysSame, showArgs(name), shown(errM), shown(errL))
-	}
-	return errM
+	return c.sameErr("DeleteTopic", c.model.DeleteTopic(name), func() error { return c.live.DeleteTopic(name) }, name)
 }
 
 func alwaysSame() bool { return true }
+
+// sameErr compares a call whose only result is an error: errM is the model's, live makes the
+// live call (only while the two still agree), args are the call's arguments for the report.
+func (c *Substrate) sameErr(method string, errM error, live func() error, args ...any) error {
+	if c.compared() {
+		errL := live()
+		c.check(method, errM, errL, alwaysSame, showArgs(args...), shown(errM), shown(errL))
+	}
+	return errM
+}
 
 // RecreateTopic implements substrate.Substrate: the live substrate first, whose new ID the model adopts.
 func (c *Substrate) RecreateTopic(name string) (substrate.TopicID, error) {
@@ -273,12 +278,7 @@ func (c *Substrate) InitTransactions(transactionalID string) (substrate.TxnProdu
 
 // BeginTransaction implements substrate.Substrate.
 func (c *Substrate) BeginTransaction(p substrate.TxnProducer) error {
-	errM := c.model.BeginTransaction(p)
-	if c.compared() {
-		errL := c.live.BeginTransaction(c.liveHandle(p))
-		c.check("BeginTransaction", errM, errL, alwaysSame, showArgs(p), shown(errM), shown(errL))
-	}
-	return errM
+	return c.sameErr("BeginTransaction", c.model.BeginTransaction(p), func() error { return c.live.BeginTransaction(c.liveHandle(p)) }, p)
 }
 
 // ProduceTx implements substrate.Substrate.
@@ -305,22 +305,12 @@ func (c *Substrate) SendOffsetsToTransaction(p substrate.TxnProducer, group stri
 
 // CommitTransaction implements substrate.Substrate.
 func (c *Substrate) CommitTransaction(p substrate.TxnProducer) error {
-	errM := c.model.CommitTransaction(p)
-	if c.compared() {
-		errL := c.live.CommitTransaction(c.liveHandle(p))
-		c.check("CommitTransaction", errM, errL, alwaysSame, showArgs(p), shown(errM), shown(errL))
-	}
-	return errM
+	return c.sameErr("CommitTransaction", c.model.CommitTransaction(p), func() error { return c.live.CommitTransaction(c.liveHandle(p)) }, p)
 }
 
 // AbortTransaction implements substrate.Substrate.
 func (c *Substrate) AbortTransaction(p substrate.TxnProducer) error {
-	errM := c.model.AbortTransaction(p)
-	if c.compared() {
-		errL := c.live.AbortTransaction(c.liveHandle(p))
-		c.check("AbortTransaction", errM, errL, alwaysSame, showArgs(p), shown(errM), shown(errL))
-	}
-	return errM
+	return c.sameErr("AbortTransaction", c.model.AbortTransaction(p), func() error { return c.live.AbortTransaction(c.liveHandle(p)) }, p)
 }
 
 // Fetch implements substrate.Substrate.
@@ -358,42 +348,22 @@ func (c *Substrate) ListOffsets(tp substrate.TopicPartition) (substrate.Offsets,
 
 // DeleteRecords implements substrate.Substrate.
 func (c *Substrate) DeleteRecords(tp substrate.TopicPartition, before substrate.Offset) error {
-	errM := c.model.DeleteRecords(tp, before)
-	if c.compared() {
-		errL := c.live.DeleteRecords(tp, before)
-		c.check("DeleteRecords", errM, errL, alwaysSame, showArgs(tp, before), shown(errM), shown(errL))
-	}
-	return errM
+	return c.sameErr("DeleteRecords", c.model.DeleteRecords(tp, before), func() error { return c.live.DeleteRecords(tp, before) }, tp, before)
 }
 
 // SetRetention implements substrate.Substrate.
 func (c *Substrate) SetRetention(name string, policy substrate.RetentionPolicy) error {
-	errM := c.model.SetRetention(name, policy)
-	if c.compared() {
-		errL := c.live.SetRetention(name, policy)
-		c.check("SetRetention", errM, errL, alwaysSame, showArgs(name, policy), shown(errM), shown(errL))
-	}
-	return errM
+	return c.sameErr("SetRetention", c.model.SetRetention(name, policy), func() error { return c.live.SetRetention(name, policy) }, name, policy)
 }
 
 // AdvanceClock implements substrate.Substrate.
 func (c *Substrate) AdvanceClock(nowMicros int64) error {
-	errM := c.model.AdvanceClock(nowMicros)
-	if c.compared() {
-		errL := c.live.AdvanceClock(nowMicros)
-		c.check("AdvanceClock", errM, errL, alwaysSame, showArgs(nowMicros), shown(errM), shown(errL))
-	}
-	return errM
+	return c.sameErr("AdvanceClock", c.model.AdvanceClock(nowMicros), func() error { return c.live.AdvanceClock(nowMicros) }, nowMicros)
 }
 
 // CommitOffsets implements substrate.Substrate.
 func (c *Substrate) CommitOffsets(group string, offsets []substrate.GroupOffset) error {
-	errM := c.model.CommitOffsets(group, offsets)
-	if c.compared() {
-		errL := c.live.CommitOffsets(group, offsets)
-		c.check("CommitOffsets", errM, errL, alwaysSame, showArgs(group, offsets), shown(errM), shown(errL))
-	}
-	return errM
+	return c.sameErr("CommitOffsets", c.model.CommitOffsets(group, offsets), func() error { return c.live.CommitOffsets(group, offsets) }, group, offsets)
 }
 
 // CommittedOffsets implements substrate.Substrate.
