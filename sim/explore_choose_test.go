@@ -12,7 +12,7 @@ import (
 
 // TestExploreActionChoiceMatchesRun walks the states of a few scopes (every fault kind the
 // explorer budgets, sabotage that makes processes fail) and checks in each that the state's
-// actions (stateActions, what the explorer's steps choose from) offer exactly the kinds and
+// actions (explore.Actions, what the explorer's steps choose from) offer exactly the kinds and
 // process masks chooseAction offers, and lead to the same kind when a chooser takes the first
 // option. It fails when the explorer's choice drops or adds a kind (for instance if it ignored
 // the budget's weights or a kind's enabledness).

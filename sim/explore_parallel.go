@@ -194,7 +194,7 @@ func (x *explorer) share() {
 		if f.given || end <= f.qbase {
 			continue
 		}
-		it := &explore.WorkItem{Path: clonePath(x.path[:f.depth]), Key: f.key, Sleep: f.sleep, Only: f.only, Done: f.done | f.cur}
+		it := &explore.WorkItem{Path: explore.ClonePath(x.path[:f.depth]), Key: f.key, Sleep: f.sleep, Only: f.only, Done: f.done | f.cur}
 		for _, sp := range x.queue[f.qbase:end] {
 			it.Prefixes = append(it.Prefixes, slices.Clone(x.arena[sp.from:sp.to]))
 		}
@@ -202,13 +202,4 @@ func (x *explorer) share() {
 		x.par.Give(it)
 		return
 	}
-}
-
-// clonePath returns a deep copy of path (a path's answers live in reused storage).
-func clonePath(path [][]int) [][]int {
-	p := slices.Clone(path)
-	for i := range p {
-		p[i] = slices.Clone(p[i])
-	}
-	return p
 }

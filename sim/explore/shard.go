@@ -63,10 +63,7 @@ func (sp *Split) Cuts(depth int) bool { return sp != nil && depth == sp.Depth }
 // Record records the subtree of state key reached by path with sleep set sleep. path is copied
 // (a search's path lives in reused storage).
 func (sp *Split) Record(key HashKey, path [][]int, sleep uint64) {
-	p := slices.Clone(path)
-	for i := range p {
-		p[i] = slices.Clone(p[i])
-	}
+	p := ClonePath(path)
 	g, ok := sp.first[key]
 	if !ok {
 		g = len(sp.Items)
@@ -92,4 +89,14 @@ func (sp *Split) Owner(i, n int) int {
 		}
 	}
 	return int(h.Sum64()%uint64(n)) + 1
+}
+
+// ClonePath is a deep copy of path, the answer lists of a search's steps (which live in storage
+// the search reuses).
+func ClonePath(path [][]int) [][]int {
+	p := slices.Clone(path)
+	for i := range p {
+		p[i] = slices.Clone(p[i])
+	}
+	return p
 }
