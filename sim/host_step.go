@@ -196,8 +196,7 @@ func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 		panic(fmt.Sprintf("sim: produce of %s to %s: %v", p.spec.Name, w.chanName(c), err))
 	}
 	p.stepChans = append(p.stepChans, c)
-	uid := w.or.OnSend(w.at(), &p.o, c, int64(off), stamped.Headers)
-	w.or.SetPayload(uid, rec.Key, rec.Value)
+	uid := w.or.OnSend(w.at(), &p.o, c, int64(off), rec.Key, rec.Value, stamped.Headers)
 	w.stats.Sent++
 	if w.tracing {
 		w.emitChan("sent", p, c, int64(off), uid, "")

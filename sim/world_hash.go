@@ -167,26 +167,11 @@ func (h *stateHasher) appendRecent(b []byte, w *world) []byte {
 	return b
 }
 
-// appendMsgRef appends a message by its coordinate (channel index, position); 0 is none.
-func appendMsgRef(b []byte, w *world, uid uint64) []byte {
-	if uid == 0 {
-		return append(b, 0)
-	}
-	m := w.or.Msg(uid)
-	b = binary.AppendUvarint(b, uint64(m.Ch)+1)
-	return binary.AppendVarint(b, m.Pos)
-}
+// appendMsgRef appends a message by its coordinate (the oracle's AppendMsgRef).
+func appendMsgRef(b []byte, w *world, uid uint64) []byte { return w.or.AppendMsgRef(b, uid) }
 
-// appendCauses appends a frontier with every channel replaced by its world channel index.
-func appendCauses(b []byte, w *world, c node.Causes) []byte {
-	pairs := c.Pairs()
-	b = binary.AppendUvarint(b, uint64(len(pairs)))
-	for _, p := range pairs {
-		b = appendNodeChan(b, w, p.Channel)
-		b = binary.AppendVarint(b, int64(p.Position))
-	}
-	return b
-}
+// appendCauses appends a frontier by world channel index (the oracle's AppendCauses).
+func appendCauses(b []byte, w *world, c node.Causes) []byte { return w.or.AppendCauses(b, c) }
 
 // appendNodeChan appends a node channel as its world channel index (+1; 0 for a channel the
 // world never created).

@@ -13,14 +13,8 @@ import (
 
 // checkOverexpression stages an OVEREXPRESSION violation for emission uid.
 func (o *Oracle) checkOverexpression(at At, p *Proc, uid uint64) {
-	m := o.Msg(uid)
-	bound, cur := p.bound.C.Pairs(), 0
-	for _, cause := range m.Expressed.Pairs() {
-		if b, ok := LookupFrom(bound, &cur, cause.Channel); ok && cause.Position <= b {
-			continue
-		}
+	if cause, ok := firstUncovered(p.bound.C, o.Msg(uid).Expressed, nil); ok {
 		o.stage(at, p, spec.CritOverexpression, fmt.Sprintf("%s expresses %v@%d beyond everything delivered or seen",
 			o.MsgName(uid), cause.Channel, cause.Position))
-		return
 	}
 }

@@ -7,23 +7,17 @@ package oracle
 import (
 	"fmt"
 
+	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkAssigned stages a STRUCT12 violation for emission uid.
 func (o *Oracle) checkAssigned(at At, p *Proc, uid uint64) {
-	m := o.Msg(uid)
-	seen, cur := p.seen.C.Pairs(), 0
-	for _, cause := range m.Expressed.Pairs() {
-		q := int64(cause.Position)
-		if s, ok := LookupFrom(seen, &cur, cause.Channel); ok && q <= int64(s) {
-			continue
-		}
+	assigned := func(cause node.Cause) bool {
 		c := o.NodeChan(cause.Channel)
-		if c >= 0 && (q < o.assignedEnd(c)) {
-			continue
-		}
-		o.stage(at, p, spec.CritStruct12, fmt.Sprintf("%s names %v@%d, never assigned and never seen", o.MsgName(uid), cause.Channel, q))
-		return
+		return c >= 0 && int64(cause.Position) < o.assignedEnd(c)
+	}
+	if cause, ok := firstUncovered(p.seen.C, o.Msg(uid).Expressed, assigned); ok {
+		o.stage(at, p, spec.CritStruct12, fmt.Sprintf("%s names %v@%d, never assigned and never seen", o.MsgName(uid), cause.Channel, cause.Position))
 	}
 }

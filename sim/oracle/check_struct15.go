@@ -8,22 +8,18 @@ package oracle
 import (
 	"fmt"
 
+	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // checkExpressed stages a STRUCT15 violation for emission uid.
 func (o *Oracle) checkExpressed(at At, p *Proc, uid uint64) {
 	m := o.Msg(uid)
-	expressed, cur := m.Expressed.Pairs(), 0
-	for _, cause := range m.Past.Pairs() {
-		if q, ok := LookupFrom(expressed, &cur, cause.Channel); ok && q >= cause.Position {
-			continue
-		}
+	deadAtSend := func(cause node.Cause) bool {
 		c := o.NodeChan(cause.Channel)
-		if c >= 0 && !o.Alive(c) {
-			continue
-		}
+		return c >= 0 && !o.Alive(c)
+	}
+	if cause, ok := firstUncovered(m.Expressed, m.Past, deadAtSend); ok {
 		o.stage(at, p, spec.CritStruct15, fmt.Sprintf("%s does not express its true cause %v@%d", o.MsgName(uid), cause.Channel, cause.Position))
-		return
 	}
 }

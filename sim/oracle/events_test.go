@@ -78,7 +78,7 @@ func (f *fixture) deliver(c int32, uid uint64) {
 // send emits to channel c at pos a record whose header names causes.
 func (f *fixture) send(c int32, pos int64, causes ...node.Cause) {
 	f.p.BeginStep()
-	f.o.OnSend(f.at(), f.p, c, pos, []node.Header{{Key: node.HeaderKey, Value: EncodeCauses(node.CausesOf(causes...))}})
+	f.o.OnSend(f.at(), f.p, c, pos, nil, nil, []node.Header{{Key: node.HeaderKey, Value: EncodeCauses(node.CausesOf(causes...))}})
 }
 
 func (f *fixture) commit() { f.o.OnCommit(f.at(), f.p) }
@@ -256,7 +256,7 @@ func TestEventsStruct15(t *testing.T) {
 func TestEventsStruct15NoHeader(t *testing.T) {
 	f := newFixture(t)
 	f.p.BeginStep()
-	f.o.OnSend(f.at(), f.p, 1, 0, nil)
+	f.o.OnSend(f.at(), f.p, 1, 0, nil, nil, nil)
 	f.commit()
 	f.expect(spec.CritStruct15, "carries no")
 }
@@ -350,9 +350,9 @@ type reporter []string
 
 func (r *reporter) ReportViolation(proc int, text string) { *r = append(*r, text) }
 
-// TestEventsReporterHearsViolationsFoundNow checks the reporter hears a violation found now (not
-// a staged one, which the commit reports with the step) and that a disabled criterion is neither
-// reported nor heard.
+// TestEventsReporterHearsViolationsFoundNow checks the reporter hears a violation found now (a
+// staged one joins the violations at the commit without reaching the reporter) and that a
+// disabled criterion is neither reported nor heard.
 func TestEventsReporterHearsViolationsFoundNow(t *testing.T) {
 	for _, disabled := range []bool{false, true} {
 		f := newFixture(t)

@@ -22,12 +22,24 @@ func LookupFrom(pairs []node.Cause, i *int, ch node.Channel) (node.Offset, bool)
 
 // FirstUncovered returns the first pair of want (channel order) that have does not reach.
 func FirstUncovered(have, want node.Causes) (node.Channel, node.Offset, bool) {
-	for _, pair := range want.Pairs() {
-		if got, ok := have.Lookup(pair.Channel); !ok || got < pair.Position {
-			return pair.Channel, pair.Position, true
+	c, ok := firstUncovered(have, want, nil)
+	return c.Channel, c.Position, ok
+}
+
+// firstUncovered returns the first pair of want (channel order) that have does not reach and
+// excused (when not nil) does not excuse, in one walk of both frontiers.
+func firstUncovered(have, want node.Causes, excused func(node.Cause) bool) (node.Cause, bool) {
+	pairs, cur := have.Pairs(), 0
+	for _, c := range want.Pairs() {
+		if got, ok := LookupFrom(pairs, &cur, c.Channel); ok && got >= c.Position {
+			continue
 		}
+		if excused != nil && excused(c) {
+			continue
+		}
+		return c, true
 	}
-	return node.Channel{}, 0, false
+	return node.Cause{}, false
 }
 
 // TruePos renders the position a frontier names on a channel, or "nothing".

@@ -131,8 +131,11 @@ func (o *Oracle) Alive(c int32) bool { return o.logs[c].alive }
 // recreated reports whether channel c's incarnation is dead and its name bound to another
 // incarnation now.
 func (o *Oracle) recreated(c int32) bool {
+	if o.logs[c].alive {
+		return false
+	}
 	cur := o.liveInc(c)
-	return !o.logs[c].alive && cur >= 0 && cur != o.ids[c].inc
+	return cur >= 0 && cur != o.ids[c].inc
 }
 
 // liveInc is the live incarnation of channel c's topic, -1 if it is deleted.
@@ -264,13 +267,6 @@ func (o *Oracle) SetState(uid uint64, st MsgState) {
 	}
 }
 
-// SetPayload sets message uid's key and value (replacing the message: clones share it).
-func (o *Oracle) SetPayload(uid uint64, key, value []byte) {
-	m := o.changeMsg(uid)
-	m.Key, m.Value, m.Digest = key, value, 0
-	o.logs[m.Ch].digest = 0
-}
-
 // changeMsg replaces message uid by a copy of o's own in o's own table and returns the copy to
 // change: the message itself is shared with clones and never changes.
 func (o *Oracle) changeMsg(uid uint64) *Message {
@@ -281,9 +277,9 @@ func (o *Oracle) changeMsg(uid uint64) *Message {
 }
 
 // CloneFrom makes o (a copy of src by value) a clone that shares src's messages, names and node
-// channel index copy-on-write and owns its logs, reusing st (a released oracle's storage). Its
-// views of the processes and its reporter are src's until the clone's world registers its own
-// (SetProc, SetReporter).
+// channel index copy-on-write and owns its logs, reusing st (a released oracle's storage). It has
+// no views of the processes until the clone's world registers its copies (SetProc), and its
+// reporter is src's until the world registers its own (SetReporter).
 func (o *Oracle) CloneFrom(src *Oracle, st Storage) {
 	o.logs = append(st.logs[:0], src.logs...)
 	for i := range o.logs {
@@ -295,7 +291,7 @@ func (o *Oracle) CloneFrom(src *Oracle, st Storage) {
 	src.byNodeShared, o.byNodeShared = true, true
 	o.violations = slices.Clip(src.violations)
 	o.lat = latencies{} // what a run only reports is not carried over
-	o.procs = append(st.procs[:0], src.procs...)
+	o.procs = st.procs[:0]
 }
 
 // FillStats writes what the oracle counted and measured into st at the end of a run (at virtual

@@ -263,13 +263,13 @@ func (o *Oracle) OnDeliver(at At, p *Proc, c int32, uid uint64, room Room) {
 	p.stepLat = append(p.stepLat, sample)
 }
 
-// OnSend registers p's emission written at pos on channel c with headers as a pending message
-// whose true past is the sender's past now, runs the send-time structural checks on the header
-// the engine stamped, as the reference decoder reads it (every emission carries exactly one
-// decodable parsley.causes header, SPEC §3), and returns its uid.
-func (o *Oracle) OnSend(at At, p *Proc, c int32, pos int64, headers []node.Header) uint64 {
+// OnSend registers p's emission written at pos on channel c with its key, value and headers as a
+// pending message whose true past is the sender's past now, runs the send-time structural checks
+// on the header the engine stamped, as the reference decoder reads it (every emission carries
+// exactly one decodable parsley.causes header, SPEC §3), and returns its uid.
+func (o *Oracle) OnSend(at At, p *Proc, c int32, pos int64, key, value []byte, headers []node.Header) uint64 {
 	hr := p.stamps.Read(headers)
-	m := Message{Ch: c, Pos: pos, Sender: int32(p.idx), Kind: MsgEmission, State: MsgPending,
+	m := Message{Ch: c, Pos: pos, Key: key, Value: value, Sender: int32(p.idx), Kind: MsgEmission, State: MsgPending,
 		Past: p.past.Share(), Expressed: hr.Expressed, HeaderLen: hr.ValueLen, Undecodable: hr.Undecodable}
 	switch {
 	case !hr.Present:

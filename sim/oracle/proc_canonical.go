@@ -58,7 +58,7 @@ func (o *Oracle) AppendProc(b []byte, h Hasher, p *Proc, free bool) []byte {
 	}
 	if !free {
 		for _, s := range p.saved {
-			b = o.appendCauses(b, s)
+			b = o.AppendCauses(b, s)
 		}
 	}
 	if exact {
@@ -68,14 +68,14 @@ func (o *Oracle) AppendProc(b []byte, h Hasher, p *Proc, free bool) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(p.stepSent)))
 	for _, uid := range p.stepSent {
-		b = o.appendMsgRef(b, uid)
+		b = o.AppendMsgRef(b, uid)
 	}
-	return o.appendMsgRef(b, p.stepCorrupt)
+	return o.AppendMsgRef(b, p.stepCorrupt)
 }
 
-// appendCauses appends a frontier with every channel replaced by its channel index (+1; 0 for
-// a channel the world never created).
-func (o *Oracle) appendCauses(b []byte, c node.Causes) []byte {
+// AppendCauses appends a frontier with every channel replaced by its channel index (+1; 0 for
+// a channel the world never created): the one encoding of a frontier in every canonical hash.
+func (o *Oracle) AppendCauses(b []byte, c node.Causes) []byte {
 	pairs := c.Pairs()
 	b = binary.AppendUvarint(b, uint64(len(pairs)))
 	for _, p := range pairs {
@@ -85,8 +85,8 @@ func (o *Oracle) appendCauses(b []byte, c node.Causes) []byte {
 	return b
 }
 
-// appendMsgRef appends a message by its coordinate (channel index, position); 0 is none.
-func (o *Oracle) appendMsgRef(b []byte, uid uint64) []byte {
+// AppendMsgRef appends a message by its coordinate (channel index, position); 0 is none.
+func (o *Oracle) AppendMsgRef(b []byte, uid uint64) []byte {
 	if uid == 0 {
 		return append(b, 0)
 	}
