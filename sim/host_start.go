@@ -154,7 +154,7 @@ func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset, ro
 // a linear lookup (committedOffset) beats building a map at every start.
 func (p *proc) committedOffsets() []substrate.GroupOffset {
 	w := p.w
-	w.groupBuf = w.sub.AppendCommittedOffsets(w.groupBuf[:0], p.group)
+	w.groupBuf = w.appendCommittedOffsets(w.groupBuf[:0], p.group)
 	return w.groupBuf
 }
 

@@ -164,11 +164,11 @@ func TestOracleContractBites(t *testing.T) {
 
 func (w *world) checkPeeks(p *proc, pc *pcState) bool {
 	return p.status == procRunning && pc.readPos > 0 && p.eng != nil && w.chans[0].lso > 0 && w.alive(0) &&
-		w.sub.AppendCommittedOffsets(nil, "g") != nil && w.or.Alive(0)
+		w.model.AppendCommittedOffsets(nil, "g") != nil && w.or.Alive(0)
 }
 `
 	got := hostReads(t, map[string]string{"check_peeks.go": src, "world_peeks.go": strings.Replace(src, "checkPeeks", "worldPeeks", 1)})
-	want := []string{"proc.status", "pcState.readPos", "proc.eng", "world.chans", "world.alive", "world.sub", "the substrate (AppendCommittedOffsets)"}
+	want := []string{"proc.status", "pcState.readPos", "proc.eng", "world.chans", "world.alive", "world.model", "the substrate (AppendCommittedOffsets)"}
 	for _, w := range want {
 		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "check_peeks.go") && strings.HasSuffix(s, ": "+w) }) {
 			t.Errorf("check_peeks.go's read of %s was not reported", w)

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
+	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // RunOptions are the parts of a run that are not settings: sabotage, the data streams and the
@@ -25,6 +26,8 @@ type RunOptions struct {
 	// passes without it), or that judges what the other criteria catch (a diagram of the S1
 	// violation IGNORE_CAUSES makes). No command sets it.
 	Disabled []spec.Criterion
+	// Substrate, when not nil, makes each world's Kafka from the run's topic IDs (nil: the model).
+	Substrate func(ids func() substrate.TopicID) substrate.Substrate
 
 	hooks *testHooks
 	// explored says the world is a state of an exploration, which the explorer clones and

@@ -30,7 +30,9 @@ type world struct {
 	set     *swarm.Settings
 	opts    *RunOptions
 	chooser *choose.Recorder
-	sub     *substrate.Model
+	// sub is the world's Kafka; model is sub when that is the model (else nil), for the model's own calls.
+	sub     substrate.Substrate
+	model   *substrate.Model
 	streams Streams
 	clock   vclock.Clock
 	budget  int // metadata budget handed to every engine (0 = node default)
@@ -139,11 +141,16 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 	w := &world{
 		scn: scn, set: set, opts: opts, streams: streams,
 		chooser:     choose.NewRecorder(ch),
-		sub:         substrate.NewModel(streams.topicIDs()),
 		clock:       vclock.New(set, streams.Durations),
 		budget:      scn.MetadataBudgetBytes,
 		topicByName: make(map[string]int, len(scn.Topics)),
 		tracing:     len(opts.Sinks) > 0,
+	}
+	if opts.Substrate != nil {
+		w.sub = opts.Substrate(streams.topicIDs())
+	} else {
+		w.model = substrate.NewModel(streams.topicIDs())
+		w.sub = w.model
 	}
 	if opts.explored { // clones share the sets by value
 		w.readers, w.declarers, w.topicIncs = chanindex.Persistent(), chanindex.Persistent(), chanindex.Persistent()
@@ -233,10 +240,7 @@ func (w *world) refreshLSO(c int32) {
 	if !w.incs[ch.inc].alive {
 		return
 	}
-	offs, err := w.sub.IncarnationOffsets(ch.inc, ch.tp.Partition)
-	if err != nil {
-		panic(fmt.Sprintf("sim: list offsets of live channel %s: %v", w.chanName(c), err))
-	}
+	offs := w.offsets(c)
 	ch.lso = int64(offs.LastStable)
 	w.or.OnLogMoved(c, int64(offs.LogStart), int64(offs.HighWatermark))
 }
@@ -244,11 +248,27 @@ func (w *world) refreshLSO(c int32) {
 // offsets returns the substrate's offsets of a live channel.
 func (w *world) offsets(c int32) substrate.Offsets {
 	ch := &w.chans[c]
-	offs, err := w.sub.IncarnationOffsets(ch.inc, ch.tp.Partition)
+	var offs substrate.Offsets
+	var err error
+	if w.model != nil { // by incarnation number, which skips resolving the topic ID
+		offs, err = w.model.IncarnationOffsets(ch.inc, ch.tp.Partition)
+	} else {
+		offs, err = w.sub.ListOffsets(ch.tp)
+	}
 	if err != nil {
 		panic(fmt.Sprintf("sim: list offsets of %s: %v", w.chanName(c), err))
 	}
 	return offs
+}
+
+// appendCommittedOffsets appends group's committed offsets to dst (on the model, in place).
+func (w *world) appendCommittedOffsets(dst []substrate.GroupOffset, group string) []substrate.GroupOffset {
+	if w.model != nil {
+		return w.model.AppendCommittedOffsets(dst, group)
+	}
+	offs, err := w.sub.CommittedOffsets(group)
+	must(err)
+	return append(dst, offs...)
 }
 
 // noteCommitted remembers a newly committed record as a candidate for stamped observers.

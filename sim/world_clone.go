@@ -35,7 +35,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	var old worldStorage
 	c := into
 	if c != nil {
-		old = worldStorage{chooser: c.chooser, sub: c.sub, topics: c.topics, incs: c.incs, chans: c.chans, orStore: c.or.Storage(),
+		old = worldStorage{chooser: c.chooser, model: c.model, topics: c.topics, incs: c.incs, chans: c.chans, orStore: c.or.Storage(),
 			weights: c.weights, offsetBuf: c.offsetBuf, procBuf: c.procBuf, groupBuf: c.groupBuf, script: c.script,
 			procs:   c.procs,
 			idsRand: c.idsRand, idsFn: c.idsFn}
@@ -49,7 +49,8 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 	}
 	c.chooser.Reset(ch)
 	c.bindIDs(&old, ids)
-	c.sub = w.sub.CloneInto(old.sub, c.idsFn)
+	c.model = w.model.CloneInto(old.model, c.idsFn)
+	c.sub = c.model
 	c.topics = append(old.topics[:0], w.topics...)
 	c.incs = append(old.incs[:0], w.incs...)
 	c.chans = append(old.chans[:0], w.chans...)
@@ -86,7 +87,7 @@ func (w *world) shareRefusals(c *world) {
 // overwrote it.
 type worldStorage struct {
 	chooser   *choose.Recorder
-	sub       *substrate.Model
+	model     *substrate.Model
 	topics    []topicState
 	incs      []incarnation
 	chans     []channel

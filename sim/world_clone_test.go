@@ -11,7 +11,7 @@ import (
 // mistake makes two explored branches write into one another.
 func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string][]string{
-		"world": {"scn", "set", "opts", "chooser", "sub", "streams", "clock", "budget", "topics", "topicByName",
+		"world": {"scn", "set", "opts", "chooser", "sub", "model", "streams", "clock", "budget", "topics", "topicByName",
 			"incs", "chans", "procs", "or", "recent", "recentN", "ext", "step", "action", "liveness",
 			"stats", "refusalsShared", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",

@@ -256,14 +256,14 @@ func (w *world) zombie(p *proc) {
 	oldChans := slices.Clone(p.stepChans)
 	_, err := w.sub.InitTransactions(p.txnID)
 	must(err)
-	offs := w.sub.AppendCommittedOffsets(nil, p.group)
+	offs := w.appendCommittedOffsets(nil, p.group)
 	state := p.committed
 	p.committedShared = true // a write to the state store replaces it: the check sees it
 	var cerr error
 	if p.commitCalls() > 0 { // with nothing to persist the sequence makes no call
 		_, cerr = p.commitSequence(-1)
 	}
-	w.or.OnZombieCommit(w.at(), &p.o, offs, w.sub.AppendCommittedOffsets(nil, p.group), state, p.committed)
+	w.or.OnZombieCommit(w.at(), &p.o, offs, w.appendCommittedOffsets(nil, p.group), state, p.committed)
 	w.refCheckStored(p, p.committed, "after a fenced execution's commit")
 	for _, c := range oldChans {
 		w.refreshLSO(c)

@@ -144,7 +144,7 @@ func appendPC(b []byte, pc *pcState, free bool) []byte {
 
 // appendGroup appends p's committed consumer-group offsets, by channel index.
 func (h *stateHasher) appendGroup(b []byte, p *proc) []byte {
-	offs := p.w.sub.AppendCommittedOffsets(h.caches.offsets[:0], p.group)
+	offs := p.w.appendCommittedOffsets(h.caches.offsets[:0], p.group)
 	h.caches.offsets = offs
 	es := h.caches.group[:0]
 	for _, o := range offs {
