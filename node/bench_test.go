@@ -141,8 +141,8 @@ func BenchmarkDecide(b *testing.B) {
 	for _, w := range []int{1, 4, 16, 64} {
 		causes, table := benchGate(w)
 		view := mapView{}
-		for _, e := range table.entries {
-			view[e.key().channel()] = e.settled
+		for ch, pos := range table.all() {
+			view[ch] = pos
 		}
 		b.Run(fmt.Sprintf("map/width=%d", w), func(b *testing.B) {
 			benchDecide(b, causes, view, view)

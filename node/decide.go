@@ -2,7 +2,7 @@ package node
 
 import (
 	"encoding/binary"
-	"slices"
+	"math/bits"
 	"strconv"
 )
 
@@ -57,38 +57,55 @@ func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
 }
 
 // Decide is Decide(causes, t, t) without the interfaces: the gate's entry point for a caller that
-// holds its views in a table.
+// holds its views in a table. Each cause is one probe of the table's hash index (more only where
+// keys collide), so a decision costs the same whatever the table's width; the deliverable path
+// is one call, to a loop that calls nothing.
 func (t *SettledTable) Decide(causes Causes) Verdict {
-	// The causes and the entries are both in channel order, so one merge-like pass finds the
-	// first cause above its channel's settled position (seekEntry), with no call on the
-	// deliverable path; a table much wider than the causes is galloped through instead.
-	cs, es := causes.pairs, t.entries
-	if gallops(len(es), len(cs)) {
-		var v Verdict
-		t.walkGalloping(&v.Blockers, cs, 0, 0)
-		return v
-	}
-	j := 0
-	for i := range cs {
-		c := &cs[i]
-		var found bool
-		if j, found = seekEntry(es, j, keyOf(&c.Channel)); found {
-			if c.Position > es[j].settled {
-				var v Verdict
-				t.appendBlockersFrom(&v.Blockers, cs, i, j) // the causes before i are satisfied
-				return v
-			}
-			j++
-		}
+	if i := t.firstBlocked(causes.pairs); i >= 0 {
+		return t.blockedFrom(causes.pairs, i)
 	}
 	return Verdict{}
+}
+
+// firstBlocked returns the index of the first blocked cause, or −1 when every cause is satisfied
+// or not received. It calls nothing, so it runs without a stack frame of its own.
+func (t *SettledTable) firstBlocked(cs []Cause) int {
+	slots := t.slots
+	if len(slots) == 0 {
+		return -1 // nothing received: every cause is skipped
+	}
+	m := uint64(len(slots) - 1)
+	for i := range cs {
+		c := &cs[i]
+		a, b, p := topicWords(&c.Channel.Topic, c.Channel.Partition)
+		for s := slotHash(a, b, p); ; s++ {
+			e := &slots[s&m]
+			if e.a == a && e.b == b && e.partition == p {
+				if c.Position > e.settled {
+					return i
+				}
+				break
+			}
+			if !e.used {
+				break // not received: never blocks
+			}
+		}
+	}
+	return -1
+}
+
+// blockedFrom is Decide's verdict when causes[i] is the first blocked cause.
+func (t *SettledTable) blockedFrom(causes []Cause, i int) Verdict {
+	var v Verdict
+	t.appendBlockersFrom(&v.Blockers, causes, i)
+	return v
 }
 
 // AppendBlockers is Decide for hot paths: it appends the blockers of causes to dst and returns
 // the extended slice, so a caller can reuse one buffer; no blocker appended means deliverable.
 func AppendBlockers(dst []Blocker, causes Causes, received ReceivedSet, settled SettledView) []Blocker {
 	if t := sameTable(received, settled); t != nil {
-		t.appendBlockersFrom(&dst, causes.pairs, 0, 0)
+		t.appendBlockersFrom(&dst, causes.pairs, 0)
 		return dst
 	}
 	return appendBlockersViews(dst, causes, received, settled)
@@ -130,34 +147,39 @@ func appendBlocker(dst []Blocker, c *Cause, settled Offset, known bool) []Blocke
 // itoa formats a signed integer.
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// SettledTable is a ReceivedSet and a SettledView in one value: the received channels in channel
-// order, each with its settled position once one is known. Decide and AppendBlockers recognise a
-// *SettledTable passed as both views and walk it in step with the causes — two sorted sequences,
-// one pass, a galloping seek when the table is much wider than the causes — instead of two
+// SettledTable is a ReceivedSet and a SettledView in one value: the received channels, each with
+// its settled position once one is known. Decide and AppendBlockers recognise a *SettledTable
+// passed as both views and answer each cause with one probe of its hash index instead of two
 // interface calls and two searches per cause. Any other views take the general path.
 //
-// The zero value receives nothing. Invariant: entries strictly ascending by key.
+// The index is open addressing with linear probing over a power-of-two array of 32-byte slots,
+// at most half full, so a received channel costs 64 to 128 bytes. The hash is fixed (no seed):
+// the table is as deterministic as the rest of the package, and a key that collides costs
+// probes, never a wrong answer.
+//
+// The zero value receives nothing. Invariants: n slots are used; every used slot is reached from
+// its key's home slot (slotHash) by probing forward without crossing an unused slot;
+// len(slots) is 0 or a power of two at least 2n.
 type SettledTable struct {
-	entries []settledEntry
+	slots []settledEntry
+	n     int
 }
 
-// settledEntry is one received channel: its key spelled out, so that the entry packs into 32
-// bytes, and its settled position. Invariant: settled is −1 when known is false, so that the
-// gate's test of a cause (whose position is at least 0) against an entry is the one comparison
-// position ≤ settled.
+// settledEntry is one slot: a received channel (the topic ID as two machine words, compared for
+// equality only, and the partition) and its settled position, or unused. Invariant: settled is
+// −1 when known is false, so that the gate's test of a cause (whose position is at least 0)
+// against an entry is the one comparison position ≤ settled.
 type settledEntry struct {
-	hi, lo    uint64
+	a, b      uint64
 	partition Partition
+	used      bool
 	known     bool
 	settled   Offset
 }
 
-// key returns the entry's channel key.
-func (e *settledEntry) key() channelKey { return channelKey{e.hi, e.lo, e.partition} }
-
 // channelKey is a channel as integers in channel order: the topic ID's big-endian halves, then
 // the partition. Comparing two keys is at most three integer compares, inlined, where
-// Channel.Compare is a call; the gate's walk compares keys only.
+// Channel.Compare is a call; the engine's gate and the frontier's search compare keys only.
 type channelKey struct {
 	hi, lo    uint64
 	partition Partition
@@ -167,15 +189,6 @@ type channelKey struct {
 // a slice and reloading it in halves stalls store-to-load forwarding.
 func keyOf(ch *Channel) channelKey {
 	return channelKey{binary.BigEndian.Uint64(ch.Topic[:8]), binary.BigEndian.Uint64(ch.Topic[8:]), ch.Partition}
-}
-
-// channel is the inverse of keyOf.
-func (k channelKey) channel() Channel {
-	var ch Channel
-	binary.BigEndian.PutUint64(ch.Topic[:8], k.hi)
-	binary.BigEndian.PutUint64(ch.Topic[8:], k.lo)
-	ch.Partition = k.partition
-	return ch
 }
 
 // less reports whether k sorts before m in channel order.
@@ -189,60 +202,134 @@ func (k channelKey) less(m channelKey) bool {
 	return k.partition < m.partition
 }
 
+// topicWords returns a channel as the table keys it: the topic ID's halves as loaded in machine
+// order (one move each; the table needs equality, not channel order) and the partition.
+func topicWords(id *TopicID, p Partition) (a, b uint64, _ Partition) {
+	return binary.LittleEndian.Uint64(id[:8]), binary.LittleEndian.Uint64(id[8:]), p
+}
+
+// slotHash hashes a key: masked to a table's size, it is the key's home slot. It multiplies the
+// folded key by a 64-bit odd constant (Fibonacci hashing) and rotates the product's bits from 40
+// up, which depend on the key's low 40 bits and more, down to where the mask keeps them. The fold rotates the second half so that topic IDs
+// differing only in their last bytes, which land in b's top bits, reach the product's high bits.
+// A table of over 2^24 slots also uses the product's low bits, which mix less: it probes more,
+// never wrongly.
+func slotHash(a, b uint64, p Partition) uint64 {
+	return bits.RotateLeft64((a^bits.RotateLeft64(b, 29)^uint64(uint32(p)))*0x9e3779b97f4a7c15, 24)
+}
+
+// lookup returns ch's slot, or nil when ch is not received.
+func (t *SettledTable) lookup(ch *Channel) *settledEntry {
+	if s := t.find(ch); s >= 0 {
+		return &t.slots[s]
+	}
+	return nil
+}
+
+// find returns the index of ch's slot, or −1 when ch is not received.
+func (t *SettledTable) find(ch *Channel) int {
+	if t.n == 0 {
+		return -1
+	}
+	a, b, p := topicWords(&ch.Topic, ch.Partition)
+	mask := uint64(len(t.slots) - 1)
+	for s := slotHash(a, b, p) & mask; ; s = (s + 1) & mask {
+		e := &t.slots[s]
+		if e.a == a && e.b == b && e.partition == p {
+			return int(s)
+		}
+		if !e.used {
+			return -1
+		}
+	}
+}
+
 // Receive adds ch to the received set, with nothing settled, unless it is already there.
-func (t *SettledTable) Receive(ch Channel) { t.entry(ch) }
+func (t *SettledTable) Receive(ch Channel) { t.entry(&ch) }
 
 // Settle records ch as received with settled position pos: every position at or below pos has
 // been delivered or never will yield a message here. pos may be −1 (the channel is known but
 // nothing on it is settled) or MaxOffset (the channel was deleted). Settle sets, it does not
 // raise: the settled position falls when a message is held (SPEC §1.4).
 func (t *SettledTable) Settle(ch Channel, pos Offset) {
-	e := t.entry(ch)
+	e := t.entry(&ch)
 	e.settled, e.known = pos, true
 }
 
-// entry returns ch's entry, adding it with nothing known when ch is not received yet.
-func (t *SettledTable) entry(ch Channel) *settledEntry {
-	k := keyOf(&ch)
-	i := t.seek(0, k)
-	if i == len(t.entries) || t.entries[i].key() != k {
-		t.entries = slices.Insert(t.entries, i, settledEntry{hi: k.hi, lo: k.lo, partition: k.partition, settled: -1})
+// entry returns ch's slot, adding ch with nothing known when it is not received yet (growing the
+// index first when that would fill it past half).
+func (t *SettledTable) entry(ch *Channel) *settledEntry {
+	if e := t.lookup(ch); e != nil {
+		return e
 	}
-	return &t.entries[i]
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	a, b, p := topicWords(&ch.Topic, ch.Partition)
+	e := t.place(a, b, p)
+	*e = settledEntry{a: a, b: b, partition: p, used: true, settled: -1}
+	t.n++
+	return e
 }
 
-// Drop removes ch from the received set and reports whether it was there.
-func (t *SettledTable) Drop(ch Channel) bool {
-	i, ok := t.find(ch)
-	if ok {
-		t.entries = slices.Delete(t.entries, i, i+1)
+// place returns the first unused slot from the key's home on, where the key goes.
+func (t *SettledTable) place(a, b uint64, p Partition) *settledEntry {
+	mask := uint64(len(t.slots) - 1)
+	s := slotHash(a, b, p) & mask
+	for t.slots[s].used {
+		s = (s + 1) & mask
 	}
-	return ok
+	return &t.slots[s]
+}
+
+// grow doubles the index (8 slots at first) and places every entry again.
+func (t *SettledTable) grow() {
+	old := t.slots
+	size := max(8, 2*len(old))
+	t.slots = make([]settledEntry, size)
+	for i := range old {
+		if e := &old[i]; e.used {
+			*t.place(e.a, e.b, e.partition) = *e
+		}
+	}
+}
+
+// Drop removes ch from the received set and reports whether it was there. The slot is emptied
+// by shifting back the entries of its probe run that could live there (no tombstones), so the
+// index never fills with dead slots.
+func (t *SettledTable) Drop(ch Channel) bool {
+	i := t.find(&ch)
+	if i < 0 {
+		return false
+	}
+	mask, hole := uint64(len(t.slots)-1), uint64(i)
+	for s := (hole + 1) & mask; t.slots[s].used; s = (s + 1) & mask {
+		m := &t.slots[s]
+		home := slotHash(m.a, m.b, m.partition) & mask
+		// m may move back to the hole iff its home is not cyclically within (hole, s].
+		if (s-home)&mask >= (s-hole)&mask {
+			t.slots[hole] = *m
+			hole = s
+		}
+	}
+	t.slots[hole] = settledEntry{}
+	t.n--
+	return true
 }
 
 // Len returns the number of received channels.
-func (t *SettledTable) Len() int { return len(t.entries) }
+func (t *SettledTable) Len() int { return t.n }
 
 // Receives reports whether ch is in the received set.
-func (t *SettledTable) Receives(ch Channel) bool {
-	_, ok := t.find(ch)
-	return ok
-}
+func (t *SettledTable) Receives(ch Channel) bool { return t.lookup(&ch) != nil }
 
 // Settled returns ch's settled position, known false when ch is not received or nothing is
 // settled on it yet.
 func (t *SettledTable) Settled(ch Channel) (Offset, bool) {
-	if i, ok := t.find(ch); ok && t.entries[i].known {
-		return t.entries[i].settled, true
+	if e := t.lookup(&ch); e != nil && e.known {
+		return e.settled, true
 	}
 	return 0, false
-}
-
-// find returns ch's index, if present.
-func (t *SettledTable) find(ch Channel) (int, bool) {
-	k := keyOf(&ch)
-	i := t.seek(0, k)
-	return i, i < len(t.entries) && t.entries[i].key() == k
 }
 
 // sameTable returns the table when both views are the same *SettledTable, else nil.
@@ -257,108 +344,28 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 	return t
 }
 
-// appendBlockersFrom appends to *dst the blocker of every blocked cause from causes[i] on, entry
-// j being the first entry not below causes[i]'s channel or an earlier one. The blockers are kept
-// in a local slice and stored through dst once.
-func (t *SettledTable) appendBlockersFrom(dst *[]Blocker, causes []Cause, i, j int) {
-	es := t.entries
-	if gallops(len(es), len(causes)) {
-		t.walkGalloping(dst, causes, i, j)
-		return
-	}
+// appendBlockersFrom appends to *dst the blocker of every blocked cause from causes[i] on. The
+// blockers are kept in a local slice and stored through dst once.
+func (t *SettledTable) appendBlockersFrom(dst *[]Blocker, causes []Cause, i int) {
 	out := *dst
-	for ; i < len(causes); i++ {
-		c := &causes[i]
-		var found bool
-		if j, found = seekEntry(es, j, keyOf(&c.Channel)); found {
-			if e := &es[j]; c.Position > e.settled {
-				out = appendBlocker(out, c, e.settled, e.known)
+	if slots := t.slots; len(slots) > 0 {
+		m := uint64(len(slots) - 1)
+		for ; i < len(causes); i++ {
+			c := &causes[i]
+			a, b, p := topicWords(&c.Channel.Topic, c.Channel.Partition)
+			for s := slotHash(a, b, p); ; s++ {
+				e := &slots[s&m]
+				if e.a == a && e.b == b && e.partition == p {
+					if c.Position > e.settled {
+						out = appendBlocker(out, c, e.settled, e.known)
+					}
+					break
+				}
+				if !e.used {
+					break // not received: never blocks
+				}
 			}
-			j++
 		}
 	}
 	*dst = out
-}
-
-// seekEntry returns the index of the first entry of es at or after j whose key is not below k,
-// and whether its key is k. It compares each entry with k field by field, most significant first
-// (most entries differ in the topic ID's first half), and is small enough to inline into the
-// gate's loops.
-func seekEntry(es []settledEntry, j int, k channelKey) (int, bool) {
-	for ; j < len(es); j++ {
-		e := &es[j]
-		if e.hi != k.hi {
-			if e.hi > k.hi {
-				return j, false
-			}
-			continue
-		}
-		if e.lo != k.lo {
-			if e.lo > k.lo {
-				return j, false
-			}
-			continue
-		}
-		if e.partition != k.partition {
-			if e.partition > k.partition {
-				return j, false
-			}
-			continue
-		}
-		return j, true
-	}
-	return j, false
-}
-
-// gallops reports whether a table of entries is wide enough, against causes, for the galloping
-// walk to beat the plain merge.
-func gallops(entries, causes int) bool { return entries > 8*causes+16 }
-
-// walkGalloping is the gate for a table much wider than the causes: O(width × log(entries/width))
-// compares, a call per cause, where the plain merge is O(width + entries). From causes[i] and
-// entry j on, it appends the blocker of every blocked cause to *dst.
-func (t *SettledTable) walkGalloping(dst *[]Blocker, causes []Cause, i, j int) {
-	for ; i < len(causes); i++ {
-		c := &causes[i]
-		if e, ok := t.next(&j, c); ok && c.Position > e.settled {
-			*dst = appendBlocker(*dst, c, e.settled, e.known)
-		}
-	}
-}
-
-// next advances *j to the first entry not below c's channel and returns that entry if it is c's
-// channel, leaving *j past it: the causes ascend strictly, so the next cause sorts after it. The
-// commonest step — the entry at *j is c's channel — costs one key comparison.
-func (t *SettledTable) next(j *int, c *Cause) (*settledEntry, bool) {
-	k := keyOf(&c.Channel)
-	if *j < len(t.entries) && t.entries[*j].key() != k {
-		*j = t.seek(*j, k)
-	}
-	if *j < len(t.entries) && t.entries[*j].key() == k {
-		*j++
-		return &t.entries[*j-1], true
-	}
-	return nil, false
-}
-
-// seek returns the index of the first entry at or after from whose key is not below k. It gallops
-// (probes from, from+1, from+3, from+7, ...) and then binary-searches the last stride, so a walk
-// over w causes costs O(w log(n/w)) compares against n entries, and one compare when the next
-// entry is the cause's channel.
-func (t *SettledTable) seek(from int, k channelKey) int {
-	lo, step := from, 1
-	hi := lo
-	for ; hi < len(t.entries) && t.entries[hi].key().less(k); hi = lo + step - 1 {
-		lo, step = hi+1, step*2
-	}
-	hi = min(hi, len(t.entries))
-	for lo < hi { // the answer is in [lo, hi]: entries[hi] is not below k, or hi is the end
-		mid := int(uint(lo+hi) >> 1)
-		if t.entries[mid].key().less(k) {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return lo
 }

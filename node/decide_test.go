@@ -1,7 +1,10 @@
 package node
 
 import (
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"math/bits"
 	"slices"
 	"sort"
 	"testing"
@@ -34,7 +37,7 @@ func (v *gateView) table() *SettledTable { return buildTable(v.received, v.settl
 // buildTable builds a SettledTable of the received channels and the settled positions known.
 func buildTable(r map[Channel]bool, s map[Channel]Offset) *SettledTable {
 	t := &SettledTable{}
-	for ch := range r { // insertion order does not matter: the table sorts
+	for ch := range r { // insertion order does not matter
 		if p, ok := s[ch]; ok {
 			t.Settle(ch, p)
 		} else {
@@ -122,9 +125,8 @@ func TestAppendBlockersReusesBuffer(t *testing.T) {
 func TestDecideDeliverableDoesNotAllocate(t *testing.T) {
 	causes, table := benchGate(16)
 	view := &gateView{received: map[Channel]bool{}, settled: map[Channel]Offset{}}
-	for i := range table.entries {
-		ch := table.entries[i].key().channel()
-		view.received[ch], view.settled[ch] = true, table.entries[i].settled
+	for ch, pos := range table.all() {
+		view.received[ch], view.settled[ch] = true, pos
 	}
 	var r ReceivedSet = view
 	var s SettledView = view
@@ -167,31 +169,281 @@ func TestSettledTable(t *testing.T) {
 	if !tab.Drop(b) || tab.Drop(b) || tab.Receives(b) || tab.Len() != 2 {
 		t.Fatal("Drop misreports")
 	}
-	for i := 1; i < len(tab.entries); i++ {
-		if !tab.entries[i-1].key().less(tab.entries[i].key()) {
-			t.Fatal("entries out of order")
+	if err := tab.check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// all returns every received channel with its settled position (−1 when none is known).
+func (t *SettledTable) all() map[Channel]Offset {
+	out := map[Channel]Offset{}
+	for i := range t.slots {
+		if e := &t.slots[i]; e.used {
+			out[e.channel()] = e.settled
+		}
+	}
+	return out
+}
+
+// channel is the inverse of topicWords.
+func (e *settledEntry) channel() Channel {
+	ch := Channel{Partition: e.partition}
+	binary.LittleEndian.PutUint64(ch.Topic[:8], e.a)
+	binary.LittleEndian.PutUint64(ch.Topic[8:], e.b)
+	return ch
+}
+
+// home returns the slot where ch's probe starts.
+func (t *SettledTable) home(ch Channel) uint64 {
+	a, b, p := topicWords(&ch.Topic, ch.Partition)
+	return slotHash(a, b, p) & uint64(len(t.slots)-1)
+}
+
+// check verifies the table's invariants: the size is a power of two at least twice the count, n
+// slots are used, each by a distinct channel, settled is −1 where nothing is known, and every
+// used slot is reached from its home without crossing an unused one.
+func (t *SettledTable) check() error {
+	_, err := t.checkRuns()
+	return err
+}
+
+// checkRuns is check, also returning how many used slots are away from their home, for tests
+// that must exercise collisions.
+func (t *SettledTable) checkRuns() (displaced int, _ error) {
+	size := len(t.slots)
+	if size != 0 && (size&(size-1) != 0 || size < 2*t.n) {
+		return 0, fmt.Errorf("%d slots for %d entries", size, t.n)
+	}
+	used := 0
+	seen := map[Channel]bool{}
+	for i := range t.slots {
+		e := &t.slots[i]
+		if !e.used {
+			if *e != (settledEntry{}) {
+				return 0, fmt.Errorf("unused slot %d not cleared: %+v", i, *e)
+			}
+			continue
+		}
+		used++
+		ch := e.channel()
+		if seen[ch] {
+			return 0, fmt.Errorf("%v twice", ch)
+		}
+		seen[ch] = true
+		if !e.known && e.settled != -1 {
+			return 0, fmt.Errorf("%v: nothing known but settled %d", ch, e.settled)
+		}
+		h := t.home(ch)
+		if h != uint64(i) {
+			displaced++
+		}
+		for s := h; s != uint64(i); s = (s + 1) & uint64(size-1) {
+			if !t.slots[s].used {
+				return 0, fmt.Errorf("%v at slot %d: unreachable from its home %d (slot %d unused)", ch, i, h, s)
+			}
+		}
+	}
+	if used != t.n {
+		return 0, fmt.Errorf("%d slots used, n = %d", used, t.n)
+	}
+	return displaced, nil
+}
+
+// collidingChannel returns a channel whose key folds to the same word as ch's in slotHash, so
+// the two share a home slot in any table: its topic halves are ch's with d mixed into both.
+func collidingChannel(ch Channel, d uint64) Channel {
+	a, b, p := topicWords(&ch.Topic, ch.Partition)
+	out := Channel{Partition: p}
+	binary.LittleEndian.PutUint64(out.Topic[:8], a^bits.RotateLeft64(d, 29))
+	binary.LittleEndian.PutUint64(out.Topic[8:], b^d)
+	return out
+}
+
+// TestSettledTableCollisions holds collidingChannel to its promise (the same home, a different
+// channel) and the table to a map through a run of colliding inserts and drops.
+func TestSettledTableCollisions(t *testing.T) {
+	var tab SettledTable
+	base := fxChannel(3, 1)
+	model := map[Channel]Offset{}
+	for d := uint64(0); d < 40; d++ {
+		ch := collidingChannel(base, d*0x0101)
+		tab.Settle(ch, Offset(d))
+		model[ch] = Offset(d)
+		if tab.home(ch) != tab.home(base) {
+			t.Fatalf("collidingChannel(%d) has home %d, base %d", d, tab.home(ch), tab.home(base))
+		}
+		if v := tab.Decide(CausesOf(Cause{ch, Offset(d)}, Cause{base, 1 << 40})); len(v.Blockers) != 1 || v.Blockers[0].Channel != base {
+			t.Fatalf("Decide after %d colliding inserts: %v, want base blocked alone", d, v.Blockers)
+		}
+		if d%3 == 2 {
+			drop := collidingChannel(base, (d-1)*0x0101)
+			if !tab.Drop(drop) {
+				t.Fatalf("Drop(%v) found nothing", drop)
+			}
+			delete(model, drop)
+		}
+		displaced, err := tab.checkRuns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(model) > 1 && displaced == 0 {
+			t.Fatalf("%d colliding channels and none displaced", len(model))
+		}
+	}
+	if !maps.Equal(tab.all(), model) {
+		t.Fatalf("table %v, model %v", tab.all(), model)
+	}
+}
+
+// TestSettledTableNearKeys places, in front of a channel in its probe run, channels that differ
+// from it in one part of the key only (the topic ID's first half, its second half, the
+// partition) and sharing its home slot, and checks that every lookup tells them apart.
+func TestSettledTableNearKeys(t *testing.T) {
+	orig := fxChannel(5, 2)
+	vary := map[string]func(ch Channel, v int) Channel{
+		"first half":  func(ch Channel, v int) Channel { ch.Topic[3] ^= byte(v); ch.Topic[1] ^= byte(v >> 8); return ch },
+		"second half": func(ch Channel, v int) Channel { ch.Topic[12] ^= byte(v); ch.Topic[9] ^= byte(v >> 8); return ch },
+		"partition":   func(ch Channel, v int) Channel { ch.Partition += Partition(v); return ch },
+	}
+	for name, f := range vary {
+		var tab SettledTable
+		tab.Receive(fxChannel(0, 0)) // the table has its first 8 slots, as below
+		home := tab.home(orig)
+		var sibs []Channel
+		for v := 1; len(sibs) < 2 && v < 1<<16; v++ {
+			if s := f(orig, v); tab.home(s) == home {
+				sibs = append(sibs, s)
+			}
+		}
+		if len(sibs) < 2 {
+			t.Fatalf("%s: no two siblings share the home slot", name)
+		}
+		tab.Drop(fxChannel(0, 0))
+		tab.Settle(sibs[0], 100) // takes the home slot: orig's probe meets it first
+		tab.Settle(orig, 0)
+		if v := tab.Decide(CausesOf(Cause{orig, 5})); len(v.Blockers) != 1 || v.Blockers[0].Settled != 0 {
+			t.Errorf("%s: Decide(orig@5) = %v, want blocked at settled 0", name, v.Blockers)
+		}
+		if got := AppendBlockers(nil, CausesOf(Cause{orig, 5}), &tab, &tab); len(got) != 1 {
+			t.Errorf("%s: AppendBlockers(orig@5) = %v, want blocked", name, got)
+		}
+		if p, _ := tab.Settled(orig); p != 0 {
+			t.Errorf("%s: Settled(orig) = %d, want 0", name, p)
+		}
+		if tab.Receives(sibs[1]) || !tab.Decide(CausesOf(Cause{sibs[1], 5})).Deliverable() {
+			t.Errorf("%s: a sibling never received is received", name)
+		}
+		if !tab.Drop(orig) || !tab.Receives(sibs[0]) || tab.Receives(orig) {
+			t.Errorf("%s: Drop(orig) dropped the wrong channel", name)
 		}
 	}
 }
 
-// TestSettledTableSeek checks the galloping seek against a linear scan at every start and target.
-func TestSettledTableSeek(t *testing.T) {
-	var tab SettledTable
-	for i := 0; i < 40; i += 2 {
-		tab.Receive(fxChannel(i, 0))
-	}
-	for from := 0; from <= tab.Len(); from++ {
-		for target := -1; target < 42; target++ {
-			k := keyOf(&Channel{fxTopic(max(target, 0)), Partition(min(target, 0))}) // target −1 sorts first
-			want := from
-			for want < tab.Len() && tab.entries[want].key().less(k) {
-				want++
-			}
-			if got := tab.seek(from, k); got != want {
-				t.Fatalf("seek(%d, topic %d) = %d, want %d", from, target, got, want)
+// TestSettledTableMatchesModel drives a table with random Receive, Settle and Drop calls over a
+// pool that includes channels colliding in the hash, and after every call holds Len, Receives,
+// Settled and the gate to a map and to mergeWalk, the plain merge of sorted causes with the
+// sorted received channels; the invariants are checked after every call too.
+func TestSettledTableMatchesModel(t *testing.T) {
+	displacedRuns := 0
+	rapid.Check(t, func(t *rapid.T) {
+		pool := rapid.SliceOfNDistinct(genGateChannel(), 1, 10, func(c Channel) Channel { return c }).Draw(t, "pool")
+		for i, n := 0, rapid.IntRange(0, 12).Draw(t, "colliders"); i < n; i++ {
+			ch := collidingChannel(rapid.SampledFrom(pool).Draw(t, "collides with"), rapid.Uint64Range(1, 1<<20).Draw(t, "d"))
+			if ch.Partition >= 0 && !ch.Topic.IsZero() && !slices.Contains(pool, ch) {
+				pool = append(pool, ch)
 			}
 		}
+		for i, n := 0, rapid.IntRange(0, 4).Draw(t, "half siblings"); i < n; i++ {
+			ch := rapid.SampledFrom(pool).Draw(t, "sibling of") // the same first half, another second
+			ch.Topic[8+rapid.IntRange(0, 7).Draw(t, "byte")] ^= byte(rapid.IntRange(1, 255).Draw(t, "flip"))
+			if !ch.Topic.IsZero() && !slices.Contains(pool, ch) {
+				pool = append(pool, ch)
+			}
+		}
+		pick := rapid.SampledFrom(pool)
+		var tab SettledTable
+		received, settled := map[Channel]bool{}, map[Channel]Offset{}
+		displacedSeen := false
+		for step := range rapid.IntRange(1, 40).Draw(t, "steps") {
+			ch := pick.Draw(t, "channel")
+			switch op := rapid.IntRange(0, 3).Draw(t, "op"); op {
+			case 0:
+				tab.Receive(ch)
+				received[ch] = true
+			case 1, 2:
+				pos := Offset(rapid.SampledFrom([]int64{-1, 0, 2, 3, 5, int64(MaxOffset)}).Draw(t, "pos"))
+				tab.Settle(ch, pos)
+				received[ch], settled[ch] = true, pos
+			case 3:
+				if got := tab.Drop(ch); got != received[ch] {
+					t.Fatalf("step %d: Drop(%v) = %v, want %v", step, ch, got, received[ch])
+				}
+				delete(received, ch)
+				delete(settled, ch)
+			}
+			displaced, err := tab.checkRuns()
+			if err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			displacedSeen = displacedSeen || displaced > 0
+			if tab.Len() != len(received) {
+				t.Fatalf("step %d: Len = %d, want %d", step, tab.Len(), len(received))
+			}
+			for _, c := range pool {
+				p, known := tab.Settled(c)
+				wp, wk := settled[c]
+				if tab.Receives(c) != received[c] || known != wk || (wk && p != wp) || (!wk && p != 0) {
+					t.Fatalf("step %d: %v: Receives %v, Settled %d,%v; want %v, %d,%v", step, c, tab.Receives(c), p, known, received[c], wp, wk)
+				}
+			}
+			var causesIn []Cause
+			for _, c := range rapid.SliceOfN(pick, 0, 8).Draw(t, "causes") {
+				causesIn = append(causesIn, Cause{c, Offset(rapid.Int64Range(0, 6).Draw(t, "position"))})
+			}
+			causes := CausesOf(causesIn...)
+			want := mergeWalk(causes.pairs, received, settled)
+			if naive := naiveDecide(causes.pairs, received, settled); !slices.Equal(want, naive) {
+				t.Fatalf("mergeWalk %v, naive model %v", want, naive)
+			}
+			if got := tab.Decide(causes).Blockers; !slices.Equal(got, want) {
+				t.Fatalf("step %d: Decide = %v, merge walk = %v", step, got, want)
+			}
+			if got := AppendBlockers(nil, causes, &tab, &tab); !slices.Equal(got, want) {
+				t.Fatalf("step %d: AppendBlockers = %v, merge walk = %v", step, got, want)
+			}
+		}
+		if displacedSeen {
+			displacedRuns++
+		}
+	})
+	if displacedRuns == 0 {
+		t.Fatal("no run displaced an entry from its home slot: the probe runs went untested")
 	}
+}
+
+// mergeWalk is the gate as a merge of two sorted sequences, the causes and the received channels
+// in channel order: the plain algorithm the table's hash probes replace.
+func mergeWalk(causes []Cause, received map[Channel]bool, settled map[Channel]Offset) []Blocker {
+	chans := slices.SortedFunc(maps.Keys(received), Channel.Compare)
+	var out []Blocker
+	j := 0
+	for _, c := range causes {
+		for j < len(chans) && chans[j].Compare(c.Channel) < 0 {
+			j++
+		}
+		if j == len(chans) || chans[j] != c.Channel {
+			continue
+		}
+		s, known := settled[c.Channel]
+		if !known || c.Position > s {
+			if !known {
+				s = 0
+			}
+			out = append(out, Blocker{c.Channel, c.Position, s, known})
+		}
+		j++
+	}
+	return out
 }
 
 // naiveDecide is the deliberately naive model of SPEC §2.1: check every cause, collect the
@@ -218,8 +470,8 @@ func naiveDecide(causes []Cause, received map[Channel]bool, settled map[Channel]
 
 // TestDecideMatchesNaiveModel is a differential test of Decide (general and table paths) against
 // naiveDecide on random causes, received sets and settled views drawn from a small channel pool,
-// so that overlaps, misses and boundaries are frequent. The table's galloping walk, which Decide
-// takes only for tables much wider than the causes, is checked on the same draws.
+// so that overlaps, misses and boundaries are frequent. The merge walk the table's probes
+// replace is checked on the same draws.
 func TestDecideMatchesNaiveModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pool := rapid.SliceOfNDistinct(genGateChannel(), 1, 12, func(c Channel) Channel { return c }).Draw(t, "pool")
@@ -249,7 +501,7 @@ func TestDecideMatchesNaiveModel(t *testing.T) {
 			"general":                 Decide(causes, view, view).Blockers,
 			"table":                   Decide(causes, table, table).Blockers,
 			"table, concrete":         table.Decide(causes).Blockers,
-			"table, galloping":        galloping(table, causes.pairs),
+			"table, merge walk":       mergeWalk(causes.pairs, received, settled),
 			"table, AppendBlockers":   AppendBlockers(stale, causes, table, table),
 			"general, AppendBlockers": AppendBlockers(slices.Clone(stale[:12])[:0], causes, view, view),
 		} {
@@ -258,11 +510,4 @@ func TestDecideMatchesNaiveModel(t *testing.T) {
 			}
 		}
 	})
-}
-
-// galloping is the table's blockers of causes by the galloping walk whatever the table's width.
-func galloping(t *SettledTable, causes []Cause) []Blocker {
-	var dst []Blocker
-	t.walkGalloping(&dst, causes, 0, 0)
-	return dst
 }
