@@ -47,6 +47,9 @@ type SweepConfig struct {
 	// Progress, when set, is called after every finished seed (in completion order) with the
 	// number of seeds finished and failed so far, from the goroutine that called Sweep.
 	Progress func(done, failed int)
+	// Live, when not the model, runs every seed on a live substrate (a kfake cluster of its own,
+	// or fresh topic names on real brokers), compared with the model when Live.Compare is set.
+	Live Live
 }
 
 // SeedOutcome is what a sweep keeps of one run: its verdict, the distinct criteria it violated
@@ -69,6 +72,9 @@ type SeedOutcome struct {
 	Fired bool
 	// Replay is a failing run's replay file, when the sweep asked for replays (SweepConfig.Replays).
 	Replay *replay.File
+	// Compared says the run was compared with the model (Live.Compare); a divergence is a
+	// violation of CritModelDivergence.
+	Compared bool
 }
 
 // Failed reports whether the seed's run failed (a violation or a panic).
@@ -98,10 +104,20 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if err := cfg.Live.Check(); err != nil {
+		return nil, err
+	}
 	rep := newSweepReport(spec, cfg.First, cfg.Last, cfg.TraceDigest)
+	rep.live = cfg.Live
+	if !cfg.Live.IsModel() {
+		rep.Substrate = cfg.Live.Substrate
+	}
+	if cfg.Live.Compare {
+		rep.ComparedSeeds, rep.AgreedSeeds = new(int), new(int)
+	}
 	rep.Shard, rep.shard = cfg.Shard.String(), cfg.Shard
 	results := make(chan seedResult, workers)
-	run := runOptions{hashTrace: cfg.TraceDigest || cfg.Replays, replays: cfg.Replays}
+	run := runOptions{hashTrace: cfg.TraceDigest || cfg.Replays, replays: cfg.Replays, live: cfg.Live}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go feedSeeds(ctx, spec, cfg, workers, run, results)
@@ -164,6 +180,7 @@ type seedResult struct {
 // failing seed.
 type runOptions struct {
 	hashTrace, replays bool
+	live               Live
 }
 
 // feedSeeds runs the seeds of cfg's range and shard on a pool of workers, sending each outcome
@@ -224,9 +241,19 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 		hash = trace.NewHashSink()
 		prep.Options.Sinks = append(prep.Options.Sinks, hash)
 	}
+	run.live.SwitchOff(&prep.Settings)
+	lr, err := run.live.StartLive(seed)
+	if err != nil {
+		return out, fmt.Errorf("seed %d on %s: %w", seed, run.live.name(), err)
+	}
+	defer lr.Cleanup()
+	lr.Use(&prep.Options)
 	res := sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(seed), prep.Options)
 	if hash != nil {
 		out.TraceHash = hash.Sum64()
+	}
+	if out.Compared = run.live.Compare; out.Compared {
+		lr.AddDivergence(res)
 	}
 	out.Verdict, out.Violations, out.Stats, out.Steps = res.Verdict, res.Violations, res.Stats, res.Steps
 	if run.replays && res.Verdict != "pass" {

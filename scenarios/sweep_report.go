@@ -48,7 +48,14 @@ type SweepReport struct {
 	// builds that run every seed alike give the same digest, whatever -j; a difference in any
 	// seed's trace changes it.
 	TraceDigest string `json:"trace_digest,omitempty"`
+	// Substrate is the live substrate the seeds ran on (empty for the model); ComparedSeeds and
+	// AgreedSeeds, set when they were compared with the model, count the compared seeds and those
+	// on which the two agreed throughout.
+	Substrate     string `json:"substrate,omitempty"`
+	ComparedSeeds *int   `json:"compared_seeds,omitempty"`
+	AgreedSeeds   *int   `json:"agreed_seeds,omitempty"`
 
+	live   Live
 	spec   Spec
 	shard  Shard
 	digest *traceDigest // nil unless the sweep hashes its traces
@@ -121,6 +128,12 @@ func (r *SweepReport) add(o SeedOutcome, visit func(SeedOutcome)) {
 	for _, c := range o.Criteria {
 		r.SeedsByCriterion[c]++
 	}
+	if r.ComparedSeeds != nil && o.Compared {
+		*r.ComparedSeeds++
+		if !slices.Contains(o.Criteria, CritModelDivergence) {
+			*r.AgreedSeeds++
+		}
+	}
 	if r.EligibleSeeds != nil {
 		countIf(o.Eligible, o.Failed(), r.EligibleSeeds, r.CaughtEligible)
 		countIf(o.Fired, o.Failed(), r.FiredSeeds, r.CaughtFired)
@@ -132,7 +145,7 @@ func (r *SweepReport) add(o SeedOutcome, visit func(SeedOutcome)) {
 		spec.Seed = o.Seed
 		r.FailedSeeds = append(r.FailedSeeds, o.Seed)
 		r.Failures = append(r.Failures, SweepFailure{Seed: o.Seed, Criterion: o.Criteria[0], Step: o.Violations[0].Step,
-			Criteria: o.Criteria, Detail: o.Violations[0].String(), Replay: RerunCommand(spec)})
+			Criteria: o.Criteria, Detail: o.Violations[0].String(), Replay: RerunCommand(spec) + r.live.Flags()})
 	}
 	if visit != nil {
 		visit(o)

@@ -17,8 +17,8 @@
 // substrate assigns. Agreement is defined once, here in agreement.go, which also lists every
 // disagreement found between the model and kfake and how it was settled.
 //
-// What exists is the substrate side of a live run; the simulator still builds a Model directly
-// and has no way yet to run a scenario on kfake or a real cluster.
+// The simulator's world holds a Substrate (the model by default); simrun's --substrate kfake|kafka
+// runs a seed, a scenario file, a sweep or a replay on the adapter, and --compare on a comparison.
 //
 // Against a real, shared cluster (kafka_cluster.go), KafkaOptions carry TLS (TLSFromFiles) and
 // SASL (SASLFromEnv, which reads the credentials from the environment variables

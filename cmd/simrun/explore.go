@@ -187,9 +187,13 @@ func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, c
 	fs.Var(&a.shardFlag, "shard", "with --scenario: explore shard `i/n` of the scope (default: from a batch runner's variables, or none)")
 	fs.IntVar(&a.split, "split-depth", 0, "with a shard: the depth of the subtrees dealt to shards (0: chosen)")
 	fs.StringVar(&a.result, "result", "", "with --scenario: write the report as a result document to `FILE`, for simrun merge")
+	sub := modelOnlyFlag(fs.FlagSet)
 	rest, code, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return a, code, false
+	}
+	if err := modelOnly("explore", *sub, "it clones and hashes the substrate's state at every step"); err != nil {
+		return a, usageError(stderr, "simrun explore", "%v", err), false
 	}
 	a.given = fs.given()
 	if err := a.check(rest); err != nil {

@@ -40,6 +40,8 @@ type runArgs struct {
 	jsonOut          bool
 	checkDeterminism bool
 	diagram          diagramFlags // --svg, --html (diagram.go)
+	liveFlags        liveFlags    // --substrate, --compare and the brokers' (live.go)
+	live             scenarios.Live
 }
 
 // runMain is the default command: one reproducible run of a scenario (simrun --seed N ...).
@@ -78,6 +80,7 @@ func (c cli) run(args []string) int {
 // runUsage is the help text of the default run.
 const runUsage = `usage: simrun [--seed N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N]
               [-v | --json] [--trace FILE] [--svg FILE] [--html FILE] [--save FILE] [--check-determinism]
+              [--substrate model|kfake|kafka [--brokers host:port,...]] [--compare]
 
 Runs one reproducible simulation: its settings, what it exercised, each violation, the verdict and
 the trace hash. On a violation it saves the run's replay file and shrinks it to a minimal
@@ -107,6 +110,7 @@ func runFlags() (*flagSet, *runArgs) {
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human report")
 	fs.BoolVar(&a.checkDeterminism, "check-determinism", false, "run twice and name the first differing step")
 	a.diagram.register(fs.FlagSet)
+	a.liveFlags.register(fs.FlagSet)
 	return fs, a
 }
 
@@ -144,6 +148,13 @@ func (a *runArgs) check(fs *flagSet, rest []string) error {
 	if _, ok := scenarios.Lookup(a.spec.Scenario); !ok {
 		return fmt.Errorf("--scenario: unknown scenario %q (known: %s)", a.spec.Scenario, strings.Join(scenarios.Names(), ", "))
 	}
+	var err error
+	if a.live, err = a.liveFlags.live(); err != nil {
+		return err
+	}
+	if a.checkDeterminism && !a.live.IsModel() {
+		return errors.New("--check-determinism is for the model: a live substrate assigns other topic IDs on every run")
+	}
 	return checkOutputs(nil, a.explicitOutputs())
 }
 
@@ -162,15 +173,16 @@ func checkSize(fs *flagSet, runSpec *scenarios.Spec) error {
 
 // outputs turns the run's output flags into the sinks' configuration.
 func (a *runArgs) outputs() outputs {
-	return outputs{tracePath: a.tracePath, verbose: a.verbose, jsonOut: a.jsonOut, diagram: a.diagram}
+	return outputs{tracePath: a.tracePath, verbose: a.verbose, jsonOut: a.jsonOut, diagram: a.diagram, live: a.live}
 }
 
-// outputs say where a run's events go besides the hash.
+// outputs say where a run's events go besides the hash, and which Kafka the run goes to.
 type outputs struct {
 	tracePath string
 	verbose   bool
 	jsonOut   bool
 	diagram   diagramFlags
+	live      scenarios.Live
 }
 
 // outcome is a finished run and everything the report needs.
@@ -181,6 +193,7 @@ type outcome struct {
 	determinism *trace.DeterminismReport
 	replayErr   error // a replay that diverged from its recording
 	err         error // an output problem (the trace file could not be written)
+	live        scenarios.Live
 }
 
 // execute runs the prepared scenario with ch, sending events to the hash and to the sinks the
@@ -209,16 +222,35 @@ func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) out
 	if pic != nil {
 		opts.Sinks = append(opts.Sinks, pic.sink)
 	}
+	lr, err := o.live.StartLive(prep.Spec.Seed)
+	if err != nil {
+		pic.close()
+		return outcome{err: fmt.Errorf("--substrate %s: %w", o.live.Substrate, err)}
+	}
+	off := o.live.SwitchOff(&prep.Settings)
 	if !o.jsonOut {
 		printHeader(c.stdout, prep)
+		if lr != nil {
+			fmt.Fprintln(c.stdout, o.live.Describe(lr.Prefix()))
+		}
+		if off != "" {
+			fmt.Fprintf(c.stdout, "  %s\n", off)
+		}
 	}
 	if o.verbose {
 		tl := trace.NewTimelineSink(c.stdout)
 		opts.Sinks = append(opts.Sinks, tl)
 		flushers = append(flushers, tl.Flush)
 	}
+	lr.Use(&opts)
+	stop := cleanupOnSignal(lr, c.stderr)
 	res := sim.Run(prep.Scenario, prep.Settings, ch, opts)
-	out := outcome{res: res, hash: hash.Sum(), events: hash.Events()}
+	stop()
+	lr.AddDivergence(res)
+	if err := lr.Cleanup(); err != nil {
+		fmt.Fprintf(c.stderr, "simrun: %v\n", err)
+	}
+	out := outcome{res: res, hash: hash.Sum(), events: hash.Events(), live: o.live}
 	for _, flush := range flushers {
 		if err := flush(); err != nil && out.err == nil {
 			out.err = fmt.Errorf("writing the trace: %w", err)
@@ -272,7 +304,7 @@ func (c cli) finish(prep *scenarios.Prepared, out outcome, a *runArgs, save *os.
 			return exitUsage
 		}
 	}
-	if out.res.Verdict != "pass" && !a.jsonOut && savePath != "" {
+	if out.res.Verdict != "pass" && !a.jsonOut && savePath != "" && out.live.IsModel() {
 		c.shrinkAfterViolation(prep.Spec, savePath)
 	}
 	if out.determinism != nil && !(out.determinism.Identical && out.determinism.HashesSame) {
@@ -316,7 +348,10 @@ func replayFile(s scenarios.Spec, out outcome) *replay.File {
 	for _, v := range out.res.Violations {
 		r.Notes = append(r.Notes, "violation: "+v.String())
 	}
-	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(s))
+	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(s)+out.live.Flags())
+	if !out.live.IsModel() {
+		r.Notes = append(r.Notes, "ran on "+out.live.Describe("")+": replay it with the same flags (the topic IDs, and so the hash, are the live substrate's)")
+	}
 	return r
 }
 
@@ -354,6 +389,8 @@ type jsonReport struct {
 	Deterministic *bool            `json:"deterministic,omitempty"`
 	Determinism   string           `json:"determinism,omitempty"`
 	ReplayError   string           `json:"replay_error,omitempty"`
+	Substrate     string           `json:"substrate,omitempty"` // the live substrate, when not the model
+	Compared      bool             `json:"compared,omitempty"`  // compared with the model (a divergence is a MODEL_DIVERGENCE violation)
 }
 
 func writeJSON(w io.Writer, prep *scenarios.Prepared, out outcome, savePath string) {
@@ -364,7 +401,11 @@ func writeJSON(w io.Writer, prep *scenarios.Prepared, out outcome, savePath stri
 		rep.Violations = []spec.Violation{}
 	}
 	if savePath != "" {
-		rep.ReplayCommand = reproPrefix + " replay " + savePath
+		rep.ReplayCommand = reproPrefix + " replay " + savePath + out.live.Flags()
+	}
+	if !out.live.IsModel() {
+		rep.Substrate = out.live.Substrate
+		rep.Compared = out.live.Compare
 	}
 	if d := out.determinism; d != nil {
 		ok := d.Identical && d.HashesSame
@@ -428,9 +469,9 @@ func printReport(w io.Writer, prep *scenarios.Prepared, out outcome, savePath st
 	}
 	if out.res.Verdict != "pass" {
 		if savePath != "" {
-			fmt.Fprintf(w, "reproduce: %s replay %s\n", reproPrefix, savePath)
+			fmt.Fprintf(w, "reproduce: %s replay %s%s\n", reproPrefix, savePath, out.live.Flags())
 		}
-		fmt.Fprintf(w, "   re-run: %s\n", rerunCommand(prep.Spec))
+		fmt.Fprintf(w, "   re-run: %s%s\n", rerunCommand(prep.Spec), out.live.Flags())
 	}
 }
 

@@ -7,13 +7,16 @@ import (
 	"os"
 	"strings"
 
+	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
+	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
 // runFileUsage is the help text of `simrun run`.
 const runFileUsage = `usage: simrun run FILE [-v | --json] [--trace FILE] [--svg FILE] [--html FILE] [--sabotage MODE] [--rewrite]
+                    [--substrate model|kfake|kafka [--brokers host:port,...]] [--compare]
 
 Runs a scenario file (scenarios/scenariofile/FORMAT.md), prints its story and verdict, and checks
 its expectations and recorded story. --svg and --html draw the run as a space-time diagram;
@@ -31,6 +34,8 @@ type runFileArgs struct {
 	diagram   diagramFlags
 	sabotage  string
 	rewrite   bool
+	liveFlags liveFlags
+	live      scenarios.Live
 }
 
 // runFileMain is the entry point of "simrun run".
@@ -69,7 +74,26 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 		opts.Sinks = append(opts.Sinks, tl)
 		flushers = append(flushers, tl.Flush)
 	}
+	lr, err := a.live.StartLive(f.Settings.Seed)
+	if err != nil {
+		pic.close()
+		return usageError(stderr, name, "--substrate %s: %v", a.live.Substrate, err)
+	}
+	if lr != nil && !a.jsonOut {
+		fmt.Fprintln(stdout, a.live.Describe(lr.Prefix()))
+	}
+	var live sim.RunOptions
+	lr.Use(&live)
+	opts.Substrate, opts.Sinks = live.Substrate, append(opts.Sinks, live.Sinks...)
+	stop := cleanupOnSignal(lr, stderr)
 	run, err := scenariofile.RunFile(f, opts)
+	stop()
+	if err == nil && lr.AddDivergence(run.Result) { // a finding even where the file expects a violation
+		run.Failures = append(run.Failures, run.Result.Violations[len(run.Result.Violations)-1].String())
+	}
+	if cerr := lr.Cleanup(); cerr != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, cerr)
+	}
 	if err != nil {
 		pic.close()
 		return usageError(stderr, name, "%v", err)
@@ -97,6 +121,7 @@ func parseRunFileArgs(args []string, stdout, stderr io.Writer) (a *runFileArgs, 
 	a.diagram.register(fs.FlagSet)
 	fs.StringVar(&a.sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
 	fs.BoolVar(&a.rewrite, "rewrite", false, "write the run's story into the file's ---- section")
+	a.liveFlags.register(fs.FlagSet)
 	files, code, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return nil, code, false
@@ -111,6 +136,13 @@ func parseRunFileArgs(args []string, stdout, stderr io.Writer) (a *runFileArgs, 
 	}
 	if _, _, err := spec.ParseSabotage(a.sabotage); err != nil {
 		return nil, usageError(stderr, name, "--sabotage: %v", err), false
+	}
+	var err error
+	if a.live, err = a.liveFlags.live(); err != nil {
+		return nil, usageError(stderr, name, "%v", err), false
+	}
+	if a.rewrite && !a.live.IsModel() {
+		return nil, usageError(stderr, name, "--rewrite records the model's story: --substrate cannot be used with it"), false
 	}
 	a.path = files[0]
 	if err := checkOutputs([]fileArg{{"the scenario file", a.path}}, []fileArg{{"--trace", a.tracePath},

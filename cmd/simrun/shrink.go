@@ -42,9 +42,13 @@ func (c cli) shrink(args []string) int {
 	fs.IntVar(&cfg.Spec.Processes, "processes", 0, fmt.Sprintf("topology size of the failing run, 2-%d (random scenario)", spec.MaxProcesses))
 	fs.IntVar(&cfg.Attempts, "attempts", scenarios.DefaultShrinkAttempts, fmt.Sprintf("at most this many runs, 1-%d", maxShrinkAttempts))
 	out := fs.String("out", "", "write `STEM`.replay and STEM.txt (default simrun-shrunk-SCENARIO-SEED[-SABOTAGE])")
+	sub := modelOnlyFlag(fs.FlagSet)
 	rest, code, ok := fs.parse(args, c.stdout, c.stderr)
 	if !ok {
 		return code
+	}
+	if err := modelOnly("shrink", *sub, "it reruns the failing run hundreds of times and needs each rerun to get the same topic IDs"); err != nil {
+		return usageError(c.stderr, "simrun shrink", "%v", err)
 	}
 	if err := checkShrinkArgs(fs, rest, seed, &cfg); err != nil {
 		return usageError(c.stderr, "simrun shrink", "%v", err)

@@ -24,6 +24,7 @@ import (
 // sweepUsage is the help text of `simrun sweep`.
 const sweepUsage = `usage: simrun sweep --seeds A-B [-j N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N] [--trace-digest] [--json]
                     [--shard i/n] [--result FILE] [--save-failures DIR]
+                    [--substrate model|kfake|kafka [--brokers host:port,...]] [--compare]
        simrun sweep --catch-rates --seeds A-B [-j N] [--out DIR]
 
 Runs every seed of the inclusive range A-B (or the single seed N) on N worker goroutines (default:
@@ -52,6 +53,11 @@ With --sabotage the summary also counts the eligible seeds (whose settings switc
 the mode needs) and how many of them were caught. A caught seed is a failing seed, so under
 --sabotage exit status 1 is the expected outcome: it means the checkers caught the fault.
 
+--substrate kfake runs every seed on an embedded kfake cluster of its own; --substrate kafka on
+the brokers --brokers names, under a fresh topic prefix per seed, deleting its topics after each.
+--compare runs the model beside it call for call: a seed on which the two disagree fails with
+MODEL_DIVERGENCE, and the summary says how many seeds agreed.
+
 --catch-rates sweeps the range once per sabotage mode (engine and host modes over the random
 scenario, the session tiers' modes over the session scenario) and writes the catch-rate table to
 DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md). It is not sharded.
@@ -73,6 +79,8 @@ type sweepArgs struct {
 	shard        scenarios.Shard
 	result       string
 	saveFailures string
+	liveFlags    liveFlags
+	live         scenarios.Live
 }
 
 // sweepMain is `simrun sweep`: see sweepUsage.
@@ -107,7 +115,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 	}
 	cfg := scenarios.SweepConfig{Spec: a.spec, First: a.first, Last: a.last, Workers: a.workers, TraceDigest: a.traceDigest,
-		Shard: a.shard, Replays: a.saveFailures != ""}
+		Shard: a.shard, Replays: a.saveFailures != "", Live: a.live}
 	var saveErr error
 	if a.saveFailures != "" {
 		cfg.Visit = func(o scenarios.SeedOutcome) {
@@ -212,6 +220,7 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code
 	fs.BoolVar(&a.traceDigest, "trace-digest", false, "hash every run's trace and report a digest of them all in seed order")
 	fs.BoolVar(&a.catchRates, "catch-rates", false, "sweep every sabotage mode and write the catch-rate table")
 	fs.StringVar(&a.outDir, "out", "results", "with --catch-rates: the `DIR` for catch-rates.md and catch-rates.json")
+	a.liveFlags.register(fs.FlagSet)
 	rest, code, ok := fs.parse(args, stdout, stderr)
 	if !ok {
 		return nil, code, false
@@ -264,6 +273,12 @@ func (a *sweepArgs) check(fs *flagSet, rest []string) error {
 	}
 	if fi, err := os.Stat(a.saveFailures); a.saveFailures != "" && err == nil && !fi.IsDir() {
 		return fmt.Errorf("--save-failures %s is not a directory", a.saveFailures)
+	}
+	if a.live, err = a.liveFlags.live(); err != nil {
+		return err
+	}
+	if a.catchRates && !a.live.IsModel() {
+		return errors.New("--catch-rates runs on the model: --substrate cannot be used with it")
 	}
 	return checkResultPath(a.result)
 }
@@ -319,6 +334,13 @@ func printSweep(w io.Writer, rep *scenarios.SweepReport, how string, elapsed tim
 		status = fmt.Sprintf("  INTERRUPTED after %d of %d seeds", rep.Runs, rep.SeedCount())
 	}
 	fmt.Fprintf(w, "runs %d  passed %d  failed %d%s\n", rep.Runs, rep.Passed, rep.Failed(), status)
+	if rep.Substrate != "" {
+		fmt.Fprintf(w, "substrate %s", rep.Substrate)
+		if rep.ComparedSeeds != nil {
+			fmt.Fprintf(w, ", compared with the model: %d of %d seeds agreed", *rep.AgreedSeeds, *rep.ComparedSeeds)
+		}
+		fmt.Fprintln(w)
+	}
 	if rep.EligibleSeeds != nil {
 		fmt.Fprintf(w, "eligible seeds %d, caught %d (%s); fault fired on %d, caught %d (%s); caught over all runs %s\n",
 			*rep.EligibleSeeds, *rep.CaughtEligible, percent(*rep.CaughtEligible, *rep.EligibleSeeds), *rep.FiredSeeds,

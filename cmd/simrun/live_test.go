@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// wrongOffset is a live substrate that answers every transactional write one offset too far: a
+// planted disagreement for the comparison to find.
+type wrongOffset struct{ substrate.Substrate }
+
+func (w wrongOffset) ProduceTx(p substrate.TxnProducer, tp substrate.TopicPartition, rec substrate.Record) (substrate.Offset, error) {
+	off, err := w.Substrate.ProduceTx(p, tp, rec)
+	return off + 1, err
+}
+
+// plant makes every live substrate of the test's commands answer wrongly.
+func plant(t *testing.T) {
+	wrapLive = func(s substrate.Substrate) substrate.Substrate { return wrongOffset{s} }
+	t.Cleanup(func() { wrapLive = nil })
+}
+
+// TestLiveKfakeSeedAgrees: a seed run on kfake with --compare passes and says so in its JSON;
+// the same seed with a planted wrong offset exits 1 with the divergence (step, call, both
+// results) and a replay file whose reproduction command carries the live flags.
+func TestLiveKfakeSeedAgrees(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := invoke(t, dir, "--seed", "3", "--steps", "80", "--substrate", "kfake", "--compare", "--json")
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d, not JSON: %v\n%s%s", code, err, out, errs)
+	}
+	if code != exitPass || rep.Verdict != "pass" || rep.Substrate != "kfake" || !rep.Compared {
+		t.Fatalf("honest compared run: exit %d, verdict %s, substrate %q, compared %v: %v %s", code, rep.Verdict, rep.Substrate, rep.Compared, rep.Violations, errs)
+	}
+
+	plant(t)
+	code, out, _ = invoke(t, dir, "--seed", "3", "--steps", "80", "--substrate", "kfake", "--compare")
+	if code != exitViolation {
+		t.Fatalf("planted divergence: exit %d, want %d\n%s", code, exitViolation, out)
+	}
+	for _, want := range []string{"MODEL_DIVERGENCE", "disagree at step", "ProduceTx(", "model ", "; live ", "--substrate kfake --compare"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	replayFile := filepath.Join(dir, "simrun-random-3.replay")
+	if data, err := os.ReadFile(replayFile); err != nil || !strings.Contains(string(data), "--substrate kfake --compare") {
+		t.Errorf("replay file %s: %v\n%s", replayFile, err, data)
+	}
+}
+
+// TestLiveKafkaBrokers runs a seed with --substrate kafka against an embedded cluster's listen
+// address: the prefix is printed, the run agrees with the model, and Cleanup leaves no topic of
+// the run behind.
+func TestLiveKafkaBrokers(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	brokers := strings.Join(cluster.ListenAddrs(), ",")
+	code, out, errs := invoke(t, t.TempDir(), "--seed", "8", "--steps", "80", "--substrate", "kafka", "--brokers", brokers, "--compare")
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "topic prefix parsley-8-") {
+		t.Errorf("the default prefix (seed and suffix) is not printed:\n%s", out)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	left, err := kadm.NewClient(cl).ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := left.Names(); len(names) > 0 {
+		t.Errorf("topics left on the cluster after the run: %v", names)
+	}
+}
+
+// TestLiveSweepCountsDivergence: a kfake sweep with --compare counts the seeds that agreed, and a
+// planted divergence fails every seed with MODEL_DIVERGENCE.
+func TestLiveSweepCountsDivergence(t *testing.T) {
+	sweep := func() (int, map[string]any) {
+		var out, errb bytes.Buffer
+		code := sweepCommand(context.Background(), []string{"--seeds", "1-2", "--steps", "60", "-j", "1", "--substrate", "kfake", "--compare", "--json"}, &out, &errb, false)
+		var rep map[string]any
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatalf("exit %d, not JSON: %v\n%s%s", code, err, out.String(), errb.String())
+		}
+		return code, rep
+	}
+	code, rep := sweep()
+	if rep["compared_seeds"] != 2.0 || rep["agreed_seeds"] != 2.0 || rep["substrate"] != "kfake" {
+		t.Fatalf("honest sweep: exit %d, compared %v, agreed %v, substrate %v", code, rep["compared_seeds"], rep["agreed_seeds"], rep["substrate"])
+	}
+	plant(t)
+	code, rep = sweep()
+	byCrit, _ := rep["seeds_by_criterion"].(map[string]any)
+	if code != exitViolation || rep["agreed_seeds"] != 0.0 || byCrit["MODEL_DIVERGENCE"] != 2.0 {
+		t.Fatalf("planted sweep: exit %d, agreed %v, by criterion %v", code, rep["agreed_seeds"], byCrit)
+	}
+}
+
+// TestLiveRefusals: explore and shrink refuse a live substrate, a scenario file line that needs
+// the script rerun alike is named, and the live flags are checked.
+func TestLiveRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explore", "--scenario", "diamond", "--substrate", "kfake"}, "explore runs on the model only"},
+		{[]string{"shrink", "--seed", "1", "--substrate", "kfake"}, "shrink runs on the model only"},
+		{[]string{"run", "../../scenarios/testdata/restart_invisibility.txt", "--substrate", "kfake"}, "restart_invisibility.txt:18: expect restart-invisible cannot run on a live substrate"},
+		{[]string{"--seed", "1", "--substrate", "kafka"}, "--substrate kafka needs --brokers"},
+		{[]string{"--seed", "1", "--compare"}, "--compare needs a live substrate"},
+		{[]string{"--seed", "1", "--substrate", "kfake", "--topic-prefix", "x-"}, "are for --substrate kafka"},
+		{[]string{"sweep", "--seeds", "1-2", "--substrate", "redpanda"}, `unknown substrate "redpanda"`},
+	} {
+		var out, errb bytes.Buffer
+		code := run(c.args, nil, &out, &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
