@@ -1,13 +1,13 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle"
-	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -72,10 +72,10 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 			seen[k] = true
 			w := s.w.(*world)
 			for _, p := range w.procs {
-				if p.ref.live == nil || p.eng == nil {
+				if p.ref.Live() == nil || p.eng == nil {
 					continue
 				}
-				st := p.ref.live.Clone().Commit()
+				st := p.ref.Live().Clone().Commit()
 				if !oracle.SameCommitted(p.eng.view().Snapshot(), st, nil) {
 					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, oracle.RefState(p.eng.view().Snapshot()).Diff(st))
 				}
@@ -84,9 +84,20 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 				if x.hash(&cp) != k {
 					t.Fatal("a clone hashes differently from its original")
 				}
-				q := cp.w.(*world).procs[p.idx]
+				cw := cp.w.(*world)
+				q := cw.procs[p.idx]
 				q.own()
-				q.ref.node().Emit(refnode.Channel{Topic: refnode.TopicID{0xff}}, refnode.Record{})
+				undeclared := undeclaredChannel(cw, q)
+				if undeclared < 0 {
+					continue
+				}
+				// The model alone refuses an emission the engine (said to) refuse alike: no
+				// violation, only the model changes.
+				refusal := &node.Refusal{Reason: node.ReasonEmissionToUndeclaredChannel}
+				cw.or.RefEmit(cw.at(), &q.ref, undeclared, node.Record{}, node.Record{}, refusal)
+				if q.ref.Off() || q.ref.Live() == nil {
+					t.Fatalf("%s: the reference node objected to a refusal it shares", p.spec.Name)
+				}
 				if x.hash(&cp) == k {
 					t.Fatalf("%s: a refusal of the reference node alone leaves the state hash unchanged", p.spec.Name)
 				}
@@ -103,4 +114,14 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 	if checked < 500 {
 		t.Fatalf("checked only %d reference nodes", checked)
 	}
+}
+
+// undeclaredChannel returns a live channel of a topic p does not send to (-1 if none).
+func undeclaredChannel(w *world, p *proc) int32 {
+	for c := range w.chans {
+		if w.alive(int32(c)) && !slices.Contains(p.sends, w.chans[c].topic) {
+			return int32(c)
+		}
+	}
+	return -1
 }

@@ -9,11 +9,12 @@
 // delivery, an emission with its bytes, a commit, a crash or refusal, a zombie's commit, the
 // faults that entitle a process to fail closed, the end of the run — and it keeps its own model
 // of the world (oracle.Oracle: the message table, each channel's log) and of each process
-// (oracle.Proc, kept in the process's shell so that the explorer's clone copies it with the
-// process). Its checkers, one per criterion, live in package oracle, which cannot see the host
-// (oracle.TestOracleSeesNoHost); the ones still here (the reference node's, check_reference.go;
-// the sessions', check_session.go; restart invisibility, check_restart.go) read only the oracle
-// and the events' arguments (TestOracleReadsNoHostState). The oracle reports each violation as it
+// (oracle.Proc, and the reference node that runs in lockstep with its engine, oracle.Reference,
+// both kept in the process's shell so that the explorer's clone copies them with the process).
+// Its checkers, one per criterion, live in package oracle, which cannot see the host
+// (oracle.TestOracleSeesNoHost); the ones still here (the sessions', check_session.go; restart
+// invisibility, check_restart.go) read only the oracle and the events' arguments
+// (TestOracleReadsNoHostState). The oracle reports each violation as it
 // finds it to the world (oracle.Reporter), which traces it. The world asks it queries (RecordAt,
 // FedHigh, PendingHead, HeldBack, Ledger, DeliverySequence).
 //

@@ -83,8 +83,10 @@ type proc struct {
 	refusalWhy string
 
 	o oracle.Proc
-	// ref is the process's reference node, in lockstep with its engine (check_reference.go).
-	ref procRef
+	// ref is the process's reference node, in lockstep with its engine (oracle.Reference).
+	ref oracle.Reference
+	// refHash caches the canonical hashes of ref's live model and committed state (appendRef).
+	refHash refHashes
 	// share is the copy-on-write state and cached hash of an explored process (world_clone.go).
 	share procShare
 	// store is storage this process shell allocated when it owned its state in an earlier world,
@@ -115,6 +117,7 @@ func newProc(w *world, i int) *proc {
 		resolved:     make(map[int]int32),
 		everResolved: make(map[int]bool),
 		o:            oracle.NewProc(i),
+		ref:          oracle.NewReference(i),
 	}
 	w.or.SetProc(i, &p.o)
 	for _, t := range p.declared {

@@ -131,7 +131,7 @@ func (p *proc) commitSequence(crashAfter int) (crashed bool, err error) {
 		p.applyDelta(delta)
 		p.stepCommitted()
 	}
-	w.refCheckCommitted(p, p.committed)
+	w.or.RefCheckCommitted(w.at(), &p.ref, p.committed)
 	return false, nil
 }
 
@@ -182,7 +182,7 @@ func (p *proc) commitCall(call commitCall, offs []substrate.GroupOffset, delta n
 // positions and re-reads the LSOs its transaction moved.
 func (p *proc) stepCommitted() {
 	w := p.w
-	w.refCommit(p)
+	w.or.RefCommit(&p.ref)
 	for _, pc := range p.recv {
 		if w.alive(pc.ch) {
 			pc.committedPos = pc.readPos
@@ -240,5 +240,5 @@ func (w *world) commitCrash(p *proc, calls int) {
 		w.emitProc("commit-crash", p, fmt.Sprintf("after %d of %d calls of the commit", min(calls, n), n))
 	}
 	p.crash()
-	w.refCheckStored(p, p.committed, fmt.Sprintf("after a crash %d calls into a commit of %d", min(calls, n), n))
+	w.or.RefCheckStored(w.at(), &p.ref, p.committed, fmt.Sprintf("after a crash %d calls into a commit of %d", min(calls, n), n))
 }

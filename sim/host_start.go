@@ -32,7 +32,7 @@ func (p *proc) start(full bool) bool {
 		dead, recreated = w.identityReport()
 		ierr = eng.Identity(dead, recreated)
 	}
-	w.refStart(p, init, err, dead, recreated, ierr)
+	w.or.RefStart(w.at(), &p.ref, init, err, dead, recreated, ierr)
 	if err == nil {
 		err = ierr
 	}

@@ -53,7 +53,7 @@ func (p *proc) feed(pc *pcState) {
 		nrec.Headers = w.hooks.feedHeaders(p.idx, pc.ch, nrec.Headers)
 	}
 	out, rerr := p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), nrec)
-	w.refReceive(p, pc.ch, pos, rec.Record, out, rerr) // the record as fetched: feedHeaders misreads it in the engine only
+	w.or.RefReceive(w.at(), &p.ref, pc.ch, pos, rec.Record, out, rerr) // the record as fetched: feedHeaders misreads it in the engine only
 	pc.readPos, pc.lastFed = int64(next), pos
 	p.stepDirty, p.drainable = true, true
 	p.chargeWork()
@@ -61,7 +61,7 @@ func (p *proc) feed(pc *pcState) {
 		w.or.OnRefeed(w.at(), &p.o, pc.ch, uid, pos)
 		var again node.ReceiveOutcome
 		again, rerr = p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
-		w.refReceive(p, pc.ch, pos, rec.Record, again, rerr)
+		w.or.RefReceive(w.at(), &p.ref, pc.ch, pos, rec.Record, again, rerr)
 	}
 	if rerr != nil {
 		p.refuse(rerr)
@@ -110,7 +110,7 @@ func (p *proc) drain() {
 		if !ok {
 			refusal = p.eng.Refusal()
 		}
-		w.refNext(p, d, ok, refusal)
+		w.or.RefNext(w.at(), &p.ref, d, ok, refusal)
 		if !ok {
 			break
 		}
@@ -171,7 +171,7 @@ func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 	c := w.chanOf(inc, part)
 	in := node.Record{Key: em.Key, Value: em.Value, TimestampMicros: tsMicros}
 	stamped, err := p.eng.Emit(w.chans[c].nc, in)
-	w.refEmit(p, c, in, stamped, err)
+	w.or.RefEmit(w.at(), &p.ref, c, in, stamped, err)
 	if err != nil {
 		p.refuse(err)
 		return false
@@ -255,7 +255,7 @@ func (p *proc) rollback() {
 		w.stats.Rollbacks++
 	}
 	p.eng = nil
-	p.ref.drop()
+	p.ref.Drop()
 	p.stepDirty, p.drainable = false, false
 	if p.status == procRunning {
 		p.status = procDown
@@ -277,7 +277,7 @@ func (p *proc) stop() {
 		panic(fmt.Sprintf("sim: clean stop of %s could not commit: %v", p.spec.Name, err))
 	}
 	p.eng = nil
-	p.ref.drop()
+	p.ref.Drop()
 	p.status = procDown
 	p.w.stats.Stops++
 	if p.w.tracing {

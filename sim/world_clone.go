@@ -171,9 +171,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 	if p.committed != nil {
 		p.committedShared, c.committedShared = true, true
 	}
-	if p.ref.live != nil { // the reference node is cloned on its first change (procRef.node)
-		p.ref.shared, c.ref.shared = true, true
-	}
+	p.ref.ShareWith(&c.ref) // the live model is cloned on its first change
 	p.o.ShareWith(&c.o, lat)
 	c.fetchBuf = fetched
 	return c

@@ -20,9 +20,9 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
-			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store",
+			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store", "refHash",
 			"share", // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
-			"ref"},  // the reference node: shared copy-on-write (procRef.node), hashed in appendRef
+			"ref"},  // the reference node: shared copy-on-write (oracle.Reference.ShareWith), hashed in appendRef
 		"pcState":      {"ch", "received", "readPos", "lastFed", "startPos", "committedPos"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
 		"sessionWorld": {"w", "spec", "mode", "writes", "clients", "models", "projections", "txn", "nextSession", "ops",

@@ -264,7 +264,7 @@ func (w *world) zombie(p *proc) {
 		_, cerr = p.commitSequence(-1)
 	}
 	w.or.OnZombieCommit(w.at(), &p.o, offs, w.appendCommittedOffsets(nil, p.group), state, p.committed)
-	w.refCheckStored(p, p.committed, "after a fenced execution's commit")
+	w.or.RefCheckStored(w.at(), &p.ref, p.committed, "after a fenced execution's commit")
 	for _, c := range oldChans {
 		w.refreshLSO(c)
 	}

@@ -245,38 +245,60 @@ func (h *stateHasher) checkCached(stale bool, part string, p *proc) {
 	}
 }
 
+// refHashes caches the canonical hashes of a process's reference node (appendRef).
+type refHashes struct {
+	live      refLiveHash
+	committed refCommittedHash
+}
+
+// refLiveHash is a live model's cached hash: valid while by is the hasher and the reference
+// holds live after changes calls (holding live keeps its address from being reused).
+type refLiveHash struct {
+	by      *stateHasher
+	live    *refnode.Node
+	changes int
+	key     hashKey
+}
+
+// refCommittedHash is a committed model state's cached hash: committed states never change.
+type refCommittedHash struct {
+	by  *stateHasher
+	st  *refnode.State
+	key hashKey
+}
+
 // appendRef appends p's reference node: whether it still judges p, the hash of its live
 // execution and (unless free: only a restart reads it) of its committed state, each cached in
-// p.ref. On a path where the model never disagreed with an honest engine it means what the
+// p.refHash. On a path where the model never disagreed with an honest engine it means what the
 // engine's state means, but an engine that deviates from SPEC can reach one engine state by two
 // paths on which the models differ, and the model decides how the path's future is judged: so
 // it is part of the state.
 func (h *stateHasher) appendRef(b []byte, p *proc, free bool) []byte {
 	r := &p.ref
-	b = appendBool(b, r.off)
-	if r.live == nil {
+	b = appendBool(b, r.Off())
+	if live := r.Live(); live == nil {
 		b = append(b, 0)
 	} else {
-		lh := &r.liveHash
-		if lh.by != h || lh.live != r.live || lh.changes != r.changes || h.verify {
+		lh, changes := &p.refHash.live, r.Changes()
+		if lh.by != h || lh.live != live || lh.changes != changes || h.verify {
 			c := h.caches
-			c.sub = r.live.AppendCanonical(c.sub[:0], refEncoder{p.w})
+			c.sub = live.AppendCanonical(c.sub[:0], refEncoder{p.w})
 			key := h.sum(c.sub)
-			h.checkCached(lh.by == h && lh.live == r.live && lh.changes == r.changes && lh.key != key, "reference node", p)
-			*lh = refLiveHash{by: h, live: r.live, changes: r.changes, key: key}
+			h.checkCached(lh.by == h && lh.live == live && lh.changes == changes && lh.key != key, "reference node", p)
+			*lh = refLiveHash{by: h, live: live, changes: changes, key: key}
 		}
 		b = appendKey(append(b, 1), lh.key)
 	}
 	if free {
 		return b
 	}
-	ch := &r.committedHash
-	if ch.by != h || ch.st != r.committed || h.verify {
+	ch, st := &p.refHash.committed, r.Committed()
+	if ch.by != h || ch.st != st || h.verify {
 		c := h.caches
-		c.sub = r.committed.AppendCanonical(c.sub[:0], refEncoder{p.w})
+		c.sub = st.AppendCanonical(c.sub[:0], refEncoder{p.w})
 		key := h.sum(c.sub)
-		h.checkCached(ch.by == h && ch.st == r.committed && ch.key != key, "reference committed state", p)
-		*ch = refCommittedHash{by: h, st: r.committed, key: key}
+		h.checkCached(ch.by == h && ch.st == st && ch.key != key, "reference committed state", p)
+		*ch = refCommittedHash{by: h, st: st, key: key}
 	}
 	return appendKey(b, ch.key)
 }

@@ -5,16 +5,18 @@
 // violations found, the deliveries and latencies counted, with its own copy-on-write clone for
 // the explorer); its view of each process (Proc: true past, what it was fed and delivered per
 // channel, staged per step and rolled back with a crashed or refused step, with its canonical
-// encoding for the explorer's hash, AppendProc); and one checker per criterion (check_*.go: S1,
-// S2, S3, S7, S8, S9, STRUCT12, STRUCT14, STRUCT15, OVEREXPRESSION, OVER_REFUSAL, RECREATION,
-// LIVENESS, HOST), each run by the event it judges. Its other parts: what a header means as the
-// reference decoder reads it (HeaderReading, ReadHeaders, StampReader, EncodeCauses); the
-// translation and comparison between the engine's types and the reference node's that the
-// REFERENCE criterion judges with (SameCommitted, SameRecord, SameReason, RefState, RefInit,
-// ...); the copy-on-write frontier the oracle keeps its pasts in (Frontier); the comparisons of
-// frontiers the checkers make (LookupFrom, FirstUncovered); and RESTART_INVISIBILITY's comparison
-// of the deliveries of a run with and without a clean restart (CompareDeliveries). The REFERENCE,
-// session and RESTART_INVISIBILITY checkers still live in package sim. Its sub-packages are the
+// encoding for the explorer's hash, AppendProc); each process's reference node (Reference: the
+// model run in lockstep with the process's engine, fed by the Ref* events with the engine's
+// inputs and answers, copied copy-on-write with the process); and one checker per criterion
+// (check_*.go: S1, S2, S3, S7, S8, S9, STRUCT12, STRUCT14, STRUCT15, OVEREXPRESSION,
+// OVER_REFUSAL, RECREATION, LIVENESS, HOST, REFERENCE), each run by the event it judges. Its
+// other parts: what a header means as the reference decoder reads it (HeaderReading,
+// ReadHeaders, StampReader, EncodeCauses); the translation and comparison between the engine's
+// types and the reference node's that REFERENCE judges with (SameCommitted, RefState, ...); the
+// copy-on-write frontier the oracle keeps its pasts in (Frontier); the comparisons of frontiers
+// the checkers make (LookupFrom, FirstUncovered); and RESTART_INVISIBILITY's comparison of the
+// deliveries of a run with and without a clean restart (CompareDeliveries). The session and
+// RESTART_INVISIBILITY checkers still live in package sim. Its sub-packages are the
 // reference codec (wire), the corrupt-header generator (corrupt) and the reference node
 // (refnode), none of which shares code with the node under test.
 package oracle

@@ -374,3 +374,42 @@ func TestEventsReporterHearsViolationsFoundNow(t *testing.T) {
 		}
 	}
 }
+
+// referenceStart starts process p's reference node receiving a and sending to b, the engine's
+// start and identity report agreeing.
+func (f *fixture) referenceStart() *Reference {
+	r := NewReference(0)
+	init := node.Init{Received: []node.Channel{nc(1)}, Bindings: []node.Binding{{Name: "a", Topic: nc(1).Topic}},
+		SendTopics: []node.TopicID{nc(2).Topic}, StartPositions: []node.Cause{{Channel: nc(1), Position: 0}}}
+	f.o.RefStart(f.at(), &r, init, nil, nil, nil, nil)
+	if r.Live() == nil || r.Off() {
+		f.t.Fatal("the reference node did not start")
+	}
+	return &r
+}
+
+func TestEventsReference(t *testing.T) {
+	for _, honest := range []bool{true, false} {
+		f := newFixture(t)
+		r := f.referenceStart()
+		// The engine stamps an emission to b, with nothing delivered: the empty frontier, or
+		// (deviating) a cause it never received.
+		stamp := node.Causes{}
+		if !honest {
+			stamp = node.CausesOf(node.Cause{Channel: nc(1), Position: 3})
+		}
+		stamped := node.Record{Headers: []node.Header{{Key: node.HeaderKey, Value: EncodeCauses(stamp)}}}
+		f.o.RefEmit(f.at(), r, 1, node.Record{}, stamped, nil)
+		if honest {
+			f.expectNone()
+			continue
+		}
+		f.expect(spec.CritReference, "stamp of an emission to b")
+		if !r.Off() || r.Live() != nil {
+			t.Fatal("the process is still judged after a disagreement")
+		}
+		// Not judged again: a second disagreement is not reported.
+		f.o.RefEmit(f.at(), r, 1, node.Record{}, stamped, nil)
+		f.expect(spec.CritReference, "stamp of an emission to b")
+	}
+}

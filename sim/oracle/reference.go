@@ -31,7 +31,7 @@ func SameCommitted(st *node.State, ref, prev *refnode.State) bool {
 		}
 	}
 	for i, f := range fed {
-		if ref.Fed[i] != (refnode.Entry{Channel: RefChannel(f.Channel), Position: refnode.Position(f.FedUpTo)}) {
+		if ref.Fed[i] != (refnode.Entry{Channel: refChannel(f.Channel), Position: refnode.Position(f.FedUpTo)}) {
 			return false
 		}
 	}
@@ -40,15 +40,15 @@ func SameCommitted(st *node.State, ref, prev *refnode.State) bool {
 	}
 	for i, c := range heldChans {
 		held, want := st.Held(c), ref.Held[i].Messages
-		if ref.Held[i].Channel != RefChannel(c) || len(held) != len(want) {
+		if ref.Held[i].Channel != refChannel(c) || len(held) != len(want) {
 			return false
 		}
 		seen := lastHeld(prev, ref.Held[i].Channel) // holds at or below it were compared before
 		for j := range held {
-			if refnode.Position(held[j].Position) != want[j].Position || RefChannel(held[j].Channel) != want[j].Channel {
+			if refnode.Position(held[j].Position) != want[j].Position || refChannel(held[j].Channel) != want[j].Channel {
 				return false
 			}
-			if want[j].Position > seen && (!SameRecord(held[j].Record, want[j].Record) || !sameCauses(held[j].Causes, want[j].Causes)) {
+			if want[j].Position > seen && (!sameRecord(held[j].Record, want[j].Record) || !sameCauses(held[j].Causes, want[j].Causes)) {
 				return false
 			}
 		}
@@ -76,16 +76,16 @@ func sameCauses(c node.Causes, p refnode.Positions) bool {
 		return false
 	}
 	for i, e := range c.Pairs() {
-		if p[i] != (refnode.Entry{Channel: RefChannel(e.Channel), Position: refnode.Position(e.Position)}) {
+		if p[i] != (refnode.Entry{Channel: refChannel(e.Channel), Position: refnode.Position(e.Position)}) {
 			return false
 		}
 	}
 	return true
 }
 
-// SameRecord reports whether the engine's record is the model's: same key, value, headers in
-// order (null and empty values told apart) and timestamp, as refnode.SameRecord.
-func SameRecord(r node.Record, m refnode.Record) bool {
+// sameRecord reports whether the engine's record is the model's: same key, value, headers in
+// order (null and empty values told apart) and timestamp, as refnode.sameRecord.
+func sameRecord(r node.Record, m refnode.Record) bool {
 	if !sameBytes(r.Key, m.Key) || !sameBytes(r.Value, m.Value) || r.TimestampMicros != m.TimestampMicros ||
 		len(r.Headers) != len(m.Headers) {
 		return false
@@ -111,13 +111,13 @@ func RefState(st *node.State) *refnode.State {
 		out.Bindings = append(out.Bindings, refnode.Binding{Name: b.Name, Topic: refnode.TopicID(b.Topic)})
 	}
 	for _, f := range st.FedPositions() {
-		out.Fed = append(out.Fed, refnode.Entry{Channel: RefChannel(f.Channel), Position: refnode.Position(f.FedUpTo)})
+		out.Fed = append(out.Fed, refnode.Entry{Channel: refChannel(f.Channel), Position: refnode.Position(f.FedUpTo)})
 	}
 	for _, c := range st.HeldChannels() {
-		buf := refnode.Buffer{Channel: RefChannel(c)}
+		buf := refnode.Buffer{Channel: refChannel(c)}
 		for _, m := range st.Held(c) {
-			buf.Messages = append(buf.Messages, &refnode.Message{Channel: RefChannel(m.Channel),
-				Position: refnode.Position(m.Position), Record: RefRecordOfNode(m.Record), Causes: RefCauses(m.Causes)})
+			buf.Messages = append(buf.Messages, &refnode.Message{Channel: refChannel(m.Channel),
+				Position: refnode.Position(m.Position), Record: refRecordOfNode(m.Record), Causes: RefCauses(m.Causes)})
 		}
 		out.Held = append(out.Held, buf)
 	}
@@ -126,13 +126,13 @@ func RefState(st *node.State) *refnode.State {
 
 // Conversions of the host's inputs to the model's types: the same bytes.
 
-// RefChannel is channel c in the model's terms.
-func RefChannel(c node.Channel) refnode.Channel {
+// refChannel is channel c in the model's terms.
+func refChannel(c node.Channel) refnode.Channel {
 	return refnode.Channel{Topic: refnode.TopicID(c.Topic), Partition: int32(c.Partition)}
 }
 
-// RefTopics is topic IDs ts in the model's terms.
-func RefTopics(ts []node.TopicID) []refnode.TopicID {
+// refTopics is topic IDs ts in the model's terms.
+func refTopics(ts []node.TopicID) []refnode.TopicID {
 	out := make([]refnode.TopicID, len(ts))
 	for i, t := range ts {
 		out[i] = refnode.TopicID(t)
@@ -144,13 +144,13 @@ func RefTopics(ts []node.TopicID) []refnode.TopicID {
 func RefCauses(c node.Causes) refnode.Positions {
 	out := make(refnode.Positions, 0, c.Len())
 	for _, p := range c.Pairs() {
-		out = append(out, refnode.Entry{Channel: RefChannel(p.Channel), Position: refnode.Position(p.Position)})
+		out = append(out, refnode.Entry{Channel: refChannel(p.Channel), Position: refnode.Position(p.Position)})
 	}
 	return out
 }
 
-// RefRecord is a fetched record in the model's terms.
-func RefRecord(r substrate.Record) refnode.Record {
+// refRecord is a fetched record in the model's terms.
+func refRecord(r substrate.Record) refnode.Record {
 	out := refnode.Record{Key: r.Key, Value: r.Value, TimestampMicros: r.TimestampMicros}
 	if len(r.Headers) > 0 {
 		out.Headers = make([]refnode.Header, len(r.Headers))
@@ -161,8 +161,8 @@ func RefRecord(r substrate.Record) refnode.Record {
 	return out
 }
 
-// RefRecordOfNode is a record the application hands the engine, in the model's terms.
-func RefRecordOfNode(r node.Record) refnode.Record {
+// refRecordOfNode is a record the application hands the engine, in the model's terms.
+func refRecordOfNode(r node.Record) refnode.Record {
 	out := refnode.Record{Key: r.Key, Value: r.Value, TimestampMicros: r.TimestampMicros}
 	if len(r.Headers) > 0 {
 		out.Headers = make([]refnode.Header, len(r.Headers))
@@ -173,24 +173,24 @@ func RefRecordOfNode(r node.Record) refnode.Record {
 	return out
 }
 
-// RefInit is an execution's Init in the model's terms, with the metadata budget in force.
-func RefInit(init node.Init, budget int) refnode.Init {
-	out := refnode.Init{SendTopics: RefTopics(init.SendTopics), BudgetBytes: budget}
+// refInit is an execution's Init in the model's terms, with the metadata budget in force.
+func refInit(init node.Init, budget int) refnode.Init {
+	out := refnode.Init{SendTopics: refTopics(init.SendTopics), BudgetBytes: budget}
 	for _, c := range init.Received {
-		out.Received = append(out.Received, RefChannel(c))
+		out.Received = append(out.Received, refChannel(c))
 	}
 	for _, b := range init.Bindings {
 		out.Bindings = append(out.Bindings, refnode.Binding{Name: b.Name, Topic: refnode.TopicID(b.Topic)})
 	}
 	for _, s := range init.StartPositions {
-		out.Starts.Set(RefChannel(s.Channel), refnode.Position(s.Position))
+		out.Starts.Set(refChannel(s.Channel), refnode.Position(s.Position))
 	}
 	return out
 }
 
-// SameReason reports whether the engine's answer err and the model's r both refuse with one
+// sameReason reports whether the engine's answer err and the model's r both refuse with one
 // reason, or neither refuses.
-func SameReason(err error, r *refnode.Refusal) bool {
+func sameReason(err error, r *refnode.Refusal) bool {
 	if err == nil || r == nil {
 		return err == nil && r == nil
 	}
@@ -198,34 +198,34 @@ func SameReason(err error, r *refnode.Refusal) bool {
 	return errors.As(err, &nr) && string(nr.Reason) == string(r.Reason)
 }
 
-// RefusalString renders the engine's answer err for a violation's detail.
-func RefusalString(err error) string {
+// refusalString renders the engine's answer err for a violation's detail.
+func refusalString(err error) string {
 	if err == nil {
 		return "no refusal"
 	}
 	return "refused " + err.Error()
 }
 
-// RefRefusalString renders the model's answer r for a violation's detail.
-func RefRefusalString(r *refnode.Refusal) string {
+// refRefusalString renders the model's answer r for a violation's detail.
+func refRefusalString(r *refnode.Refusal) string {
 	if r == nil {
 		return "no refusal"
 	}
 	return "refused " + r.Error()
 }
 
-// OutcomeString renders the engine's receipt outcome (or refusal) for a violation's detail.
-func OutcomeString(out node.ReceiveOutcome, err error) string {
+// outcomeString renders the engine's receipt outcome (or refusal) for a violation's detail.
+func outcomeString(out node.ReceiveOutcome, err error) string {
 	if err != nil {
-		return RefusalString(err)
+		return refusalString(err)
 	}
 	return out.String()
 }
 
-// RefOutcomeString renders the model's receipt outcome (or refusal) for a violation's detail.
-func RefOutcomeString(out refnode.Outcome, r *refnode.Refusal) string {
+// refOutcomeString renders the model's receipt outcome (or refusal) for a violation's detail.
+func refOutcomeString(out refnode.Outcome, r *refnode.Refusal) string {
 	if r != nil {
-		return RefRefusalString(r)
+		return refRefusalString(r)
 	}
 	return out.String()
 }
