@@ -344,28 +344,34 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 	return t
 }
 
-// appendBlockersFrom appends to *dst the blocker of every blocked cause from causes[i] on. The
-// blockers are kept in a local slice and stored through dst once.
+// appendBlockersFrom appends to *dst the blocker of every blocked cause from causes[i] on.
 func (t *SettledTable) appendBlockersFrom(dst *[]Blocker, causes []Cause, i int) {
-	out := *dst
-	if slots := t.slots; len(slots) > 0 {
-		m := uint64(len(slots) - 1)
-		for ; i < len(causes); i++ {
-			c := &causes[i]
-			a, b, p := topicWords(&c.Channel.Topic, c.Channel.Partition)
-			for s := slotHash(a, b, p); ; s++ {
-				e := &slots[s&m]
-				if e.a == a && e.b == b && e.partition == p {
-					if c.Position > e.settled {
-						out = appendBlocker(out, c, e.settled, e.known)
-					}
-					break
+	*dst = appendSlotBlockers(*dst, t.slots, causes[i:])
+}
+
+// appendSlotBlockers appends to out the blocker of every blocked cause, probing slots, and returns
+// the extended slice. It takes the slots and the buffer as values rather than the table and a
+// pointer, so its walk keeps both in registers and stores nothing through memory but the blockers.
+func appendSlotBlockers(out []Blocker, slots []settledEntry, causes []Cause) []Blocker {
+	if len(slots) == 0 {
+		return out
+	}
+	m := uint64(len(slots) - 1)
+	for i := range causes {
+		c := &causes[i]
+		a, b, p := topicWords(&c.Channel.Topic, c.Channel.Partition)
+		for s := slotHash(a, b, p); ; s++ {
+			e := &slots[s&m]
+			if e.a == a && e.b == b && e.partition == p {
+				if c.Position > e.settled {
+					out = appendBlocker(out, c, e.settled, e.known)
 				}
-				if !e.used {
-					break // not received: never blocks
-				}
+				break
+			}
+			if !e.used {
+				break // not received: never blocks
 			}
 		}
 	}
-	*dst = out
+	return out
 }
