@@ -137,6 +137,8 @@ type LiveRun struct {
 	// step is the step of the first event the run traced once a comparison had diverged: the
 	// step whose substrate call disagreed (0 while none has).
 	step int
+	// log is what the compared run's processes did, for the second, live-only run to match.
+	log *processLog
 }
 
 // StartLive connects the first live substrate of a run of seed (starting an embedded kfake
@@ -170,14 +172,17 @@ func (r *LiveRun) Prefix() string {
 }
 
 // connect makes one live substrate of the run.
-func (r *LiveRun) connect() (*substrate.Kafka, error) {
+func (r *LiveRun) connect() (*substrate.Kafka, error) { return r.connectWith(r.prefix) }
+
+// connectWith makes one live substrate of the run, under prefix on real brokers.
+func (r *LiveRun) connectWith(prefix string) (*substrate.Kafka, error) {
 	var k *substrate.Kafka
 	var err error
 	if r.live.Substrate == SubstrateKfake {
 		k, err = substrate.NewKfake()
 	} else {
 		opts := r.live.Kafka
-		opts.TopicPrefix = r.prefix
+		opts.TopicPrefix = prefix
 		k, err = substrate.NewKafka(r.live.Brokers, opts)
 	}
 	if err != nil {
@@ -200,7 +205,8 @@ func (r *LiveRun) Use(opts *sim.RunOptions) {
 	}
 	opts.Substrate = r.substrate
 	if r.live.Compare {
-		opts.Sinks = append(opts.Sinks, divergenceStep{r})
+		r.log = newProcessLog()
+		opts.Sinks = append(opts.Sinks, divergenceStep{r}, r.log)
 	}
 }
 
@@ -237,7 +243,7 @@ func (r *LiveRun) substrate(ids func() substrate.TopicID) substrate.Substrate {
 	r.mu.Lock()
 	r.comps = append(r.comps, c)
 	r.mu.Unlock()
-	return c
+	return recording{c, r.log}
 }
 
 // divergence is the first disagreement of the run's comparisons, nil while they agree.
@@ -279,12 +285,24 @@ func (r *LiveRun) Cleanup() error {
 	return first
 }
 
-// AddDivergence adds the run's first divergence, if any, to res as a violation of
-// CritModelDivergence: the step, the call and both results. It reports whether there was one.
-func (r *LiveRun) AddDivergence(res *spec.Result) bool {
+// Judge adds to res, as a violation of CritModelDivergence, the first disagreement of a compared
+// run (scn under set and opts, which Use prepared): the first call on which the model and the live
+// substrate disagreed (the step, the call and both results), or else the first process whose
+// deliveries, refusals or stamps differ in a second run of the same choices on the live substrate
+// alone. It reports whether there was one.
+func (r *LiveRun) Judge(scn *spec.Scenario, set swarm.Settings, opts sim.RunOptions, res *spec.Result) bool {
+	if r == nil || !r.live.Compare {
+		return false
+	}
 	d := r.divergence()
 	if d == nil {
-		return false
+		v := r.compareProcesses(scn, set, opts, res, r.log)
+		if v == nil {
+			return false
+		}
+		res.Violations = append(res.Violations, *v)
+		res.Verdict = "violation"
+		return true
 	}
 	step := r.step
 	if step == 0 { // nothing was traced after the call: it was the run's last step

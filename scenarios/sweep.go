@@ -252,9 +252,8 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 	if hash != nil {
 		out.TraceHash = hash.Sum64()
 	}
-	if out.Compared = run.live.Compare; out.Compared {
-		lr.AddDivergence(res)
-	}
+	out.Compared = run.live.Compare
+	lr.Judge(prep.Scenario, prep.Settings, prep.Options, res)
 	out.Verdict, out.Violations, out.Stats, out.Steps = res.Verdict, res.Violations, res.Stats, res.Steps
 	if run.replays && res.Verdict != "pass" {
 		out.Replay = sc.ReplayOf(res, trace.FormatHash(out.TraceHash))

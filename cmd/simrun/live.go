@@ -35,7 +35,7 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.tlsKey, "tls-key", "", "client key `FILE` (PEM), with --tls-cert")
 	fs.StringVar(&l.sasl, "sasl-mechanism", "", "SASL `MECHANISM` (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512); credentials from PARSLEY_KAFKA_SASL_USERNAME and PARSLEY_KAFKA_SASL_PASSWORD")
 	fs.StringVar(&l.topicPrefix, "topic-prefix", "", "prefix of every topic, group and transactional ID on the brokers (default: the seed and a random suffix, printed)")
-	fs.BoolVar(&l.compare, "compare", false, "run the model beside the live substrate and report the first call on which they disagree")
+	fs.BoolVar(&l.compare, "compare", false, "run the model beside the live substrate and report the first call, or process, on which they disagree")
 }
 
 // live turns the flags into a scenarios.Live; errors name the flag.

@@ -138,3 +138,44 @@ func TestLiveRefusals(t *testing.T) {
 		}
 	}
 }
+
+// starved is a live substrate whose fetches find nothing: an answer the world accepts, so the
+// processes just never receive.
+type starved struct{ substrate.Substrate }
+
+func (s starved) FetchInto(dst []substrate.FetchedRecord, tp substrate.TopicPartition, from substrate.Offset, _ int) ([]substrate.FetchedRecord, substrate.Offset, error) {
+	return dst, from, nil
+}
+
+// TestLiveProcessesCompared: a live substrate that answers right while compared call for call
+// but wrongly when the same choices run on it alone is caught by the per-process comparison,
+// naming the process and its event.
+func TestLiveProcessesCompared(t *testing.T) {
+	made := 0
+	wrapLive = func(s substrate.Substrate) substrate.Substrate {
+		if made++; made == 1 {
+			return s
+		}
+		return wrongOffset{s}
+	}
+	t.Cleanup(func() { wrapLive = nil })
+	code, out, _ := invoke(t, t.TempDir(), "--seed", "3", "--steps", "80", "--substrate", "kfake", "--compare")
+	if code != exitViolation || !strings.Contains(out, "MODEL_DIVERGENCE") || !strings.Contains(out, "on kfake alone, with the model's topic IDs") {
+		t.Fatalf("exit %d, want %d with the process that differs:\n%s", code, exitViolation, out)
+	}
+	if made != 2 {
+		t.Errorf("%d live substrates made, want 2 (the compared run and the live run alone)", made)
+	}
+
+	made = 0
+	wrapLive = func(s substrate.Substrate) substrate.Substrate {
+		if made++; made == 1 {
+			return s
+		}
+		return starved{s}
+	}
+	code, out, _ = invoke(t, t.TempDir(), "--seed", "3", "--steps", "80", "--substrate", "kfake", "--compare")
+	if code != exitViolation || !strings.Contains(out, "differs between the model's answers and kfake's alone") {
+		t.Fatalf("starved live run: exit %d, want %d naming the process whose events differ:\n%s", code, exitViolation, out)
+	}
+}

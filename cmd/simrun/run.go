@@ -246,7 +246,7 @@ func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) out
 	stop := cleanupOnSignal(lr, c.stderr)
 	res := sim.Run(prep.Scenario, prep.Settings, ch, opts)
 	stop()
-	lr.AddDivergence(res)
+	lr.Judge(prep.Scenario, prep.Settings, opts, res)
 	if err := lr.Cleanup(); err != nil {
 		fmt.Fprintf(c.stderr, "simrun: %v\n", err)
 	}

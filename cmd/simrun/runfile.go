@@ -88,7 +88,7 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 	stop := cleanupOnSignal(lr, stderr)
 	run, err := scenariofile.RunFile(f, opts)
 	stop()
-	if err == nil && lr.AddDivergence(run.Result) { // a finding even where the file expects a violation
+	if err == nil && lr.Judge(f.Scenario, f.Settings.Sim(), sabotaged(a.sabotage), run.Result) { // a finding even where the file expects a violation
 		run.Failures = append(run.Failures, run.Result.Violations[len(run.Result.Violations)-1].String())
 	}
 	if cerr := lr.Cleanup(); cerr != nil {
@@ -107,6 +107,12 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, name, "%v", err)
 	}
 	return finishRunFile(a, run, stdout, stderr)
+}
+
+// sabotaged returns run options with the sabotage mode (checked by parseRunFileArgs) set.
+func sabotaged(mode string) sim.RunOptions {
+	engine, host, _ := spec.ParseSabotage(mode)
+	return sim.RunOptions{Sabotage: engine, HostSabotage: host}
 }
 
 // parseRunFileArgs parses "run FILE [flags]" (flags may come before or after the file). When ok

@@ -55,8 +55,9 @@ the mode needs) and how many of them were caught. A caught seed is a failing see
 
 --substrate kfake runs every seed on an embedded kfake cluster of its own; --substrate kafka on
 the brokers --brokers names, under a fresh topic prefix per seed, deleting its topics after each.
---compare runs the model beside it call for call: a seed on which the two disagree fails with
-MODEL_DIVERGENCE, and the summary says how many seeds agreed.
+--compare runs the model beside it call for call, then the same choices on the live substrate
+alone, process by process: a seed on which the two disagree fails with MODEL_DIVERGENCE, and the
+summary says how many seeds agreed.
 
 --catch-rates sweeps the range once per sabotage mode (engine and host modes over the random
 scenario, the session tiers' modes over the session scenario) and writes the catch-rate table to

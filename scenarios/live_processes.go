@@ -1,0 +1,314 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/trace"
+	"github.com/parsleysim/parsleysim/substrate"
+)
+
+// The per-process half of a comparison. The compared run answers every call with the model's
+// results, so its processes see the model; a second run of the same choices goes to a fresh live
+// substrate alone, its topic IDs pinned to the ones the first run adopted (pinnedIDs), so its
+// processes see the live substrate's answers with the same IDs, hence the same drain orders and
+// stamp bytes. Each process's deliveries, refusals and sends (what it wrote where, stamp
+// included) must be the same in both.
+
+// processLog is what a run's processes did, per process, as comparable lines: every delivery,
+// refusal and send (trace events) and the headers of every record it wrote (its stamps, by
+// transactional ID, which names the process).
+type processLog struct {
+	events map[int][]loggedEvent
+	stamps map[string][]string
+	ids    []substrate.TopicID // topic IDs in creation order
+}
+
+// loggedEvent is one event of a process, with its step.
+type loggedEvent struct {
+	step int
+	text string
+}
+
+func newProcessLog() *processLog {
+	return &processLog{events: map[int][]loggedEvent{}, stamps: map[string][]string{}}
+}
+
+// Record implements trace.Sink: deliveries, refusals and sends, per process.
+func (l *processLog) Record(ev *trace.Event) {
+	switch ev.Kind {
+	case "delivered", "refused", "sent":
+		l.events[ev.Process] = append(l.events[ev.Process], loggedEvent{ev.Step,
+			fmt.Sprintf("%s m%d %s#%d/%d@%d %s", ev.Kind, ev.Msg, ev.Topic, ev.Incarn, ev.Partition, ev.Position, ev.Detail)})
+	}
+}
+
+// stamp records the headers of a record written under transactional ID txn ("" for a plain
+// producer).
+func (l *processLog) stamp(txn string, rec substrate.Record) {
+	var b strings.Builder
+	for _, h := range rec.Headers {
+		fmt.Fprintf(&b, "%s=%x;", h.Key, h.Value)
+	}
+	l.stamps[txn] = append(l.stamps[txn], b.String())
+}
+
+// recording is a substrate that logs the topic IDs it hands out and the headers of every record
+// written through it.
+type recording struct {
+	substrate.Substrate
+	log *processLog
+}
+
+func (r recording) CreateTopic(name string, partitions int) (substrate.TopicID, error) {
+	id, err := r.Substrate.CreateTopic(name, partitions)
+	if err == nil {
+		r.log.ids = append(r.log.ids, id)
+	}
+	return id, err
+}
+
+func (r recording) RecreateTopic(name string) (substrate.TopicID, error) {
+	id, err := r.Substrate.RecreateTopic(name)
+	if err == nil {
+		r.log.ids = append(r.log.ids, id)
+	}
+	return id, err
+}
+
+func (r recording) Produce(tp substrate.TopicPartition, rec substrate.Record, mode substrate.ProduceMode) (substrate.Offset, error) {
+	r.log.stamp("", rec)
+	return r.Substrate.Produce(tp, rec, mode)
+}
+
+func (r recording) ProduceTx(p substrate.TxnProducer, tp substrate.TopicPartition, rec substrate.Record) (substrate.Offset, error) {
+	r.log.stamp(p.TransactionalID, rec)
+	return r.Substrate.ProduceTx(p, tp, rec)
+}
+
+// compareProcesses runs the choices of the compared run (first, its log firstLog) again on a
+// fresh live substrate alone, with the first run's topic IDs, and returns the first process whose
+// deliveries, refusals or stamps differ, as a violation (nil when every process agrees).
+func (r *LiveRun) compareProcesses(scn *spec.Scenario, set swarm.Settings, opts sim.RunOptions, first *spec.Result, firstLog *processLog) *spec.Violation {
+	k, err := r.connectWith(r.prefix + "again-")
+	if err != nil {
+		return &spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: first.Steps,
+			Detail: fmt.Sprintf("the live run of the same choices could not start: %v", err)}
+	}
+	var live substrate.Substrate = k
+	if r.live.Wrap != nil {
+		live = r.live.Wrap(live)
+	}
+	again := newProcessLog()
+	pinned := &pinnedIDs{live: live, want: firstLog.ids, toLive: map[substrate.TopicID]substrate.TopicID{},
+		fromLive: map[substrate.TopicID]substrate.TopicID{}}
+	opts.Sinks = []trace.Sink{again}
+	opts.Substrate = func(func() substrate.TopicID) substrate.Substrate { return recording{pinned, again} }
+	if crash := runRecovered(scn, set, choose.NewReplay(first.Choices), opts); crash != "" {
+		return &spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: first.Steps, Detail: fmt.Sprintf(
+			"the same choices on %s alone, with the model's topic IDs, stopped the simulator where the model's answers did not: %s", r.live.name(), crash)}
+	}
+	for p := range len(scn.Processes) {
+		a, b := firstLog.events[p], again.events[p]
+		for i := 0; i < len(a) || i < len(b); i++ {
+			if i < len(a) && i < len(b) && a[i].text == b[i].text {
+				continue
+			}
+			step, model, kafka := first.Steps, "(nothing more)", "(nothing more)"
+			if i < len(a) {
+				step, model = a[i].step, a[i].text
+			}
+			if i < len(b) {
+				step, kafka = min(step, b[i].step), b[i].text
+			}
+			return &spec.Violation{Criterion: CritModelDivergence, Process: p, Step: step, Detail: fmt.Sprintf(
+				"process %s's event %d differs between the model's answers and %s's alone: model %q; live %q",
+				scn.Processes[p].Name, i+1, r.live.name(), model, kafka)}
+		}
+	}
+	for txn, a := range firstLog.stamps {
+		b := again.stamps[txn]
+		for i := 0; i < len(a) || i < len(b); i++ {
+			if i < len(a) && i < len(b) && a[i] == b[i] {
+				continue
+			}
+			return &spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: first.Steps, Detail: fmt.Sprintf(
+				"record %d written under transactional ID %q has other headers on the model's answers than on %s's alone (%d and %d records)",
+				i+1, txn, r.live.name(), len(a), len(b))}
+		}
+	}
+	return nil
+}
+
+// runRecovered runs scn and returns the panic that stopped it ("" if none): on a live substrate
+// alone, an answer the model would not give can break what the world relies on.
+func runRecovered(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts sim.RunOptions) (crash string) {
+	defer func() {
+		if r := recover(); r != nil {
+			crash = fmt.Sprint(r)
+		}
+	}()
+	sim.Run(scn, set, ch, opts)
+	return ""
+}
+
+// pinnedIDs is a live substrate whose topic IDs are translated to the ones another run of the
+// same schedule was given (want, in creation order), so a second live run speaks of its topics
+// with the first run's IDs.
+type pinnedIDs struct {
+	live             substrate.Substrate
+	want             []substrate.TopicID
+	created          int
+	toLive, fromLive map[substrate.TopicID]substrate.TopicID
+}
+
+// pin maps the k-th created live ID to the k-th wanted one (itself once the wanted ones run out).
+func (p *pinnedIDs) pin(id substrate.TopicID) substrate.TopicID {
+	as := id
+	if p.created < len(p.want) {
+		as = p.want[p.created]
+	}
+	p.created++
+	p.toLive[as], p.fromLive[id] = id, as
+	return as
+}
+
+func (p *pinnedIDs) in(id substrate.TopicID) substrate.TopicID {
+	if l, ok := p.toLive[id]; ok {
+		return l
+	}
+	return id
+}
+
+func (p *pinnedIDs) out(id substrate.TopicID) substrate.TopicID {
+	if w, ok := p.fromLive[id]; ok {
+		return w
+	}
+	return id
+}
+
+func (p *pinnedIDs) inTP(tp substrate.TopicPartition) substrate.TopicPartition {
+	tp.Topic = p.in(tp.Topic)
+	return tp
+}
+
+func (p *pinnedIDs) offsets(offs []substrate.GroupOffset, f func(substrate.TopicID) substrate.TopicID) []substrate.GroupOffset {
+	out := make([]substrate.GroupOffset, len(offs))
+	for i, o := range offs {
+		o.Topic = f(o.Topic)
+		out[i] = o
+	}
+	return out
+}
+
+func (p *pinnedIDs) description(d substrate.TopicDescription) substrate.TopicDescription {
+	d.ID = p.out(d.ID)
+	if !d.CurrentID.IsZero() {
+		d.CurrentID = p.out(d.CurrentID)
+	}
+	return d
+}
+
+func (p *pinnedIDs) CreateTopic(name string, partitions int) (substrate.TopicID, error) {
+	id, err := p.live.CreateTopic(name, partitions)
+	if err != nil {
+		return id, err
+	}
+	return p.pin(id), nil
+}
+
+func (p *pinnedIDs) DeleteTopic(name string) error { return p.live.DeleteTopic(name) }
+
+func (p *pinnedIDs) RecreateTopic(name string) (substrate.TopicID, error) {
+	id, err := p.live.RecreateTopic(name)
+	if err != nil {
+		return id, err
+	}
+	return p.pin(id), nil
+}
+
+func (p *pinnedIDs) LookupTopic(name string) (substrate.TopicID, int, error) {
+	id, n, err := p.live.LookupTopic(name)
+	return p.out(id), n, err
+}
+
+func (p *pinnedIDs) DescribeTopic(id substrate.TopicID) (substrate.TopicDescription, error) {
+	d, err := p.live.DescribeTopic(p.in(id))
+	return p.description(d), err
+}
+
+func (p *pinnedIDs) Topics() []substrate.TopicDescription {
+	ds := p.live.Topics()
+	for i := range ds {
+		ds[i] = p.description(ds[i])
+	}
+	return ds
+}
+
+func (p *pinnedIDs) Produce(tp substrate.TopicPartition, rec substrate.Record, mode substrate.ProduceMode) (substrate.Offset, error) {
+	return p.live.Produce(p.inTP(tp), rec, mode)
+}
+
+func (p *pinnedIDs) InitTransactions(id string) (substrate.TxnProducer, error) {
+	return p.live.InitTransactions(id)
+}
+
+func (p *pinnedIDs) BeginTransaction(tx substrate.TxnProducer) error {
+	return p.live.BeginTransaction(tx)
+}
+
+func (p *pinnedIDs) ProduceTx(tx substrate.TxnProducer, tp substrate.TopicPartition, rec substrate.Record) (substrate.Offset, error) {
+	return p.live.ProduceTx(tx, p.inTP(tp), rec)
+}
+
+func (p *pinnedIDs) SendOffsetsToTransaction(tx substrate.TxnProducer, group string, offs []substrate.GroupOffset) error {
+	return p.live.SendOffsetsToTransaction(tx, group, p.offsets(offs, p.in))
+}
+
+func (p *pinnedIDs) CommitTransaction(tx substrate.TxnProducer) error {
+	return p.live.CommitTransaction(tx)
+}
+
+func (p *pinnedIDs) AbortTransaction(tx substrate.TxnProducer) error {
+	return p.live.AbortTransaction(tx)
+}
+
+func (p *pinnedIDs) Fetch(tp substrate.TopicPartition, from substrate.Offset, max int) ([]substrate.FetchedRecord, substrate.Offset, error) {
+	return p.live.Fetch(p.inTP(tp), from, max)
+}
+
+func (p *pinnedIDs) FetchInto(dst []substrate.FetchedRecord, tp substrate.TopicPartition, from substrate.Offset, max int) ([]substrate.FetchedRecord, substrate.Offset, error) {
+	return p.live.FetchInto(dst, p.inTP(tp), from, max)
+}
+
+func (p *pinnedIDs) ListOffsets(tp substrate.TopicPartition) (substrate.Offsets, error) {
+	return p.live.ListOffsets(p.inTP(tp))
+}
+
+func (p *pinnedIDs) DeleteRecords(tp substrate.TopicPartition, before substrate.Offset) error {
+	return p.live.DeleteRecords(p.inTP(tp), before)
+}
+
+func (p *pinnedIDs) SetRetention(name string, policy substrate.RetentionPolicy) error {
+	return p.live.SetRetention(name, policy)
+}
+
+func (p *pinnedIDs) AdvanceClock(now int64) error { return p.live.AdvanceClock(now) }
+
+func (p *pinnedIDs) CommitOffsets(group string, offs []substrate.GroupOffset) error {
+	return p.live.CommitOffsets(group, p.offsets(offs, p.in))
+}
+
+func (p *pinnedIDs) CommittedOffsets(group string) ([]substrate.GroupOffset, error) {
+	offs, err := p.live.CommittedOffsets(group)
+	out := p.offsets(offs, p.out)
+	slices.SortFunc(out, func(a, b substrate.GroupOffset) int { return a.TopicPartition.Compare(b.TopicPartition) })
+	return out, err
+}
+
+func (p *pinnedIDs) Close() error { return p.live.Close() }
