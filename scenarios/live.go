@@ -38,7 +38,10 @@ type Live struct {
 	Brokers   []string // seed brokers, host:port, for SubstrateKafka
 	// Kafka configures the connection to real brokers (TLS, SASL). Its TopicPrefix, when empty,
 	// is substrate.DefaultTopicPrefix(seed), fresh for every run.
-	Kafka   substrate.KafkaOptions
+	Kafka substrate.KafkaOptions
+	// Access is how the command line gave Kafka's TLS and SASL (" --tls-ca FILE ..."), for the
+	// commands that repeat a run; never credentials, which come from the environment.
+	Access  string
 	Compare bool
 	// Wrap, when set, wraps every live substrate before the run uses it: a planted wrong answer,
 	// to see a comparison report it.
@@ -115,7 +118,7 @@ func (l Live) Flags() string {
 	}
 	s := " --substrate " + l.Substrate
 	if l.Substrate == SubstrateKafka {
-		s += " --brokers " + strings.Join(l.Brokers, ",")
+		s += " --brokers " + strings.Join(l.Brokers, ",") + l.Access
 	}
 	if l.Compare {
 		s += " --compare"

@@ -68,6 +68,11 @@ func (l *liveFlags) live() (scenarios.Live, error) {
 		live.Kafka.SASL = sasl
 	}
 	live.Kafka.TopicPrefix = l.topicPrefix
+	for _, f := range []struct{ name, value string }{{"tls-ca", l.tlsCA}, {"tls-cert", l.tlsCert}, {"tls-key", l.tlsKey}, {"sasl-mechanism", l.sasl}} {
+		if f.value != "" {
+			live.Access += " --" + f.name + " " + f.value
+		}
+	}
 	return live, nil
 }
 

@@ -179,3 +179,22 @@ func TestLiveProcessesCompared(t *testing.T) {
 		t.Fatalf("starved live run: exit %d, want %d naming the process whose events differ:\n%s", code, exitViolation, out)
 	}
 }
+
+// TestLiveFlagsRepeat: the flags a reproduce line repeats carry the brokers, the SASL mechanism
+// and the comparison, never the credentials.
+func TestLiveFlagsRepeat(t *testing.T) {
+	t.Setenv("PARSLEY_KAFKA_SASL_USERNAME", "sim")
+	t.Setenv("PARSLEY_KAFKA_SASL_PASSWORD", "s3cret-pw")
+	l := liveFlags{substrate: "kafka", brokers: "b1:9093,b2:9093", sasl: "PLAIN", compare: true}
+	live, err := l.live()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := live.Flags()
+	if want := " --substrate kafka --brokers b1:9093,b2:9093 --sasl-mechanism PLAIN --compare"; got != want {
+		t.Errorf("Flags() = %q, want %q", got, want)
+	}
+	if strings.Contains(got, "s3cret") || strings.Contains(got, "sim ") {
+		t.Errorf("Flags() carries a credential: %q", got)
+	}
+}
