@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/parsleysim/parsleysim/scenarios"
@@ -32,7 +33,7 @@ all cores; --workers N is the same as -j N). Each seed is the run 'simrun --seed
 its result does not depend on -j; results are reported in seed order. A progress bar is drawn on a
 terminal only. The summary gives the runs, the violations by criterion, what the runs exercised
 (totals of the run stats) and every failing seed with the command that replays it, shortest
-first. Ctrl-C stops cleanly and prints the partial summary marked "interrupted".
+first. Ctrl-C (or SIGTERM) stops cleanly and prints the partial summary marked "interrupted".
 
 --shard i/n runs only shard i of n (counting from 1): the seeds s of the range with s mod n = i-1,
 so shards are balanced and a seed's shard depends only on the seed and n. Without the flag the
@@ -86,7 +87,9 @@ type sweepArgs struct {
 
 // sweepMain is `simrun sweep`: see sweepUsage.
 func sweepMain(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM too: a sweep on real brokers stops handing out seeds, and the runs under way finish
+	// and delete their topics, as on Ctrl-C.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return sweepCommand(ctx, args, stdout, stderr, isTerminal(os.Stderr))
 }
