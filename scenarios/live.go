@@ -18,6 +18,18 @@ import (
 // drives every substrate call synchronously, one at a time, so a live run follows the seed's or the
 // file's schedule; its topic IDs are the ones the live substrate assigns (so a live run's trace
 // hash is not the model run's, and two live runs of a seed differ in their IDs).
+//
+// What a live substrate's own topic IDs change, and how each is settled (model and adapter agree
+// run for run otherwise: results/live.md):
+//
+//  1. The restart check runs the script a second time, which gets other IDs, so other drain
+//     orders: it is switched off on a live substrate and named in the printed settings
+//     (Live.SwitchOff), and a file's `expect restart-invisible` line is refused, naming the line.
+//  2. A stamp lists its causes in topic-ID order: a file's story and `expect causes` compare the
+//     causes as a set on a live substrate (scenariofile).
+//  3. Heads deliverable at once drain in topic-ID order, so a file that expects the order of
+//     deliveries from two channels holds only when the cluster's IDs order its topics as the
+//     seeded ones do (never_yielding_cause_held_then_released, left out of CI's live tier).
 
 // The substrates a run can go to (--substrate).
 const (
