@@ -22,21 +22,20 @@ import (
 // purpose, each with the reason. A key is the package's directory in the repository and the name
 // ("node.ExtractCauses"), with the type for a method or a field ("node.State.HeldCount").
 var exportAllowed = map[string]string{
-	"node.ExtractCauses":                   "the node's public API: a host reads a record's causes with it",
-	"node.State.HeldCount":                 "the node's public API: a host reports the depth of a committed state's holds",
-	"node.Verdict.Deliverable":             "the node's public API: the one question a caller of Decide asks of its verdict",
-	"node.SettledTable.Receive":            "the node's public API: a host that gates with a SettledTable of its own adds a channel to the received set when it is assigned",
-	"node.SettledTable.Drop":               "the node's public API: a host that gates with a SettledTable of its own removes a channel from the received set when it is revoked",
-	"node.State.Equal":                     "the node's public API: a host compares a committed ordering state with the one it read back from its store",
-	"node/session.CausalPast.IsEmpty":      "the session token's public API: an application asks whether a past names anything before sending it along",
-	"node/session.CausalPast.Equal":        "the session token's public API: an application compares two pasts (a token it kept and one it read back)",
-	"node/statecodec.EncodeDelta":          "the stored form of a delta, specified in the package doc beside the state's: a host that journals deltas instead of whole states writes them with it",
-	"node/statecodec.DecodeDelta":          "the stored form of a delta, specified in the package doc beside the state's: a host that journals deltas reads them back with it",
-	"scenarios.Random":                     "the catalogue's public API: the random scenario of a seed as a value, for a Go test that runs or changes it",
-	"sim/rapidchoose.New":                  "the rapid chooser's public API: a user's own property test drives the simulator's choices with it",
-	"scenarios.RunSeed":                    "the catalogue's public API: one seed of a spec, as simrun --seed runs it, for a Go test of a scenario",
-	"substrate/comparison.Substrate.Model": "the comparison's API for a caller that reads the compared model's state; simrun's --compare reads only the divergence",
-	"sim/oracle/wire.Families":             "the reference decoder's refusal families, listed beside their constants so that a family added there reaches the corruption generator's test, which checks every family is generated",
+	"node.ExtractCauses":              "the node's public API: a host reads a record's causes with it",
+	"node.State.HeldCount":            "the node's public API: a host reports the depth of a committed state's holds",
+	"node.Verdict.Deliverable":        "the node's public API: the one question a caller of Decide asks of its verdict",
+	"node.SettledTable.Receive":       "the node's public API: a host that gates with a SettledTable of its own adds a channel to the received set when it is assigned",
+	"node.SettledTable.Drop":          "the node's public API: a host that gates with a SettledTable of its own removes a channel from the received set when it is revoked",
+	"node.State.Equal":                "the node's public API: a host compares a committed ordering state with the one it read back from its store",
+	"node/session.CausalPast.IsEmpty": "the session token's public API: an application asks whether a past names anything before sending it along",
+	"node/session.CausalPast.Equal":   "the session token's public API: an application compares two pasts (a token it kept and one it read back)",
+	"node/statecodec.EncodeDelta":     "the stored form of a delta, specified in the package doc beside the state's: a host that journals deltas instead of whole states writes them with it",
+	"node/statecodec.DecodeDelta":     "the stored form of a delta, specified in the package doc beside the state's: a host that journals deltas reads them back with it",
+	"scenarios.Random":                "the catalogue's public API: the random scenario of a seed as a value, for a Go test that runs or changes it",
+	"sim/rapidchoose.New":             "the rapid chooser's public API: a user's own property test drives the simulator's choices with it",
+	"scenarios.RunSeed":               "the catalogue's public API: one seed of a spec, as simrun --seed runs it, for a Go test of a scenario",
+	"sim/oracle/wire.Families":        "the reference decoder's refusal families, listed beside their constants so that a family added there reaches the corruption generator's test, which checks every family is generated",
 }
 
 // TestExportsHaveNonTestUsers fails when an exported identifier of a non-main package of the

@@ -71,10 +71,6 @@ func New(live substrate.Substrate, fallbackIDs func() substrate.TopicID) *Substr
 	}
 }
 
-// Model returns the model whose answers the Substrate returns. Reading it (the model-only
-// accessors) does not disturb the comparison; changing it directly does.
-func (c *Substrate) Model() *substrate.Model { return c.model }
-
 // Divergence returns the first disagreement, or nil while the two have agreed on every call.
 func (c *Substrate) Divergence() *Divergence { return c.first }
 

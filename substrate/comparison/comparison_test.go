@@ -198,7 +198,7 @@ func TestComparisonAgreesOverKfake(t *testing.T) {
 		t.Fatalf("after %d operations: %s", ops.calls, d)
 	}
 	for _, name := range ops.names { // the model uses the live topic IDs
-		idM, _, errM := c.Model().LookupTopic(name)
+		idM, _, errM := c.model.LookupTopic(name)
 		idL, _, errL := k.LookupTopic(name)
 		if idM != idL || substrate.ErrorClass(errM) != substrate.ErrorClass(errL) {
 			t.Fatalf("topic %q: model %s (%v), live %s (%v)", name, idM, errM, idL, errL)
