@@ -7,6 +7,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -61,8 +62,8 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 		{pairScope(), "msgs=2,crash=1,recreate=1"},
 		{chainScope(), "msgs=1,stop=1,redeclare=1,delete=1"},
 	} {
-		x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget)})
-		seen := make(map[hashKey]bool)
+		x := newWalker(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget)})
+		seen := make(map[explore.HashKey]bool)
 		var walk func(s *exState)
 		walk = func(s *exState) {
 			k := x.hash(s)
@@ -104,7 +105,7 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 				checked++
 			}
 			if x.anyEnabled(s) {
-				for _, tr := range x.successors(s, 0, 0) {
+				for _, tr := range x.successors(s) {
 					walk(&tr.next)
 				}
 			}

@@ -16,7 +16,7 @@ package sim
 //     recorded script (or its Scenario.Script) runs again with the restart inserted. The process
 //     and the point are drawn from the seed's own stream, never the Chooser, so the run's choices
 //     are the same with the check on or off.
-//   - In every exploration, at every distinct terminal state (explore_restart.go).
+//   - In every exploration, at a sampled share of its states (package explore's search).
 //   - In scenario files, at the points they name (expect restart-invisible), and in Go tests
 //     (CheckRestartInvisibility).
 //

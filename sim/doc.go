@@ -27,14 +27,11 @@
 //
 // Every run of a world follows one skeleton (run.go): every process started, the safety phase
 // (a script, the scheduler's steps, or an exploration's), then the liveness phase and the
-// end-of-run checks; RunObserved observes it through hooks. Exhaustive exploration (explore*.go)
-// drives worlds through one seam, package explore's World interface, which *world implements
-// (explore_seam.go): cloning, the steps, the recorded script, the violations, the end of a run,
-// and three services on the world's side of it (the canonical hash, explore.Hasher; the
-// persistent sets' dependencies, explore.Persistent; the sleep sets' transition identities). It
-// keeps what it knows of every state it visited, by the state's hash, in package
-// explore/visited, reads its scope's budget with package explore/budget, and takes from package
-// explore the parts of the search that need no world (the sleep sets' table, the chooser that
-// enumerates a state's transitions, the spent budget, the free list of released worlds, the
-// restart check, what a parallel exploration's workers share, the cut of a sharded exploration).
+// end-of-run checks; RunObserved observes it through hooks. Exhaustive exploration is package
+// explore's search; sim's entry points (Explore, ShortestViolation, ReplayPath: explore.go) build
+// its configuration from a scenario: the root world, and three services on the world's side of
+// the seam (the canonical hash, explore.Hasher; the persistent sets' dependencies,
+// explore.Persistent; the sleep sets' transition identities). The search drives worlds through
+// package explore's World interface, which *world implements (explore_seam.go): cloning, the
+// steps, the recorded script, the violations, the end of a run.
 package sim

@@ -26,7 +26,7 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 		{chainScope(), "msgs=1,stop=1,redeclare=1,recreate=1,rewind=1", node.SabotageNone},
 		{chainScope(), "msgs=2,stamped=1,corrupt=1,migrate=1,zombie=1", node.SabotageDropHeld},
 	} {
-		x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
+		x := newWalker(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
 		checked, offered := 0, 0
 		limit := 3000
 		if raceEnabled {
@@ -35,8 +35,9 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 		walkStates(x, limit, func(s *exState) (bool, bool) {
 			w := s.w.(*world)
 			run := actionOptions(w, w.chooseAction)
-			exp := actionOptions(w, func(masks []procMask) (spec.ActionKind, bool) {
-				acts := actionsOf(new(explore.Actions), w)
+			exp := actionOptions(w, func(masks []explore.Mask) (spec.ActionKind, bool) {
+				acts := new(explore.Actions)
+				w.Actions(acts)
 				copy(masks, acts.Masks)
 				if !acts.Enabled {
 					return 0, false
@@ -57,48 +58,22 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 	}
 }
 
-// walkStates visits distinct states of x's exploration depth first from its root, following
-// every successor unreduced, until limit visits were counted or no state is left. visit says
-// whether the visit counts and whether to follow s's successors.
-func walkStates(x *explorer, limit int, visit func(s *exState) (counted, expand bool)) {
-	seen := make(map[hashKey]bool)
-	stack := []*exState{x.root()}
-	for n := 0; len(stack) > 0 && n < limit; {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if k := x.hash(s); seen[k] {
-			continue
-		} else {
-			seen[k] = true
-		}
-		counted, expand := visit(s)
-		if counted {
-			n++
-		}
-		if expand {
-			for _, tr := range x.successors(s, 0, 0) {
-				stack = append(stack, &tr.next)
-			}
-		}
-	}
-}
-
 // actionChoice is what an action choice offered and picked.
 type actionChoice struct {
 	kind  spec.ActionKind
 	ok    bool
 	opts  []int // the kinds offered, when more than one (the recorder asks only then)
-	masks []procMask
+	masks []explore.Mask
 }
 
 // actionOptions runs pick (w's chooseAction, or the explorer's choice) with a chooser that takes
 // the first option and records the options offered.
-func actionOptions(w *world, pick func([]procMask) (spec.ActionKind, bool)) actionChoice {
+func actionOptions(w *world, pick func([]explore.Mask) (spec.ActionKind, bool)) actionChoice {
 	saved := w.chooser
 	first := &firstOption{}
 	w.chooser = choose.NewRecorder(first)
 	defer func() { w.chooser = saved }()
-	masks := make([]procMask, len(w.procs))
+	masks := make([]explore.Mask, len(w.procs))
 	k, ok := pick(masks)
 	return actionChoice{kind: k, ok: ok, opts: first.opts, masks: masks}
 }

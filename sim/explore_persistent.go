@@ -93,7 +93,7 @@ import (
 // path; the verdict and the set of clean terminal states are the same. Sleep sets combine with
 // stubborn sets as usual: a state's sleeping transitions are removed from its set. A depth bound
 // breaks the argument (a reordered path crosses the bound at other states), so the sets are off
-// when MaxDepth is set, as they are for shortest counterexamples (explore_shortest.go).
+// when MaxDepth is set, as they are for shortest counterexamples (explore.Shortest).
 //
 // TestExploreReductionIsSound compares reduced and unreduced explorations on small scopes (the
 // same terminal states and verdicts); TestPersistentSetRuleIsChecked shows the comparison failing
@@ -228,20 +228,11 @@ func left(w *world, k spec.ActionKind) bool { return w.set.Weights[k] > 0 }
 // actor; keyKindsMask those no other actor's transition can disable (but a deletion of a
 // received topic, which joins the set).
 const (
-	localKindsMask = procMask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart | 1<<spec.ActCrash |
+	localKindsMask = explore.Mask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart | 1<<spec.ActCrash |
 		1<<spec.ActProducePlain | 1<<spec.ActDeleteRecords | 1<<spec.ActDeleteTopic | 1<<spec.ActTxnClose)
-	procKindsMask = procMask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart | 1<<spec.ActCrash)
-	keyKindsMask  = procMask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart)
+	procKindsMask = explore.Mask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart | 1<<spec.ActCrash)
+	keyKindsMask  = explore.Mask(1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit | 1<<spec.ActStart)
 )
-
-// persistentFilter returns the filter that restricts state s (whose actions are acts) to a
-// persistent set, or nil to expand every enabled transition.
-func (x *explorer) persistentFilter(s *exState, acts *explore.Actions) *explore.Filter {
-	if x.pers == nil {
-		return nil
-	}
-	return x.pers.Filter(s.w, acts, x.filterAt(s.depth))
-}
 
 // persistentFilter returns the filter (written into into) that restricts w, whose actions are
 // acts, to a persistent set of ps, or nil to expand every enabled transition.
@@ -294,15 +285,6 @@ func (w *world) persistentFilter(ps *persistentSets, acts *explore.Actions, into
 	return ps.filter(w, best&enabled, into)
 }
 
-// filterAt returns the explorer's persistent-set filter for a state at depth d: one per depth, as
-// a state's filter is used until its transitions are explored (and its weight buffer is reused).
-func (x *explorer) filterAt(d int) *explore.Filter {
-	for len(x.filters) <= d {
-		x.filters = append(x.filters, new(explore.Filter))
-	}
-	return x.filters[d]
-}
-
 // enabledCounts returns, per actor, how many enabled transitions it has (a truncation counts as
 // one), and false when truncation is left but no channel can be truncated (the step truncates
 // nothing: a transition of no actor). acts are w's actions; the counts are written into counts'
@@ -346,8 +328,8 @@ func (ps *persistentSets) enabledCounts(w *world, acts *explore.Actions, counts 
 }
 
 // leftMask returns the process kinds with budget left.
-func (ps *persistentSets) leftMask(w *world) procMask {
-	var m procMask
+func (ps *persistentSets) leftMask(w *world) explore.Mask {
+	var m explore.Mask
 	for k := range spec.NumActionKinds {
 		if procKindsMask&(1<<k) != 0 && left(w, spec.ActionKind(k)) {
 			m |= 1 << k

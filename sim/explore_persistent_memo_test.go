@@ -13,18 +13,18 @@ import (
 // to the next or answered for the wrong actor.
 func TestPersistentMemoMatchesPlain(t *testing.T) {
 	for _, budget := range []string{"msgs=2,crash=1,delete=1,truncate=1", "msgs=3,crash=1"} {
-		x := newExplorer(referenceScope(), ExploreOptions{Budget: mustBudget(t, budget), Reduce: true})
-		ps := x.pers.(*persistentSets)
+		x := newWalker(referenceScope(), ExploreOptions{Budget: mustBudget(t, budget), Reduce: true})
+		ps := x.pers
 		checked, reduced := 0, 0
 		walkStates(x, 2000, func(s *exState) (bool, bool) {
-			acts := actionsOf(new(explore.Actions), s.w)
+			acts := x.actions(s)
 			if !acts.Enabled {
 				return false, false
 			}
 			ps.noMemo = false
-			memo := filterValue(x.persistentFilter(s, acts))
+			memo := filterValue(ps.Filter(s.w, acts, new(explore.Filter)))
 			ps.noMemo = true
-			plain := filterValue(x.persistentFilter(s, acts))
+			plain := filterValue(ps.Filter(s.w, acts, new(explore.Filter)))
 			if memo != plain {
 				t.Fatalf("%s: state %d: filter with the memo %+v, without %+v", budget, checked, memo, plain)
 			}

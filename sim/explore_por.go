@@ -36,16 +36,8 @@ package sim
 // states), hence every terminal state, and every violation a pruned transition would find is
 // found on the commuted path (same violations). With state caching a state may first be visited
 // with a larger sleep set than a later path to it has; the correction re-expands the transitions
-// that were asleep then and are awake now, and keeps the intersection (explorer.enter).
+// that were asleep then and are awake now, and keeps the intersection (package explore's
+// search).
 // Sleep sets prune transitions only; persistent sets (explore_persistent.go) prune states, and the
 // two combine. TestExploreReductionIsSound checks on small scopes that reduced and unreduced
 // exploration reach the same terminal states and find the same verdicts.
-
-// childSleep returns the sleep set of the state transition id leads to, given the sleep set of
-// its source with every transition explored before it added (sleep).
-func (x *explorer) childSleep(sleep uint64, id int) uint64 {
-	if x.por == nil {
-		return 0
-	}
-	return x.por.ChildSleep(sleep, id)
-}

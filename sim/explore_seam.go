@@ -9,10 +9,11 @@ import (
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
-// The explorer's seam: what an exploration does to a world. The explorer's search (explore.go,
-// explore_step.go, the parallel, sharded, shortest-path and replaying searches and the restart
-// check) touches a world only through explore.World, which *world implements here; behind it the
-// world keeps its host, its oracle, its substrate and the copy-on-write state a clone shares.
+// The explorer's seam: what an exploration does to a world. The explorer's search (package
+// explore: the sequential, parallel, sharded, shortest-path and replaying searches and the
+// restart check) touches a world only through explore.World, which *world implements here;
+// behind it the world keeps its host, its oracle, its substrate and the copy-on-write state a
+// clone shares.
 // Three services the search asks of a world are about the world's meaning, so they are on the
 // world's side and read its insides: the canonical hash (explore.Hasher, implemented by
 // stateHasher: world_hash*.go, explore_canonical.go), the dependencies that make a persistent
@@ -51,13 +52,18 @@ func (w *world) EndCopy(into explore.World, ids *rand.PCG) explore.World {
 
 func (w *world) IDs() *rand.PCG { return &w.idsPCG }
 
-// Actions: chooseAction's options, with every enabled kind weighing 1.
+// Actions: chooseAction's options, with every enabled kind weighing 1. A swarm run weighs the
+// enabled action kinds (the settings' weights, raised by shapeKindWeights); an exploration
+// enumerates every enabled kind whatever its weight (explore.StepChooser and the recorder read
+// only which weights are non-zero), so this skips the weighing: the boosts only raise weights of
+// kinds already enabled, never enable or disable one. TestExploreActionChoiceMatchesRun checks
+// that a state's actions are chooseAction's options in every state of a few scopes.
 func (w *world) Actions(a *explore.Actions) {
 	if cap(a.Masks) < len(w.procs) {
-		a.Masks = make([]procMask, len(w.procs))
+		a.Masks = make([]explore.Mask, len(w.procs))
 	}
 	a.Masks = a.Masks[:len(w.procs)]
-	var any procMask
+	var any explore.Mask
 	for i, p := range w.procs {
 		a.Masks[i] = w.maskOf(p)
 		any |= a.Masks[i]
@@ -76,7 +82,7 @@ func (w *world) Actions(a *explore.Actions) {
 	}
 }
 
-func (w *world) Step(weights []uint32, masks []procMask) spec.ActionKind {
+func (w *world) Step(weights []uint32, masks []explore.Mask) spec.ActionKind {
 	k := spec.ActionKind(w.chooser.Choose("action", weights))
 	w.step++
 	w.do(k, masks)
@@ -85,7 +91,7 @@ func (w *world) Step(weights []uint32, masks []procMask) spec.ActionKind {
 
 func (w *world) Replay(ch choose.Chooser) spec.ActionKind {
 	w.chooser = choose.NewRecorder(ch)
-	k, _ := w.scheduledStep(make([]procMask, len(w.procs)))
+	k, _ := w.scheduledStep(make([]explore.Mask, len(w.procs)))
 	return k
 }
 

@@ -1,14 +1,17 @@
 package sim
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestShardedExplorationUnion: for shard counts 1 to 5 and split depths chosen or given, the
-// shards of an exploration together reach exactly the unsharded exploration's terminal states and
+// shards of an exploration together reach exactly the unsharded exploration's terminal states
+// (as their hashers saw them) and
 // find its verdict and (criterion, process) pairs; each shard explores at least the top, the sum
 // of their states is at least the unsharded count, and every subtree is owned by one shard.
 func TestShardedExplorationUnion(t *testing.T) {
@@ -31,21 +34,22 @@ func TestShardedExplorationUnion(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true}
-			whole := Explore(c.scn, opts)
+			whole, wholeStates := exploreRecorded(c.scn, opts, nil)
+			if len(wholeStates.terminals) != whole.TerminalStates {
+				t.Fatalf("unsharded: %d terminal states hashed, %d counted", len(wholeStates.terminals), whole.TerminalStates)
+			}
 			for n := 1; n <= 5; n++ {
-				terminals := map[hashKey]struct{}{}
+				terminals := map[explore.HashKey]bool{}
 				pairs := map[string]bool{}
 				verdict, states, owned := "pass", 0, 0
 				for i := 1; i <= n; i++ {
 					o := opts
 					o.Shard, o.Shards, o.SplitDepth = i, n, c.split
-					r := Explore(c.scn, o)
+					r, rStates := exploreRecorded(c.scn, o, nil)
 					if !r.Complete || r.SplitDepth == 0 || (c.split > 0 && r.SplitDepth != c.split) {
 						t.Fatalf("n %d shard %d: complete %v, split depth %d", n, i, r.Complete, r.SplitDepth)
 					}
-					for k := range r.terminals {
-						terminals[k] = struct{}{}
-					}
+					maps.Copy(terminals, rStates.terminals)
 					for _, v := range r.Violations {
 						pairs[verdictSet(ExploreResult{Violations: []ExploreViolation{v}})] = true
 					}
@@ -61,8 +65,8 @@ func TestShardedExplorationUnion(t *testing.T) {
 				if len(terminals) != whole.TerminalStates {
 					t.Fatalf("n %d: %d terminal states in the union, %d unsharded", n, len(terminals), whole.TerminalStates)
 				}
-				for k := range whole.terminals {
-					if _, ok := terminals[k]; !ok {
+				for k := range wholeStates.terminals {
+					if !terminals[k] {
 						t.Fatalf("n %d: a terminal state of the unsharded exploration is missing from the shards", n)
 					}
 				}

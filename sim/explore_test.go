@@ -10,6 +10,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -74,17 +75,17 @@ func TestCloneMatchesStraightRun(t *testing.T) {
 	scn := chainScope()
 	for seed := uint64(1); seed <= 30; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		x := newExplorer(scn, opts)
+		x := newWalker(scn, opts)
 		s := x.root()
 		var path [][]int
 		for len(path) < 25 && x.anyEnabled(s) {
-			succ := x.successors(s, 0, 0)
+			succ := x.successors(s)
 			tr := succ[rng.IntN(len(succ))]
 			path = append(path, tr.choices)
 			s = &tr.next
 		}
 		got := x.hash(s)
-		want := exploreHashAfter(scn, opts, path, x.hasher.(*stateHasher))
+		want := x.hash(x.replayTo(path))
 		if got != want {
 			t.Fatalf("seed %d: the state after %d steps through clones hashes differently from a straight run (path %v)", seed, len(path), path)
 		}
@@ -154,9 +155,9 @@ func TestExploreReductionIsSound(t *testing.T) {
 // compareReduction returns what a reduced exploration got wrong against the unreduced one (""
 // for nothing): a terminal state missing or extra, another verdict, a (criterion, process) pair
 // the unreduced exploration did not find, more states.
-func compareReduction(plain, reduced ExploreResult) string {
+func compareReduction(plain, reduced exactResult) string {
 	for k := range plain.terminals {
-		if _, ok := reduced.terminals[k]; !ok {
+		if !reduced.terminals[k] {
 			return fmt.Sprintf("a terminal state of the unreduced exploration is missing from the reduced one (%d vs %d terminal states)",
 				plain.TerminalStates, reduced.TerminalStates)
 		}
@@ -167,8 +168,8 @@ func compareReduction(plain, reduced ExploreResult) string {
 	if plain.Verdict != reduced.Verdict {
 		return fmt.Sprintf("verdict %s vs %s", plain.Verdict, reduced.Verdict)
 	}
-	all := verdictSet(plain)
-	for _, v := range strings.Fields(verdictSet(reduced)) {
+	all := verdictSet(plain.ExploreResult)
+	for _, v := range strings.Fields(verdictSet(reduced.ExploreResult)) {
 		if !slices.Contains(strings.Fields(all), v) {
 			return fmt.Sprintf("the reduced exploration found %s, the unreduced one only %q", v, all)
 		}
@@ -193,16 +194,32 @@ func TestPersistentSetRuleIsChecked(t *testing.T) {
 	}
 }
 
+// exactResult is an exploration's result with the hashes of its terminal states.
+type exactResult struct {
+	ExploreResult
+	terminals map[explore.HashKey]bool
+}
+
 // exploreExact explores with every concrete state told apart
 // (no hash abstraction: the reduction is compared alone), unsound leaving out a persistent-set
 // rule.
-func exploreExact(scn *spec.Scenario, opts ExploreOptions, unsound bool) ExploreResult {
-	x := newExplorer(scn, opts)
-	x.hasher.(*stateHasher).exact = true
-	if unsound {
-		x.pers.(*persistentSets).unsoundForTest = true
-	}
-	return x.run()
+func exploreExact(scn *spec.Scenario, opts ExploreOptions, unsound bool) exactResult {
+	res, r := exploreRecorded(scn, opts, func(cfg *explore.Config, _ *stateRecorder) {
+		hasher, pers := cfg.Hasher, cfg.Persistent
+		cfg.Hasher = func() explore.Hasher {
+			h := hasher().(*stateHasher)
+			h.exact = true
+			return h
+		}
+		if unsound {
+			cfg.Persistent = func() explore.Persistent {
+				ps := pers().(*persistentSets)
+				ps.unsoundForTest = true
+				return ps
+			}
+		}
+	})
+	return exactResult{res, r.terminals}
 }
 
 // verdictSet renders the (criterion, process) pairs found, sorted.
@@ -254,7 +271,7 @@ func TestStepHashIsCanonical(t *testing.T) {
 		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"x", "y"}}}}
 	set := swarm.Settings{Seed: 1}
 	h := newStateHasher(&set, false)
-	after := func(feeds []int, drain bool) hashKey {
+	after := func(feeds []int, drain bool) explore.HashKey {
 		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})
 		p := w.procs[0]
 		p.start(true)
@@ -292,7 +309,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 	scn := &spec.Scenario{Name: "one-input",
 		Topics:    []spec.TopicSpec{{Name: "x", Partitions: 1, External: true}},
 		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"x"}}}}
-	hashAfter := func(crashLeft, commitBetween bool) hashKey {
+	hashAfter := func(crashLeft, commitBetween bool) explore.HashKey {
 		set := swarm.Settings{Seed: 1}
 		if crashLeft {
 			set.Weights[spec.ActCrash] = 1
@@ -323,7 +340,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 func TestFailedProcessHash(t *testing.T) {
 	set := swarm.Settings{Seed: 1}
 	h := newStateHasher(&set, false)
-	hashFailed := func(feeds int, inverted bool) hashKey {
+	hashFailed := func(feeds int, inverted bool) explore.HashKey {
 		scn := diamond()
 		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})
 		for _, p := range w.procs {
@@ -374,18 +391,23 @@ func TestAbstractionsAreSound(t *testing.T) {
 				budget = c.raceBudget
 			}
 			opts := ExploreOptions{Budget: mustBudget(t, budget), Sabotage: c.sab}
-			x := newExplorer(c.scn, opts)
-			x.hasher.(*stateHasher).exact = true
-			x.termHasher = newStateHasher(&x.set, false)
-			exact := x.run()
+			exact, exactStates := exploreRecorded(c.scn, opts, func(cfg *explore.Config, r *stateRecorder) {
+				hasher := cfg.Hasher
+				r.also = hasher // the abstractions, on the exact exploration's terminal states
+				cfg.Hasher = func() explore.Hasher {
+					h := hasher().(*stateHasher)
+					h.exact = true
+					return h
+				}
+			})
 			opts.Reduce = true
-			abstract := newExplorer(c.scn, opts).run()
+			abstract, abstractStates := exploreRecorded(c.scn, opts, nil)
 			t.Logf("exact %v; abstracted and reduced %v", exact, abstract)
-			if len(exact.termsAlso) != len(abstract.terminals) {
-				t.Fatalf("%d abstracted terminal states against %d", len(exact.termsAlso), len(abstract.terminals))
+			if len(exactStates.termsAlso) != len(abstractStates.terminals) {
+				t.Fatalf("%d abstracted terminal states against %d", len(exactStates.termsAlso), len(abstractStates.terminals))
 			}
-			for k := range exact.termsAlso {
-				if _, ok := abstract.terminals[k]; !ok {
+			for k := range exactStates.termsAlso {
+				if !abstractStates.terminals[k] {
 					t.Fatal("a terminal state of the exact exploration is missing from the abstracted one")
 				}
 			}
@@ -453,19 +475,4 @@ func TestExploreRetentionDropsRecords(t *testing.T) {
 	if set := ExploreSettings(opts); set.RetentionRecords != exploreRetentionRecords {
 		t.Fatalf("settings %+v: no retention policy for a reproduction", set)
 	}
-}
-
-// exploreHashAfter returns the canonical hash of the state path leads to (a state reached
-// through clones must hash like the same state reached in place).
-func exploreHashAfter(scn *spec.Scenario, opts ExploreOptions, path [][]int, h *stateHasher) hashKey {
-	x := newExplorer(scn, opts)
-	x.hasher = h
-	s := x.root()
-	for _, answers := range path {
-		if err := x.replayStep(s, answers); err != nil {
-			panic("sim: " + err.Error())
-		}
-		s.w.TakeScript(nil)
-	}
-	return x.hash(s)
 }

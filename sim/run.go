@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
@@ -125,7 +126,7 @@ func (w *world) startAll() {
 
 // safetyPhase runs the scheduled actions of the safety phase.
 func (w *world) safetyPhase() {
-	masks := make([]procMask, len(w.procs))
+	masks := make([]explore.Mask, len(w.procs))
 	for n := 0; n < w.set.SafetySteps; n++ {
 		if _, ok := w.scheduledStep(masks); !ok {
 			return
@@ -136,7 +137,7 @@ func (w *world) safetyPhase() {
 // scheduledStep chooses an enabled action through the world's chooser and performs it as one
 // step, returning its kind; ok is false, and nothing is done, when nothing is enabled. masks is
 // scratch of one entry per process.
-func (w *world) scheduledStep(masks []procMask) (k spec.ActionKind, ok bool) {
+func (w *world) scheduledStep(masks []explore.Mask) (k spec.ActionKind, ok bool) {
 	if k, ok = w.chooseAction(masks); ok {
 		w.step++
 		w.do(k, masks)

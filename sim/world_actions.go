@@ -1,12 +1,15 @@
 package sim
 
-import "github.com/parsleysim/parsleysim/sim/spec"
+import (
+	"github.com/parsleysim/parsleysim/sim/explore"
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // Executing one chosen action: pick its targets through the Chooser, advance the virtual clock,
 // act. Every action is one scheduler step.
 
 // do performs action kind k chosen by the scheduler.
-func (w *world) do(k spec.ActionKind, masks []procMask) {
+func (w *world) do(k spec.ActionKind, masks []explore.Mask) {
 	w.action = k
 	w.stats.Actions[k]++
 	w.clock.Advance(k)

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/chanindex"
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -127,11 +128,11 @@ type procShare struct {
 	// is never changed after it is cloned, so the hash stays true in the clone until the clone
 	// owns the process).
 	hashedBy *stateHasher
-	hash     hashKey
+	hash     explore.HashKey
 	// freeBy and freeHash are hashedBy and hash for p's rollback-free encoding
 	// (explore_canonical.go).
 	freeBy   *stateHasher
-	freeHash hashKey
+	freeHash explore.HashKey
 	// committed caches the committed state's hash (world_hash_proc.go); it stays valid across
 	// own, since it names the state it is the hash of.
 	committed stateHash

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -29,7 +30,7 @@ func TestHeldOnDeadSparesSurvivor(t *testing.T) {
 		if got := p.heldOnDead(); got != tc.survives {
 			t.Fatalf("%s: heldOnDead = %v (status %v), want %v", tc.name, got, p.status, tc.survives)
 		}
-		const faults = procMask(1<<spec.ActCrash | 1<<spec.ActStop | 1<<spec.ActMigrate | 1<<spec.ActZombie)
+		const faults = explore.Mask(1<<spec.ActCrash | 1<<spec.ActStop | 1<<spec.ActMigrate | 1<<spec.ActZombie)
 		if m := w.maskOf(p); tc.survives && m&faults != faults {
 			t.Fatalf("%s: without SpareDeadHoldSurvivors (explorations) the survivor is no target of %b", tc.name, faults&^m)
 		}

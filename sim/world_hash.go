@@ -37,11 +37,10 @@ import (
 // depend on the ID values a seed draws. Within one exploration an incarnation's ID is a function
 // of its creation index, so nothing that can influence the future is lost.
 
-// hashKey is a 128-bit state hash (explore.HashKey): two independently keyed 64-bit hashes
-// (sum64), so a collision among the few million states of a scope has probability about
-// n²/2¹²⁹. The keys are fixed, so a state has the same hash in every process and an exploration
-// is reproducible bit for bit.
-type hashKey = explore.HashKey
+// A state's hash (explore.HashKey) is two independently keyed 64-bit hashes (sum64), so a
+// collision among the few million states of a scope has probability about n²/2¹²⁹. The keys are
+// fixed, so a state has the same hash in every process and an exploration is reproducible bit
+// for bit.
 
 // stateHasher encodes worlds canonically and hashes the encoding. It is reused across states.
 type stateHasher struct {
@@ -66,8 +65,8 @@ func newStateHasher(set *swarm.Settings, verify bool) *stateHasher {
 }
 
 // sum hashes b.
-func (h *stateHasher) sum(b []byte) hashKey {
-	return hashKey{h.sums[0].sum(b), h.sums[1].sum(b)}
+func (h *stateHasher) sum(b []byte) explore.HashKey {
+	return explore.HashKey{h.sums[0].sum(b), h.sums[1].sum(b)}
 }
 
 // stateSums are the two hash functions of a state hash.
@@ -75,7 +74,7 @@ var stateSums = [2]sum64{newSum64(1), newSum64(2)}
 
 // hash returns the canonical hash of w; extra is appended first (the explorer's fault budget
 // spent so far, which is part of the state).
-func (h *stateHasher) hash(w *world, extra []byte) hashKey {
+func (h *stateHasher) hash(w *world, extra []byte) explore.HashKey {
 	b := append(h.buf[:0], extra...)
 	b = h.appendWorld(b, w)
 	h.buf = b

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -27,7 +28,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 		{pairScope(), "msgs=2,crash=1,recreate=1", node.SabotageNone},
 		{chainScope(), "msgs=1,stop=1,redeclare=1", node.SabotageNone},
 	} {
-		x := newExplorer(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
+		x := newWalker(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
 		check := func(s *exState) {
 			w := s.w.(*world)
 			for _, p := range w.procs {
@@ -50,7 +51,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 				checked++
 			}
 		}
-		seen := make(map[hashKey]bool)
+		seen := make(map[explore.HashKey]bool)
 		var walk func(s *exState)
 		walk = func(s *exState) {
 			k := x.hash(s)
@@ -60,7 +61,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 			seen[k] = true
 			check(s)
 			if x.anyEnabled(s) {
-				for _, tr := range x.successors(s, 0, 0) {
+				for _, tr := range x.successors(s) {
 					walk(&tr.next)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -29,7 +30,7 @@ import (
 type stateHash struct {
 	by  *stateHasher
 	st  *node.State
-	key hashKey
+	key explore.HashKey
 }
 
 // engineHash is an engine's cached hash (in its engineRef): valid while by is the hasher and the
@@ -39,7 +40,7 @@ type engineHash struct {
 	by      *stateHasher
 	eng     *node.Engine
 	changes int
-	key     hashKey
+	key     explore.HashKey
 }
 
 // procHashCaches are the stateHasher's caches.
@@ -257,14 +258,14 @@ type refLiveHash struct {
 	by      *stateHasher
 	live    *refnode.Node
 	changes int
-	key     hashKey
+	key     explore.HashKey
 }
 
 // refCommittedHash is a committed model state's cached hash: committed states never change.
 type refCommittedHash struct {
 	by  *stateHasher
 	st  *refnode.State
-	key hashKey
+	key explore.HashKey
 }
 
 // appendRef appends p's reference node: whether it still judges p, the hash of its live
@@ -304,7 +305,7 @@ func (h *stateHasher) appendRef(b []byte, p *proc, free bool) []byte {
 }
 
 // appendKey appends a hash key.
-func appendKey(b []byte, k hashKey) []byte {
+func appendKey(b []byte, k explore.HashKey) []byte {
 	b = binary.LittleEndian.AppendUint64(b, k[0])
 	return binary.LittleEndian.AppendUint64(b, k[1])
 }

@@ -15,9 +15,9 @@ import (
 // hashes must be this process's.
 func TestStateHashSameInEveryProcess(t *testing.T) {
 	const child = "SIM_STATE_HASH_CHILD"
-	res := newExplorer(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2,crash=1"), Reduce: true}).run()
-	keys := make([]string, 0, len(res.terminals))
-	for k := range res.terminals {
+	_, states := exploreRecorded(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2,crash=1"), Reduce: true}, nil)
+	keys := make([]string, 0, len(states.terminals))
+	for k := range states.terminals {
 		keys = append(keys, fmt.Sprintf("%016x%016x", k[0], k[1]))
 	}
 	slices.Sort(keys)

@@ -13,17 +13,13 @@ import (
 // channel, topic, offset) — always over lists in a fixed order, so a run is a pure function of
 // its choices.
 
-// procMask is the set of action kinds a process is an eligible target of (the explorer's
-// explore.Mask, which its action tables hold).
-type procMask = explore.Mask
-
 // processKinds are the action kinds that act on one process.
 var processKinds = []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind,
 	spec.ActRedeclare, spec.ActMigrate, spec.ActZombie, spec.ActCommitCrash}
 
 // maskOf computes the kinds p is an eligible target of.
-func (w *world) maskOf(p *proc) procMask {
-	var m procMask
+func (w *world) maskOf(p *proc) explore.Mask {
+	var m explore.Mask
 	switch p.status {
 	case procRunning:
 		if !w.set.SpareDeadHoldSurvivors || !p.heldOnDead() { // a survivor is left to show what it does next (world_doomed.go)
@@ -64,8 +60,8 @@ func (w *world) rewindable(p *proc) bool {
 }
 
 // chooseAction picks the next action kind, or reports false when nothing is enabled.
-func (w *world) chooseAction(masks []procMask) (spec.ActionKind, bool) {
-	var any procMask
+func (w *world) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
+	var any explore.Mask
 	for i, p := range w.procs {
 		masks[i] = w.maskOf(p)
 		any |= masks[i]
@@ -184,7 +180,7 @@ func (w *world) anyRemovableHolds() bool {
 // kindEnabled reports whether kind k has an eligible target (any: the union of process masks;
 // liveExt: some external topic is live). A corrupt record and a recreation also need an external
 // topic that is not deletion-only (anyFaultable).
-func (w *world) kindEnabled(k spec.ActionKind, any procMask, liveExt bool) bool {
+func (w *world) kindEnabled(k spec.ActionKind, any explore.Mask, liveExt bool) bool {
 	switch k {
 	case spec.ActProducePlain, spec.ActTxnAbort, spec.ActDeleteTopic:
 		return liveExt
@@ -210,7 +206,7 @@ func (w *world) kindEnabled(k spec.ActionKind, any procMask, liveExt bool) bool 
 
 // chooseProc picks a process whose mask has kind k; a redeclaration prefers one with holds it can
 // remove (redeclareProcWeight), a rewind one that is not doomed (rewindProcWeight).
-func (w *world) chooseProc(label string, k spec.ActionKind, masks []procMask) *proc {
+func (w *world) chooseProc(label string, k spec.ActionKind, masks []explore.Mask) *proc {
 	weights := w.weightBuf(len(w.procs))
 	for i, p := range w.procs {
 		if masks[i]&(1<<k) == 0 {

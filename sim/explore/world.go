@@ -1,21 +1,24 @@
-// Package explore is the exhaustive explorer's side of its seam with the explored world: the
-// World interface an exploration drives a world through, and the small values the search and
-// the world exchange (enabled actions, process masks, the persistent-set filter, the identity of
-// a local transition, the canonical hash). A world is a state between two scheduler steps; the
-// search clones it, reads what its next step may do, takes one step on each clone, and hashes
-// the result to deduplicate. What a world's state means (its canonical encoding, which of its
-// transitions depend on which) is the world's business, behind the Hasher and Persistent
-// interfaces; the search sees only hashes, action tables and filters.
+// Package explore is the exhaustive explorer: the search over every schedule of a small scope
+// and its side of the seam with the explored world. A world is a state between two scheduler
+// steps; the search clones it, reads what its next step may do, takes one step on each clone,
+// and hashes the result to deduplicate. It drives worlds through the World interface and
+// exchanges small values with them (enabled actions, process masks, the persistent-set filter,
+// the identity of a local transition, the canonical hash). What a world's state means (its
+// canonical encoding, which of its transitions depend on which) is the world's business, behind
+// the Hasher and Persistent interfaces; the search sees only hashes, action tables and filters.
+// Config says how to build an exploration's root and these services; package sim builds it from
+// a scenario.
 //
-// Besides the seam it holds the parts of the search that need no world: the sleep sets' table of
-// local transitions and their independence (SleepTable), the chooser that enumerates a state's
-// transitions one answer sequence at a time (StepChooser), the budget a path has spent (Spent,
-// SettingsOff), the released worlds a clone reuses (FreeList), the restart check at a sampled
-// state (CheckRestart), what the workers of a parallel exploration share (Shared: the striped
-// visited set and the pool of work they give each other) and the cut of a sharded exploration
-// (Split). The search that drives worlds
-// through the seam with them is package sim's (explore*.go); two parts of it are packages of
-// their own: the visited set (explore/visited) and a scope's budget (explore/budget).
+// The search (search*.go): depth-first with deduplication by hash and the state-caching
+// correction (Explore), the restart check at a sampled share of the states (CheckRestart), a
+// parallel search whose workers share the visited set and give each other work (Shared), a
+// sharded one whose shards explore the subtrees below a cut (Split), the shortest path to a
+// violation by iterative deepening (Shortest) and the replay of a path in place (ReplayPath).
+// Its parts: the sleep sets' table of local transitions and their independence (SleepTable),
+// the chooser that enumerates a state's transitions one answer sequence at a time
+// (StepChooser), the budget a path has spent (Spent, SettingsOff), the released worlds a clone
+// reuses (FreeList); two are packages of their own: the visited set (explore/visited) and a
+// scope's budget (explore/budget).
 package explore
 
 import (

@@ -1,23 +1,24 @@
-package sim
+package explore
 
 import (
-	"slices"
-
-	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Enumerating the transitions of one state. A transition is one complete sequence of the
 // Chooser's answers for one scheduler step. The step is run on a clone of the state's world with
-// an explore.StepChooser: it answers the forced prefix, then the first enabled option of every further
+// a StepChooser: it answers the forced prefix, then the first enabled option of every further
 // decision, and remembers every other enabled option as a new prefix to run. Each run is one
 // transition; together they are every answer sequence of the step (decisions with one enabled
-// option are answered by the run's recorder without asking, so they never branch).
+// option are answered by the world's recorder without asking, so they never branch).
+//
+// A state's actions (World.Actions: each process's mask and the enabled kinds, every enabled
+// kind weighing 1) are worked out once per state and offered to each of its transitions: every
+// transition of a state is a step from the same world.
 
 // transition is one step from a state.
 type transition struct {
-	choices []int   // the step's answers (the path element)
-	next    exState // the state it leads to
+	choices []int // the step's answers (the path element)
+	next    state // the state it leads to
 	// id is the transition's identity for the reduction (-1: none, it is never asleep).
 	id               int
 	violationsBefore int
@@ -36,40 +37,20 @@ func (t *transition) bit() uint64 {
 // span is a prefix or a transition's answers in explorer.arena: arena[from:to].
 type span struct{ from, to int }
 
-// successors returns the transitions of s that are not asleep (sleep) and, on a revisit (only
-// non-zero), those among only.
-func (x *explorer) successors(s *exState, sleep, only uint64) []transition {
-	var out []transition
-	x.keepWorlds = true // the caller keeps the successors: none may be recycled
-	defer func() { x.keepWorlds = false }()
-	x.eachSuccessor(s, actionsOf(new(explore.Actions), s.w), sleep, only, nil, func(t *transition) bool {
-		c := *t
-		c.choices = slices.Clone(t.choices) // t's answers live in the explorer's arena
-		out = append(out, c)
-		return true
-	})
-	return out
-}
-
-// eachSuccessor calls visit with each transition successors would return (acts are s's actions;
-// restricted by filter,
-// when not nil, to a persistent set), in the same order, as
-// soon as it is computed, until visit returns false. Computing a transition only when it is
-// visited keeps one successor world per depth alive instead of every sibling's, which the
-// garbage collector would otherwise scan over and over.
+// eachSuccessorFrom calls visit with each transition of s (whose actions are acts) that is not
+// asleep (sleep) and, on a revisit (only non-zero), is among only; restricted by filter, when
+// not nil, to a persistent set; as soon as it is computed, until visit returns false. prefixes,
+// when not nil, are run (in queue order: the last runs first) instead of the empty prefix: the
+// rest of an enumeration begun elsewhere. Computing a transition only when it is visited keeps
+// one successor world per depth alive instead of every sibling's, which the garbage collector
+// would otherwise scan over and over.
 //
 // Nothing here allocates per transition once the explorer's buffers have grown: the prefixes
 // still to run (queue) and the answers of the transitions on the current path live in one
 // stack-like arena that a state's expansion truncates back to where it found it, and each depth
 // has one transition slot (transitionAt). visit must not keep t or t.choices after it returns
 // (report copies the path).
-func (x *explorer) eachSuccessor(s *exState, acts *explore.Actions, sleep, only uint64, filter *explore.Filter, visit func(t *transition) bool) {
-	x.eachSuccessorFrom(s, acts, sleep, only, filter, nil, visit)
-}
-
-// eachSuccessorFrom is eachSuccessor running prefixes (in queue order: the last runs first), when
-// not nil, instead of the empty prefix: the rest of an enumeration begun elsewhere.
-func (x *explorer) eachSuccessorFrom(s *exState, acts *explore.Actions, sleep, only uint64, filter *explore.Filter, prefixes [][]int,
+func (x *explorer) eachSuccessorFrom(s *state, acts *Actions, sleep, only uint64, filter *Filter, prefixes [][]int,
 	visit func(t *transition) bool) {
 	qbase, abase := len(x.queue), len(x.arena)
 	defer func() { x.queue, x.arena = x.queue[:qbase], x.arena[:abase] }()
@@ -97,7 +78,7 @@ func (x *explorer) eachSuccessorFrom(s *exState, acts *explore.Actions, sleep, o
 		x.arena = append(x.arena, c.Answers()...)
 		t.choices = x.arena[at:len(x.arena):len(x.arena)]
 		if at == len(x.arena) {
-			t.choices = nil // as a step that made no decision always was
+			t.choices = nil // a step that made no decision has no answers
 		}
 		b := t.bit()
 		if b&sleep != 0 || (only != 0 && b&only == 0) {
@@ -124,31 +105,29 @@ func (x *explorer) transitionAt(d int) *transition {
 // release hands the world of state s, which the explorer is done with (its subtree is explored,
 // or it was never entered), to the next step to clone into (World.Clone). Nothing refers to
 // it afterwards: its successors were released before it, the visited set and the results hold
-// hashes and copies, and the hash caches hold engines and committed states of live worlds
-// (a clone shares them; it recycles only the engines, substrate slices and process storage its
-// released world made, which no live world reads).
-func (x *explorer) release(s *exState) {
-	if !x.keepWorlds && x.free.Release(s.w) {
+// hashes and copies, and the world's hash caches hold only what live worlds share (a clone
+// recycles only the storage its released world made, which no live world reads).
+func (x *explorer) release(s *state) {
+	if x.free.Release(s.w) {
 		s.w = nil
 	}
 }
 
 // step runs one scheduler step on a clone of s's world (whose actions are acts), answering
-// through c, and makes t that
-// transition (its choices are set by the caller). The clone draws topic IDs from its own copy of
-// s's ID stream (world.idsPCG).
-func (x *explorer) step(s *exState, acts *explore.Actions, c *explore.StepChooser, t *transition) {
+// through c, and makes t that transition (its choices are set by the caller). The clone draws
+// topic IDs from its own copy of s's ID stream.
+func (x *explorer) step(s *state, acts *Actions, c *StepChooser, t *transition) {
 	w := s.w.Clone(x.free.Take(), s.ids, c)
-	*t = transition{next: exState{w: w, ids: w.IDs(), spent: s.spent, depth: s.depth + 1}, id: -1,
+	*t = transition{next: state{w: w, ids: w.IDs(), spent: s.spent, depth: s.depth + 1}, id: -1,
 		violationsBefore: len(w.Violations()), script: t.script[:0]}
 	n := w.Processes()
 	if cap(x.masks) < n {
-		x.masks = make([]explore.Mask, n)
+		x.masks = make([]Mask, n)
 	}
 	masks := x.masks[:n]
 	copy(masks, acts.Masks) // a copy: the state's masks are read by each of its transitions
 	if !acts.Enabled {
-		panic("sim: explore: a step with nothing enabled")
+		panic("explore: a step with nothing enabled")
 	}
 	k := w.Step(acts.Weights[:], masks)
 	x.charge(&t.next, k)
@@ -158,4 +137,29 @@ func (x *explorer) step(s *exState, acts *explore.Actions, c *explore.StepChoose
 		}
 	}
 	t.script = w.TakeScript(t.script)
+}
+
+// charge records one action of kind k in state t (whose world gets settings with the kind off
+// when its budget runs out, so the kind is off from then on).
+func (x *explorer) charge(t *state, k spec.ActionKind) {
+	if t.spent.Charge(x.cfg.Budget, k) {
+		t.w.SetSettings(x.offSettings.Without(t.w.Settings(), k))
+	}
+}
+
+// actionsAt returns the explorer's actions slot for a state at depth d (one per depth: a
+// state's actions are read until its transitions are explored).
+func (x *explorer) actionsAt(d int) *Actions {
+	for len(x.actions) <= d {
+		x.actions = append(x.actions, new(Actions))
+	}
+	return x.actions[d]
+}
+
+// anyEnabled reports whether some action kind the remaining budget allows is enabled in s, and
+// leaves s's actions in its depth's slot (actionsAt) for expand.
+func (x *explorer) anyEnabled(s *state) bool {
+	a := x.actionsAt(s.depth)
+	s.w.Actions(a)
+	return a.Enabled
 }

@@ -1,4 +1,4 @@
-package sim
+package explore
 
 import (
 	"fmt"
@@ -11,11 +11,11 @@ import (
 // one world (no clone), so a path found on clones of clones can be checked against a straight
 // run. With the script recorded it becomes a scenario file (the scenarios package writes it).
 
-// ReplayPath runs path from the root of scn's exploration under opts and returns the world's
-// result (liveness phase and end checks included) and the script of the steps taken. An answer
-// that does not fit its decision is an error naming the step.
-func ReplayPath(scn *spec.Scenario, opts ExploreOptions, path [][]int) (*spec.Result, []spec.ScriptedAction, error) {
-	x := newExplorer(scn, opts)
+// ReplayPath runs path from the root of cfg's exploration and returns the world's result
+// (liveness phase and end checks included) and the script of the steps taken. An answer that
+// does not fit its decision is an error naming the step.
+func ReplayPath(cfg Config, path [][]int) (*spec.Result, []spec.ScriptedAction, error) {
+	x := &explorer{cfg: cfg}
 	s := x.root()
 	var script []spec.ScriptedAction
 	for i, answers := range path {
@@ -30,7 +30,7 @@ func ReplayPath(scn *spec.Scenario, opts ExploreOptions, path [][]int) (*spec.Re
 
 // replayStep takes one step of an explored path in place on s's world, answering the step's
 // decisions with answers, and charges it to s's budget.
-func (x *explorer) replayStep(s *exState, answers []int) error {
+func (x *explorer) replayStep(s *state, answers []int) error {
 	if !x.anyEnabled(s) {
 		return fmt.Errorf("nothing is enabled")
 	}

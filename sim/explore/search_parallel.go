@@ -1,96 +1,92 @@
-package sim
+package explore
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/parsleysim/parsleysim/sim/explore"
-	"github.com/parsleysim/parsleysim/sim/spec"
-	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Parallel exploration: one scope explored by several workers (goroutines) that share one visited
 // set and hand each other work.
 //
 // Each worker is an explorer of its own (its worlds, buffers, hasher, persistent-set scratch and
-// results), exploring depth-first as a sequential exploration does. They share (explore.Shared):
+// results), exploring depth-first as a sequential exploration does. They share (Shared):
 //   - the visited set, split into stripes by the key's top bits, each behind its own lock. The
 //     first worker to reach a state inserts it and expands it; a worker reaching it later applies
 //     the state-caching correction under the same lock (it expands the transitions asleep in the
 //     stored sleep set and awake in its own, and stores the intersection), so whatever the order
 //     in which workers arrive, the transitions expanded from a state are every transition not
 //     asleep in the intersection of the sleep sets it is reached with, as sequentially;
-//   - the sleep sets' transition identities (explore.SleepTable, interned up front so it is read-only);
+//   - the sleep sets' transition identities (SleepTable, interned up front so it is read-only);
 //   - a pool of work. An idle worker says so (wanted); the next busy worker to take a transition
 //     gives away the untried siblings of its shallowest state that has some: the path to that
 //     state, its sleep set and the transitions already explored from it (which the untried ones'
 //     sleep sets include, as sequentially), and the prefixes of Chooser answers not yet run. The
 //     taker rebuilds the state by replaying the path from the root (as a shard rebuilds its
-//     subtrees, explore_shard.go) and runs those prefixes; the giver stops that state's
+//     subtrees, search_shard.go) and runs those prefixes; the giver stops that state's
 //     enumeration after its current transition. This is work stealing at the granularity of the
 //     largest pending subtree, paid for only when a worker is idle.
 //
 // Why a complete exploration's results do not depend on the number of workers or on timing.
-// Sleep sets prune transitions, not states (explore_por.go), and persistent sets are a function
+// Sleep sets prune transitions, not states (SleepTable), and persistent sets are a function
 // of the state; so the states visited are the states reachable from the root through persistent
 // sets, within the budget, whatever the order transitions are explored in: the same distinct
 // states, the same terminal states and the same violations (criterion and process; a path that
 // finds a violation is not continued, by whichever worker takes it; the end checks of a terminal
 // state and the restart check of a sampled state are functions of the state, not of the path
-// that reached it, explore_restart.go). What may differ is the
+// that reached it, search_restart.go). What may differ is the
 // number of transitions (a state reached first with a large sleep set is expanded again for the
 // transitions awake in a later arrival), the maximum depth (a state's depth is the depth it was
 // first reached at) and which path found a violation first: the result lists
 // violations sorted by criterion and process, each with the shortest path any worker found (the
-// least by answers among equally short ones), and ShortestViolation, which simrun runs on every
+// least by answers among equally short ones), and Shortest, which simrun runs on every
 // violation, is sequential and gives the canonical shortest counterexample. A capped exploration
 // (MaxStates) visits exactly MaxStates states, but which ones depends on timing, as does what one
 // stopped at its first violation or an interrupted one finds; the first two are reported as
 // sequentially (capped: incomplete), an interrupted one incomplete.
 //
 // A depth-bounded exploration, a sharded one, and one whose transitions do not all fit the
-// sleep-set table explore sequentially whatever Workers says (exploreWorkers).
+// sleep-set table explore sequentially whatever Workers says (workers).
 
-// exploreFrame is a state being expanded by a worker: what giving its untried siblings away needs.
-type exploreFrame struct {
+// frame is a state being expanded by a worker: what giving its untried siblings away needs.
+type frame struct {
 	depth      int
 	qbase      int // where its prefixes start in explorer.queue
-	key        hashKey
+	key        HashKey
 	sleep      uint64
 	only, done uint64
 	cur        uint64 // the transition being explored from it
 	given      bool   // its untried siblings were given away
 }
 
-// exploreWorkers returns the number of workers an exploration uses.
-func exploreWorkers(scn *spec.Scenario, opts ExploreOptions) int {
-	if opts.Workers <= 1 || opts.MaxDepth > 0 || opts.Shards > 0 || opts.target != nil {
+// workers returns the number of workers an exploration uses.
+func workers(cfg Config) int {
+	if cfg.Workers <= 1 || cfg.MaxDepth > 0 || cfg.Shards > 0 || cfg.target != nil {
 		return 1
 	}
-	if opts.Reduce && !explore.NewSleepTable(scn, &swarm.Settings{}).Fixed() {
+	if cfg.Sleep != nil && !cfg.Sleep().Fixed() {
 		return 1
 	}
-	return opts.Workers
+	return cfg.Workers
 }
 
-// exploreParallel explores scn with opts.Workers workers (see above).
-func exploreParallel(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
-	if opts.ProgressEvery == 0 {
-		opts.ProgressEvery = 1 << 16
+// exploreParallel explores cfg's scope with cfg.Workers workers (see above).
+func exploreParallel(cfg Config) Result {
+	if cfg.ProgressEvery == 0 {
+		cfg.ProgressEvery = 1 << 16
 	}
-	workers := opts.Workers
+	workers := cfg.Workers
 	var progress func(int)
-	if opts.Progress != nil {
-		progress = func(n int) { opts.Progress(ExploreResult{States: n, Workers: workers}) }
+	if cfg.Progress != nil {
+		progress = func(n int) { cfg.Progress(Result{States: n, Workers: workers}) }
 	}
-	p := explore.NewShared(workers, opts.MaxStates, progress, opts.ProgressEvery, opts.Interrupt)
+	p := NewShared(workers, cfg.MaxStates, progress, cfg.ProgressEvery, cfg.Interrupt)
 	defer p.Free()
-	var por *explore.SleepTable
+	var por *SleepTable
 	xs := make([]*explorer, workers)
 	for i := range xs {
-		x := newExplorer(scn, opts)
+		x := newExplorer(cfg)
 		if por == nil {
 			por = x.por
 		}
@@ -107,14 +103,14 @@ func exploreParallel(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 		}()
 	}
 	wg.Wait()
-	return parallelResult(p, opts, xs)
+	return parallelResult(p, cfg, xs)
 }
 
 // parallelResult merges the workers' results (see above for what is canonical).
-func parallelResult(p *explore.Shared, opts ExploreOptions, xs []*explorer) ExploreResult {
-	res := ExploreResult{Complete: !p.Capped() && !p.WasInterrupted(), Violations: []ExploreViolation{},
-		terminals: map[hashKey]struct{}{}, termsAlso: map[hashKey]struct{}{}}
-	best := map[violationKey]ExploreViolation{}
+func parallelResult(p *Shared, cfg Config, xs []*explorer) Result {
+	res := Result{Complete: !p.Capped() && !p.WasInterrupted(), Violations: []Violation{},
+		terminals: map[HashKey]struct{}{}}
+	best := map[violationKey]Violation{}
 	for _, x := range xs {
 		res.States += x.res.States
 		res.Transitions += x.res.Transitions
@@ -134,7 +130,7 @@ func parallelResult(p *explore.Shared, opts ExploreOptions, xs []*explorer) Expl
 	for _, v := range best {
 		res.Violations = append(res.Violations, v)
 	}
-	slices.SortFunc(res.Violations, func(a, b ExploreViolation) int {
+	slices.SortFunc(res.Violations, func(a, b Violation) int {
 		return cmp.Or(cmp.Compare(a.Criterion, b.Criterion), cmp.Compare(a.Process, b.Process))
 	})
 	res.TerminalStates = len(res.terminals)
@@ -145,14 +141,14 @@ func parallelResult(p *explore.Shared, opts ExploreOptions, xs []*explorer) Expl
 	if len(res.Violations) > 0 {
 		res.Verdict = "violation"
 	}
-	if opts.Progress != nil {
-		opts.Progress(res)
+	if cfg.Progress != nil {
+		cfg.Progress(res)
 	}
 	return res
 }
 
 // shorterPath reports whether a's path is shorter than b's, or as long and less by answers.
-func shorterPath(a, b ExploreViolation) bool {
+func shorterPath(a, b Violation) bool {
 	if a.Depth != b.Depth {
 		return a.Depth < b.Depth
 	}
@@ -172,7 +168,7 @@ func (x *explorer) work() {
 		}
 		s := x.replayTo(it.Path)
 		if key := x.hash(s); key != it.Key {
-			panic(fmt.Sprintf("sim: explore: the path %v of a shared state leads to another state than it did", it.Path))
+			panic(fmt.Sprintf("explore: the path %v of a shared state leads to another state than it did", it.Path))
 		}
 		x.path = append(x.path[:0], it.Path...)
 		x.expandFrom(s, it.Key, it.Sleep, it.Only, it.Done, it.Prefixes)
@@ -194,7 +190,7 @@ func (x *explorer) share() {
 		if f.given || end <= f.qbase {
 			continue
 		}
-		it := &explore.WorkItem{Path: explore.ClonePath(x.path[:f.depth]), Key: f.key, Sleep: f.sleep, Only: f.only, Done: f.done | f.cur}
+		it := &WorkItem{Path: ClonePath(x.path[:f.depth]), Key: f.key, Sleep: f.sleep, Only: f.only, Done: f.done | f.cur}
 		for _, sp := range x.queue[f.qbase:end] {
 			it.Prefixes = append(it.Prefixes, slices.Clone(x.arena[sp.from:sp.to]))
 		}

@@ -1,18 +1,15 @@
-package sim
+package explore
 
-import (
-	"github.com/parsleysim/parsleysim/sim/explore"
-	"github.com/parsleysim/parsleysim/sim/spec"
-)
+import "github.com/parsleysim/parsleysim/sim/spec"
 
-// RESTART_INVISIBILITY in an exploration: package explore's CheckRestart runs the check at a
-// sampled share of the states the search visits (explore.RestartSampled); here the search keeps
-// the path's script, which places the restart, and reports what the check finds.
+// RESTART_INVISIBILITY in the search: CheckRestart runs the check at a sampled share of the
+// states the search visits (RestartSampled); the search keeps the path's script, which places
+// the restart, and reports what the check finds.
 
-// ExploreRestart names the clean restart a RESTART_INVISIBILITY violation found in an
-// exploration inserted: the process, and the script action of the path (as ReplayPath records
-// it) it followed.
-type ExploreRestart struct {
+// Restart names the clean restart a RESTART_INVISIBILITY violation found in an exploration
+// inserted: the process, and the script action of the path (as ReplayPath records it) it
+// followed.
+type Restart struct {
 	Process string `json:"process"`
 	After   int    `json:"after"`
 }
@@ -47,23 +44,19 @@ func (x *explorer) popPath() {
 }
 
 // restartChecked reports whether the restart check runs at the state with hash key.
-func (x *explorer) restartChecked(key hashKey) bool {
-	return x.restartOn && explore.RestartSampled(key)
+func (x *explorer) restartChecked(key HashKey) bool {
+	return x.cfg.RestartCheck && RestartSampled(key)
 }
 
 // checkRestartAt runs the restart check at state s, newly visited, whose hash is key (sampled:
 // restartChecked), at the end of the current path. States reached before any action was
 // recorded (the root) are not checked.
-func (x *explorer) checkRestartAt(s *exState, key hashKey) {
+func (x *explorer) checkRestartAt(s *state, key HashKey) {
 	if len(x.pathScript) == 0 {
 		return
 	}
-	free := &x.free
-	if x.keepWorlds {
-		free = nil
-	}
 	after := len(x.pathScript) - 1
-	r := explore.CheckRestart(s.w, key, s.ids, after, free)
+	r := CheckRestart(s.w, key, s.ids, after, &x.free)
 	if !r.Checked {
 		return
 	}
@@ -72,12 +65,12 @@ func (x *explorer) checkRestartAt(s *exState, key hashKey) {
 		x.res.restartFailures++
 	}
 	for _, v := range r.Violations {
-		x.reportRestart(v, ExploreRestart{Process: r.Process, After: after})
+		x.reportRestart(v, Restart{Process: r.Process, After: after})
 	}
 }
 
 // reportRestart reports a restart violation with the current path and the restart it inserted.
-func (x *explorer) reportRestart(v spec.Violation, r ExploreRestart) {
+func (x *explorer) reportRestart(v spec.Violation, r Restart) {
 	n := len(x.res.Violations)
 	x.report(v, false, nil)
 	if len(x.res.Violations) > n {

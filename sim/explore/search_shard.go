@@ -1,17 +1,12 @@
-package sim
+package explore
 
 import (
 	"fmt"
 	"slices"
-
-	"github.com/parsleysim/parsleysim/sim/explore"
-	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// Sharded exploration: one scope explored by n processes or machines that share nothing, each
-// exploring its share of the scope's subtrees, their results merged afterwards (simrun merge).
-// Package explore's Split says how the tree is cut and why the union of the shards is the whole
-// scope; here every shard explores the top and then the subtrees it owns.
+// The sharded search: every shard explores the top of the tree and then the subtrees it owns
+// (Split says how the tree is cut and why the union of the shards is the whole scope).
 
 // splitItemsPerShard is how many distinct subtrees per shard the split depth is chosen for: the
 // smallest depth whose top records at least that many (or the depth where the scope ends). More
@@ -21,12 +16,12 @@ const splitItemsPerShard = 8
 // MaxSplitDepth bounds the split depth of a sharded exploration.
 const MaxSplitDepth = 64
 
-// exploreShard explores shard opts.Shard of opts.Shards of scn (see above).
-func exploreShard(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
-	if opts.Shard < 1 || opts.Shard > opts.Shards {
-		panic(fmt.Sprintf("sim: explore: shard %d/%d", opts.Shard, opts.Shards))
+// exploreShard explores shard cfg.Shard of cfg.Shards (see above).
+func exploreShard(cfg Config) Result {
+	if cfg.Shard < 1 || cfg.Shard > cfg.Shards {
+		panic(fmt.Sprintf("explore: shard %d/%d", cfg.Shard, cfg.Shards))
 	}
-	x := splitTop(scn, opts)
+	x := splitTop(cfg)
 	defer x.visited.Free()
 	sp := x.split
 	x.split = nil
@@ -35,7 +30,7 @@ func exploreShard(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 		if x.stop {
 			break
 		}
-		if sp.Owner(i, opts.Shards) != opts.Shard {
+		if sp.Owner(i, cfg.Shards) != cfg.Shard {
 			continue
 		}
 		if sp.Items[i].Group == i {
@@ -46,16 +41,16 @@ func exploreShard(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 	return x.finish()
 }
 
-// splitTop explores the top of scn at the split depth (opts.SplitDepth, or the smallest depth
-// whose top records splitItemsPerShard subtrees per shard) and returns the explorer, whose
+// splitTop explores the top of cfg's scope at the split depth (cfg.SplitDepth, or the smallest
+// depth whose top records splitItemsPerShard subtrees per shard) and returns the explorer, whose
 // visited set, counts and violations are the top's and whose split holds the subtrees.
-func splitTop(scn *spec.Scenario, opts ExploreOptions) *explorer {
-	for depth := max(opts.SplitDepth, 1); ; depth++ {
-		x := newExplorer(scn, opts)
-		x.split = explore.NewSplit(depth)
+func splitTop(cfg Config) *explorer {
+	for depth := max(cfg.SplitDepth, 1); ; depth++ {
+		x := newExplorer(cfg)
+		x.split = NewSplit(depth)
 		x.start()
 		x.enterRoot()
-		if opts.SplitDepth > 0 || x.stop || x.split.Subtrees() == 0 || x.split.Subtrees() >= splitItemsPerShard*opts.Shards ||
+		if cfg.SplitDepth > 0 || x.stop || x.split.Subtrees() == 0 || x.split.Subtrees() >= splitItemsPerShard*cfg.Shards ||
 			depth >= MaxSplitDepth {
 			return x
 		}
@@ -64,10 +59,10 @@ func splitTop(scn *spec.Scenario, opts ExploreOptions) *explorer {
 }
 
 // enterSubtree rebuilds item's state by replaying its path from the root and enters it.
-func (x *explorer) enterSubtree(item *explore.SplitItem) {
+func (x *explorer) enterSubtree(item *SplitItem) {
 	s := x.replayTo(item.Path)
 	if key := x.hash(s); key != item.Key {
-		panic(fmt.Sprintf("sim: explore: the path %v of a subtree leads to another state than it did", item.Path))
+		panic(fmt.Sprintf("explore: the path %v of a subtree leads to another state than it did", item.Path))
 	}
 	x.path = append(x.path[:0], item.Path...)
 	x.enter(s, item.Sleep)
@@ -80,20 +75,21 @@ func (x *explorer) enterSubtree(item *explore.SplitItem) {
 // takes it (a clone of the state before, answered by a forced prefix), so the state is the one
 // the exploration reached. The steps' scripts make the search's path (x.pathScript, for the
 // restart check) until clearPath.
-func (x *explorer) replayTo(path [][]int) *exState {
+func (x *explorer) replayTo(path [][]int) *state {
 	s := x.root()
 	x.resetPath()
-	var c explore.StepChooser
+	var c StepChooser
 	for i, answers := range path {
-		acts := actionsOf(new(explore.Actions), s.w)
+		acts := new(Actions)
+		s.w.Actions(acts)
 		if !acts.Enabled {
-			panic(fmt.Sprintf("sim: explore: step %d of a replayed path: nothing is enabled", i+1))
+			panic(fmt.Sprintf("explore: step %d of a replayed path: nothing is enabled", i+1))
 		}
 		t := new(transition)
 		c.Reset(answers, nil)
 		x.step(s, acts, &c, t)
 		if !slices.Equal(c.Answers(), answers) {
-			panic(fmt.Sprintf("sim: explore: step %d of a replayed path answered %v, not %v", i+1, c.Answers(), answers))
+			panic(fmt.Sprintf("explore: step %d of a replayed path answered %v, not %v", i+1, c.Answers(), answers))
 		}
 		s = &t.next // the state before is not released: the one after may share its storage
 		x.pushPath(t.script)
