@@ -52,7 +52,7 @@ type ExploreOptions struct {
 	// MaxStates stops the exploration (Complete false) after this many states; 0 = no cap.
 	MaxStates int
 	// Shard of Shards (counting from 1; Shards 0: unsharded) explores one shard of the scope's
-	// subtrees below SplitDepth (0: chosen; explore.Split says how the tree is cut).
+	// subtrees below SplitDepth (0: chosen; package explore says how the tree is cut).
 	Shard, Shards, SplitDepth int
 	// Workers is the number of goroutines exploring the scope together (package explore's
 	// parallel search); 0 or 1: one, on the caller's goroutine.

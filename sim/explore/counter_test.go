@@ -166,7 +166,7 @@ func (w *counterWorld) Deliveries() [][]uint64 {
 }
 
 // counterHasher hashes a counterWorld's counters and the search's extra bytes. Its first word
-// is small, so every state is sampled for the restart check (RestartSampled).
+// is small, so every state is sampled for the restart check (restartSampled).
 type counterHasher struct{}
 
 func (counterHasher) Hash(w World, extra []byte) HashKey {

@@ -1,20 +1,20 @@
 package explore
 
-// FreeList holds worlds the search released (their subtrees explored, or never entered), for
+// freeList holds worlds the search released (their subtrees explored, or never entered), for
 // the next clone to reuse the storage of (World.Clone's into): reusing a world spares the
 // allocator and the collector most of a transition's garbage. It holds at most freeWorldsMax.
-// The zero value is empty; it belongs to one search. A nil FreeList holds nothing and takes
+// The zero value is empty; it belongs to one search. A nil freeList holds nothing and takes
 // nothing back.
-type FreeList struct {
+type freeList struct {
 	worlds []World
 }
 
-// freeWorldsMax bounds a FreeList.
+// freeWorldsMax bounds a freeList.
 const freeWorldsMax = 64
 
 // Release adds w to the list and reports whether it did (not when the list is full). A released
 // world must not be read afterwards.
-func (l *FreeList) Release(w World) bool {
+func (l *freeList) Release(w World) bool {
 	if l == nil || len(l.worlds) >= freeWorldsMax {
 		return false
 	}
@@ -24,7 +24,7 @@ func (l *FreeList) Release(w World) bool {
 
 // Take removes a released world from the list and returns it, or nil when there is none. The
 // list keeps no reference to it.
-func (l *FreeList) Take() World {
+func (l *freeList) Take() World {
 	if l == nil || len(l.worlds) == 0 {
 		return nil
 	}

@@ -7,12 +7,12 @@ import (
 	"github.com/parsleysim/parsleysim/sim/explore/visited"
 )
 
-// Shared is what the workers of a parallel exploration share: one visited set, split into
+// shared is what the workers of a parallel exploration share: one visited set, split into
 // stripes each behind its own lock; the count of states against the cap; the stop signal; and a
 // pool of work the workers hand each other. An idle worker says so (Wanted turns true); a busy
 // worker seeing it gives away work (Give); Take hands an idle worker the next item, or ends the
 // exploration when every worker is idle with nothing left to give.
-type Shared struct {
+type shared struct {
 	workers       int
 	maxStates     int
 	progress      func(states int)
@@ -29,7 +29,7 @@ type Shared struct {
 
 	mu    sync.Mutex // guards items, idle, done and the progress callback
 	cond  sync.Cond
-	items []*WorkItem
+	items []*workItem
 	idle  int
 	done  bool
 }
@@ -53,8 +53,8 @@ type visitedStripe struct {
 	_   [40]byte // keeps stripes' locks on separate cache lines
 }
 
-// WorkItem is work given away: the untried siblings of one state (or, for Root, the root).
-type WorkItem struct {
+// workItem is work given away: the untried siblings of one state (or, for Root, the root).
+type workItem struct {
 	Root     bool
 	Path     [][]int // the path from the root to the state
 	Key      HashKey // the state's hash, checked after the replay
@@ -64,13 +64,13 @@ type WorkItem struct {
 	Prefixes [][]int // the Chooser answer prefixes not yet run, in queue order
 }
 
-// NewShared returns the shared part of an exploration by workers workers, its pool holding the
+// newShared returns the shared part of an exploration by workers workers, its pool holding the
 // root: at most maxStates states (0: no cap), progress (when not nil) called with the count of
 // states every progressEvery states, interrupt (when not nil) polled as states are counted. Free
 // releases its visited set.
-func NewShared(workers, maxStates int, progress func(states int), progressEvery int, interrupt <-chan struct{}) *Shared {
-	p := &Shared{workers: workers, maxStates: maxStates, progress: progress, progressEvery: progressEvery,
-		interrupt: interrupt, items: []*WorkItem{{Root: true}}}
+func newShared(workers, maxStates int, progress func(states int), progressEvery int, interrupt <-chan struct{}) *shared {
+	p := &shared{workers: workers, maxStates: maxStates, progress: progress, progressEvery: progressEvery,
+		interrupt: interrupt, items: []*workItem{{Root: true}}}
 	p.cond.L = &p.mu
 	for i := range p.stripes {
 		p.stripes[i].set = visited.New(false, stripeMapBytes)
@@ -79,7 +79,7 @@ func NewShared(workers, maxStates int, progress func(states int), progressEvery 
 }
 
 // Free releases the visited set's storage (it may be mapped outside the Go heap).
-func (p *Shared) Free() {
+func (p *shared) Free() {
 	for i := range p.stripes {
 		p.stripes[i].set.Free()
 	}
@@ -91,7 +91,7 @@ func (p *Shared) Free() {
 // sleep set and awake in sleep, the stored set becoming the intersection (the state-caching
 // correction). A new state past the cap is not recorded, so a capped exploration visits exactly
 // maxStates states however many workers reach new ones at once.
-func (p *Shared) Visit(key HashKey, sleep uint64, reduce bool) (only uint64, expand, isNew bool) {
+func (p *shared) Visit(key HashKey, sleep uint64, reduce bool) (only uint64, expand, isNew bool) {
 	st := &p.stripes[key[1]>>58]
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -114,7 +114,7 @@ func (p *Shared) Visit(key HashKey, sleep uint64, reduce bool) (only uint64, exp
 // says whether it is within the cap; reaching the cap stops the exploration. The shared count is
 // kept only when a cap or a progress callback reads it (every worker adding to one cache line
 // would make it the exploration's bottleneck on many cores); the workers keep their own counts.
-func (p *Shared) admit() bool {
+func (p *shared) admit() bool {
 	if p.maxStates == 0 && p.progress == nil {
 		return true
 	}
@@ -135,15 +135,15 @@ func (p *Shared) admit() bool {
 }
 
 // Counted polls the interrupt as a worker counts a new state.
-func (p *Shared) Counted() {
-	if Interrupted(p.interrupt) {
+func (p *shared) Counted() {
+	if interrupted(p.interrupt) {
 		p.interrupted.Store(true)
 		p.stop.Store(true)
 	}
 }
 
 // Interrupted reports whether c is closed (nil: never).
-func Interrupted(c <-chan struct{}) bool {
+func interrupted(c <-chan struct{}) bool {
 	select {
 	case <-c:
 		return true
@@ -153,21 +153,21 @@ func Interrupted(c <-chan struct{}) bool {
 }
 
 // Stop ends the exploration; Stopped says whether it is ended.
-func (p *Shared) Stop()         { p.stop.Store(true) }
-func (p *Shared) Stopped() bool { return p.stop.Load() }
+func (p *shared) Stop()         { p.stop.Store(true) }
+func (p *shared) Stopped() bool { return p.stop.Load() }
 
 // Capped says the cap stopped the exploration, WasInterrupted the interrupt; Given is the number
 // of work items given away.
-func (p *Shared) Capped() bool         { return p.capped.Load() }
-func (p *Shared) WasInterrupted() bool { return p.interrupted.Load() }
-func (p *Shared) Given() int           { return int(p.given.Load()) }
+func (p *shared) Capped() bool         { return p.capped.Load() }
+func (p *shared) WasInterrupted() bool { return p.interrupted.Load() }
+func (p *shared) Given() int           { return int(p.given.Load()) }
 
 // Wanted says an idle worker waits for work: a busy one should give some away.
-func (p *Shared) Wanted() bool { return p.wanted.Load() > 0 }
+func (p *shared) Wanted() bool { return p.wanted.Load() > 0 }
 
 // Take returns the next work item for an idle worker, waiting for one, or nil when the
 // exploration is over: stopped, or every worker idle with nothing left to give.
-func (p *Shared) Take() *WorkItem {
+func (p *shared) Take() *workItem {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for len(p.items) == 0 && !p.done && !p.stop.Load() {
@@ -192,10 +192,10 @@ func (p *Shared) Take() *WorkItem {
 }
 
 // setWanted updates wanted (p.mu held).
-func (p *Shared) setWanted() { p.wanted.Store(int32(p.idle - len(p.items))) }
+func (p *shared) setWanted() { p.wanted.Store(int32(p.idle - len(p.items))) }
 
 // Give adds a work item and wakes an idle worker.
-func (p *Shared) Give(it *WorkItem) {
+func (p *shared) Give(it *workItem) {
 	p.given.Add(1)
 	p.mu.Lock()
 	p.items = append(p.items, it)

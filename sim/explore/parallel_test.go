@@ -11,7 +11,7 @@ import (
 // cap admits exactly maxStates states and stops the exploration. It fails if the state-caching
 // correction or the cap were wrong.
 func TestSharedVisit(t *testing.T) {
-	p := NewShared(2, 2, nil, 1, nil)
+	p := newShared(2, 2, nil, 1, nil)
 	defer p.Free()
 	a, b, c := HashKey{1, 1}, HashKey{2, 2}, HashKey{3, 3 << 58}
 	if only, expand, isNew := p.Visit(a, 0b1110, true); !expand || !isNew || only != 0 {
@@ -40,7 +40,7 @@ func TestSharedVisit(t *testing.T) {
 // were lost or taken twice, or the pool ended early or never.
 func TestSharedWorkPool(t *testing.T) {
 	const workers = 3
-	p := NewShared(workers, 0, nil, 1, nil)
+	p := newShared(workers, 0, nil, 1, nil)
 	defer p.Free()
 	var mu sync.Mutex
 	taken := map[string]int{}
@@ -62,7 +62,7 @@ func TestSharedWorkPool(t *testing.T) {
 				mu.Unlock()
 				if len(it.Path) < 4 {
 					for c := range 2 {
-						p.Give(&WorkItem{Path: append(clonePaths(it.Path), []int{c})})
+						p.Give(&workItem{Path: append(clonePaths(it.Path), []int{c})})
 					}
 				}
 			}

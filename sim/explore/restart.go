@@ -35,25 +35,25 @@ import (
 // bits are zero, one in 64.
 const restartSampleShift = 58
 
-// RestartSampled reports whether the restart check runs at the state whose hash is key.
-func RestartSampled(key HashKey) bool { return key[0]>>restartSampleShift == 0 }
+// restartSampled reports whether the restart check runs at the state whose hash is key.
+func restartSampled(key HashKey) bool { return key[0]>>restartSampleShift == 0 }
 
-// RestartOutcome is what one restart check found: whether a process could be restarted cleanly
+// restartOutcome is what one restart check found: whether a process could be restarted cleanly
 // (Checked), which one, and the violations.
-type RestartOutcome struct {
+type restartOutcome struct {
 	Checked    bool
 	Process    string
 	Violations []spec.Violation
 }
 
-// CheckRestart runs the restart check at w, a state whose hash is key and whose topic IDs
+// checkRestart runs the restart check at w, a state whose hash is key and whose topic IDs
 // continue from ids, reached by a path whose script's last action is the after-th: one of the
 // processes that can be restarted cleanly, chosen by key, is restarted on a copy of w, and that
 // copy and another without the restart run to their end. Their deliveries must agree, and the
 // copy with the restart must find no violation. When the copy without the restart finds one, the
 // check reports nothing (the terminal states report it). The copies' storage comes from free and
 // goes back to it (nil: neither).
-func CheckRestart(w World, key HashKey, ids *rand.PCG, after int, free *FreeList) RestartOutcome {
+func checkRestart(w World, key HashKey, ids *rand.PCG, after int, free *freeList) restartOutcome {
 	n := 0
 	for i := range w.Processes() {
 		if w.Restartable(i) {
@@ -61,7 +61,7 @@ func CheckRestart(w World, key HashKey, ids *rand.PCG, after int, free *FreeList
 		}
 	}
 	if n == 0 {
-		return RestartOutcome{}
+		return restartOutcome{}
 	}
 	k := int(key[1] % uint64(n))
 	p := 0
@@ -81,7 +81,7 @@ func CheckRestart(w World, key HashKey, ids *rand.PCG, after int, free *FreeList
 	base.Finish()
 	c.Finish()
 	name := c.ProcessName(p)
-	out := RestartOutcome{Checked: true, Process: name}
+	out := restartOutcome{Checked: true, Process: name}
 	if len(base.Violations()) > 0 {
 		return out
 	}

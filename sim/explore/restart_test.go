@@ -15,16 +15,16 @@ import (
 // restarted, missed the changed deliveries, or allocated copies with released ones at hand.
 func TestCheckRestart(t *testing.T) {
 	ids := rand.NewPCG(1, 2)
-	var free FreeList
+	var free freeList
 	w := newFakeWorld([]bool{true, false, true}, 2)
-	clean := CheckRestart(w, HashKey{0, 0}, ids, 4, &free) // the first restartable: p0
+	clean := checkRestart(w, HashKey{0, 0}, ids, 4, &free) // the first restartable: p0
 	if !clean.Checked || clean.Process != "p0" || len(clean.Violations) != 0 {
 		t.Fatalf("restarting p0: %+v", clean)
 	}
 	if *w.made != 2 {
 		t.Fatalf("%d copies made for one check, want 2", *w.made)
 	}
-	bad := CheckRestart(w, HashKey{0, 1}, ids, 4, &free) // the second restartable: p2, the buggy one
+	bad := checkRestart(w, HashKey{0, 1}, ids, 4, &free) // the second restartable: p2, the buggy one
 	if !bad.Checked || bad.Process != "p2" || len(bad.Violations) != 1 ||
 		bad.Violations[0].Criterion != spec.CritRestartInvisibility || bad.Violations[0].Process != 2 {
 		t.Fatalf("restarting p2: %+v", bad)
@@ -32,15 +32,15 @@ func TestCheckRestart(t *testing.T) {
 	if *w.made != 2 {
 		t.Fatalf("%d copies made for two checks, want 2: the released copies were not reused", *w.made)
 	}
-	if got := CheckRestart(newFakeWorld([]bool{false, false}, -1), HashKey{}, ids, 0, nil); got.Checked {
+	if got := checkRestart(newFakeWorld([]bool{false, false}, -1), HashKey{}, ids, 0, nil); got.Checked {
 		t.Fatalf("a world with nothing restartable was checked: %+v", got)
 	}
 	broken := newFakeWorld([]bool{true, true, true}, 2)
 	broken.brokenEnd = true
-	if got := CheckRestart(broken, HashKey{0, 2}, ids, 0, nil); !got.Checked || len(got.Violations) != 0 {
+	if got := checkRestart(broken, HashKey{0, 2}, ids, 0, nil); !got.Checked || len(got.Violations) != 0 {
 		t.Fatalf("a world whose end breaks without the restart: %+v", got)
 	}
-	if RestartSampled(HashKey{1 << 58, 0}) || !RestartSampled(HashKey{1<<58 - 1, 0}) {
+	if restartSampled(HashKey{1 << 58, 0}) || !restartSampled(HashKey{1<<58 - 1, 0}) {
 		t.Fatal("the sample is not the hashes whose top 6 bits are zero")
 	}
 }
@@ -49,7 +49,7 @@ func TestCheckRestart(t *testing.T) {
 // most freeWorldsMax worlds, and that a nil list holds nothing. It fails if a world were handed
 // out twice or the list grew without bound.
 func TestFreeListBounds(t *testing.T) {
-	var l FreeList
+	var l freeList
 	worlds := make([]*fakeWorld, freeWorldsMax+1)
 	for i := range worlds {
 		worlds[i] = newFakeWorld(nil, -1)
@@ -65,7 +65,7 @@ func TestFreeListBounds(t *testing.T) {
 	if l.Take() != nil {
 		t.Fatal("an empty list handed out a world")
 	}
-	var none *FreeList
+	var none *freeList
 	if none.Release(worlds[0]) || none.Take() != nil {
 		t.Fatal("a nil list holds worlds")
 	}

@@ -144,7 +144,7 @@ type explorer struct {
 	stop    bool
 	extra   []byte
 	// free are released worlds to clone into, masks is the step's scratch (search_step.go).
-	free  FreeList
+	free  freeList
 	masks []Mask
 	// chooser, queue, arena and slots are eachSuccessor's reused storage (search_step.go);
 	// actions the states' actions per depth, filters their persistent-set filters.
@@ -158,10 +158,10 @@ type explorer struct {
 	offSettings SettingsOff
 	// split, in a sharded exploration's top phase, records the subtrees at its depth instead of
 	// entering them (search_shard.go).
-	split *Split
+	split *split
 	// par is the shared part of a parallel exploration, frames the states this worker is
 	// expanding (search_parallel.go).
-	par    *Shared
+	par    *shared
 	frames []frame
 	// pathScript is the actions the steps of the path the search is on recorded, and
 	// pathActions[d] how many of them the first d steps recorded (search_restart.go).
@@ -300,7 +300,7 @@ func (x *explorer) countState(s *state) {
 		x.par.Counted()
 		return
 	}
-	if Interrupted(x.cfg.Interrupt) {
+	if interrupted(x.cfg.Interrupt) {
 		x.stop, x.res.Interrupted = true, true
 	}
 	if x.cfg.Progress != nil && x.res.States%x.cfg.ProgressEvery == 0 {
@@ -429,7 +429,7 @@ func (x *explorer) report(v spec.Violation, terminal bool, last []int) {
 		return
 	}
 	x.found[k] = true
-	path := ClonePath(x.path) // the path's answers live in reused storage (eachSuccessor)
+	path := clonePath(x.path) // the path's answers live in reused storage (eachSuccessor)
 	if last != nil {
 		path = append(path, slices.Clone(last))
 	}

@@ -11,7 +11,7 @@ import (
 // set and hand each other work.
 //
 // Each worker is an explorer of its own (its worlds, buffers, hasher, persistent-set scratch and
-// results), exploring depth-first as a sequential exploration does. They share (Shared):
+// results), exploring depth-first as a sequential exploration does. They share (parallel.go):
 //   - the visited set, split into stripes by the key's top bits, each behind its own lock. The
 //     first worker to reach a state inserts it and expands it; a worker reaching it later applies
 //     the state-caching correction under the same lock (it expands the transitions asleep in the
@@ -81,7 +81,7 @@ func exploreParallel(cfg Config) Result {
 	if cfg.Progress != nil {
 		progress = func(n int) { cfg.Progress(Result{States: n, Workers: workers}) }
 	}
-	p := NewShared(workers, cfg.MaxStates, progress, cfg.ProgressEvery, cfg.Interrupt)
+	p := newShared(workers, cfg.MaxStates, progress, cfg.ProgressEvery, cfg.Interrupt)
 	defer p.Free()
 	var por *SleepTable
 	xs := make([]*explorer, workers)
@@ -107,7 +107,7 @@ func exploreParallel(cfg Config) Result {
 }
 
 // parallelResult merges the workers' results (see above for what is canonical).
-func parallelResult(p *Shared, cfg Config, xs []*explorer) Result {
+func parallelResult(p *shared, cfg Config, xs []*explorer) Result {
 	res := Result{Complete: !p.Capped() && !p.WasInterrupted(), Violations: []Violation{},
 		terminals: map[HashKey]struct{}{}}
 	best := map[violationKey]Violation{}
@@ -190,7 +190,7 @@ func (x *explorer) share() {
 		if f.given || end <= f.qbase {
 			continue
 		}
-		it := &WorkItem{Path: ClonePath(x.path[:f.depth]), Key: f.key, Sleep: f.sleep, Only: f.only, Done: f.done | f.cur}
+		it := &workItem{Path: clonePath(x.path[:f.depth]), Key: f.key, Sleep: f.sleep, Only: f.only, Done: f.done | f.cur}
 		for _, sp := range x.queue[f.qbase:end] {
 			it.Prefixes = append(it.Prefixes, slices.Clone(x.arena[sp.from:sp.to]))
 		}

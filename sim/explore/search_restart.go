@@ -2,8 +2,8 @@ package explore
 
 import "github.com/parsleysim/parsleysim/sim/spec"
 
-// RESTART_INVISIBILITY in the search: CheckRestart runs the check at a sampled share of the
-// states the search visits (RestartSampled); the search keeps the path's script, which places
+// RESTART_INVISIBILITY in the search: checkRestart runs the check at a sampled share of the
+// states the search visits (restartSampled); the search keeps the path's script, which places
 // the restart, and reports what the check finds.
 
 // Restart names the clean restart a RESTART_INVISIBILITY violation found in an exploration
@@ -45,7 +45,7 @@ func (x *explorer) popPath() {
 
 // restartChecked reports whether the restart check runs at the state with hash key.
 func (x *explorer) restartChecked(key HashKey) bool {
-	return x.cfg.RestartCheck && RestartSampled(key)
+	return x.cfg.RestartCheck && restartSampled(key)
 }
 
 // checkRestartAt runs the restart check at state s, newly visited, whose hash is key (sampled:
@@ -56,7 +56,7 @@ func (x *explorer) checkRestartAt(s *state, key HashKey) {
 		return
 	}
 	after := len(x.pathScript) - 1
-	r := CheckRestart(s.w, key, s.ids, after, &x.free)
+	r := checkRestart(s.w, key, s.ids, after, &x.free)
 	if !r.Checked {
 		return
 	}

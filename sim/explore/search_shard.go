@@ -6,7 +6,7 @@ import (
 )
 
 // The sharded search: every shard explores the top of the tree and then the subtrees it owns
-// (Split says how the tree is cut and why the union of the shards is the whole scope).
+// (shard.go says how the tree is cut and why the union of the shards is the whole scope).
 
 // splitItemsPerShard is how many distinct subtrees per shard the split depth is chosen for: the
 // smallest depth whose top records at least that many (or the depth where the scope ends). More
@@ -47,7 +47,7 @@ func exploreShard(cfg Config) Result {
 func splitTop(cfg Config) *explorer {
 	for depth := max(cfg.SplitDepth, 1); ; depth++ {
 		x := newExplorer(cfg)
-		x.split = NewSplit(depth)
+		x.split = newSplit(depth)
 		x.start()
 		x.enterRoot()
 		if cfg.SplitDepth > 0 || x.stop || x.split.Subtrees() == 0 || x.split.Subtrees() >= splitItemsPerShard*cfg.Shards ||
@@ -59,7 +59,7 @@ func splitTop(cfg Config) *explorer {
 }
 
 // enterSubtree rebuilds item's state by replaying its path from the root and enters it.
-func (x *explorer) enterSubtree(item *SplitItem) {
+func (x *explorer) enterSubtree(item *splitItem) {
 	s := x.replayTo(item.Path)
 	if key := x.hash(s); key != item.Key {
 		panic(fmt.Sprintf("explore: the path %v of a subtree leads to another state than it did", item.Path))

@@ -35,49 +35,49 @@ import (
 // subtrees (measured in results/explore.md). Package sim's TestShardedExplorationUnion compares the union of
 // the shards' terminal states and violations with the unsharded exploration's.
 
-// Split is the top phase's cut of a sharded exploration: the split depth, and the subtrees
+// split is the top phase's cut of a sharded exploration: the split depth, and the subtrees
 // recorded there in the order the top reached them.
-type Split struct {
+type split struct {
 	Depth int
-	Items []SplitItem
+	Items []splitItem
 	first map[HashKey]int // a subtree state's first item
 }
 
-// SplitItem is one recorded subtree: its state's hash, the path to it (every step's Chooser
+// splitItem is one recorded subtree: its state's hash, the path to it (every step's Chooser
 // answers) and the sleep set it is entered with; Group is the index of the first item of the same
 // state.
-type SplitItem struct {
+type splitItem struct {
 	Key   HashKey
 	Path  [][]int
 	Sleep uint64
 	Group int
 }
 
-// NewSplit returns a cut at depth with no subtree recorded.
-func NewSplit(depth int) *Split { return &Split{Depth: depth, first: map[HashKey]int{}} }
+// newSplit returns a cut at depth with no subtree recorded.
+func newSplit(depth int) *split { return &split{Depth: depth, first: map[HashKey]int{}} }
 
 // Cuts reports whether a state at depth is recorded as a subtree instead of entered (never, for a
-// nil Split: an exploration that is not cut).
-func (sp *Split) Cuts(depth int) bool { return sp != nil && depth == sp.Depth }
+// nil split: an exploration that is not cut).
+func (sp *split) Cuts(depth int) bool { return sp != nil && depth == sp.Depth }
 
 // Record records the subtree of state key reached by path with sleep set sleep. path is copied
 // (a search's path lives in reused storage).
-func (sp *Split) Record(key HashKey, path [][]int, sleep uint64) {
-	p := ClonePath(path)
+func (sp *split) Record(key HashKey, path [][]int, sleep uint64) {
+	p := clonePath(path)
 	g, ok := sp.first[key]
 	if !ok {
 		g = len(sp.Items)
 		sp.first[key] = g
 	}
-	sp.Items = append(sp.Items, SplitItem{Key: key, Path: p, Sleep: sleep, Group: g})
+	sp.Items = append(sp.Items, splitItem{Key: key, Path: p, Sleep: sleep, Group: g})
 }
 
 // Subtrees returns the number of distinct subtree states.
-func (sp *Split) Subtrees() int { return len(sp.first) }
+func (sp *split) Subtrees() int { return len(sp.first) }
 
 // Owner returns the shard (1..n) that owns item i: by the hash of its group's first path, the
 // same in every shard.
-func (sp *Split) Owner(i, n int) int {
+func (sp *split) Owner(i, n int) int {
 	h := fnv.New64a()
 	var b []byte
 	for _, step := range sp.Items[sp.Items[i].Group].Path {
@@ -91,9 +91,9 @@ func (sp *Split) Owner(i, n int) int {
 	return int(h.Sum64()%uint64(n)) + 1
 }
 
-// ClonePath is a deep copy of path, the answer lists of a search's steps (which live in storage
+// clonePath is a deep copy of path, the answer lists of a search's steps (which live in storage
 // the search reuses).
-func ClonePath(path [][]int) [][]int {
+func clonePath(path [][]int) [][]int {
 	p := slices.Clone(path)
 	for i := range p {
 		p[i] = slices.Clone(p[i])

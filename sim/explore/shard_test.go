@@ -10,13 +10,13 @@ import (
 // copy, and that the owners spread over the shards. It fails if grouping keyed on the path, an
 // owner fell outside 1..n, or a recorded path shared the caller's storage.
 func TestSplitGroupsAndOwners(t *testing.T) {
-	var none *Split
+	var none *split
 	if none.Cuts(0) {
-		t.Fatal("a nil Split cuts")
+		t.Fatal("a nil split cuts")
 	}
-	sp := NewSplit(2)
+	sp := newSplit(2)
 	if sp.Cuts(1) || !sp.Cuts(2) {
-		t.Fatal("a Split at depth 2 cuts at another depth")
+		t.Fatal("a split at depth 2 cuts at another depth")
 	}
 	path := [][]int{{0, 1}, {2}}
 	sp.Record(HashKey{1, 1}, path, 0b01)
