@@ -11,10 +11,11 @@
 // of the world (oracle.Oracle: the message table, each channel's log) and of each process
 // (oracle.Proc, and the reference node that runs in lockstep with its engine, oracle.Reference,
 // both kept in the process's shell so that the explorer's clone copies them with the process).
-// Its checkers, one per criterion, live in package oracle, which cannot see the host
-// (oracle.TestOracleSeesNoHost); the ones still here (the sessions', check_session.go; restart
-// invisibility, check_restart.go) read only the oracle and the events' arguments
-// (TestOracleReadsNoHostState). The oracle reports each violation as it
+// The session tiers hand it their operations and it keeps the sessions' truth (oracle.Sessions,
+// beside the tiers). Its checkers, one per criterion, live in package oracle, which cannot see
+// the host (oracle.TestOracleSeesNoHost); the world judges nothing itself (TestWorldJudgesNothing):
+// restart invisibility, which re-runs the world, is run from here (check_restart.go) and judged
+// with the oracle's comparison. The oracle reports each violation as it
 // finds it to the world (oracle.Reporter), which traces it. The world asks it queries (RecordAt,
 // FedHigh, PendingHead, HeldBack, Ledger, DeliverySequence).
 //

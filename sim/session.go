@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -19,9 +19,10 @@ import (
 // after Patience unanswered reads it gives the session up and starts a new one). A collection
 // spanning partitions gates on the meet of the partitions' recorded pasts.
 //
-// The tiers compute tokens and recorded pasts; the oracle keeps the ground truth beside them (the
-// true past of every served projection, every session and every write) and the session checks
-// (check_session.go) judge the tiers against it, never against what the tiers computed.
+// The tiers compute tokens and recorded pasts; the oracle keeps the ground truth beside them
+// (oracle.Sessions: the true past of every served projection, every session and every write),
+// fed by the session events the tiers hand it, and its session checkers judge the tiers against
+// it, never against what the tiers computed.
 
 // sessionWorld is the run's session clients, tiers and projections, with the oracle's truth
 // beside them. Everything is plain data in slices indexed by client, model and process, so a
@@ -40,10 +41,11 @@ type sessionWorld struct {
 	entriesMax  int
 	bytesMax    int
 	patience    int
+	// truth is the oracle's truth of the sessions, which the tiers hand their events.
+	truth oracle.Sessions
 }
 
-// sessionClient is one client: the token it holds and, for the oracle, what its current session
-// truly wrote and observed.
+// sessionClient is one client: the token it holds.
 type sessionClient struct {
 	session int    // the current session's number
 	token   []byte // the token the client holds, as the last tier minted it
@@ -54,25 +56,6 @@ type sessionClient struct {
 	// reading is set by a write and cleared by a served read (or a new session): a client
 	// alternates, reading after each write before it writes again.
 	reading bool
-
-	// Oracle: the session's true causal past (what a write it makes truly follows), its
-	// committed acknowledged writes, and the rows every served read reflected.
-	truth  node.Causes
-	writes []sessionWriteOp
-	reads  []sessionReadOp
-}
-
-// sessionWriteOp is a committed, acknowledged write of a session.
-type sessionWriteOp struct {
-	op  int
-	uid uint64
-}
-
-// sessionReadOp is a served read: the rows (own coordinates) it reflected.
-type sessionReadOp struct {
-	op    int
-	model string
-	rows  node.Causes
 }
 
 // readModel is one read model with its replicas resolved to process indexes.
@@ -91,7 +74,8 @@ func newSessionWorld(w *world) *sessionWorld {
 		writes: w.sortedTopicsOf(ss.Writes), projections: make([]*projection, len(w.procs)),
 		entriesMax: orDefault(ss.TokenEntriesMax, spec.DefaultTokenEntriesMax),
 		bytesMax:   orDefault(ss.TokenBytesMax, spec.DefaultTokenBytesMax),
-		patience:   orDefault(ss.Patience, spec.DefaultSessionPatience)}
+		patience:   orDefault(ss.Patience, spec.DefaultSessionPatience),
+		truth:      oracle.NewSessions(ss.Clients, len(w.procs))}
 	for i := range ss.Models {
 		m := readModel{spec: &ss.Models[i]}
 		for _, replicas := range m.spec.Partitions {
@@ -101,6 +85,7 @@ func newSessionWorld(w *world) *sessionWorld {
 				idx = append(idx, p.idx)
 				if s.projections[p.idx] == nil {
 					s.projections[p.idx] = &projection{ownOnly: m.spec.OwnCoordinatesOnly}
+					s.truth.AddProjector(p.idx, p.spec.Name)
 				}
 			}
 			m.partitions = append(m.partitions, idx)
@@ -124,14 +109,15 @@ func orDefault(v, def int) int {
 	return v
 }
 
-// newSession gives client c a fresh session: the empty token and an empty true past.
+// newSession gives client c a fresh session: the empty token, and for the oracle a session
+// that has written and observed nothing.
 func (s *sessionWorld) newSession(c int) {
 	cl := &s.clients[c]
 	cl.session = s.nextSession
 	s.nextSession++
 	cl.token = session.None().Encode()
 	cl.damage, cl.waiting, cl.reading = spec.TokenIntact, 0, false
-	cl.truth, cl.writes, cl.reads = node.Causes{}, nil, nil
+	s.w.or.OnSessionStarted(&s.truth, c, cl.session)
 }
 
 // count adds n to the session counter name in the run's stats.

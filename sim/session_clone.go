@@ -3,10 +3,10 @@ package sim
 import "slices"
 
 // clone copies the session actors into world w, for the explorer's world clone: everything that
-// changes is copied (clients with their truths and histories, projections), everything fixed after
-// construction is shared (the spec, the written topics, the read models). Tokens and read rows
-// are replaced, never changed in place, so they are shared too. A nil receiver (no sessions)
-// clones to nil.
+// changes is copied (clients, projections, and the oracle's truth by its own Clone), everything
+// fixed after construction is shared (the spec, the written topics, the read models). Tokens are
+// replaced, never changed in place, so they are shared too. A nil receiver (no sessions) clones
+// to nil.
 func (s *sessionWorld) clone(w *world) *sessionWorld {
 	if s == nil {
 		return nil
@@ -14,19 +14,14 @@ func (s *sessionWorld) clone(w *world) *sessionWorld {
 	c := *s
 	c.w = w
 	c.clients = slices.Clone(s.clients)
-	for i := range c.clients {
-		cl := &c.clients[i]
-		cl.truth = cl.truth.Clone()
-		cl.writes = slices.Clip(cl.writes)
-		cl.reads = slices.Clip(cl.reads)
-	}
+	c.truth = s.truth.Clone()
 	c.projections = make([]*projection, len(s.projections))
 	for i, pr := range s.projections {
 		if pr == nil {
 			continue
 		}
 		cp := *pr
-		cp.recorded, cp.own, cp.truth = pr.recorded.Clone(), pr.own.Clone(), pr.truth.Clone()
+		cp.recorded, cp.own = pr.recorded.Clone(), pr.own.Clone()
 		cp.staged = slices.Clone(pr.staged)
 		c.projections[i] = &cp
 	}

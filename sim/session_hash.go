@@ -7,9 +7,10 @@ import (
 )
 
 // The session actors' part of the canonical state (world_hash.go): per client its session
-// number, flags, pending damage, token, true past and the committed writes and served reads of
-// its session; per projector its projection (recorded past, rows, true past, staged rows); the
-// session and operation counters. Like the rest of the encoding it names channels by world
+// number, flags, pending damage and token, then the oracle's truth of its session
+// (oracle.AppendSessionClient); per projector its projection (recorded past, then the oracle's
+// rows and true past, oracle.AppendProjection, then the row count and staged rows); the session
+// and operation counters. Like the rest of the encoding it names channels by world
 // channel index (a token's topic IDs included) and messages by coordinate, never by uid. The
 // spec, the read models and the tier's transactional producer are fixed after construction (a
 // session write opens and closes its transaction within its step), so they are out.
@@ -23,18 +24,18 @@ func appendSession(b []byte, s *sessionWorld) []byte {
 	b = binary.AppendUvarint(b, uint64(s.nextSession))
 	b = binary.AppendUvarint(b, uint64(s.ops))
 	for i := range s.clients {
-		b = s.appendClient(b, &s.clients[i])
+		b = s.appendClient(b, i)
 	}
-	for _, pr := range s.projections {
-		b = s.appendProjection(b, pr)
+	for i, pr := range s.projections {
+		b = s.appendProjection(b, i, pr)
 	}
 	return b
 }
 
 // appendClient appends one client. Its token is minted by a tier and so always decodes; it is
 // encoded as the frontier it carries.
-func (s *sessionWorld) appendClient(b []byte, cl *sessionClient) []byte {
-	w := s.w
+func (s *sessionWorld) appendClient(b []byte, c int) []byte {
+	w, cl := s.w, &s.clients[c]
 	b = binary.AppendUvarint(b, uint64(cl.session))
 	b = append(b, byte(cl.damage))
 	b = appendBool(b, cl.reading)
@@ -44,32 +45,19 @@ func (s *sessionWorld) appendClient(b []byte, cl *sessionClient) []byte {
 		panic("sim: a client holds a token that does not decode: " + err.Error())
 	}
 	b = appendCauses(b, w, token.Causes())
-	b = appendCauses(b, w, cl.truth)
-	b = binary.AppendUvarint(b, uint64(len(cl.writes)))
-	for _, wr := range cl.writes {
-		b = binary.AppendUvarint(b, uint64(wr.op))
-		b = appendMsgRef(b, w, wr.uid)
-	}
-	b = binary.AppendUvarint(b, uint64(len(cl.reads)))
-	for _, r := range cl.reads {
-		b = binary.AppendUvarint(b, uint64(r.op))
-		b = appendBytes(b, []byte(r.model))
-		b = appendCauses(b, w, r.rows)
-	}
-	return b
+	return w.or.AppendSessionClient(b, &s.truth, c)
 }
 
 // appendProjection appends one process's projection (a marker for a process that projects
 // nothing).
-func (s *sessionWorld) appendProjection(b []byte, pr *projection) []byte {
+func (s *sessionWorld) appendProjection(b []byte, p int, pr *projection) []byte {
 	if pr == nil {
 		return append(b, 0)
 	}
 	w := s.w
 	b = append(b, 1)
 	b = appendCauses(b, w, pr.recorded)
-	b = appendCauses(b, w, pr.own)
-	b = appendCauses(b, w, pr.truth)
+	b = w.or.AppendProjection(b, &s.truth, p)
 	b = binary.AppendUvarint(b, uint64(pr.rows))
 	b = binary.AppendUvarint(b, uint64(len(pr.staged)))
 	for _, uid := range pr.staged {

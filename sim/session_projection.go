@@ -15,18 +15,16 @@ import (
 // carried causes (the header a raw projector reads; only the own coordinate behind the handler
 // seam), merged over every row. Under PROJECTOR_RECORDS_FRONTIER the rows record the engine's
 // frontier snapshot as the step writes them to the store instead, which advances at receipt and so
-// names effects the engine still holds back (SPEC §5.3). The oracle side keeps the truth: the projected rows' own
-// coordinates and the true past of the data, every row's coordinate plus its true causal past.
+// names effects the engine still holds back (SPEC §5.3). The oracle keeps the truth
+// (oracle.Sessions), fed by the projector's deliveries, commits and rollbacks.
 
 // projection is one replica's projection.
 type projection struct {
 	ownOnly bool // rows record their own coordinate only (a projector behind the handler seam)
 	// recorded is the tier's recorded past of the projection.
 	recorded node.Causes
-	// own are the coordinates of the rows projected (a fact both sides share).
+	// own are the coordinates of the rows projected (a fact the oracle knows too).
 	own node.Causes
-	// truth is the true causal past of the projected data (oracle).
-	truth node.Causes
 	// rows counts the rows projected.
 	rows int
 	// staged are the uids of the rows of the projector's open step, applied when it commits.
@@ -49,6 +47,7 @@ func (s *sessionWorld) onDeliver(p *proc, uid uint64) {
 		return
 	}
 	pr.staged = append(pr.staged, uid)
+	s.w.or.OnProjectorDelivered(&s.truth, p.idx, uid)
 }
 
 // onCommit applies the rows of projector p's committed step.
@@ -64,6 +63,7 @@ func (s *sessionWorld) onCommit(p *proc) {
 	for _, uid := range pr.staged {
 		s.apply(pr, uid, snapshot)
 	}
+	s.w.or.OnProjectorCommitted(&s.truth, p.idx)
 	if s.w.tracing {
 		s.w.emitProc("projected", p, "recorded "+session.Of(pr.recorded).String())
 	}
@@ -74,11 +74,12 @@ func (s *sessionWorld) onCommit(p *proc) {
 func (s *sessionWorld) onRollback(p *proc) {
 	if pr := s.projectionOf(p); pr != nil {
 		pr.staged = pr.staged[:0]
+		s.w.or.OnProjectorRolledBack(&s.truth, p.idx)
 	}
 }
 
 // apply projects one committed row: the tier records its past (under the sabotage, the frontier
-// snapshot), the oracle its truth.
+// snapshot).
 func (s *sessionWorld) apply(pr *projection, uid uint64, snapshot node.Causes) {
 	m := s.w.or.Msg(uid)
 	nc := s.w.chans[m.Ch].nc
@@ -93,7 +94,5 @@ func (s *sessionWorld) apply(pr *projection, uid uint64, snapshot node.Causes) {
 		pr.recorded.MergeFrom(m.Expressed)
 	}
 	pr.own.Merge(nc, pos)
-	pr.truth.Merge(nc, pos)
-	pr.truth.MergeFrom(m.Past)
 	pr.rows++
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -29,7 +30,7 @@ func (s *sessionWorld) read(c, mi, start int) {
 		return
 	}
 	m := &s.models[mi]
-	s.checkDamaged(c, op, damage, fmt.Sprintf("read op %d of %s used it as %s", op, m.spec.Name, token))
+	s.w.or.OnTokenAccepted(s.w.at(), &s.truth, c, op, damage, fmt.Sprintf("read op %d of %s used it as %s", op, m.spec.Name, token))
 	served := make([]int, len(m.partitions))
 	recorded := make([]session.CausalPast, len(m.partitions))
 	redirected := false
@@ -53,9 +54,8 @@ func (s *sessionWorld) read(c, mi, start int) {
 	if redirected {
 		s.count("reads_redirected")
 	}
-	s.checkServed(c, op, m, served, intended)
-	s.observe(c, op, m, served)
-	s.checkToken(c, op, "read", minted)
+	s.w.or.OnSessionRead(s.w.at(), &s.truth, &oracle.SessionRead{Client: c, Op: op, Model: m.spec.Name,
+		OwnOnly: m.spec.OwnCoordinatesOnly, Served: served, Presented: intended, Minted: minted.Causes()})
 	s.traceRead(c, op, m, served, minted)
 	cl.token = minted.Encode()
 }
@@ -103,30 +103,6 @@ func (s *sessionWorld) unanswered(c, op int, m *readModel, cov session.Coverage)
 		s.count("sessions_abandoned")
 		s.newSession(c)
 	}
-}
-
-// observe is the oracle's account of a served read: the session now truly follows what the read
-// showed it — a single partition's whole true past; for a collection, what every partition
-// reflects (the meet of their true pasts) plus each partition's rows; behind the handler seam,
-// the rows alone (what the tier can carry forward, SPEC §5.3) — and the read's rows join the
-// session's observations.
-func (s *sessionWorld) observe(c, op int, m *readModel, served []int) {
-	cl := &s.clients[c]
-	var rows node.Causes
-	truths := make([]session.CausalPast, len(served))
-	for i, p := range served {
-		rows.MergeFrom(s.projections[p].own)
-		truths[i] = session.Of(s.projections[p].truth)
-	}
-	switch {
-	case m.spec.OwnCoordinatesOnly:
-	case len(served) == 1:
-		cl.truth.MergeFrom(s.projections[served[0]].truth)
-	default:
-		cl.truth.MergeFrom(session.Meet(truths...).Causes())
-	}
-	cl.truth.MergeFrom(rows)
-	cl.reads = append(cl.reads, sessionReadOp{op: op, model: m.spec.Name, rows: rows})
 }
 
 // traceRead emits a served read's event.

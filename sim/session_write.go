@@ -46,14 +46,14 @@ func (s *sessionWorld) write(c int, ch int32, txn, commit bool) {
 	key, value := w.payload()
 	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now(),
 		Headers: []substrate.Header{{Key: node.HeaderKey, Value: header}}}
-	m := oracle.Message{Ch: ch, Sender: -1, Kind: oracle.MsgSession, Past: cl.truth.Clone(), Expressed: token.Causes(), HeaderLen: len(header)}
+	m := oracle.Message{Ch: ch, Sender: -1, Kind: oracle.MsgSession, Expressed: token.Causes(), HeaderLen: len(header)}
 	if txn {
 		wr.minted = s.produceTxn(&wr, token, rec, m)
 	} else {
 		off, perr := w.sub.Produce(w.chans[ch].tp, rec, substrate.ProduceIdempotent)
 		must(perr)
 		m.Pos, m.State = int64(off), oracle.MsgCommitted
-		wr.uid, wr.pos = w.or.Add(m, w.clock.Now()), int64(off)
+		wr.uid, wr.pos = w.or.OnSessionProduced(&s.truth, c, m, w.clock.Now()), int64(off)
 		w.noteCommitted(wr.uid)
 		wr.minted = s.mergeAck(token, ch, wr.pos)
 	}
@@ -61,19 +61,12 @@ func (s *sessionWorld) write(c int, ch int32, txn, commit bool) {
 	w.stats.Produced++
 	s.count("writes")
 	committed := w.or.Msg(wr.uid).State == oracle.MsgCommitted
-	if committed {
-		cl.truth.Merge(w.chans[ch].nc, node.Offset(wr.pos))
-		cl.writes = append(cl.writes, sessionWriteOp{op: wr.op, uid: wr.uid})
-		if w.tracing {
-			w.emitChan("produced", nil, ch, wr.pos, wr.uid, oracle.MsgSession.String())
-		}
+	if committed && w.tracing {
+		w.emitChan("produced", nil, ch, wr.pos, wr.uid, oracle.MsgSession.String())
 	}
 	s.traceWrite(&wr, committed)
-	s.checkDamaged(c, wr.op, wr.damaged, fmt.Sprintf("write op %d produced %s", wr.op, w.or.MsgName(wr.uid)))
-	if committed {
-		s.checkWFR(c, wr.op, wr.uid)
-	}
-	s.checkToken(c, wr.op, "write", wr.minted)
+	w.or.OnTokenAccepted(w.at(), &s.truth, c, wr.op, wr.damaged, fmt.Sprintf("write op %d produced %s", wr.op, w.or.MsgName(wr.uid)))
+	w.or.OnSessionWrite(w.at(), &s.truth, c, wr.op, wr.uid, committed, wr.minted.Causes())
 	cl.token, cl.reading = wr.minted.Encode(), true
 }
 
@@ -85,7 +78,7 @@ func (s *sessionWorld) produceTxn(wr *sessionWrite, token session.CausalPast, re
 	off, err := w.sub.ProduceTx(s.txn, w.chans[wr.ch].tp, rec)
 	must(err)
 	m.Pos, m.State = int64(off), oracle.MsgPending
-	wr.uid, wr.pos = w.or.Add(m, w.clock.Now()), int64(off)
+	wr.uid, wr.pos = w.or.OnSessionProduced(&s.truth, wr.client, m, w.clock.Now()), int64(off)
 	if s.mode == spec.SessionWriteMergesBeforeCommit {
 		token = mergeCoordinate(token, w.chans[wr.ch].nc, wr.pos)
 	}

@@ -287,12 +287,6 @@ func (w *world) ReportViolation(proc int, text string) {
 	}
 }
 
-// violate records a violation found now and reports whether it did (false when the criterion is
-// disabled).
-func (w *world) violate(crit spec.Criterion, proc int, detail string, msgs ...uint64) bool {
-	return w.or.Violate(w.at(), crit, proc, detail, msgs...)
-}
-
 // chanName renders a channel as topic#incarnation/partition.
 func (w *world) chanName(c int32) string { return w.or.ChanName(c) }
 

@@ -7,16 +7,20 @@
 // channel, staged per step and rolled back with a crashed or refused step, with its canonical
 // encoding for the explorer's hash, AppendProc); each process's reference node (Reference: the
 // model run in lockstep with the process's engine, fed by the Ref* events with the engine's
-// inputs and answers, copied copy-on-write with the process); and one checker per criterion
-// (check_*.go: S1, S2, S3, S7, S8, S9, STRUCT12, STRUCT14, STRUCT15, OVEREXPRESSION,
-// OVER_REFUSAL, RECREATION, LIVENESS, HOST, REFERENCE), each run by the event it judges. Its
+// inputs and answers, copied copy-on-write with the process); the truth of the run's sessions
+// (Sessions: each client's session's true past, committed writes and served reads, and each
+// projector's projection, fed by the session tiers' operations and the projectors' deliveries,
+// commits and rollbacks, with its own clone and canonical encoding); and one checker per
+// criterion (check_*.go: S1, S2, S3, S7, S8, S9, STRUCT12, STRUCT14, STRUCT15, OVEREXPRESSION,
+// OVER_REFUSAL, RECREATION, LIVENESS, HOST, REFERENCE, SESSION_RYW, SESSION_MR, SESSION_WFR,
+// SESSION_COVERAGE, SESSION_TOKEN, SESSION_DAMAGED), each run by the event it judges. Its
 // other parts: what a header means as the reference decoder reads it (HeaderReading,
 // ReadHeaders, StampReader, EncodeCauses); the translation and comparison between the engine's
 // types and the reference node's that REFERENCE judges with (SameCommitted, RefState, ...); the
 // copy-on-write frontier the oracle keeps its pasts in (Frontier); the comparisons of frontiers
 // the checkers make (LookupFrom, FirstUncovered); and RESTART_INVISIBILITY's comparison of the
-// deliveries of a run with and without a clean restart (CompareDeliveries). The session and
-// RESTART_INVISIBILITY checkers still live in package sim. Its sub-packages are the
+// deliveries of a run with and without a clean restart (CompareDeliveries), which package sim
+// runs, since it re-runs the world. Its sub-packages are the
 // reference codec (wire), the corrupt-header generator (corrupt) and the reference node
 // (refnode), none of which shares code with the node under test.
 package oracle

@@ -413,3 +413,142 @@ func TestEventsReference(t *testing.T) {
 		f.expect(spec.CritReference, "stamp of an emission to b")
 	}
 }
+
+// sessions is one session client (0) over the fixture's world, whose processes p (0) and q (1)
+// project.
+type sessions struct {
+	*fixture
+	s  Sessions
+	op int
+}
+
+func newSessions(t *testing.T) *sessions {
+	f := &sessions{fixture: newFixture(t), s: NewSessions(1, 2)}
+	f.s.AddProjector(0, "p")
+	f.s.AddProjector(1, "q")
+	f.o.OnSessionStarted(&f.s, 0, 7)
+	return f
+}
+
+// project makes projector p deliver and commit record uid: a row of its projection.
+func (f *sessions) project(p int, uid uint64) {
+	f.o.OnProjectorDelivered(&f.s, p, uid)
+	f.o.OnProjectorCommitted(&f.s, p)
+}
+
+// write makes the client write a committed record to channel c at pos whose header expresses
+// expressed, the tier handing back a token naming the record.
+func (f *sessions) write(c int32, pos int64, expressed ...node.Cause) uint64 {
+	f.op++
+	uid := f.o.OnSessionProduced(&f.s, 0, Message{Ch: c, Pos: pos, Sender: -1, Kind: MsgSession, State: MsgCommitted,
+		Expressed: node.CausesOf(expressed...)}, 0)
+	f.o.OnSessionWrite(f.at(), &f.s, 0, f.op, uid, true, node.CausesOf(node.Cause{Channel: f.o.Channel(c), Position: node.Offset(pos)}))
+	return uid
+}
+
+// read makes a tier serve the client a read by the projectors served, the client presenting
+// the token presented and the tier handing back minted.
+func (f *sessions) read(served []int, presented, minted node.Causes) {
+	f.op++
+	f.o.OnSessionRead(f.at(), &f.s, &SessionRead{Client: 0, Op: f.op, Model: "m", Served: served,
+		Presented: EncodeCauses(presented), Minted: minted})
+}
+
+func TestEventsSessionRYW(t *testing.T) {
+	for _, honest := range []bool{true, false} {
+		f := newSessions(t)
+		uid := f.write(0, 0)
+		if honest {
+			f.project(0, uid)
+		}
+		f.read([]int{0}, node.Causes{}, node.Causes{})
+		if honest {
+			f.expectNone()
+		} else {
+			f.expect(spec.CritSessionRYW, "client 0 session 7: read op 2 of m served by p reflects a#0/0 only up to")
+		}
+	}
+}
+
+func TestEventsSessionMR(t *testing.T) {
+	for _, honest := range []bool{true, false} {
+		f := newSessions(t)
+		uid := f.record(0, 0)
+		f.project(0, uid)
+		if honest {
+			f.project(1, uid)
+		}
+		f.read([]int{0}, node.Causes{}, node.Causes{})
+		f.read([]int{1}, node.Causes{}, node.Causes{})
+		if honest {
+			f.expectNone()
+		} else {
+			f.expect(spec.CritSessionMR, "read op 2 of m served by q reflects a#0/0 only up to")
+		}
+	}
+}
+
+func TestEventsSessionWFR(t *testing.T) {
+	for _, honest := range []bool{true, false} {
+		f := newSessions(t)
+		row := node.Cause{Channel: nc(1), Position: 0}
+		f.project(0, f.record(0, 0))
+		f.read([]int{0}, node.Causes{}, node.Causes{})
+		if honest {
+			f.write(1, 0, row)
+			f.expectNone()
+		} else {
+			f.write(1, 0)
+			f.expect(spec.CritSessionWFR, "write op 2 (m2(b#0/0:0)) carries a#0/0 only up to nothing")
+		}
+	}
+}
+
+func TestEventsSessionCoverage(t *testing.T) {
+	for _, honest := range []bool{true, false} {
+		f := newSessions(t)
+		uid := f.record(0, 0)
+		if honest {
+			f.project(0, uid)
+		}
+		f.read([]int{0}, node.CausesOf(node.Cause{Channel: nc(1), Position: 0}), node.Causes{})
+		if honest {
+			f.expectNone()
+		} else {
+			f.expect(spec.CritSessionCoverage, "served by p, whose true past does not cover the token")
+		}
+	}
+}
+
+func TestEventsSessionToken(t *testing.T) {
+	for _, honest := range []bool{true, false} {
+		f := newSessions(t)
+		f.record(0, 0)
+		pos := node.Offset(0)
+		if !honest {
+			pos = 5
+		}
+		f.read([]int{0}, node.Causes{}, node.CausesOf(node.Cause{Channel: nc(1), Position: pos}))
+		if honest {
+			f.expectNone()
+		} else {
+			f.expect(spec.CritSessionToken, "read op 1 handed back a token naming a#0/0:5, which is no record")
+		}
+	}
+}
+
+func TestEventsSessionDamaged(t *testing.T) {
+	for _, honest := range []bool{true, false} {
+		f := newSessions(t)
+		damage := spec.TokenTruncated
+		if honest {
+			damage = spec.TokenIntact
+		}
+		f.o.OnTokenAccepted(f.at(), &f.s, 0, 1, damage, "read op 1 of m used it as past{}")
+		if honest {
+			f.expectNone()
+		} else {
+			f.expect(spec.CritSessionDamaged, "op 1: the tier accepted a token damaged in flight")
+		}
+	}
+}
