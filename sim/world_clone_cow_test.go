@@ -69,8 +69,9 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 
 // TestRecycledWorldsExploreAlike explores scopes, the explorer recycling the worlds it is done
 // with (world.cloneInto into a released world), and checks that it reaches exactly the states a
-// walk of the same scopes that never recycles a world reaches (unreduced, both): a world
-// recycled while something still read it would change a state's hash.
+// walk of the same scopes that never recycles a world reaches (unreduced, both), and reduced
+// only states the walk reaches: a world recycled while something still read it would change a
+// state's hash.
 func TestRecycledWorldsExploreAlike(t *testing.T) {
 	for _, c := range []struct {
 		scn    *spec.Scenario
@@ -104,7 +105,17 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 		if res.States < 1000 || len(recycled.states) != res.States || !maps.Equal(recycled.states, fresh) {
 			t.Fatalf("%s %s: %v; %d states hashed recycling, %d reached without", c.scn.Name, c.budget, res, len(recycled.states), len(fresh))
 		}
-		t.Logf("%s %s: %v", c.scn.Name, c.budget, res)
+		opts.Reduce = true
+		reduced, rs := exploreRecorded(c.scn, opts, nil)
+		if reduced.States == 0 || len(rs.states) != reduced.States {
+			t.Fatalf("%s %s reduced: %v; %d states hashed", c.scn.Name, c.budget, reduced, len(rs.states))
+		}
+		for k := range rs.states {
+			if !fresh[k] {
+				t.Fatalf("%s %s reduced: %v reaches a state the walk without recycling does not", c.scn.Name, c.budget, reduced)
+			}
+		}
+		t.Logf("%s %s: %v; reduced %v", c.scn.Name, c.budget, res, reduced)
 	}
 }
 
