@@ -350,9 +350,8 @@ type reporter []string
 
 func (r *reporter) ReportViolation(proc int, text string) { *r = append(*r, text) }
 
-// TestEventsReporterHearsViolationsFoundNow checks the reporter hears a violation found now (a
-// staged one joins the violations at the commit without reaching the reporter) and that a
-// disabled criterion is neither reported nor heard.
+// TestEventsReporterHearsViolationsFoundNow checks the reporter hears a violation found now and
+// that a disabled criterion is neither reported nor heard.
 func TestEventsReporterHearsViolationsFoundNow(t *testing.T) {
 	for _, disabled := range []bool{false, true} {
 		f := newFixture(t)
@@ -371,6 +370,36 @@ func TestEventsReporterHearsViolationsFoundNow(t *testing.T) {
 		}
 		if len(r) != 1 || !strings.HasPrefix(r[0], "HOST: H6") {
 			t.Fatalf("heard %q", r)
+		}
+	}
+}
+
+// TestEventsReporterHearsStagedViolationsAtTheCommit checks the reporter hears a violation
+// staged in a step when the step commits, as the violations list gets it, and never one the
+// step's rollback drops.
+func TestEventsReporterHearsStagedViolationsAtTheCommit(t *testing.T) {
+	for _, commit := range []bool{true, false} {
+		f := newFixture(t)
+		var r reporter
+		f.o.SetReporter(&r)
+		f.receive(0, 1)
+		f.record(0, 0)
+		effect := f.record(1, 0, node.Cause{Channel: nc(1), Position: 0})
+		f.feed(1, effect, 0)
+		f.deliver(1, effect)
+		if len(r) != 0 {
+			t.Fatalf("heard %q before the step ended", r)
+		}
+		if !commit {
+			f.o.Rollback(f.p)
+			if len(r) != 0 || len(f.o.Violations()) != 0 {
+				t.Fatalf("a rolled-back step's violation was reported: %v, heard %q", f.o.Violations(), r)
+			}
+			continue
+		}
+		f.commit()
+		if len(r) != 1 || !strings.HasPrefix(r[0], "S1: ") || len(f.o.Violations()) != 1 {
+			t.Fatalf("heard %q, violations %v; want the staged S1 violation once", r, f.o.Violations())
 		}
 	}
 }

@@ -304,7 +304,10 @@ func (o *Oracle) OnCommit(at At, p *Proc) []uint64 {
 	for _, uid := range sent {
 		o.SetState(uid, MsgCommitted)
 	}
-	o.violations = append(o.violations, p.staged...)
+	for _, v := range p.staged {
+		o.violations = append(o.violations, v)
+		o.tell(v)
+	}
 	o.lat.add(p.stepLat)
 	o.deliveries += p.stepDeliv
 	o.heldReleased += p.stepHeldRe
@@ -374,11 +377,17 @@ func (o *Oracle) checkCommittedStep(at At, p *Proc) {
 // Violate records a violation found now (not staged), reports it to the reporter, and reports
 // whether it did (false when the criterion is disabled).
 func (o *Oracle) Violate(at At, crit spec.Criterion, proc int, detail string, msgs ...uint64) bool {
-	if !o.report(spec.Violation{Criterion: crit, Step: at.Step, Process: proc, Detail: detail, Msgs: msgs}) {
+	v := spec.Violation{Criterion: crit, Step: at.Step, Process: proc, Detail: detail, Msgs: msgs}
+	if !o.report(v) {
 		return false
 	}
-	if o.reporter != nil {
-		o.reporter.ReportViolation(proc, string(crit)+": "+detail)
-	}
+	o.tell(v)
 	return true
+}
+
+// tell makes the reporter, if any, hear of violation v.
+func (o *Oracle) tell(v spec.Violation) {
+	if o.reporter != nil {
+		o.reporter.ReportViolation(v.Process, string(v.Criterion)+": "+v.Detail)
+	}
 }
