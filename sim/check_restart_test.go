@@ -81,7 +81,7 @@ func TestRestartCheckCatchesExecutionPartitioner(t *testing.T) {
 	scn := diamondScenario()
 	scn.Topics[1].Partitions = 2
 	hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
-		return int((keyHash(key) + uint32(execution)) % uint32(parts))
+		return int((spec.KeyHash(key) + uint32(execution)) % uint32(parts))
 	}}
 	caught, checked := 0, 0
 	for seed := uint64(1); seed <= 40; seed++ {
@@ -120,7 +120,7 @@ func TestRestartCheckCatchesExecutionPartitioner(t *testing.T) {
 // and no other criterion.
 func TestRestartCheckFiresInSweepAndExplore(t *testing.T) {
 	hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
-		return int((keyHash(key) + uint32(execution)) % uint32(parts))
+		return int((spec.KeyHash(key) + uint32(execution)) % uint32(parts))
 	}}
 	scn := diamondScenario()
 	scn.Topics[1].Partitions = 2

@@ -191,7 +191,7 @@ func guardCases() []guardCase {
 				scn := diamondScenario()
 				scn.Topics[1].Partitions = 2
 				hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
-					return int((keyHash(key) + uint32(execution)) % uint32(parts))
+					return int((spec.KeyHash(key) + uint32(execution)) % uint32(parts))
 				}}
 				var vs []spec.Violation
 				for seed := uint64(1); seed <= 40; seed++ {

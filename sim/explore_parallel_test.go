@@ -76,7 +76,7 @@ func TestParallelExploreIsDeterministic(t *testing.T) {
 // failed depended on the workers and their timing (chain: 1 to 3 of its 4 terminal states).
 func TestParallelRestartCheckIsDeterministic(t *testing.T) {
 	hooks := &testHooks{partition: func(p, execution int, key []byte, parts int) int {
-		return int((keyHash(key) + uint32(execution)) % uint32(parts))
+		return int((spec.KeyHash(key) + uint32(execution)) % uint32(parts))
 	}}
 	for _, c := range []struct {
 		name   string

@@ -146,7 +146,7 @@ func (p *proc) runLogic(c int32, d node.Delivery) bool {
 	if p.spec.Handler != nil {
 		ems = p.spec.Handler(in)
 	} else {
-		ems = Forward(in, p.spec.Sends, p.spec.FanoutOne)
+		ems = spec.Forward(in, p.spec.Sends, p.spec.FanoutOne)
 	}
 	for _, em := range ems {
 		if !p.send(em, d.Record.TimestampMicros) {
@@ -164,7 +164,7 @@ func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 		panic(fmt.Sprintf("sim: %s emits to unknown or deleted topic %q", p.spec.Name, em.Topic))
 	}
 	inc := w.topics[t].inc
-	part := int(keyHash(em.Key) % uint32(w.incs[inc].parts))
+	part := int(spec.KeyHash(em.Key) % uint32(w.incs[inc].parts))
 	if w.hooks != nil && w.hooks.partition != nil {
 		part = w.hooks.partition(p.idx, p.execution, em.Key, w.incs[inc].parts)
 	}
@@ -196,6 +196,7 @@ func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 		panic(fmt.Sprintf("sim: produce of %s to %s: %v", p.spec.Name, w.chanName(c), err))
 	}
 	p.stepChans = append(p.stepChans, c)
+	w.staleChannelTargets(c) // its high watermark moved; the LSO moves at the step's end
 	uid := w.or.OnSend(w.at(), &p.o, c, int64(off), rec.Key, rec.Value, stamped.Headers)
 	w.stats.Sent++
 	if w.tracing {

@@ -11,6 +11,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/targets"
 	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/sim/vclock"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -89,6 +90,7 @@ type world struct {
 	// draws on from its own copy.
 	commitCrashPCG    rand.PCG
 	commitCrashSeeded bool
+	targets           *targets.Memo // faultHasTarget's, built at its first question; a clone builds its own
 }
 
 const recentRing = 16
@@ -242,6 +244,7 @@ func (w *world) refreshLSO(c int32) {
 	}
 	offs := w.offsets(c)
 	ch.lso = int64(offs.LastStable)
+	w.staleChannelTargets(c)
 	w.or.OnLogMoved(c, int64(offs.LogStart), int64(offs.HighWatermark))
 }
 

@@ -44,6 +44,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 		c = new(world)
 	}
 	*c = *w
+	c.targets = nil
 	c.chooser = old.chooser
 	if c.chooser == nil {
 		c.chooser = new(choose.Recorder)
@@ -183,6 +184,7 @@ func (p *proc) cloneInto(c *proc, w *world) *proc {
 // changing it (world.do, livenessPhase).
 func (p *proc) own() {
 	p.share.hashedBy, p.share.freeBy = nil, nil
+	p.w.targets.Stale(p.idx)
 	if !p.share.shared {
 		return
 	}

@@ -17,7 +17,8 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
 			"readers", "declarers", "topicIncs", // persistent in an explored world (chanindex.Persistent)
 			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
-			"sess"}, // session actors: sessionWorld.clone (session_clone.go), session_hash.go
+			"sess",     // session actors: sessionWorld.clone (session_clone.go), session_hash.go
+			"targets"}, // a memo of what the world's state answers, not state: a clone builds its own
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
 			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store", "refHash",

@@ -196,6 +196,7 @@ func (w *world) txnOpen(c int32, n int) {
 		uid := w.or.OnProduced(oracle.Produced{C: c, Pos: int64(off), Kind: oracle.MsgPlain, State: oracle.MsgPending, Rec: rec}, w.clock.Now())
 		w.ext.openUIDs = append(w.ext.openUIDs, uid)
 	}
+	w.staleChannelTargets(c) // its high watermark moved; the LSO stays until the transaction ends
 	w.ext.open = true
 	w.ext.openChans = append(w.ext.openChans, c)
 	w.stats.OpenTxns++

@@ -6,6 +6,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/targets"
 )
 
 // Interesting targets. A fault or a produce aimed where nobody reads is wasted: a corrupt header
@@ -310,18 +311,65 @@ func (p *proc) holdsOnTopic(t int) bool {
 // that is not blocked is delivered first after the deletion, so nothing could be delivered past
 // it); one with a running receiver (recreation), a channel a live receiver has not read to its
 // end (truncation), an external partition with a live receiver (a corrupt header).
+// k must be switched on (Settings.FaultAtStep). The answer comes from a memo (package targets),
+// built at the first question for the kinds switched on, which recomputes only the contributions
+// (targetsOf) that went stale: a process's when it is about to change (proc.own: a deletion or a
+// recreation owns every receiver it reaches), its readers' when a channel's log moves
+// (refreshLSO, which a truncation calls too) or its high watermark moves under an open
+// transaction (staleChannelTargets).
 func (w *world) faultHasTarget(k spec.ActionKind) bool {
-	return w.anyFaultTarget(k, func(p *proc, t int) bool {
-		switch k {
-		case spec.ActDeleteTopic:
-			return p.blockedOnTopic(t)
-		case spec.ActRecreateTopic:
-			return p.status == procRunning
-		case spec.ActDeleteRecords:
-			return p.unreadOnTopic(t)
+	if w.targets == nil {
+		kinds := uint8(0)
+		for j, k := range swarm.FailClosedKinds {
+			if w.set.FaultAtStep[k] != 0 {
+				kinds |= 1 << j
+			}
 		}
-		return true
-	})
+		w.targets = targets.New(len(w.procs), len(w.topics), kinds, 1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf)
+	}
+	return w.targets.Has(slices.Index(swarm.FailClosedKinds, k))
+}
+
+// staleChannelTargets marks the contributions of channel c's readers out of date.
+func (w *world) staleChannelTargets(c int32) {
+	for _, i := range w.readers.Of(int(c)) {
+		w.targets.Stale(int(i))
+	}
+}
+
+// targetsOf is process i's contribution to the memo (targets.Contribution): anyFaultTarget's
+// conditions but sparesDoomed, which the memo counts, and faultHasTarget's (targetCond).
+func (w *world) targetsOf(i int, kinds uint8, add func(t int, targetOf uint8)) (doomed bool) {
+	p := w.procs[i]
+	if p.status == procFailed {
+		return false
+	}
+	doomed = p.doomed()
+	for _, pc := range p.recv {
+		t, m := w.chans[pc.ch].topic, uint8(0)
+		for j, k := range swarm.FailClosedKinds {
+			topic := &w.topics[t]
+			if kinds&(1<<j) != 0 && !doomed && topic.inc >= 0 && p.declares(t) && (topic.spec.External || k == spec.ActDeleteRecords) &&
+				!topic.spec.Spares(k) && targetCond(k, p, t) {
+				m |= 1 << j
+			}
+		}
+		add(t, m)
+	}
+	return doomed
+}
+
+// targetCond is faultHasTarget's condition on receiver p of topic t for kind k.
+func targetCond(k spec.ActionKind, p *proc, t int) bool {
+	switch k {
+	case spec.ActDeleteTopic:
+		return p.blockedOnTopic(t)
+	case spec.ActRecreateTopic:
+		return p.status == procRunning
+	case spec.ActDeleteRecords:
+		return p.unreadOnTopic(t)
+	}
+	return true
 }
 
 // anyFaultTarget reports whether cond holds for some receiver p and topic t that fail-closed kind

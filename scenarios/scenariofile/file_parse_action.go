@@ -295,7 +295,7 @@ func (p *parser) corruptHeaders(a *spec.ScriptedAction, args map[string]string) 
 }
 
 // payload parses a key or value: 0xHEX is raw bytes; anything else is a label. A value label is
-// stored after a zero hop-count byte, as every external record's value starts (sim.Forward).
+// stored after a zero hop-count byte, as every external record's value starts (spec.Forward).
 func (p *parser) payload(key, v string, isValue bool) ([]byte, error) {
 	if rest, ok := strings.CutPrefix(v, "0x"); ok {
 		b, err := hex.DecodeString(rest)

@@ -1,6 +1,4 @@
-package sim
-
-import "github.com/parsleysim/parsleysim/sim/spec"
+package spec
 
 // The default application logic: deterministic forwarding with a bounded hop count.
 //
@@ -25,9 +23,9 @@ func forwardValue(value []byte) []byte {
 	return out
 }
 
-// keyHash is a small deterministic hash of a key (FNV-1a, 32 bits): the partitioner and the
+// KeyHash is a small deterministic hash of a key (FNV-1a, 32 bits): the partitioner and the
 // FanoutOne selector.
-func keyHash(key []byte) uint32 {
+func KeyHash(key []byte) uint32 {
 	h := uint32(2166136261)
 	for _, b := range key {
 		h ^= uint32(b)
@@ -39,18 +37,18 @@ func keyHash(key []byte) uint32 {
 // Forward is the default Handler: it forwards the delivery to the process's sent topics while
 // the hop count is below in.HopsMax. sends are the process's sent topic names; fanoutOne picks
 // one of them by the key.
-func Forward(in spec.Delivered, sends []string, fanoutOne bool) []spec.Emission {
+func Forward(in Delivered, sends []string, fanoutOne bool) []Emission {
 	if len(sends) == 0 || hopsOf(in.Value) >= in.HopsMax {
 		return nil
 	}
 	value := forwardValue(in.Value)
 	if fanoutOne {
-		t := sends[keyHash(in.Key)%uint32(len(sends))]
-		return []spec.Emission{{Topic: t, Key: in.Key, Value: value}}
+		t := sends[KeyHash(in.Key)%uint32(len(sends))]
+		return []Emission{{Topic: t, Key: in.Key, Value: value}}
 	}
-	out := make([]spec.Emission, len(sends))
+	out := make([]Emission, len(sends))
 	for i, t := range sends {
-		out[i] = spec.Emission{Topic: t, Key: in.Key, Value: value}
+		out[i] = Emission{Topic: t, Key: in.Key, Value: value}
 	}
 	return out
 }

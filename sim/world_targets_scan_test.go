@@ -1,0 +1,33 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/sim"
+)
+
+// TestFaultTargetsMatchScan holds the memo of fault targets to the scan over every process it
+// replaces, before every action choice of random seeds, small and generated large topologies: a
+// change to a process, a channel's log or a topic that does not mark the contributions it affects
+// stale makes the two disagree.
+func TestFaultTargetsMatchScan(t *testing.T) {
+	seeds := uint64(150)
+	if testing.Short() {
+		seeds = 30
+	}
+	checks, yes := 0, 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		for _, n := range []int{0, 60} {
+			c, y, err := sim.FaultTargetsChecked(scenarios.Random(seed, scenarios.RandomOptions{Processes: n}), seed)
+			if err != nil {
+				t.Fatalf("processes %d: %v", n, err)
+			}
+			checks, yes = checks+c, yes+y
+		}
+	}
+	if yes == 0 || yes == checks {
+		t.Fatalf("%d answers compared, %d of them true: the runs exercise nothing", checks, yes)
+	}
+	t.Logf("%d answers compared, %d true", checks, yes)
+}
