@@ -68,7 +68,9 @@ func (t *SettledTable) Decide(causes Causes) Verdict {
 }
 
 // firstBlocked returns the index of the first blocked cause, or −1 when every cause is satisfied
-// or not received. It calls nothing, so it runs without a stack frame of its own.
+// or not received. It calls nothing. It compares a slot's key before testing whether the slot is
+// used, which is sound because a cause's channel is never the zero channel (a decoded topic ID
+// is never zero), the key of every unused slot.
 func (t *SettledTable) firstBlocked(cs []Cause) int {
 	slots := t.slots
 	if len(slots) == 0 {
@@ -202,8 +204,9 @@ func (k channelKey) less(m channelKey) bool {
 	return k.partition < m.partition
 }
 
-// topicWords returns a channel as the table keys it: the topic ID's halves as loaded in machine
-// order (one move each; the table needs equality, not channel order) and the partition.
+// topicWords returns a channel as the table keys it: the topic ID's halves read little-endian
+// (one move each on the usual machines, and the same hash on every machine; the table needs
+// equality, not channel order) and the partition.
 func topicWords(id *TopicID, p Partition) (a, b uint64, _ Partition) {
 	return binary.LittleEndian.Uint64(id[:8]), binary.LittleEndian.Uint64(id[8:]), p
 }
@@ -235,11 +238,11 @@ func (t *SettledTable) find(ch *Channel) int {
 	mask := uint64(len(t.slots) - 1)
 	for s := slotHash(a, b, p) & mask; ; s = (s + 1) & mask {
 		e := &t.slots[s]
+		if !e.used {
+			return -1 // tested first: an unused slot's zero key matches the zero channel
+		}
 		if e.a == a && e.b == b && e.partition == p {
 			return int(s)
-		}
-		if !e.used {
-			return -1
 		}
 	}
 }
@@ -352,6 +355,7 @@ func (t *SettledTable) appendBlockersFrom(dst *[]Blocker, causes []Cause, i int)
 // appendSlotBlockers appends to out the blocker of every blocked cause, probing slots, and returns
 // the extended slice. It takes the slots and the buffer as values rather than the table and a
 // pointer, so its walk keeps both in registers and stores nothing through memory but the blockers.
+// Like firstBlocked, it compares keys before testing use, as no cause has the zero channel.
 func appendSlotBlockers(out []Blocker, slots []settledEntry, causes []Cause) []Blocker {
 	if len(slots) == 0 {
 		return out

@@ -511,3 +511,31 @@ func TestDecideMatchesNaiveModel(t *testing.T) {
 		}
 	})
 }
+
+// TestSettledTableZeroChannel checks the zero channel (zero topic ID, partition 0), whose key is
+// the key of every unused slot, is received only when Receive adds it: before that, a table of
+// other channels neither holds it nor drops it, and its count stays right.
+func TestSettledTableZeroChannel(t *testing.T) {
+	var tab SettledTable
+	tab.Receive(fxChannel(1, 0))
+	tab.Receive(fxChannel(2, 3))
+	if tab.Receives(Channel{}) {
+		t.Fatal("Receives(zero channel) before Receive: true")
+	}
+	if _, ok := tab.Settled(Channel{}); ok {
+		t.Fatal("Settled(zero channel) before Receive: ok")
+	}
+	if tab.Drop(Channel{}) || tab.Len() != 2 {
+		t.Fatalf("Drop(zero channel) before Receive: Len %d, want 2 and false", tab.Len())
+	}
+	tab.Receive(Channel{})
+	if !tab.Receives(Channel{}) || tab.Len() != 3 {
+		t.Fatalf("after Receive(zero channel): Receives %v, Len %d, want true and 3", tab.Receives(Channel{}), tab.Len())
+	}
+	if !tab.Drop(Channel{}) || tab.Drop(Channel{}) || tab.Len() != 2 {
+		t.Fatalf("Drop(zero channel) twice: Len %d, want the first true, the second false, Len 2", tab.Len())
+	}
+	if !tab.Receives(fxChannel(1, 0)) || !tab.Receives(fxChannel(2, 3)) {
+		t.Fatal("the other channels are gone")
+	}
+}
