@@ -145,10 +145,13 @@ type LiveRun struct {
 	live   Live
 	prefix string
 	mu     sync.Mutex
-	first  *substrate.Kafka // made by StartLive, handed to the first world
-	made   []*substrate.Kafka
-	comps  []*comparison.Substrate
-	closed bool
+	// cleaning is held for the whole of a Cleanup, so a second call (the run's end racing a
+	// Ctrl-C handler) returns only once the first has deleted everything.
+	cleaning sync.Mutex
+	first    *substrate.Kafka // made by StartLive, handed to the first world
+	made     []*substrate.Kafka
+	comps    []*comparison.Substrate
+	closed   bool
 	// step is the step of the first event the run traced once a comparison had diverged: the
 	// step whose substrate call disagreed (0 while none has).
 	step int
@@ -277,12 +280,15 @@ func (r *LiveRun) divergence() *comparison.Divergence {
 }
 
 // Cleanup deletes every topic and consumer group the run created on real brokers and closes its
-// clients (an embedded cluster stops). It is idempotent and safe from a Ctrl-C handler; the first
-// error is returned, naming the prefix.
+// clients (an embedded cluster stops). It is idempotent and safe from a Ctrl-C handler: a call
+// made while another is deleting waits for it to finish. The first error is returned, naming the
+// prefix.
 func (r *LiveRun) Cleanup() error {
 	if r == nil {
 		return nil
 	}
+	r.cleaning.Lock()
+	defer r.cleaning.Unlock()
 	r.mu.Lock()
 	made := r.made
 	r.made, r.closed = nil, true

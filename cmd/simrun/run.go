@@ -245,11 +245,11 @@ func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) out
 	lr.Use(&opts)
 	stop := cleanupOnSignal(lr, c.stderr)
 	res := sim.Run(prep.Scenario, prep.Settings, ch, opts)
-	stop()
-	lr.Judge(prep.Scenario, prep.Settings, opts, res)
+	lr.Judge(prep.Scenario, prep.Settings, opts, res) // a compared run's second live run: still under the handler
 	if err := lr.Cleanup(); err != nil {
 		fmt.Fprintf(c.stderr, "simrun: %v\n", err)
 	}
+	stop()
 	out := outcome{res: res, hash: hash.Sum(), events: hash.Events(), live: o.live}
 	for _, flush := range flushers {
 		if err := flush(); err != nil && out.err == nil {

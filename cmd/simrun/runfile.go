@@ -87,13 +87,13 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 	opts.Substrate, opts.Sinks = live.Substrate, append(opts.Sinks, live.Sinks...)
 	stop := cleanupOnSignal(lr, stderr)
 	run, err := scenariofile.RunFile(f, opts)
-	stop()
 	if err == nil && lr.Judge(f.Scenario, f.Settings.Sim(), sabotaged(a.sabotage), run.Result) { // a finding even where the file expects a violation
 		run.Failures = append(run.Failures, run.Result.Violations[len(run.Result.Violations)-1].String())
 	}
 	if cerr := lr.Cleanup(); cerr != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, cerr)
 	}
+	stop() // after Judge's second live run and the cleanup, which a Ctrl-C must not cut short
 	if err != nil {
 		pic.close()
 		return usageError(stderr, name, "%v", err)
