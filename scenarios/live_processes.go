@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -131,15 +132,31 @@ func (r *LiveRun) compareProcesses(scn *spec.Scenario, set swarm.Settings, opts 
 				scn.Processes[p].Name, i+1, r.live.name(), model, kafka)}
 		}
 	}
-	for txn, a := range firstLog.stamps {
-		b := again.stamps[txn]
+	// Every transactional ID either run wrote under, in order, so the first difference reported
+	// is the same on every run of the comparison.
+	txns := slices.Sorted(maps.Keys(firstLog.stamps))
+	for txn := range again.stamps {
+		if _, ok := firstLog.stamps[txn]; !ok {
+			txns = append(txns, txn)
+		}
+	}
+	slices.Sort(txns)
+	for _, txn := range txns {
+		a, b := firstLog.stamps[txn], again.stamps[txn]
 		for i := 0; i < len(a) || i < len(b); i++ {
 			if i < len(a) && i < len(b) && a[i] == b[i] {
 				continue
 			}
+			model, kafka := "(no such record)", "(no such record)"
+			if i < len(a) {
+				model = a[i]
+			}
+			if i < len(b) {
+				kafka = b[i]
+			}
 			return &spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: first.Steps, Detail: fmt.Sprintf(
-				"record %d written under transactional ID %q has other headers on the model's answers than on %s's alone (%d and %d records)",
-				i+1, txn, r.live.name(), len(a), len(b))}
+				"record %d written under transactional ID %q has other headers on the model's answers than on %s's alone: model %s; live %s",
+				i+1, txn, r.live.name(), model, kafka)}
 		}
 	}
 	return nil
