@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/parsleysim/parsleysim/sim"
@@ -242,7 +243,13 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 		prep.Options.Sinks = append(prep.Options.Sinks, hash)
 	}
 	run.live.SwitchOff(&prep.Settings)
-	lr, err := run.live.StartLive(seed)
+	live := run.live
+	if live.Kafka.TopicPrefix != "" {
+		// Seeds run at once (-j) must not share topics or groups: each gets the prefix given
+		// followed by its seed.
+		live.Kafka.TopicPrefix += strconv.FormatUint(seed, 10) + "-"
+	}
+	lr, err := live.StartLive(seed)
 	if err != nil {
 		return out, fmt.Errorf("seed %d on %s: %w", seed, run.live.name(), err)
 	}

@@ -198,3 +198,32 @@ func TestLiveFlagsRepeat(t *testing.T) {
 		t.Errorf("Flags() carries a credential: %q", got)
 	}
 }
+
+// TestLiveSweepPrefixPerSeed: a sweep on brokers with --topic-prefix runs seeds at once under
+// the prefix followed by each seed, so they never create the same topic, and leaves nothing on
+// the cluster.
+func TestLiveSweepPrefixPerSeed(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	brokers := strings.Join(cluster.ListenAddrs(), ",")
+	var out, errb bytes.Buffer
+	code := sweepCommand(context.Background(), []string{"--seeds", "1-4", "--steps", "60", "-j", "2", "--substrate", "kafka", "--brokers", brokers, "--topic-prefix", "shared-", "--compare"}, &out, &errb, false)
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	left, err := kadm.NewClient(cl).ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := left.Names(); len(names) > 0 {
+		t.Errorf("topics left on the cluster after the sweep: %v", names)
+	}
+}

@@ -55,7 +55,8 @@ the mode needs) and how many of them were caught. A caught seed is a failing see
 --sabotage exit status 1 is the expected outcome: it means the checkers caught the fault.
 
 --substrate kfake runs every seed on an embedded kfake cluster of its own; --substrate kafka on
-the brokers --brokers names, under a fresh topic prefix per seed, deleting its topics after each.
+the brokers --brokers names, under a fresh topic prefix per seed (with --topic-prefix P: P
+followed by the seed and a dash), deleting its topics after each.
 --compare runs the model beside it call for call, then the same choices on the live substrate
 alone, process by process: a seed on which the two disagree fails with MODEL_DIVERGENCE, and the
 summary says how many seeds agreed.
