@@ -348,15 +348,20 @@ func (w *world) targetsOf(i int, kinds uint8, add func(t int, targetOf uint8)) (
 	for _, pc := range p.recv {
 		t, m := w.chans[pc.ch].topic, uint8(0)
 		for j, k := range swarm.FailClosedKinds {
-			topic := &w.topics[t]
-			if kinds&(1<<j) != 0 && !doomed && topic.inc >= 0 && p.declares(t) && (topic.spec.External || k == spec.ActDeleteRecords) &&
-				!topic.spec.Spares(k) && targetCond(k, p, t) {
+			if kinds&(1<<j) != 0 && !doomed && w.aimable(k, p, t) && targetCond(k, p, t) {
 				m |= 1 << j
 			}
 		}
 		add(t, m)
 	}
 	return doomed
+}
+
+// aimable reports whether fail-closed kind k may aim at topic t through its receiver p: t is live
+// and external (any live topic for a truncation) and not spared from k, and p declares t.
+func (w *world) aimable(k spec.ActionKind, p *proc, t int) bool {
+	topic := &w.topics[t]
+	return topic.inc >= 0 && (topic.spec.External || k == spec.ActDeleteRecords) && !topic.spec.Spares(k) && p.declares(t)
 }
 
 // targetCond is faultHasTarget's condition on receiver p of topic t for kind k.
@@ -372,12 +377,8 @@ func targetCond(k spec.ActionKind, p *proc, t int) bool {
 	return true
 }
 
-// anyFaultTarget reports whether cond holds for some receiver p and topic t that fail-closed kind
-// k may aim at: t is live and external (any live topic for a truncation) and not spared from k,
-// p has not failed, declares and receives t, and is not doomed (world_doomed.go), and, but for a
-// corrupt header, no doomed process receives t (sparesDoomed, asked once per topic met). It stops
-// at the first target, asks each process whether it is doomed once, and its cost grows with the
-// subscriptions, not with topics times processes.
+// anyFaultTarget reports whether cond holds for some p and t that fail-closed kind k may aim at:
+// aimable, p neither failed nor doomed, and (but for a corrupt header) sparesDoomed(t).
 func (w *world) anyFaultTarget(k spec.ActionKind, cond func(p *proc, t int) bool) bool {
 	memo := make([]int8, len(w.procs)) // doomed() of the processes asked so far: 1 no, 2 yes
 	doomed := func(p *proc) bool {
@@ -396,8 +397,7 @@ func (w *world) anyFaultTarget(k spec.ActionKind, cond func(p *proc, t int) bool
 		}
 		for _, pc := range p.recv {
 			t := w.chans[pc.ch].topic
-			topic := &w.topics[t]
-			if !topic.spec.External && k != spec.ActDeleteRecords || topic.inc < 0 || topic.spec.Spares(k) || !p.declares(t) {
+			if !w.aimable(k, p, t) {
 				continue
 			}
 			if k != spec.ActProduceCorrupt {
