@@ -10,10 +10,12 @@
 // a scenario.
 //
 // The search (search*.go): depth-first with deduplication by hash and the state-caching
-// correction (Explore), the restart check at a sampled share of the states (restart.go), a
-// parallel search whose workers share the visited set and give each other work (parallel.go),
-// a sharded one whose shards explore the subtrees below a cut (shard.go), the shortest path to
-// a violation by iterative deepening (Shortest) and the replay of a path in place (ReplayPath).
+// correction (Explore), the restart check at a sampled share of the states (search_restart.go;
+// its sampling in restart.go), a parallel search whose workers share the visited set and give
+// each other work (search_parallel.go; what they share in parallel.go), a sharded one whose
+// shards explore the subtrees below a cut (search_shard.go; the cut in shard.go), the shortest
+// path to a violation by iterative deepening (Shortest) and the replay of a path in place
+// (ReplayPath).
 // Its parts: the sleep sets' table of local transitions and their independence (SleepTable),
 // the chooser that enumerates a state's transitions one answer sequence at a time
 // (StepChooser), the budget a path has spent (Spent, SettingsOff), the released worlds a clone
