@@ -78,16 +78,7 @@ func TestLiveKafkaBrokers(t *testing.T) {
 	if !strings.Contains(out, "topic prefix parsley-8-") {
 		t.Errorf("the default prefix (seed and suffix) is not printed:\n%s", out)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	left, err := kadm.NewClient(cl).ListTopics(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if names := left.Names(); len(names) > 0 {
+	if names := topicsLeft(t, cluster); len(names) > 0 {
 		t.Errorf("topics left on the cluster after the run: %v", names)
 	}
 }
@@ -214,6 +205,14 @@ func TestLiveSweepPrefixPerSeed(t *testing.T) {
 	if code != exitPass {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
+	if names := topicsLeft(t, cluster); len(names) > 0 {
+		t.Errorf("topics left on the cluster after the sweep: %v", names)
+	}
+}
+
+// topicsLeft lists the topics on cluster.
+func topicsLeft(t *testing.T, cluster *kfake.Cluster) []string {
+	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +222,5 @@ func TestLiveSweepPrefixPerSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names := left.Names(); len(names) > 0 {
-		t.Errorf("topics left on the cluster after the sweep: %v", names)
-	}
+	return left.Names()
 }
