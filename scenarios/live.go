@@ -34,7 +34,7 @@ import (
 // The substrates a run can go to (--substrate).
 const (
 	SubstrateModel = "model" // the deterministic in-memory model (the default)
-	SubstrateKfake = "kfake" // an embedded kfake cluster, started for each run
+	substrateKfake = "kfake" // an embedded kfake cluster, started for each run
 	SubstrateKafka = "kafka" // real brokers (Live.Brokers)
 )
 
@@ -46,13 +46,14 @@ const CritModelDivergence spec.Criterion = "MODEL_DIVERGENCE"
 // run, or real brokers; and whether the model runs beside the live substrate, call for call
 // (Compare, package comparison).
 type Live struct {
-	Substrate string   // SubstrateModel ("" too), SubstrateKfake or SubstrateKafka
+	Substrate string   // SubstrateModel ("" too), substrateKfake or SubstrateKafka
 	Brokers   []string // seed brokers, host:port, for SubstrateKafka
 	// Kafka configures the connection to real brokers (TLS, SASL). Its TopicPrefix, when empty,
 	// is substrate.DefaultTopicPrefix(seed), fresh for every run.
 	Kafka substrate.KafkaOptions
-	// Access is how the command line gave Kafka's TLS and SASL (" --tls-ca FILE ..."), for the
-	// commands that repeat a run; never credentials, which come from the environment.
+	// Access is how the command line gave Kafka's TLS and SASL (" --tls-ca FILE ...", each value
+	// shell-quoted), for the commands that repeat a run; never credentials, which come from the
+	// environment.
 	Access  string
 	Compare bool
 	// Wrap, when set, wraps every live substrate before the run uses it: a planted wrong answer,
@@ -71,7 +72,7 @@ func (l Live) Check() error {
 		if l.Compare {
 			return errors.New("--compare needs a live substrate (--substrate kfake or kafka)")
 		}
-	case SubstrateKfake:
+	case substrateKfake:
 	case SubstrateKafka:
 		if len(l.Brokers) == 0 {
 			return errors.New("--substrate kafka needs --brokers (host:port pairs, comma-separated)")
@@ -130,7 +131,7 @@ func (l Live) Flags() string {
 	}
 	s := " --substrate " + l.Substrate
 	if l.Substrate == SubstrateKafka {
-		s += " --brokers " + strings.Join(l.Brokers, ",") + l.Access
+		s += " --brokers " + ShellQuote(strings.Join(l.Brokers, ",")) + l.Access
 	}
 	if l.Compare {
 		s += " --compare"
@@ -196,7 +197,7 @@ func (r *LiveRun) connect() (*substrate.Kafka, error) { return r.connectWith(r.p
 func (r *LiveRun) connectWith(prefix string) (*substrate.Kafka, error) {
 	var k *substrate.Kafka
 	var err error
-	if r.live.Substrate == SubstrateKfake {
+	if r.live.Substrate == substrateKfake {
 		k, err = substrate.NewKfake()
 	} else {
 		opts := r.live.Kafka

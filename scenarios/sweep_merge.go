@@ -16,8 +16,8 @@ import (
 // again over every seed's trace hash in seed order. The merged report of every shard of a range is
 // the report of the unsharded sweep of that range, field for field.
 
-// MergeSweeps merges the reports of shards of one sweep (same scenario, sabotage and seed range;
-// disjoint shards) into the report of the seeds they ran. hashes[i] are reports[i]'s trace
+// MergeSweeps merges the reports of shards of one sweep (same scenario, sabotage, seed range and
+// substrate, compared with the model in all or none; disjoint shards) into the report of the seeds they ran. hashes[i] are reports[i]'s trace
 // hashes (SweepReport.TraceHashes), needed when the reports carry a trace digest. The merge is
 // interrupted when the reports do not cover every seed of the range. An error names the
 // inconsistency: reports of different sweeps, a seed in two reports, counts that do not add up.
@@ -34,6 +34,10 @@ func MergeSweeps(reports []*SweepReport, hashes [][]SeedHash) (*SweepReport, err
 		SeedsByCriterion: map[spec.Criterion]int{}, Exercised: newExercised()}
 	if first.EligibleSeeds != nil {
 		out.EligibleSeeds, out.CaughtEligible, out.FiredSeeds, out.CaughtFired = new(int), new(int), new(int), new(int)
+	}
+	out.Substrate = first.Substrate
+	if first.ComparedSeeds != nil {
+		out.ComparedSeeds, out.AgreedSeeds = new(int), new(int)
 	}
 	digest := first.TraceDigest != ""
 	var all []SeedHash
@@ -53,6 +57,10 @@ func MergeSweeps(reports []*SweepReport, hashes [][]SeedHash) (*SweepReport, err
 			*out.CaughtEligible += *r.CaughtEligible
 			*out.FiredSeeds += *r.FiredSeeds
 			*out.CaughtFired += *r.CaughtFired
+		}
+		if out.ComparedSeeds != nil {
+			*out.ComparedSeeds += *r.ComparedSeeds
+			*out.AgreedSeeds += *r.AgreedSeeds
 		}
 		out.Exercised.merge(&r.Exercised)
 		if digest {
@@ -96,8 +104,22 @@ func checkMergeable(first, r *SweepReport) error {
 		return errors.New("the eligibility counts are missing")
 	case (r.TraceDigest == "") != (first.TraceDigest == ""):
 		return errors.New("one report has a trace digest and another not")
+	case r.Substrate != first.Substrate:
+		return fmt.Errorf("substrate %q: another substrate than %q", orModel(r.Substrate), orModel(first.Substrate))
+	case (r.ComparedSeeds == nil) != (first.ComparedSeeds == nil):
+		return errors.New("one report was compared with the model and another not")
+	case r.ComparedSeeds != nil && (r.AgreedSeeds == nil || *r.AgreedSeeds > *r.ComparedSeeds || *r.ComparedSeeds > r.Runs):
+		return errors.New("the compared and agreed seeds are missing or do not add up")
 	}
 	return nil
+}
+
+// orModel names the substrate of a report ("" is the model's).
+func orModel(substrate string) string {
+	if substrate == "" {
+		return SubstrateModel
+	}
+	return substrate
 }
 
 // addCounts adds the counts of from into to.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
@@ -216,6 +217,17 @@ func RerunCommand(spec Spec) string {
 		cmd += fmt.Sprintf(" --processes %d", spec.Processes)
 	}
 	return cmd
+}
+
+// ShellQuote returns s as one word of a POSIX shell command line: as it is when it holds only
+// characters no shell reads specially, else in single quotes (a single quote inside closes them,
+// is escaped with a backslash and opens them again), so a printed command that names a path or a
+// broker address runs as printed.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,=@+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // noneName writes the honest sabotage "" as "NONE".

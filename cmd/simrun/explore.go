@@ -408,7 +408,7 @@ func finding(sc scenarios.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.E
 		return f
 	}
 	f.File = path
-	f.Reproduce = fmt.Sprintf("%s run %s --sabotage %s", reproPrefix, path, orNone(a.sabotage))
+	f.Reproduce = fmt.Sprintf("%s run %s --sabotage %s", reproPrefix, scenarios.ShellQuote(path), orNone(a.sabotage))
 	return f
 }
 

@@ -68,12 +68,20 @@ func (l *liveFlags) live() (scenarios.Live, error) {
 		live.Kafka.SASL = sasl
 	}
 	live.Kafka.TopicPrefix = l.topicPrefix
+	live.Access = l.access()
+	return live, nil
+}
+
+// access is how the flags reach the brokers (TLS files, SASL mechanism) as a command line repeats
+// them, each value shell-quoted: never a credential, which no flag carries.
+func (l *liveFlags) access() string {
+	var s string
 	for _, f := range []struct{ name, value string }{{"tls-ca", l.tlsCA}, {"tls-cert", l.tlsCert}, {"tls-key", l.tlsKey}, {"sasl-mechanism", l.sasl}} {
 		if f.value != "" {
-			live.Access += " --" + f.name + " " + f.value
+			s += " --" + f.name + " " + scenarios.ShellQuote(f.value)
 		}
 	}
-	return live, nil
+	return s
 }
 
 // modelOnlyFlag declares --substrate on a command that runs on the model only (explore, shrink);

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -84,11 +89,13 @@ func TestLiveKafkaBrokers(t *testing.T) {
 }
 
 // TestLiveSweepCountsDivergence: a kfake sweep with --compare counts the seeds that agreed, and a
-// planted divergence fails every seed with MODEL_DIVERGENCE.
+// planted divergence fails every seed with MODEL_DIVERGENCE; the replay file --save-failures
+// writes of a failing seed reproduces it on kfake, compared.
 func TestLiveSweepCountsDivergence(t *testing.T) {
+	saved := t.TempDir()
 	sweep := func() (int, map[string]any) {
 		var out, errb bytes.Buffer
-		code := sweepCommand(context.Background(), []string{"--seeds", "1-2", "--steps", "60", "-j", "1", "--substrate", "kfake", "--compare", "--json"}, &out, &errb, false)
+		code := sweepCommand(context.Background(), []string{"--seeds", "1-2", "--steps", "60", "-j", "1", "--substrate", "kfake", "--compare", "--json", "--save-failures", saved}, &out, &errb, false)
 		var rep map[string]any
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 			t.Fatalf("exit %d, not JSON: %v\n%s%s", code, err, out.String(), errb.String())
@@ -104,6 +111,13 @@ func TestLiveSweepCountsDivergence(t *testing.T) {
 	byCrit, _ := rep["seeds_by_criterion"].(map[string]any)
 	if code != exitViolation || rep["agreed_seeds"] != 0.0 || byCrit["MODEL_DIVERGENCE"] != 2.0 {
 		t.Fatalf("planted sweep: exit %d, agreed %v, by criterion %v", code, rep["agreed_seeds"], byCrit)
+	}
+	data, err := os.ReadFile(filepath.Join(saved, "simrun-random-1.replay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "reproduce: go run ./cmd/simrun --seed 1 --steps 60 --substrate kfake --compare\n") {
+		t.Errorf("the saved replay file does not reproduce the seed on kfake, compared:\n%s", data)
 	}
 }
 
@@ -121,6 +135,7 @@ func TestLiveRefusals(t *testing.T) {
 		{[]string{"--seed", "1", "--compare"}, "--compare needs a live substrate"},
 		{[]string{"--seed", "1", "--substrate", "kfake", "--topic-prefix", "x-"}, "are for --substrate kafka"},
 		{[]string{"sweep", "--seeds", "1-2", "--substrate", "redpanda"}, `unknown substrate "redpanda"`},
+		{[]string{"sweep", "--seeds", "1-2", "--substrate", "kfake", "--trace-digest"}, "--trace-digest is for the model"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, nil, &out, &errb)
@@ -223,4 +238,47 @@ func topicsLeft(t *testing.T, cluster *kfake.Cluster) []string {
 		t.Fatal(err)
 	}
 	return left.Names()
+}
+
+// shellWords splits a command line as a POSIX shell does (sh -c), so a test sees the arguments a
+// printed reproduce line hands the command.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", `words() { for a; do printf '%s\0' "$a"; done; }; words `+line).Output()
+	if err != nil {
+		t.Fatalf("sh cannot split %q: %v", line, err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
+
+// TestReproduceLinesQuoted: a reproduce line that names a path, a broker or a TLS file with a
+// space or a quote in it hands the shell that very text as one argument.
+func TestReproduceLinesQuoted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a dir")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	save := filepath.Join(dir, "it's $HOME.replay")
+	var out string
+	for seed := 1; seed <= 8; seed++ {
+		code, o, _ := invoke(t, dir, "--seed", fmt.Sprint(seed), "--sabotage", "IGNORE_CAUSES", "--save", save)
+		if code == exitViolation {
+			out = o
+			break
+		}
+	}
+	m := regexp.MustCompile(`(?m)^reproduce: go run \./cmd/simrun (.*)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no reproduce line (no seed of 1-8 failed?):\n%s", out)
+	}
+	if got := shellWords(t, m[1]); len(got) != 2 || got[0] != "replay" || got[1] != save {
+		t.Errorf("reproduce line %q gives the shell %q, want [replay %q]", m[1], got, save)
+	}
+
+	l := liveFlags{substrate: "kafka", brokers: "b1:9093,b'2 :9093", tlsCA: "/certs/my ca.pem", tlsCert: "/certs/it's.pem", tlsKey: "k.pem", compare: true}
+	live := scenarios.Live{Substrate: "kafka", Brokers: strings.Split(l.brokers, ","), Access: l.access(), Compare: true}
+	want := []string{"--substrate", "kafka", "--brokers", l.brokers, "--tls-ca", l.tlsCA, "--tls-cert", l.tlsCert, "--tls-key", l.tlsKey, "--compare"}
+	if got := shellWords(t, live.Flags()); !slices.Equal(got, want) {
+		t.Errorf("Flags() = %q gives the shell %q, want %q", live.Flags(), got, want)
+	}
 }

@@ -110,7 +110,11 @@ func readMergeInputs(files []string) ([]*mergeInput, error) {
 		switch doc.Header.Kind {
 		case "sweep":
 			in.sweep = new(scenarios.SweepReport)
-			err = decodeStrict(doc.Body, in.sweep)
+			if err = decodeStrict(doc.Body, in.sweep); err == nil {
+				if err := checkSweepBody(path, doc.Header, in.sweep); err != nil {
+					return nil, err
+				}
+			}
 		default:
 			in.explore = new(scopeReport)
 			err = decodeStrict(doc.Body, in.explore)
@@ -137,6 +141,9 @@ func sameRun(a, b *mergeInput) error {
 		{"settings_digest", ha.SettingsDigest, hb.SettingsDigest}, {"seeds", ha.Seeds, hb.Seeds}, {"budget", ha.Budget, hb.Budget},
 		{"shard count", fmt.Sprint(a.total), fmt.Sprint(b.total)},
 	}
+	if sa, sb := substrateOf(ha), substrateOf(hb); sa != sb {
+		return fmt.Errorf("%s and %s are not parts of one run: the first ran on %s, the second on %s", a.path, b.path, sa, sb)
+	}
 	for _, f := range fields {
 		if f.x != f.y {
 			return fmt.Errorf("%s and %s are not parts of one run: %s %q differs from %q", a.path, b.path, f.name, f.x, f.y)
@@ -147,6 +154,27 @@ func sameRun(a, b *mergeInput) error {
 	}
 	if hb.SettingsDigest != hb.digest() {
 		return fmt.Errorf("%s: settings_digest %s does not match its header (%s)", b.path, hb.SettingsDigest, hb.digest())
+	}
+	return nil
+}
+
+// substrateOf says where a result file's runs went, as its header says: the model, or a live
+// substrate alone or compared with the model.
+func substrateOf(h resultHeader) string {
+	switch {
+	case h.Settings["substrate"] == "":
+		return "the model"
+	case h.Settings["compare"] == "true":
+		return h.Settings["substrate"] + " compared with the model"
+	}
+	return h.Settings["substrate"] + " alone"
+}
+
+// checkSweepBody returns an error when a sweep's body says another substrate, or comparison, than
+// its header.
+func checkSweepBody(path string, h resultHeader, r *scenarios.SweepReport) error {
+	if r.Substrate != h.Settings["substrate"] || (r.ComparedSeeds != nil) != (h.Settings["compare"] == "true") {
+		return fmt.Errorf("%s: its sweep ran on %q (compared: %v), but its header says %s", path, r.Substrate, r.ComparedSeeds != nil, substrateOf(h))
 	}
 	return nil
 }

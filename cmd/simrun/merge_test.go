@@ -193,3 +193,38 @@ func findings(t *testing.T, report string) string {
 	b, _ := json.Marshal(r)
 	return string(b)
 }
+
+// TestMergeLiveShards: shards of a sweep on kfake compared with the model merge into a report
+// that keeps the substrate and the compared and agreed seeds; a kfake shard beside a model shard,
+// or a compared one beside an uncompared one, is refused naming both files.
+func TestMergeLiveShards(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--seeds", "1-2", "--steps", "40", "-j", "1"}
+	live := shardedSweep(t, dir, 2, append(args, "--substrate", "kfake", "--compare")...)
+	code, out, stderr := invokeMerge(append([]string{"--json"}, live...)...)
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitPass {
+		t.Fatalf("merge of kfake shards: exit %d, %v: %s%s", code, err, out, stderr)
+	}
+	if rep["substrate"] != "kfake" || rep["compared_seeds"] != 2.0 || rep["agreed_seeds"] != 2.0 {
+		t.Errorf("merged: substrate %v, compared %v, agreed %v; want kfake, 2, 2", rep["substrate"], rep["compared_seeds"], rep["agreed_seeds"])
+	}
+	model := filepath.Join(dir, "model-2.json")
+	alone := filepath.Join(dir, "alone-2.json")
+	for file, extra := range map[string][]string{model: nil, alone: {"--substrate", "kfake"}} {
+		if code, _, stderr := runSweep(context.Background(), append(append(args, extra...), "--shard", "2/2", "--result", file)...); code != exitPass {
+			t.Fatalf("%s: exit %d: %s", file, code, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		other, want string
+	}{
+		{model, "the first ran on kfake compared with the model, the second on the model"},
+		{alone, "the first ran on kfake compared with the model, the second on kfake alone"},
+	} {
+		code, _, stderr := invokeMerge(live[0], tc.other)
+		if code != exitUsage || !strings.Contains(stderr, live[0]+" and "+tc.other) || !strings.Contains(stderr, tc.want) {
+			t.Errorf("merge %s %s: exit %d, stderr %q; want 2 naming both files and %q", live[0], tc.other, code, stderr, tc.want)
+		}
+	}
+}

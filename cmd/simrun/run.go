@@ -348,11 +348,19 @@ func replayFile(s scenarios.Spec, out outcome) *replay.File {
 	for _, v := range out.res.Violations {
 		r.Notes = append(r.Notes, "violation: "+v.String())
 	}
-	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(s)+out.live.Flags())
-	if !out.live.IsModel() {
-		r.Notes = append(r.Notes, "ran on "+out.live.Describe("")+": replay it with the same flags (the topic IDs, and so the hash, are the live substrate's)")
-	}
+	r.Notes = append(r.Notes, reproduceNotes(s, out.live)...)
 	return r
+}
+
+// reproduceNotes end a replay file: the command that repeats the run, with the flags that sent
+// it to its substrate (so a finding on kfake or brokers is reproduced there, compared as it was),
+// and for a live run what replaying it checks.
+func reproduceNotes(s scenarios.Spec, live scenarios.Live) []string {
+	notes := []string{"reproduce: " + rerunCommand(s) + live.Flags()}
+	if !live.IsModel() {
+		notes = append(notes, "ran on "+live.Describe("")+": replay it with the same flags (the topic IDs, and so the hash, are the live substrate's)")
+	}
+	return notes
 }
 
 // rerunCommand is the command that repeats a run from its seed.
@@ -401,7 +409,7 @@ func writeJSON(w io.Writer, prep *scenarios.Prepared, out outcome, savePath stri
 		rep.Violations = []spec.Violation{}
 	}
 	if savePath != "" {
-		rep.ReplayCommand = reproPrefix + " replay " + savePath + out.live.Flags()
+		rep.ReplayCommand = reproPrefix + " replay " + scenarios.ShellQuote(savePath) + out.live.Flags()
 	}
 	if !out.live.IsModel() {
 		rep.Substrate = out.live.Substrate
@@ -469,7 +477,7 @@ func printReport(w io.Writer, prep *scenarios.Prepared, out outcome, savePath st
 	}
 	if out.res.Verdict != "pass" {
 		if savePath != "" {
-			fmt.Fprintf(w, "reproduce: %s replay %s%s\n", reproPrefix, savePath, out.live.Flags())
+			fmt.Fprintf(w, "reproduce: %s replay %s%s\n", reproPrefix, scenarios.ShellQuote(savePath), out.live.Flags())
 		}
 		fmt.Fprintf(w, "   re-run: %s%s\n", rerunCommand(prep.Spec), out.live.Flags())
 	}

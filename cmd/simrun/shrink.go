@@ -148,13 +148,13 @@ func printShrunk(w io.Writer, out *scenarios.Shrunk, replayPath, filePath string
 	}
 	fmt.Fprintf(w, "  attempts: %d runs%s\n", out.Attempts, budget)
 	fmt.Fprintf(w, "violation: %s\n", out.Result.Violations[0])
-	fmt.Fprintf(w, "replay file: %s\n  reproduce: %s replay %s\n", replayPath, reproPrefix, replayPath)
+	fmt.Fprintf(w, "replay file: %s\n  reproduce: %s replay %s\n", replayPath, reproPrefix, scenarios.ShellQuote(replayPath))
 	if filePath != "" {
 		sab := ""
 		if out.Spec.Sabotage != "" {
 			sab = " --sabotage " + out.Spec.Sabotage
 		}
-		fmt.Fprintf(w, "scenario file: %s\n  run: %s run%s %s\n", filePath, reproPrefix, sab, filePath)
+		fmt.Fprintf(w, "scenario file: %s\n  run: %s run%s %s\n", filePath, reproPrefix, sab, scenarios.ShellQuote(filePath))
 	}
 }
 

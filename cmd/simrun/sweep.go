@@ -48,7 +48,8 @@ replay file of every failing seed into DIR (created if missing), for a CI job to
 --trace-digest hashes every run's trace (the hash 'simrun --seed N' prints) and reports one
 digest of all of them in seed order ("trace_digest" in JSON): two builds that give it alike ran
 every seed of the range alike, event for event. It does not depend on -j or on sharding. Tracing
-makes the sweep slower.
+makes the sweep slower. It is refused on a live substrate, whose topic IDs (and so trace hashes)
+differ from run to run.
 
 With --sabotage the summary also counts the eligible seeds (whose settings switch on a fault class
 the mode needs) and how many of them were caught. A caught seed is a failing seed, so under
@@ -59,7 +60,8 @@ the brokers --brokers names, under a fresh topic prefix per seed (with --topic-p
 followed by the seed and a dash), deleting its topics after each.
 --compare runs the model beside it call for call, then the same choices on the live substrate
 alone, process by process: a seed on which the two disagree fails with MODEL_DIVERGENCE, and the
-summary says how many seeds agreed.
+summary says how many seeds agreed. A result file (--result) says the substrate and whether it
+was compared, and 'simrun merge' refuses to merge shards that differ in either.
 
 --catch-rates sweeps the range once per sabotage mode (engine and host modes over the random
 scenario, the session tiers' modes over the session scenario) and writes the catch-rate table to
@@ -124,7 +126,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	var saveErr error
 	if a.saveFailures != "" {
 		cfg.Visit = func(o scenarios.SeedOutcome) {
-			if err := saveFailure(a.saveFailures, o); err != nil && saveErr == nil {
+			if err := saveFailure(a.saveFailures, o, a.live); err != nil && saveErr == nil {
 				saveErr = err
 			}
 		}
@@ -185,12 +187,16 @@ func (a *sweepArgs) resultHeader() resultHeader {
 	if runSpec.Processes > 0 {
 		settings["processes"] = fmt.Sprint(runSpec.Processes)
 	}
+	if !a.live.IsModel() { // a model sweep's header stays as it was, so its shards merge with older ones
+		settings["substrate"], settings["compare"] = a.live.Substrate, fmt.Sprint(a.live.Compare)
+	}
 	return newResultHeader(resultHeader{Kind: "sweep", Scenario: runSpec.Scenario, Sabotage: orNone(runSpec.Sabotage),
 		Settings: settings, Seeds: fmt.Sprintf("%d-%d", a.first, a.last)}, a.shard)
 }
 
-// saveFailure writes a failing seed's replay file into dir, named as a failing run names it.
-func saveFailure(dir string, o scenarios.SeedOutcome) error {
+// saveFailure writes a failing seed's replay file into dir, named as a failing run names it; its
+// reproduce line carries live's flags, as a failing run's does.
+func saveFailure(dir string, o scenarios.SeedOutcome, live scenarios.Live) error {
 	if o.Replay == nil {
 		return nil
 	}
@@ -202,7 +208,7 @@ func saveFailure(dir string, o scenarios.SeedOutcome) error {
 	if err != nil {
 		return err
 	}
-	r.Notes = append(r.Notes, "reproduce: "+rerunCommand(runSpec))
+	r.Notes = append(r.Notes, reproduceNotes(runSpec, live)...)
 	return replay.Save(filepath.Join(dir, autoReplayName(runSpec)), &r)
 }
 
@@ -284,6 +290,9 @@ func (a *sweepArgs) check(fs *flagSet, rest []string) error {
 	}
 	if a.catchRates && !a.live.IsModel() {
 		return errors.New("--catch-rates runs on the model: --substrate cannot be used with it")
+	}
+	if a.traceDigest && !a.live.IsModel() {
+		return fmt.Errorf("--trace-digest is for the model: on --substrate %s every run's topic IDs, and so its trace hash, are the cluster's and differ from run to run, so a digest of them compares nothing", a.live.Substrate)
 	}
 	return checkResultPath(a.result)
 }
