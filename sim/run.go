@@ -126,9 +126,8 @@ func (w *world) startAll() {
 
 // safetyPhase runs the scheduled actions of the safety phase.
 func (w *world) safetyPhase() {
-	masks := make([]explore.Mask, len(w.procs))
 	for n := 0; n < w.set.SafetySteps; n++ {
-		if _, ok := w.scheduledStep(masks); !ok {
+		if _, ok := w.scheduledStep(nil); !ok { // the masks the memo keeps
 			return
 		}
 	}
@@ -136,7 +135,7 @@ func (w *world) safetyPhase() {
 
 // scheduledStep chooses an enabled action through the world's chooser and performs it as one
 // step, returning its kind; ok is false, and nothing is done, when nothing is enabled. masks is
-// scratch of one entry per process.
+// scratch of one entry per process, or nil for the masks the memo keeps (chooseAction).
 func (w *world) scheduledStep(masks []explore.Mask) (k spec.ActionKind, ok bool) {
 	if k, ok = w.chooseAction(masks); ok {
 		w.step++

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
@@ -125,11 +126,7 @@ func (w *world) doProcess(k spec.ActionKind, p *proc) {
 		w.record(a)
 		w.doLifecycle(k, p)
 	case spec.ActCommitCrash:
-		weights := w.weightBuf(p.commitCalls())
-		for i := range weights {
-			weights[i] = 1
-		}
-		a.Calls = 1 + w.chooser.Choose("commit-crash.calls", weights)
+		a.Calls = 1 + w.chooser.ChooseFrom("commit-crash.calls", choose.Uniform(p.commitCalls()))
 		w.record(a)
 		w.commitCrash(p, a.Calls)
 	default:

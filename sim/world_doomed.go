@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/parsleysim/parsleysim/sim/spec"
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // Doomed processes: the survivors of earlier faults. A fail-closed fault (a truncation past a
 // read position, a recreated topic, a deleted topic with holds, a removed channel with holds)
@@ -48,27 +52,14 @@ func (p *proc) doomed() bool {
 // running process holding on a dead channel (its receivers refuse at the restart the deletion or
 // recreation forces), so its schedule is unchanged.
 func (p *proc) heldOnDead() bool {
-	if p.status != procRunning {
-		return false
-	}
-	for _, pc := range p.recv {
-		if p.o.HasPending(pc.ch) && !p.w.alive(pc.ch) {
-			return true
-		}
-	}
-	return false
+	return p.status == procRunning && slices.ContainsFunc(p.recv, func(pc *pcState) bool { return !p.w.alive(pc.ch) && p.o.HasPending(pc.ch) })
 }
 
 // receivesTopic reports whether p's current (or, when down, last) received set has a channel of
 // topic t: a process may declare a topic without receiving any of its partitions (its task has
 // no partition of that topic), and then deleting or recreating the topic does not touch it.
 func (p *proc) receivesTopic(t int) bool {
-	for _, pc := range p.recv {
-		if p.w.chans[pc.ch].topic == t {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.recv, func(pc *pcState) bool { return p.w.chans[pc.ch].topic == t })
 }
 
 // sparesDoomed reports whether no doomed process receives a channel of topic t, so a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/corrupt"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -108,11 +109,7 @@ func (w *world) produceCorrupt(c int32, values [][]byte, key, value []byte) uint
 func (w *world) drawCorruption() corrupt.Corruption {
 	if w.explored() {
 		reps := corrupt.Representatives(oracle.WireCauses(w.observedAll()))
-		weights := w.weightBuf(len(reps))
-		for i := range weights {
-			weights[i] = 1
-		}
-		return reps[w.chooser.Choose("produce-corrupt.shape", weights)]
+		return reps[w.chooser.ChooseFrom("produce-corrupt.shape", choose.Uniform(len(reps)))]
 	}
 	var base node.Causes
 	if n := min(w.recentN, recentRing); n > 0 {

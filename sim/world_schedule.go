@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -51,18 +52,17 @@ func (w *world) maskOf(p *proc) explore.Mask {
 
 // rewindable reports whether down process p has a committed position above 0 on a live channel.
 func (w *world) rewindable(p *proc) bool {
-	for _, pc := range p.recv {
-		if pc.committedPos > 0 && w.alive(pc.ch) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.recv, func(pc *pcState) bool { return pc.committedPos > 0 && w.alive(pc.ch) })
 }
 
-// chooseAction picks the next action kind, or reports false when nothing is enabled.
+// chooseAction picks the next action kind, or reports false when nothing is enabled. It fills
+// masks with every process's mask or, when masks is nil, refreshes the masks the memo keeps.
 func (w *world) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
 	var any explore.Mask
-	for i, p := range w.procs {
+	if masks == nil {
+		any = explore.Mask(w.memo().Masks(w.maskAt).Refresh())
+	}
+	for i, p := range w.procs[:len(masks)] {
 		masks[i] = w.maskOf(p)
 		any |= masks[i]
 	}
@@ -164,10 +164,8 @@ const redeclareLatePct = 70
 // has removed a channel with holds yet (the first such removal tests it; more would only stop
 // more receivers, which fail closed after it, and end the run's deliveries early).
 func (w *world) anyRemovableHolds() bool {
-	for _, p := range w.procs {
-		if p.o.Ledger().RemovedHeld {
-			return false
-		}
+	if w.removedWithHolds() {
+		return false
 	}
 	for _, p := range w.procs {
 		if p.status == procDown && p.removableHolds() && !p.doomed() {
@@ -204,12 +202,27 @@ func (w *world) kindEnabled(k spec.ActionKind, any explore.Mask, liveExt bool) b
 	return any&(1<<k) != 0
 }
 
-// chooseProc picks a process whose mask has kind k; a redeclaration prefers one with holds it can
-// remove (redeclareProcWeight), a rewind one that is not doomed (rewindProcWeight).
+// maskAt is process i's mask as the memo keeps it (targets.MaskFunc): maskOf, which reads the step
+// only where a feed pause keeps the feed off.
+func (w *world) maskAt(i int) (uint32, bool) {
+	m := w.maskOf(w.procs[i])
+	return uint32(m), m&(1<<spec.ActFeed) == 0 && w.procs[i].anyFeedable()
+}
+
+// chooseProc picks a process whose mask (in masks or, when nil, the memo's) has kind k; a
+// redeclaration prefers one with holds it can remove (redeclareProcWeight), a rewind one that is
+// not doomed (rewindProcWeight).
 func (w *world) chooseProc(label string, k spec.ActionKind, masks []explore.Mask) *proc {
+	var kept choose.Options
+	if masks == nil {
+		kept = w.targets.Masks(w.maskAt).Kind(int(k))
+		if k != spec.ActRedeclare && k != spec.ActRewind { // every weight 1: drawn from the memo's index
+			return w.procs[w.chooser.ChooseFrom(label, kept)]
+		}
+	}
 	weights := w.weightBuf(len(w.procs))
 	for i, p := range w.procs {
-		if masks[i]&(1<<k) == 0 {
+		if masks == nil && kept.Weight(i) == 0 || masks != nil && masks[i]&(1<<k) == 0 {
 			continue
 		}
 		switch k {
@@ -251,20 +264,12 @@ func (w *world) chooseProducePartition(label string, k spec.ActionKind, t int, o
 // choosePartition picks a partition channel of live topic t.
 func (w *world) choosePartition(label string, t int) int32 {
 	inc := w.topics[t].inc
-	weights := w.weightBuf(w.incs[inc].parts)
-	for i := range weights {
-		weights[i] = 1
-	}
-	return w.chanOf(inc, w.chooser.Choose(label, weights))
+	return w.chanOf(inc, w.chooser.ChooseFrom(label, choose.Uniform(w.incs[inc].parts)))
 }
 
 // chooseOffset picks one of cands.
 func (w *world) chooseOffset(label string, cands []int64) int64 {
-	weights := w.weightBuf(len(cands))
-	for i := range weights {
-		weights[i] = 1
-	}
-	return cands[w.chooser.Choose(label, weights)]
+	return cands[w.chooser.ChooseFrom(label, choose.Uniform(len(cands)))]
 }
 
 // weightBuf returns a zeroed weight slice of length n, reusing storage.

@@ -318,6 +318,11 @@ func (p *proc) holdsOnTopic(t int) bool {
 // (refreshLSO, which a truncation calls too) or its high watermark moves under an open
 // transaction (staleChannelTargets).
 func (w *world) faultHasTarget(k spec.ActionKind) bool {
+	return w.memo().Has(slices.Index(swarm.FailClosedKinds, k))
+}
+
+// memo returns the world's memo of fault targets and action masks, built at its first question.
+func (w *world) memo() *targets.Memo {
 	if w.targets == nil {
 		kinds := uint8(0)
 		for j, k := range swarm.FailClosedKinds {
@@ -327,7 +332,7 @@ func (w *world) faultHasTarget(k spec.ActionKind) bool {
 		}
 		w.targets = targets.New(len(w.procs), len(w.topics), kinds, 1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf)
 	}
-	return w.targets.Has(slices.Index(swarm.FailClosedKinds, k))
+	return w.targets
 }
 
 // staleChannelTargets marks the contributions of channel c's readers out of date.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/targets"
@@ -21,10 +22,6 @@ func FaultTargetsChecked(scn *spec.Scenario, seed uint64) (checks, yes int, err 
 		if err != nil || label != "action" {
 			return
 		}
-		if w.step == len(w.procs) { // the first choice: a memo of every kind, all stale
-			w.targets = targets.New(len(w.procs), len(w.topics), 1<<len(swarm.FailClosedKinds)-1,
-				1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf)
-		}
 		for _, k := range swarm.FailClosedKinds {
 			memo := w.faultHasTarget(k)
 			scan := w.anyFaultTarget(k, func(p *proc, t int) bool { return targetCond(k, p, t) })
@@ -39,6 +36,8 @@ func FaultTargetsChecked(scn *spec.Scenario, seed uint64) (checks, yes int, err 
 		}
 	}
 	w = newWorld(scn, &set, labelChooser{choose.NewRandom(seed), check}, &RunOptions{})
+	w.targets = targets.New(len(w.procs), len(w.topics), 1<<len(swarm.FailClosedKinds)-1, // a memo of every kind, all stale
+		1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf)
 	w.run()
 	return checks, yes, err
 }
@@ -52,4 +51,55 @@ type labelChooser struct {
 func (c labelChooser) Choose(label string, weights []uint32) int {
 	c.check(label)
 	return c.Chooser.Choose(label, weights)
+}
+
+// MasksChecked runs scn under seed's settings and before every action choice compares each
+// process's mask as the memo keeps it (targets.Masks) with maskOf, and each kind's index with the
+// processes whose mask has it, in process order. It returns how many masks it compared and how
+// many of them were not empty, or the first disagreement.
+func MasksChecked(scn *spec.Scenario, seed uint64) (checks, set int, err error) {
+	sw := swarm.ExpandSettings(seed)
+	var w *world
+	check := func(label string) {
+		if err != nil || label != "action" {
+			return
+		}
+		m := w.targets.Masks(w.maskAt)
+		var members [spec.NumActionKinds][]int
+		for i, p := range w.procs {
+			got, want := explore.Mask(0), w.maskOf(p)
+			for k := range spec.NumActionKinds {
+				got |= explore.Mask(m.Kind(int(k)).Weight(i)) << k
+			}
+			if got != want {
+				err = fmt.Errorf("seed %d step %d: process %d: the memo's mask is %b, maskOf %b", seed, w.step, i, got, want)
+				return
+			}
+			for k := range members {
+				if want&(1<<k) != 0 {
+					members[k] = append(members[k], i)
+				}
+			}
+			checks++
+			if want != 0 {
+				set++
+			}
+		}
+		for k := range members {
+			of := m.Kind(k)
+			if of.Count() != len(members[k]) {
+				err = fmt.Errorf("seed %d step %d: %v: the index counts %d processes, the masks %d", seed, w.step, spec.ActionKind(k), of.Count(), len(members[k]))
+				return
+			}
+			for r, i := range members[k] {
+				if got := of.Find(uint64(r)); got != i {
+					err = fmt.Errorf("seed %d step %d: %v: the index's process %d is %d, the masks' %d", seed, w.step, spec.ActionKind(k), r, got, i)
+					return
+				}
+			}
+		}
+	}
+	w = newWorld(scn, &sw, labelChooser{choose.NewRandom(seed), check}, &RunOptions{})
+	w.run()
+	return checks, set, err
 }

@@ -31,3 +31,28 @@ func TestFaultTargetsMatchScan(t *testing.T) {
 	}
 	t.Logf("%d answers compared, %d true", checks, yes)
 }
+
+// TestActionMasksMatchScan holds the action masks the memo keeps, and its index of each kind's
+// processes, to maskOf over every process before every action choice of random seeds, small and
+// generated large topologies: a change to a process, a channel's log or a feed pause's age that
+// does not mark the masks it affects stale makes the two disagree.
+func TestActionMasksMatchScan(t *testing.T) {
+	seeds := uint64(150)
+	if testing.Short() {
+		seeds = 30
+	}
+	checks, set := 0, 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		for _, n := range []int{0, 60} {
+			c, s, err := sim.MasksChecked(scenarios.Random(seed, scenarios.RandomOptions{Processes: n}), seed)
+			if err != nil {
+				t.Fatalf("processes %d: %v", n, err)
+			}
+			checks, set = checks+c, set+s
+		}
+	}
+	if set == 0 || set == checks {
+		t.Fatalf("%d masks compared, %d of them not empty: the runs exercise nothing", checks, set)
+	}
+	t.Logf("%d masks compared, %d not empty", checks, set)
+}

@@ -38,3 +38,13 @@ func (c *Random) Choose(label string, weights []uint32) int {
 	}
 	panic("sim: Random.Choose: unreachable")
 }
+
+// ChooseFrom draws from the list o stands for as Choose draws from it: the same answer, and the
+// same randomness consumed.
+func (c *Random) ChooseFrom(label string, o Options) int {
+	total := o.Total()
+	if total == 0 {
+		panic("sim: Random.Choose(" + label + "): every weight is zero")
+	}
+	return o.Find(c.rng.Uint64N(total))
+}

@@ -26,28 +26,33 @@ func NewReplay(choices []int) *Replay {
 // Choose returns the next recorded answer, or, once an error is recorded, the first non-zero
 // option (see the type comment).
 func (c *Replay) Choose(label string, weights []uint32) int {
+	return c.ChooseFrom(label, dense(weights))
+}
+
+// ChooseFrom is Choose over the list o stands for.
+func (c *Replay) ChooseFrom(label string, o Options) int {
 	decision := c.next
 	if c.err == nil && decision >= len(c.choices) {
-		c.err = &ReplayError{Decision: decision, Label: label, Options: len(weights),
+		c.err = &ReplayError{Decision: decision, Label: label, Options: o.Len(),
 			Answer: -1, Reason: fmt.Sprintf("the recorded list ran out after %d choices", len(c.choices))}
 	}
 	if c.err != nil {
 		c.next++
-		return firstNonZero(label, weights)
+		return firstNonZero(label, o)
 	}
 	answer := c.choices[decision]
 	c.next++
 	switch {
-	case answer < 0 || answer >= len(weights):
-		c.err = &ReplayError{Decision: decision, Label: label, Options: len(weights), Answer: answer,
-			Reason: fmt.Sprintf("answer %d is out of range [0, %d)", answer, len(weights))}
-	case weights[answer] == 0:
-		c.err = &ReplayError{Decision: decision, Label: label, Options: len(weights), Answer: answer,
+	case answer < 0 || answer >= o.Len():
+		c.err = &ReplayError{Decision: decision, Label: label, Options: o.Len(), Answer: answer,
+			Reason: fmt.Sprintf("answer %d is out of range [0, %d)", answer, o.Len())}
+	case o.Weight(answer) == 0:
+		c.err = &ReplayError{Decision: decision, Label: label, Options: o.Len(), Answer: answer,
 			Reason: fmt.Sprintf("answer %d names an option that is off (weight 0)", answer)}
 	default:
 		return answer
 	}
-	return firstNonZero(label, weights)
+	return firstNonZero(label, o)
 }
 
 // Err returns the first problem met (a *ReplayError), or nil if every answer so far came from
@@ -85,11 +90,9 @@ func (e *ReplayError) Error() string {
 
 // firstNonZero returns the index of the first non-zero weight, panicking if there is none (a
 // caller bug: the Chooser contract promises one).
-func firstNonZero(label string, weights []uint32) int {
-	for i, w := range weights {
-		if w > 0 {
-			return i
-		}
+func firstNonZero(label string, o Options) int {
+	if o.Total() == 0 {
+		panic("sim: Choose(" + label + "): every weight is zero")
 	}
-	panic("sim: Choose(" + label + "): every weight is zero")
+	return o.Find(0)
 }

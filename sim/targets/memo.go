@@ -27,11 +27,12 @@ type Memo struct {
 	doomedRecv   []int32 // per topic: doomed processes receiving it
 	// cand[j][t] counts the processes that are targets of kind j on topic t; good[j] counts the
 	// topics where that is above 0 and kind j is not held back by a doomed receiver.
-	cand [8][]int32
-	good [8]int
-	cur  *proc // the contribution add is building
-	f    Contribution
-	addf func(int, uint8) // add, bound once
+	cand  [8][]int32
+	good  [8]int
+	cur   *proc // the contribution add is building
+	f     Contribution
+	addf  func(int, uint8) // add, bound once
+	masks *Masks           // the processes' action masks, stale when their contributions are
 }
 
 // proc is one process's contribution.
@@ -59,12 +60,28 @@ func New(procs, topics int, kinds, ignoreDoomed uint8, f Contribution) *Memo {
 	return m
 }
 
-// Stale marks process i's contribution out of date; a nil memo, not built yet, ignores it.
+// Stale marks process i's contribution, and its mask, out of date; a nil memo, not built yet,
+// ignores it.
 func (m *Memo) Stale(i int) {
-	if m != nil && !m.stale[i] {
+	if m == nil {
+		return
+	}
+	if m.masks != nil {
+		m.masks.Stale(i)
+	}
+	if !m.stale[i] {
 		m.stale[i] = true
 		m.staleList = append(m.staleList, int32(i))
 	}
+}
+
+// Masks returns the processes' action masks, which the memo marks stale with the contributions,
+// computed by f; f is taken at the first call, which makes every mask stale.
+func (m *Memo) Masks(f MaskFunc) *Masks {
+	if m.masks == nil {
+		m.masks = newMasks(len(m.procs), f)
+	}
+	return m.masks
 }
 
 // Has reports whether kind j, which m keeps, has a target, recomputing the stale contributions

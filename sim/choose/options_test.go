@@ -1,0 +1,159 @@
+package choose
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// randomLists returns n weight lists of random lengths, mostly zero, with one, a few or many
+// non-zero entries of random sizes.
+func randomLists(rng *rand.Rand, n int) [][]uint32 {
+	out := make([][]uint32, n)
+	for i := range out {
+		l := make([]uint32, 1+rng.IntN(200))
+		on := 1 + rng.IntN(len(l))
+		if rng.IntN(3) == 0 {
+			on = 1
+		}
+		for range on {
+			wt := uint32(1)
+			if rng.IntN(2) == 0 {
+				wt = 1 + rng.Uint32N(1<<uint(rng.IntN(31)))
+			}
+			l[rng.IntN(len(l))] = wt
+		}
+		out[i] = l
+	}
+	return out
+}
+
+func sparseOf(l []uint32) *sparse {
+	s := new(sparse)
+	s.Reset(len(l))
+	for i, wt := range l {
+		s.Add(i, wt)
+	}
+	return s
+}
+
+// TestOptionsAnswerAsTheList holds every chooser's answer from Options to its answer over the list
+// written out, decision by decision, over random weight lists (and Uniform over as many ones): the seeded draw (and what it
+// consumes, since the sequences stay equal), the recorder (its recorded answers too) and a replay
+// of a recording with wrong answers planted.
+func TestOptionsAnswerAsTheList(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	lists := randomLists(rng, 5000)
+	for i, l := range lists {
+		s := sparseOf(l)
+		if s.Len() != len(l) || s.Count() != dense(l).Count() || s.Total() != dense(l).Total() ||
+			!slices.Equal(s.Dense(nil), l) {
+			t.Fatalf("list %d: Sparse stands for another list", i)
+		}
+		for j := range l {
+			if s.Weight(j) != l[j] {
+				t.Fatalf("list %d: Weight(%d) = %d, want %d", i, j, s.Weight(j), l[j])
+			}
+		}
+	}
+	a, b := NewRandom(9), NewRandom(9)
+	ra, rb := NewRecorder(NewRandom(10)), NewRecorder(NewRandom(10))
+	// an inner chooser that cannot answer from Options gets the list written out
+	rc, rd := NewRecorder(chooserOnly{NewRandom(11)}), NewRecorder(NewRandom(11))
+	for i, l := range lists {
+		if x, y := a.Choose("x", l), b.ChooseFrom("x", sparseOf(l)); x != y {
+			t.Fatalf("list %d: Random answered %d over the list, %d from Options", i, x, y)
+		}
+		if x, y := ra.Choose("x", l), rb.ChooseFrom("x", sparseOf(l)); x != y {
+			t.Fatalf("list %d: Recorder answered %d over the list, %d from Options", i, x, y)
+		}
+		if x, y := rd.Choose("x", l), rc.ChooseFrom("x", sparseOf(l)); x != y {
+			t.Fatalf("list %d: Recorder over a plain chooser answered %d from Options, %d over the list", i, y, x)
+		}
+		ones := Uniform(len(l)).Dense(nil)
+		if x, y := a.Choose("x", ones), b.ChooseFrom("x", Uniform(len(l))); x != y || dense(ones).Count() != len(l) {
+			t.Fatalf("list %d: Random answered %d over %d ones, %d from Uniform", i, x, len(l), y)
+		}
+		if x, y := ra.Choose("x", ones), rb.ChooseFrom("x", Uniform(len(l))); x != y {
+			t.Fatalf("list %d: Recorder answered %d over %d ones, %d from Uniform", i, x, len(l), y)
+		}
+	}
+	if !slices.Equal(ra.Choices(), rb.Choices()) || !slices.Equal(rc.Choices(), rd.Choices()) || len(ra.Choices()) < 1000 {
+		t.Fatalf("recorded %d and %d answers, not the same", len(ra.Choices()), len(rb.Choices()))
+	}
+	choices := slices.Clone(ra.Choices())
+	choices[len(choices)/2] = -1 // a wrong answer: both replays fall back alike
+	pa, pb := NewReplay(choices), NewReplay(choices)
+	for i, l := range lists {
+		if dense(l).Count() == 1 {
+			continue // the recorder asked nothing
+		}
+		if x, y := pa.Choose("x", l), pb.ChooseFrom("x", sparseOf(l)); x != y {
+			t.Fatalf("list %d: Replay answered %d over the list, %d from Options", i, x, y)
+		}
+	}
+	if pa.Err() == nil || pb.Err() == nil || pa.Err().Error() != pb.Err().Error() {
+		t.Fatalf("replays erred differently: %v and %v", pa.Err(), pb.Err())
+	}
+}
+
+// chooserOnly hides a chooser's ChooseFrom.
+type chooserOnly struct{ c Chooser }
+
+func (c chooserOnly) Choose(label string, weights []uint32) int { return c.c.Choose(label, weights) }
+
+// sparse is an Options of N entries that are zero but at the ascending indexes Index, whose
+// entries are Weights (same length, none zero).
+type sparse struct {
+	N       int
+	Index   []int32
+	Weights []uint32
+}
+
+// Reset empties s for a list of n entries, keeping its storage.
+func (s *sparse) Reset(n int) { s.N, s.Index, s.Weights = n, s.Index[:0], s.Weights[:0] }
+
+// Add appends entry i (above every index added since Reset) with weight wt, unless wt is zero.
+func (s *sparse) Add(i int, wt uint32) {
+	if wt > 0 {
+		s.Index, s.Weights = append(s.Index, int32(i)), append(s.Weights, wt)
+	}
+}
+
+func (s *sparse) Len() int   { return s.N }
+func (s *sparse) Count() int { return len(s.Index) }
+
+func (s *sparse) Total() uint64 {
+	var t uint64
+	for _, wt := range s.Weights {
+		t += uint64(wt)
+	}
+	return t
+}
+
+func (s *sparse) Weight(i int) uint32 {
+	if n, ok := slices.BinarySearch(s.Index, int32(i)); ok {
+		return s.Weights[n]
+	}
+	return 0
+}
+
+func (s *sparse) Find(r uint64) int {
+	for n, wt := range s.Weights {
+		if r < uint64(wt) {
+			return int(s.Index[n])
+		}
+		r -= uint64(wt)
+	}
+	panic(fmt.Sprintf("choose: Find(%d) past a total of %d", r, s.Total()))
+}
+
+func (s *sparse) Dense(dst []uint32) []uint32 {
+	from := len(dst)
+	dst = append(dst, make([]uint32, s.N)...)
+	for n, i := range s.Index {
+		dst[from+int(i)] = s.Weights[n]
+	}
+	return dst
+}
