@@ -9,7 +9,6 @@ import (
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
-	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/substrate"
 	"github.com/parsleysim/parsleysim/substrate/comparison"
 )
@@ -22,14 +21,16 @@ import (
 // What a live substrate's own topic IDs change, and how each is settled (model and adapter agree
 // run for run otherwise: results/live.md):
 //
-//  1. The restart check runs the script a second time, which gets other IDs, so other drain
-//     orders: it is switched off on a live substrate and named in the printed settings
-//     (Live.SwitchOff), and a file's `expect restart-invisible` line is refused, naming the line.
+//  1. The restart check runs the script a second time, which on the cluster would get other IDs,
+//     so other drain orders: on a live substrate its runs go to the model, given the IDs the live
+//     run adopted in the order it was given them (LiveRun.substrate), so the check compares the
+//     live run with the same schedule and a clean restart under the same IDs.
 //  2. A stamp lists its causes in topic-ID order: a file's story and `expect causes` compare the
 //     causes as a set on a live substrate (scenariofile).
-//  3. Heads deliverable at once drain in topic-ID order, so a file that expects the order of
-//     deliveries from two channels holds only when the cluster's IDs order its topics as the
-//     seeded ones do (never_yielding_cause_held_then_released, left out of CI's live tier).
+//  3. Heads deliverable at once drain in topic-ID order, so a file whose story or expectations
+//     give the order of two causally independent deliveries from two channels holds only when the
+//     cluster's IDs order its topics as the seeded ones do: the targeted files avoid it (where
+//     the order is not their point, a cause orders the two).
 
 // The substrates a run can go to (--substrate).
 const (
@@ -41,6 +42,14 @@ const (
 // CritModelDivergence is the criterion of a compared run whose model and live substrate
 // disagreed: a finding about the model or the adapter.
 const CritModelDivergence spec.Criterion = "MODEL_DIVERGENCE"
+
+// What stops a live run without a finding about the model: the live substrate failed (it could not
+// be reached, or a run on it could not start), or the run was interrupted (Ctrl-C: its clients
+// were closed under it). Errors of a live run wrap one of them; neither is a violation.
+var (
+	ErrLiveFailed  = errors.New("the live substrate failed")
+	ErrInterrupted = errors.New("the live run was interrupted")
+)
 
 // Live says which Kafka a run goes to: the model (the zero value), an embedded kfake cluster per
 // run, or real brokers; and whether the model runs beside the live substrate, call for call
@@ -109,21 +118,6 @@ func (l Live) Describe(prefix string) string {
 	return s
 }
 
-// liveOff says why the restart check cannot run on a live substrate: the restart check runs the
-// script a second time, and a live substrate gives that run other topic IDs than the first, so
-// other drain orders, and the two would differ without a restart to blame.
-const liveOff = "restart check off: its second run of the script would get other topic IDs from the live substrate"
-
-// SwitchOff switches off in set what a live substrate cannot run, and says what it switched off
-// ("" for the model, or when the settings had nothing to switch off).
-func (l Live) SwitchOff(set *swarm.Settings) string {
-	if l.IsModel() || !set.RestartCheck.On {
-		return ""
-	}
-	set.RestartCheck = swarm.RestartCheck{}
-	return liveOff
-}
-
 // Flags are the command-line flags that repeat l on another command (empty for the model).
 func (l Live) Flags() string {
 	if l.IsModel() {
@@ -139,9 +133,9 @@ func (l Live) Flags() string {
 	return s
 }
 
-// LiveRun is one run's live substrates: every one the run made (the restart check makes a second
-// world), to compare, clean up and close when the run ends. Cleanup may be called from another
-// goroutine (a Ctrl-C handler) while the run goes on.
+// LiveRun is one run's live substrate, to compare, clean up and close when the run ends, and
+// the model worlds of its restart check. Cleanup may be called from another goroutine (a Ctrl-C
+// handler) while the run goes on.
 type LiveRun struct {
 	live   Live
 	prefix string
@@ -151,23 +145,22 @@ type LiveRun struct {
 	cleaning sync.Mutex
 	first    *substrate.Kafka // made by StartLive, handed to the first world
 	made     []*substrate.Kafka
-	comps    []*comparison.Substrate
+	comp     *comparison.Substrate // the first world's comparison, when compared
+	worlds   int                   // the worlds that asked for a substrate
 	closed   bool
-	// step is the step of the first event the run traced once a comparison had diverged: the
-	// step whose substrate call disagreed (0 while none has).
-	step int
-	// log is what the compared run's processes did, for the second, live-only run to match.
+	// log is what the first world's processes did and the topic IDs it was given, for the
+	// second, live-only run to match and the restart check's model runs to adopt.
 	log *processLog
 }
 
 // StartLive connects the first live substrate of a run of seed (starting an embedded kfake
 // cluster, or reaching the brokers), so a cluster that cannot be reached is an error before the
-// run starts. It returns nil, nil for the model.
+// run starts (wrapping ErrLiveFailed). It returns nil, nil for the model.
 func (l Live) StartLive(seed uint64) (*LiveRun, error) {
 	if l.IsModel() {
 		return nil, nil
 	}
-	r := &LiveRun{live: l, prefix: l.Kafka.TopicPrefix}
+	r := &LiveRun{live: l, prefix: l.Kafka.TopicPrefix, log: newProcessLog()}
 	if l.Substrate == SubstrateKafka && r.prefix == "" {
 		r.prefix = substrate.DefaultTopicPrefix(seed)
 	}
@@ -193,28 +186,44 @@ func (r *LiveRun) Prefix() string {
 // connect makes one live substrate of the run.
 func (r *LiveRun) connect() (*substrate.Kafka, error) { return r.connectWith(r.prefix) }
 
-// connectWith makes one live substrate of the run, under prefix on real brokers.
+// newKfake starts an embedded cluster for a run (a variable so a test can make it fail).
+var newKfake = substrate.NewKfake
+
+// connectWith makes one live substrate of the run, under prefix on real brokers. A failure wraps
+// ErrLiveFailed; after Cleanup (an interrupt) it is ErrInterrupted.
 func (r *LiveRun) connectWith(prefix string) (*substrate.Kafka, error) {
 	var k *substrate.Kafka
 	var err error
 	if r.live.Substrate == substrateKfake {
-		k, err = substrate.NewKfake()
+		k, err = newKfake()
 	} else {
 		opts := r.live.Kafka
 		opts.TopicPrefix = prefix
 		k, err = substrate.NewKafka(r.live.Brokers, opts)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: connecting to %s: %v", ErrLiveFailed, r.live.name(), err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		k.Close()
-		return nil, errors.New("the run was interrupted")
+		return nil, ErrInterrupted
 	}
 	r.made = append(r.made, k)
 	return k, nil
+}
+
+// Interrupted reports whether Cleanup ran before the run was judged (a Ctrl-C handler): its
+// clients were closed under it, so what it saw after that, a panic included, says nothing about
+// the model.
+func (r *LiveRun) Interrupted() bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
 }
 
 // Use makes opts run on the live substrate (compared with the model when asked).
@@ -224,60 +233,46 @@ func (r *LiveRun) Use(opts *sim.RunOptions) {
 	}
 	opts.Substrate = r.substrate
 	if r.live.Compare {
-		r.log = newProcessLog()
-		opts.Sinks = append(opts.Sinks, divergenceStep{r}, r.log)
+		opts.Sinks = append(opts.Sinks, r.log)
 	}
 }
 
-// divergenceStep is a trace sink that dates a run's first divergence by the step of the event
-// that follows it.
-type divergenceStep struct{ r *LiveRun }
-
-// Record implements trace.Sink.
-func (d divergenceStep) Record(ev *trace.Event) {
-	if d.r.step == 0 && d.r.divergence() != nil {
-		d.r.step = ev.Step
+// substrate is sim.RunOptions.Substrate. The first world gets the live substrate, wrapped in a
+// comparison dated by the world's step when asked. Any later world is the restart check's (the
+// script again, with a clean restart inserted): it gets the model, whose topic IDs are the ones
+// the first world was given, in the order it was given them (then ids), so the check compares
+// runs that drain alike, as it does on the model.
+func (r *LiveRun) substrate(ids func() substrate.TopicID, step func() int) substrate.Substrate {
+	if r.worlds++; r.worlds > 1 {
+		return substrate.NewModel(r.log.replayIDs(ids))
 	}
-}
-
-// substrate is sim.RunOptions.Substrate: the run's next live substrate, wrapped in a comparison
-// when asked. A substrate that cannot be made mid-run (a second world's) panics, naming why.
-func (r *LiveRun) substrate(ids func() substrate.TopicID) substrate.Substrate {
-	k := r.first
+	var s substrate.Substrate = r.first
 	r.first = nil
-	if k == nil {
-		var err error
-		if k, err = r.connect(); err != nil {
-			panic(fmt.Sprintf("scenarios: another live substrate for the run: %v", err))
-		}
-	}
-	var s substrate.Substrate = k
 	if r.live.Wrap != nil {
 		s = r.live.Wrap(s)
 	}
-	if !r.live.Compare {
-		return s
+	if r.live.Compare {
+		c := comparison.New(s, ids)
+		c.DateBy(step)
+		r.mu.Lock()
+		r.comp = c
+		r.mu.Unlock()
+		s = c
 	}
-	c := comparison.New(s, ids)
-	r.mu.Lock()
-	r.comps = append(r.comps, c)
-	r.mu.Unlock()
-	return recording{c, r.log}
+	return recording{s, r.log}
 }
 
-// divergence is the first disagreement of the run's comparisons, nil while they agree.
+// divergence is the first disagreement of the run's comparison, nil while they agree.
 func (r *LiveRun) divergence() *comparison.Divergence {
 	if r == nil {
 		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, c := range r.comps {
-		if d := c.Divergence(); d != nil {
-			return d
-		}
+	if r.comp == nil {
+		return nil
 	}
-	return nil
+	return r.comp.Divergence()
 }
 
 // Cleanup deletes every topic and consumer group the run created on real brokers and closes its
@@ -309,29 +304,37 @@ func (r *LiveRun) Cleanup() error {
 
 // Judge adds to res, as a violation of CritModelDivergence, the first disagreement of a compared
 // run (scn under set and opts, which Use prepared): the first call on which the model and the live
-// substrate disagreed (the step, the call and both results), or else the first process whose
-// deliveries, refusals or stamps differ in a second run of the same choices on the live substrate
-// alone. It reports whether there was one.
-func (r *LiveRun) Judge(scn *spec.Scenario, set swarm.Settings, opts sim.RunOptions, res *spec.Result) bool {
-	if r == nil || !r.live.Compare {
-		return false
+// substrate disagreed (the step of the call, the call and both results), or else the first
+// process whose deliveries, refusals or stamps differ in a second run of the same choices on the
+// live substrate alone. It reports whether there was one. What is not a finding about the model
+// is an error instead, and res is left as it is: ErrInterrupted when the run was interrupted
+// (Cleanup ran under it, on any live run, compared or not), an error wrapping ErrLiveFailed when
+// the second live run could not start.
+func (r *LiveRun) Judge(scn *spec.Scenario, set swarm.Settings, opts sim.RunOptions, res *spec.Result) (bool, error) {
+	if r == nil {
+		return false, nil
+	}
+	if r.Interrupted() {
+		return false, ErrInterrupted
+	}
+	if !r.live.Compare {
+		return false, nil
 	}
 	d := r.divergence()
 	if d == nil {
-		v := r.compareProcesses(scn, set, opts, res, r.log)
-		if v == nil {
-			return false
+		v, err := r.compareProcesses(scn, set, opts, res, r.log)
+		if err == nil && r.Interrupted() {
+			err = ErrInterrupted
+		}
+		if v == nil || err != nil {
+			return false, err
 		}
 		res.Violations = append(res.Violations, *v)
 		res.Verdict = "violation"
-		return true
+		return true, nil
 	}
-	step := r.step
-	if step == 0 { // nothing was traced after the call: it was the run's last step
-		step = res.Steps
-	}
-	res.Violations = append(res.Violations, spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: step,
-		Detail: fmt.Sprintf("the model and the live substrate disagree at step %d, %s", step, d)})
+	res.Violations = append(res.Violations, spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: d.Step,
+		Detail: fmt.Sprintf("the model and the live substrate disagree at step %d, %s", d.Step, d)})
 	res.Verdict = "violation"
-	return true
+	return true, nil
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -59,6 +60,19 @@ func (l *processLog) stamp(txn string, rec substrate.Record) {
 	l.stamps[txn] = append(l.stamps[txn], b.String())
 }
 
+// replayIDs returns a source of topic IDs that gives the logged ones in the order they were
+// given, then then's.
+func (l *processLog) replayIDs(then func() substrate.TopicID) func() substrate.TopicID {
+	next := 0
+	return func() substrate.TopicID {
+		if next < len(l.ids) {
+			next++
+			return l.ids[next-1]
+		}
+		return then()
+	}
+}
+
 // recording is a substrate that logs the topic IDs it hands out and the headers of every record
 // written through it.
 type recording struct {
@@ -94,12 +108,17 @@ func (r recording) ProduceTx(p substrate.TxnProducer, tp substrate.TopicPartitio
 
 // compareProcesses runs the choices of the compared run (first, its log firstLog) again on a
 // fresh live substrate alone, with the first run's topic IDs, and returns the first process whose
-// deliveries, refusals or stamps differ, as a violation (nil when every process agrees).
-func (r *LiveRun) compareProcesses(scn *spec.Scenario, set swarm.Settings, opts sim.RunOptions, first *spec.Result, firstLog *processLog) *spec.Violation {
+// deliveries, refusals or stamps differ, as a violation (nil when every process agrees). The
+// restart check does not run again: only the processes' events are compared. A live substrate
+// that cannot be made is an error (ErrLiveFailed, or ErrInterrupted after Cleanup), not a
+// violation.
+func (r *LiveRun) compareProcesses(scn *spec.Scenario, set swarm.Settings, opts sim.RunOptions, first *spec.Result, firstLog *processLog) (*spec.Violation, error) {
 	k, err := r.connectWith(r.prefix + "again-")
 	if err != nil {
-		return &spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: first.Steps,
-			Detail: fmt.Sprintf("the live run of the same choices could not start: %v", err)}
+		if !errors.Is(err, ErrInterrupted) {
+			err = fmt.Errorf("the live run of the same choices could not start: %w", err)
+		}
+		return nil, err
 	}
 	var live substrate.Substrate = k
 	if r.live.Wrap != nil {
@@ -109,10 +128,14 @@ func (r *LiveRun) compareProcesses(scn *spec.Scenario, set swarm.Settings, opts 
 	pinned := &pinnedIDs{live: live, want: firstLog.ids, toLive: map[substrate.TopicID]substrate.TopicID{},
 		fromLive: map[substrate.TopicID]substrate.TopicID{}}
 	opts.Sinks = []trace.Sink{again}
-	opts.Substrate = func(func() substrate.TopicID) substrate.Substrate { return recording{pinned, again} }
+	opts.Substrate = func(func() substrate.TopicID, func() int) substrate.Substrate { return recording{pinned, again} }
+	set.RestartCheck = swarm.RestartCheck{}
 	if crash := runRecovered(scn, set, choose.NewReplay(first.Choices), opts); crash != "" {
+		if r.Interrupted() {
+			return nil, ErrInterrupted
+		}
 		return &spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: first.Steps, Detail: fmt.Sprintf(
-			"the same choices on %s alone, with the model's topic IDs, stopped the simulator where the model's answers did not: %s", r.live.name(), crash)}
+			"the same choices on %s alone, with the model's topic IDs, stopped the simulator where the model's answers did not: %s", r.live.name(), crash)}, nil
 	}
 	for p := range len(scn.Processes) {
 		a, b := firstLog.events[p], again.events[p]
@@ -129,7 +152,7 @@ func (r *LiveRun) compareProcesses(scn *spec.Scenario, set swarm.Settings, opts 
 			}
 			return &spec.Violation{Criterion: CritModelDivergence, Process: p, Step: step, Detail: fmt.Sprintf(
 				"process %s's event %d differs between the model's answers and %s's alone: model %q; live %q",
-				scn.Processes[p].Name, i+1, r.live.name(), model, kafka)}
+				scn.Processes[p].Name, i+1, r.live.name(), model, kafka)}, nil
 		}
 	}
 	// Every transactional ID either run wrote under, in order, so the first difference reported
@@ -156,10 +179,10 @@ func (r *LiveRun) compareProcesses(scn *spec.Scenario, set swarm.Settings, opts 
 			}
 			return &spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: first.Steps, Detail: fmt.Sprintf(
 				"record %d written under transactional ID %q has other headers on the model's answers than on %s's alone: model %s; live %s",
-				i+1, txn, r.live.name(), model, kafka)}
+				i+1, txn, r.live.name(), model, kafka)}, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // runRecovered runs scn and returns the panic that stopped it ("" if none): on a live substrate

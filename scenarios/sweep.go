@@ -84,8 +84,9 @@ func (o SeedOutcome) Failed() bool { return o.Verdict != "pass" }
 // Sweep runs cfg.Spec for every seed from cfg.First to cfg.Last on cfg.Workers goroutines and
 // returns the report. Cancelling ctx stops handing out seeds; runs already started finish and are
 // reported, and the report says Interrupted. An error means the Spec itself is bad (unknown
-// scenario or sabotage, a bad override, an empty range, a seed it does not prepare for); it names
-// the bad input.
+// scenario or sabotage, a bad override, an empty range, a seed it does not prepare for), naming
+// the bad input, or that a live substrate failed (wrapping ErrLiveFailed, naming the seed): an
+// infrastructure failure is not a seed's verdict.
 func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	if cfg.First > cfg.Last {
 		return nil, fmt.Errorf("seed range %d-%d is empty (first > last)", cfg.First, cfg.Last)
@@ -242,7 +243,6 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 		hash = trace.NewHashSink()
 		prep.Options.Sinks = append(prep.Options.Sinks, hash)
 	}
-	run.live.SwitchOff(&prep.Settings)
 	live := run.live
 	if live.Kafka.TopicPrefix != "" {
 		// Seeds run at once (-j) must not share topics or groups: each gets the prefix given
@@ -251,7 +251,7 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 	}
 	lr, err := live.StartLive(seed)
 	if err != nil {
-		return out, fmt.Errorf("seed %d on %s: %w", seed, run.live.name(), err)
+		return out, fmt.Errorf("seed %d: %w", seed, err)
 	}
 	defer lr.Cleanup()
 	lr.Use(&prep.Options)
@@ -260,7 +260,9 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 		out.TraceHash = hash.Sum64()
 	}
 	out.Compared = run.live.Compare
-	lr.Judge(prep.Scenario, prep.Settings, prep.Options, res)
+	if _, err := lr.Judge(prep.Scenario, prep.Settings, prep.Options, res); err != nil {
+		return out, fmt.Errorf("seed %d: %w", seed, err)
+	}
 	out.Verdict, out.Violations, out.Stats, out.Steps = res.Verdict, res.Violations, res.Stats, res.Steps
 	if run.replays && res.Verdict != "pass" {
 		out.Replay = sc.ReplayOf(res, trace.FormatHash(out.TraceHash))

@@ -27,8 +27,8 @@ type RunOptions struct {
 	// passes without it), or that judges what the other criteria catch (a diagram of the S1
 	// violation IGNORE_CAUSES makes). No command sets it.
 	Disabled []spec.Criterion
-	// Substrate, when not nil, makes each world's Kafka from the run's topic IDs (nil: the model).
-	Substrate func(ids func() substrate.TopicID) substrate.Substrate
+	// Substrate, when not nil, makes each world's Kafka from its topic IDs and step (nil: the model).
+	Substrate func(ids func() substrate.TopicID, step func() int) substrate.Substrate
 
 	hooks *testHooks
 	// explored says the world is a state of an exploration, which the explorer clones and

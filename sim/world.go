@@ -149,7 +149,7 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 		tracing:     len(opts.Sinks) > 0,
 	}
 	if opts.Substrate != nil {
-		w.sub = opts.Substrate(streams.topicIDs())
+		w.sub = opts.Substrate(streams.topicIDs(), func() int { return w.step })
 	} else {
 		w.model = substrate.NewModel(streams.topicIDs())
 		w.sub = w.model

@@ -23,7 +23,7 @@ func TestWorldOverTheInterface(t *testing.T) {
 		want := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{direct}})
 		made := 0
 		got := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{viaInterface},
-			Substrate: func(ids func() substrate.TopicID) substrate.Substrate {
+			Substrate: func(ids func() substrate.TopicID, _ func() int) substrate.Substrate {
 				made++
 				return interfaceOnly{substrate.NewModel(ids)}
 			}})

@@ -22,6 +22,7 @@ const (
 	exitPass        = 0   // the run passed, the value decoded, the command did what it was asked
 	exitViolation   = 1   // a finding: a violation, an unmet expectation, an undecodable value
 	exitUsage       = 2   // bad usage or bad input: the message names the flag, file line or bytes
+	exitLive        = 3   // the live substrate failed (unreachable, or a run on it could not start): no finding
 	exitInterrupted = 130 // stopped by Ctrl-C before finishing (the shell's code for SIGINT)
 )
 

@@ -99,6 +99,32 @@ func modelOnly(name, substrate, why string) error {
 	return fmt.Errorf("--substrate %s: %s runs on the model only (%s); run a seed on %s with 'simrun --seed N --substrate %s'", substrate, name, why, substrate, substrate)
 }
 
+// liveExit reports an error of a live run on stderr and returns its exit code: exitInterrupted
+// for an interrupt, exitLive for a failure of the live substrate itself (neither is a finding
+// about the model), exitUsage for anything else.
+func liveExit(stderr io.Writer, name string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	switch {
+	case errors.Is(err, scenarios.ErrInterrupted):
+		return exitInterrupted
+	case errors.Is(err, scenarios.ErrLiveFailed):
+		return exitLive
+	}
+	return exitUsage
+}
+
+// interruptedPanic, deferred around a live run, turns a panic of a run interrupted under it (its
+// clients closed by the Ctrl-C handler) into scenarios.ErrInterrupted in *err; any other panic
+// goes on.
+func interruptedPanic(lr *scenarios.LiveRun, err *error) {
+	if r := recover(); r != nil {
+		if !lr.Interrupted() {
+			panic(r)
+		}
+		*err = scenarios.ErrInterrupted
+	}
+}
+
 // cleanupOnSignal cleans lr up and exits with the interrupted code on SIGINT or SIGTERM, so a
 // run stopped by Ctrl-C leaves no topics behind on the brokers. The returned function stops
 // watching.

@@ -121,8 +121,7 @@ func TestLiveSweepCountsDivergence(t *testing.T) {
 	}
 }
 
-// TestLiveRefusals: explore and shrink refuse a live substrate, a scenario file line that needs
-// the script rerun alike is named, and the live flags are checked.
+// TestLiveRefusals: explore and shrink refuse a live substrate, and the live flags are checked.
 func TestLiveRefusals(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -130,7 +129,6 @@ func TestLiveRefusals(t *testing.T) {
 	}{
 		{[]string{"explore", "--scenario", "diamond", "--substrate", "kfake"}, "explore runs on the model only"},
 		{[]string{"shrink", "--seed", "1", "--substrate", "kfake"}, "shrink runs on the model only"},
-		{[]string{"run", "../../scenarios/testdata/restart_invisibility.txt", "--substrate", "kfake"}, "restart_invisibility.txt:18: expect restart-invisible cannot run on a live substrate"},
 		{[]string{"--seed", "1", "--substrate", "kafka"}, "--substrate kafka needs --brokers"},
 		{[]string{"--seed", "1", "--compare"}, "--compare needs a live substrate"},
 		{[]string{"--seed", "1", "--substrate", "kfake", "--topic-prefix", "x-"}, "are for --substrate kafka"},
@@ -280,5 +278,36 @@ func TestReproduceLinesQuoted(t *testing.T) {
 	want := []string{"--substrate", "kafka", "--brokers", l.brokers, "--tls-ca", l.tlsCA, "--tls-cert", l.tlsCert, "--tls-key", l.tlsKey, "--compare"}
 	if got := shellWords(t, live.Flags()); !slices.Equal(got, want) {
 		t.Errorf("Flags() = %q gives the shell %q, want %q", live.Flags(), got, want)
+	}
+}
+
+// TestLiveFailureIsNoFinding: brokers that cannot be reached are a failure of the live substrate,
+// exit 3 from every command that runs on it, not a violation or a usage error; an interrupt is
+// exit 130.
+func TestLiveFailureIsNoFinding(t *testing.T) {
+	file := "../../scenarios/testdata/diamond_hold.txt"
+	for _, args := range [][]string{
+		{"--seed", "1"},
+		{"run", file},
+		{"sweep", "--seeds", "1-2", "-j", "1"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(append(args, "--substrate", "kafka", "--brokers", "127.0.0.1:1", "--compare"), nil, &out, &errb)
+		if code != exitLive || !strings.Contains(errb.String(), "the live substrate failed") || !strings.Contains(errb.String(), "127.0.0.1:1") {
+			t.Errorf("%v on unreachable brokers: exit %d, stderr %q; want %d naming the brokers", args, code, errb.String(), exitLive)
+		}
+	}
+	var errb bytes.Buffer
+	if code := liveExit(&errb, "simrun", fmt.Errorf("seed 4: %w", scenarios.ErrInterrupted)); code != exitInterrupted {
+		t.Errorf("an interrupted live run: exit %d, want %d", code, exitInterrupted)
+	}
+}
+
+// TestLiveRestartInvisibilityFile: a file that expects restart-invisible runs on kfake, compared:
+// the check's runs go to the model with the topic IDs the live run adopted.
+func TestLiveRestartInvisibilityFile(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"run", "../../scenarios/testdata/restart_invisibility.txt", "--substrate", "kfake", "--compare"}, nil, &out, &errb); code != exitPass {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
 	}
 }

@@ -27,7 +27,8 @@ recorded choices and checks that it reproduced the recording exactly: the same c
 the same verdict and the same trace hash.
 
 Exit status: 0 or 1 the replayed run's verdict (pass or violation), 2 bad usage, a bad replay file,
-or a run that no longer reproduces its recording (the code under test changed).`
+or a run that no longer reproduces its recording (the code under test changed), 3 the live
+substrate failed (no verdict), 130 interrupted.`
 
 func (c cli) replay(args []string) int {
 	const name = "simrun replay"
@@ -73,6 +74,9 @@ func (c cli) replay(args []string) int {
 	}
 	chooser := choose.NewReplay(rec.Choices)
 	out := c.execute(prep, chooser, o)
+	if out.liveErr != nil {
+		return liveExit(c.stderr, name, out.liveErr)
+	}
 	if out.err != nil {
 		fmt.Fprintf(c.stderr, "simrun replay: %v\n", out.err)
 		return exitUsage

@@ -67,6 +67,9 @@ func (c cli) run(args []string) int {
 		defer save.Close()
 	}
 	out := c.execute(prep, choose.NewRandom(a.spec.Seed), a.outputs())
+	if out.liveErr != nil {
+		return liveExit(c.stderr, "simrun", out.liveErr)
+	}
 	if out.err != nil {
 		return usageError(c.stderr, "simrun", "%v", out.err)
 	}
@@ -86,7 +89,8 @@ Runs one reproducible simulation: its settings, what it exercised, each violatio
 the trace hash. On a violation it saves the run's replay file and shrinks it to a minimal
 reproduction. 'simrun help' lists the subcommands.
 
-Exit status: 0 pass, 1 a violation (or a run that is not deterministic), 2 bad usage or input.`
+Exit status: 0 pass, 1 a violation (or a run that is not deterministic), 2 bad usage or input, 3
+the live substrate failed (no verdict), 130 interrupted.`
 
 // runFlags declares the default run's flags.
 func runFlags() (*flagSet, *runArgs) {
@@ -193,6 +197,7 @@ type outcome struct {
 	determinism *trace.DeterminismReport
 	replayErr   error // a replay that diverged from its recording
 	err         error // an output problem (the trace file could not be written)
+	liveErr     error // the live substrate failed, or the run was interrupted: no verdict
 	live        scenarios.Live
 }
 
@@ -225,16 +230,12 @@ func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) out
 	lr, err := o.live.StartLive(prep.Spec.Seed)
 	if err != nil {
 		pic.close()
-		return outcome{err: fmt.Errorf("--substrate %s: %w", o.live.Substrate, err)}
+		return outcome{liveErr: err}
 	}
-	off := o.live.SwitchOff(&prep.Settings)
 	if !o.jsonOut {
 		printHeader(c.stdout, prep)
 		if lr != nil {
 			fmt.Fprintln(c.stdout, o.live.Describe(lr.Prefix()))
-		}
-		if off != "" {
-			fmt.Fprintf(c.stdout, "  %s\n", off)
 		}
 	}
 	if o.verbose {
@@ -244,12 +245,15 @@ func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) out
 	}
 	lr.Use(&opts)
 	stop := cleanupOnSignal(lr, c.stderr)
-	res := sim.Run(prep.Scenario, prep.Settings, ch, opts)
-	lr.Judge(prep.Scenario, prep.Settings, opts, res) // a compared run's second live run: still under the handler
+	res, liveErr := runLive(lr, prep, ch, opts)
 	if err := lr.Cleanup(); err != nil {
 		fmt.Fprintf(c.stderr, "simrun: %v\n", err)
 	}
 	stop()
+	if liveErr != nil {
+		pic.close()
+		return outcome{liveErr: liveErr}
+	}
 	out := outcome{res: res, hash: hash.Sum(), events: hash.Events(), live: o.live}
 	for _, flush := range flushers {
 		if err := flush(); err != nil && out.err == nil {
@@ -260,6 +264,16 @@ func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) out
 		out.err = err
 	}
 	return out
+}
+
+// runLive runs the prepared scenario on lr (nil: the model) and judges a compared run (its second
+// live run still under the Ctrl-C handler). A run interrupted under it (its clients closed by the
+// handler, which may make the world panic) ends with scenarios.ErrInterrupted, not a verdict.
+func runLive(lr *scenarios.LiveRun, prep *scenarios.Prepared, ch choose.Chooser, opts sim.RunOptions) (res *spec.Result, err error) {
+	defer interruptedPanic(lr, &err)
+	res = sim.Run(prep.Scenario, prep.Settings, ch, opts)
+	_, err = lr.Judge(prep.Scenario, prep.Settings, opts, res)
+	return res, err
 }
 
 // checkDeterminism runs the prepared scenario twice more with fresh choosers and compares.

@@ -23,7 +23,8 @@ its expectations and recorded story. --svg and --html draw the run as a space-ti
 --rewrite records the run's story in FILE after its ---- line.
 
 Exit status: 0 the run passed (or violated as the file expects) and met every expectation, 1 a
-mismatch or a violation, 2 bad usage or a bad file (the message names the line).`
+mismatch or a violation, 2 bad usage or a bad file (the message names the line), 3 the live
+substrate failed (no verdict), 130 interrupted.`
 
 // runFileArgs are the flags of simrun run.
 type runFileArgs struct {
@@ -77,7 +78,7 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 	lr, err := a.live.StartLive(f.Settings.Seed)
 	if err != nil {
 		pic.close()
-		return usageError(stderr, name, "--substrate %s: %v", a.live.Substrate, err)
+		return liveExit(stderr, name, err)
 	}
 	if lr != nil && !a.jsonOut {
 		fmt.Fprintln(stdout, a.live.Describe(lr.Prefix()))
@@ -86,10 +87,7 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 	lr.Use(&live)
 	opts.Substrate, opts.Sinks = live.Substrate, append(opts.Sinks, live.Sinks...)
 	stop := cleanupOnSignal(lr, stderr)
-	run, err := scenariofile.RunFile(f, opts)
-	if err == nil && lr.Judge(f.Scenario, f.Settings.Sim(), sabotaged(a.sabotage), run.Result) { // a finding even where the file expects a violation
-		run.Failures = append(run.Failures, run.Result.Violations[len(run.Result.Violations)-1].String())
-	}
+	run, err, liveErr := runFileLive(lr, f, opts)
 	if cerr := lr.Cleanup(); cerr != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, cerr)
 	}
@@ -97,6 +95,10 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		pic.close()
 		return usageError(stderr, name, "%v", err)
+	}
+	if liveErr != nil {
+		pic.close()
+		return liveExit(stderr, name, liveErr)
 	}
 	for _, flush := range flushers {
 		if err := flush(); err != nil {
@@ -109,10 +111,19 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 	return finishRunFile(a, run, stdout, stderr)
 }
 
-// sabotaged returns run options with the sabotage mode (checked by parseRunFileArgs) set.
-func sabotaged(mode string) sim.RunOptions {
-	engine, host, _ := spec.ParseSabotage(mode)
-	return sim.RunOptions{Sabotage: engine, HostSabotage: host}
+// runFileLive runs f on lr (nil: the model) and judges a compared run, which adds a divergence to
+// the run's failures even where the file expects a violation. err is the file's (a line that
+// cannot run); liveErr says the live substrate failed or the run was interrupted under it.
+func runFileLive(lr *scenarios.LiveRun, f *scenariofile.File, opts scenariofile.FileRunOptions) (run *scenariofile.FileRun, err, liveErr error) {
+	defer interruptedPanic(lr, &liveErr)
+	if run, err = scenariofile.RunFile(f, opts); err != nil {
+		return nil, err, nil
+	}
+	found, liveErr := lr.Judge(f.Scenario, f.Settings.Sim(), run.Options, run.Result)
+	if found {
+		run.Failures = append(run.Failures, run.Result.Violations[len(run.Result.Violations)-1].String())
+	}
+	return run, nil, liveErr
 }
 
 // parseRunFileArgs parses "run FILE [flags]" (flags may come before or after the file). When ok

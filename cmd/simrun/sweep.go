@@ -68,7 +68,8 @@ scenario, the session tiers' modes over the session scenario) and writes the cat
 DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md). It is not sharded.
 
 Exit status: 0 every seed passed, 1 some seed failed (a violation or a simulator panic), 2 bad
-usage, 130 interrupted before any seed failed (not a pass: not every seed ran).`
+usage, 3 the live substrate failed (the sweep stops: not a seed's verdict), 130 interrupted before
+any seed failed (not a pass: not every seed ran).`
 
 // sweepArgs are the flags of `simrun sweep`.
 type sweepArgs struct {
@@ -140,8 +141,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	rep, err := scenarios.Sweep(ctx, cfg)
 	bar.clear()
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun sweep: %v\n", err)
-		return exitUsage
+		return liveExit(stderr, "simrun sweep", err)
 	}
 	if a.jsonOut {
 		writeSweepJSON(stdout, rep)

@@ -22,10 +22,8 @@ import (
 type FileRunOptions struct {
 	Sabotage string       // engine or host sabotage mode name; "" is honest
 	Sinks    []trace.Sink // extra sinks for sim.Run's events (--trace, -v)
-	// Substrate, when not nil, runs the file on a live substrate (sim.RunOptions.Substrate). A
-	// file that expects restart-invisible is refused there, naming the line: the check runs the
-	// script again, and a live substrate gives that run other topic IDs.
-	Substrate func(ids func() substrate.TopicID) substrate.Substrate
+	// Substrate, when not nil, runs the file on a live substrate (sim.RunOptions.Substrate).
+	Substrate func(ids func() substrate.TopicID, step func() int) substrate.Substrate
 }
 
 // FileRun is a finished run of a scenario file.
@@ -41,6 +39,9 @@ type FileRun struct {
 	// StoryDiff describes the first difference from the recorded story ("" when it matches or
 	// the file records none).
 	StoryDiff string
+	// Options are the options the file ran with (its sabotage, parsed once, and its substrate;
+	// no sinks), for another run of the same choices to run alike.
+	Options sim.RunOptions
 }
 
 // OK reports whether the run met every expectation, told the recorded story and passed — or
@@ -69,13 +70,6 @@ func RunFile(f *File, o FileRunOptions) (*FileRun, error) {
 			return nil, err
 		}
 	}
-	if o.Substrate != nil {
-		for _, e := range f.Expects {
-			if e.Kind == ExpectRestartInvisible {
-				return nil, fmt.Errorf("%s:%d: expect restart-invisible cannot run on a live substrate: it runs the script again, which gets other topic IDs there (run this file on the model)", f.Path, e.Line)
-			}
-		}
-	}
 	set := f.Settings.Sim()
 	hash, collect := trace.NewHashSink(), &trace.CollectSink{}
 	opts := sim.RunOptions{Sabotage: engine, HostSabotage: host, Sinks: append([]trace.Sink{hash, collect}, o.Sinks...),
@@ -85,6 +79,7 @@ func RunFile(f *File, o FileRunOptions) (*FileRun, error) {
 	st := newStory(f, ob, collect.Events)
 	run.Story = st.render()
 	opts.Sinks = nil
+	run.Options = opts
 	run.Failures = checkExpects(f, ob, st, set, opts)
 	run.StoryDiff = diffStory(f, run.Story, o.Substrate != nil)
 	return run, nil

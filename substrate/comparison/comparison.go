@@ -34,6 +34,7 @@ type Substrate struct {
 	scratch []substrate.FetchedRecord // the live substrate's fetched records, reused
 	calls   int
 	first   *Divergence
+	step    func() int // the caller's step, dating a divergence (nil: undated)
 }
 
 // Divergence is the first call on which the model and the live substrate disagreed, with what
@@ -41,6 +42,8 @@ type Substrate struct {
 type Divergence struct {
 	// Call is the call's number among all calls on the comparison, from 1.
 	Call int
+	// Step is the caller's step when the call was made (DateBy), 0 when undated.
+	Step int
 	// Method is the substrate.Substrate method, and Args its arguments as the model received them.
 	Method string
 	Args   string
@@ -71,6 +74,10 @@ func New(live substrate.Substrate, fallbackIDs func() substrate.TopicID) *Substr
 	}
 }
 
+// DateBy makes every divergence carry step's answer at the call that disagreed: the simulator
+// passes its world's step, so a report names the step of the call, not of what the world did next.
+func (c *Substrate) DateBy(step func() int) { c.step = step }
+
 // Divergence returns the first disagreement, or nil while the two have agreed on every call.
 func (c *Substrate) Divergence() *Divergence { return c.first }
 
@@ -88,6 +95,9 @@ func (c *Substrate) check(method string, errM, errL error, same func() bool, arg
 		return
 	}
 	c.first = &Divergence{Call: c.calls, Method: method, Args: args(), Model: model(), Live: live()}
+	if c.step != nil {
+		c.first.Step = c.step()
+	}
 }
 
 // showResult formats results followed by an error ("ok" when nil).

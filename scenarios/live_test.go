@@ -1,0 +1,138 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/trace"
+	"github.com/parsleysim/parsleysim/substrate"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// runLive runs seed of random (80 steps) on live, compared with the model, with sink beside the
+// run's own, and judges it; lr is handed to the caller's Wrap through *lrOut before the run.
+func runLive(t *testing.T, seed uint64, live Live, lrOut **LiveRun, sink trace.Sink) (*spec.Result, bool, error) {
+	t.Helper()
+	prep, err := Spec{Scenario: RandomName, Seed: seed, Steps: 80}.Prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := live.StartLive(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lr.Cleanup()
+	if lrOut != nil {
+		*lrOut = lr
+	}
+	lr.Use(&prep.Options)
+	if sink != nil {
+		prep.Options.Sinks = append(prep.Options.Sinks, sink)
+	}
+	res := sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(seed), prep.Options)
+	found, err := lr.Judge(prep.Scenario, prep.Settings, prep.Options, res)
+	return res, found, err
+}
+
+// TestLiveSecondRunCannotStart: when the live run of the same choices cannot reach its cluster,
+// the run is not judged: Judge returns an error wrapping ErrLiveFailed and adds no violation.
+func TestLiveSecondRunCannotStart(t *testing.T) {
+	made := 0
+	newKfake = func(opts ...kfake.Opt) (*substrate.Kafka, error) {
+		if made++; made == 2 {
+			return nil, errors.New("no cluster today")
+		}
+		return substrate.NewKfake(opts...)
+	}
+	t.Cleanup(func() { newKfake = substrate.NewKfake })
+	res, found, err := runLive(t, 3, Live{Substrate: substrateKfake, Compare: true}, nil, nil)
+	if !errors.Is(err, ErrLiveFailed) || !strings.Contains(err.Error(), "no cluster today") || found || len(res.Violations) > 0 {
+		t.Fatalf("Judge: found %v, error %v, violations %v; want an ErrLiveFailed naming the cause and no violation", found, err, res.Violations)
+	}
+}
+
+// cutAt calls cut at the n-th fetch, then goes on: a Ctrl-C handler cleaning up under the run.
+type cutAt struct {
+	substrate.Substrate
+	calls *int
+	n     int
+	cut   func()
+}
+
+func (c cutAt) FetchInto(dst []substrate.FetchedRecord, tp substrate.TopicPartition, from substrate.Offset, max int) ([]substrate.FetchedRecord, substrate.Offset, error) {
+	if *c.calls++; *c.calls == c.n {
+		c.cut()
+	}
+	return c.Substrate.FetchInto(dst, tp, from, max)
+}
+
+// TestLiveInterruptIsNoDivergence: a compared run whose live clients are closed under it (Cleanup
+// from a Ctrl-C handler) sees the live calls fail after that, which is no finding about the
+// model: Judge returns ErrInterrupted and adds no violation.
+func TestLiveInterruptIsNoDivergence(t *testing.T) {
+	var lr *LiveRun
+	calls := 0
+	live := Live{Substrate: substrateKfake, Compare: true, Wrap: func(s substrate.Substrate) substrate.Substrate {
+		return cutAt{s, &calls, 3, func() { lr.Cleanup() }}
+	}}
+	res, found, err := runLive(t, 3, live, &lr, nil)
+	if calls < 3 {
+		t.Fatalf("only %d fetches: the interrupt never came", calls)
+	}
+	if !errors.Is(err, ErrInterrupted) || found || len(res.Violations) > 0 {
+		t.Fatalf("Judge: found %v, error %v, violations %v; want ErrInterrupted and no violation", found, err, res.Violations)
+	}
+}
+
+// lieAt answers the n-th ListOffsets with a high watermark five too far, noting the step of the
+// last event traced before it.
+type lieAt struct {
+	substrate.Substrate
+	calls *int
+	n     int
+	steps *eventSteps
+}
+
+func (l lieAt) ListOffsets(tp substrate.TopicPartition) (substrate.Offsets, error) {
+	o, err := l.Substrate.ListOffsets(tp)
+	if *l.calls++; *l.calls == l.n {
+		o.HighWatermark += 5
+		l.steps.atLie = l.steps.last
+	}
+	return o, err
+}
+
+// eventSteps notes the step of the last event traced and of the first one after the lie.
+type eventSteps struct{ last, atLie, next int }
+
+func (e *eventSteps) Record(ev *trace.Event) {
+	if e.atLie > 0 && e.next == 0 {
+		e.next = ev.Step
+	}
+	e.last = ev.Step
+}
+
+// TestLiveDivergenceStep: a divergence names the step of the call that differed. On seed 2 the
+// 20th ListOffsets is a refresh made after its step's events (step 30's), and the next event is
+// step 31's: the report says step 30.
+func TestLiveDivergenceStep(t *testing.T) {
+	calls, steps := 0, &eventSteps{}
+	live := Live{Substrate: substrateKfake, Compare: true, Wrap: func(s substrate.Substrate) substrate.Substrate {
+		return lieAt{s, &calls, 20, steps}
+	}}
+	res, found, err := runLive(t, 2, live, nil, steps)
+	if err != nil || !found {
+		t.Fatalf("no divergence reported (error %v): %v", err, res.Violations)
+	}
+	v := res.Violations[len(res.Violations)-1]
+	if steps.atLie != 30 || steps.next != 31 {
+		t.Fatalf("the lie came after an event of step %d, before one of step %d: the test's seed no longer shows the case", steps.atLie, steps.next)
+	}
+	if v.Criterion != CritModelDivergence || v.Step != 30 || !strings.Contains(v.Detail, "at step 30, call ") {
+		t.Errorf("violation %s at step %d; want MODEL_DIVERGENCE at step 30, the ListOffsets call's", v.Criterion, v.Step)
+	}
+}
