@@ -11,8 +11,8 @@
 // of the world (oracle.Oracle: the message table, each channel's log) and of each process
 // (oracle.Proc, and the reference node that runs in lockstep with its engine, oracle.Reference,
 // both kept in the process's shell so that the explorer's clone copies them with the process).
-// The session tiers hand it their operations and it keeps the sessions' truth (oracle.Sessions,
-// beside the tiers). Its checkers, one per criterion, live in package oracle, which cannot see
+// The session tiers (package tiers, whose Host the world is) hand it their operations and it keeps
+// the sessions' truth (oracle.Sessions, beside the tiers). Its checkers, one per criterion, live in package oracle, which cannot see
 // the host (oracle.TestOracleSeesNoHost); the world judges nothing itself (TestWorldJudgesNothing):
 // restart invisibility, which re-runs the world, is run from here (check_restart.go) and judged
 // with the oracle's comparison. The oracle reports each violation as it

@@ -14,7 +14,7 @@ package sim
 // Why independent transitions commute (t·u and u·t from the same state reach states with equal
 // canonical hashes, find the same violations, and neither enables or disables the other). A
 // feed, drain or commit of p reads and writes only: p's host, oracle and engine (and, when p is a
-// projector, its own projection: session_projection.go); the substrate
+// projector, its own projection: package tiers); the substrate
 // logs, transactions and group offsets of p's channels (footprint topics); the shared message
 // table (it appends p's emissions: uids then differ by order, but the canonical state names a
 // message by channel and position); the stamped producers' ring (a commit adds p's emissions:

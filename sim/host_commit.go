@@ -192,7 +192,7 @@ func (p *proc) stepCommitted() {
 	for _, uid := range w.or.OnCommit(w.at(), &p.o) {
 		w.noteCommitted(uid)
 	}
-	w.sess.onCommit(p) // a projector's rows become real (session_projection.go)
+	w.sess.OnCommit(p.idx) // a projector's rows become real (package tiers)
 	p.stepDirty = false
 	w.stats.Commits++
 	if w.tracing {

@@ -120,7 +120,7 @@ func (p *proc) drain() {
 		if c < 0 || uid == 0 {
 			panic(fmt.Sprintf("sim: %s delivered %v@%d, which is no committed record", p.spec.Name, d.Channel, d.Position))
 		}
-		w.sess.onDeliver(p, uid) // a projector's row (session_projection.go)
+		w.sess.OnDeliver(p.idx, uid) // a projector's row (package tiers)
 		w.or.OnDeliver(w.at(), &p.o, c, uid, p.storage())
 		if w.tracing {
 			w.emitChan("delivered", p, c, int64(d.Position), uid, "")
@@ -251,7 +251,7 @@ func (p *proc) rollback() {
 		p.txnOpen = false
 	}
 	p.refreshStepChans()
-	w.sess.onRollback(p)
+	w.sess.OnRollback(p.idx)
 	if w.or.Rollback(&p.o) {
 		w.stats.Rollbacks++
 	}

@@ -4,9 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
-	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // Each session tier sabotage mode is caught by a small scripted scope, next to the same script
@@ -204,32 +202,4 @@ func TestSessionTokenNamingDeletedChannel(t *testing.T) {
 	if res.Verdict != "pass" || st["reads_retry"] != spec.DefaultSessionPatience || st["reads_served"] != 1 {
 		t.Fatalf("verdict %s, stats %v, violations %v", res.Verdict, st, res.Violations)
 	}
-}
-
-func TestDamagedTokensNeverDecode(t *testing.T) {
-	tokens := [][]byte{{0x01, 0x00}, shopToken(t)}
-	for _, tok := range tokens {
-		for d := spec.TokenTruncated; d < spec.NumTokenDamages; d++ {
-			if _, err := (&sessionWorld{entriesMax: 64, bytesMax: 4096}).tierDecode(damageToken(d, tok)); err == nil {
-				t.Fatalf("%s of %x decodes", d, tok)
-			}
-		}
-	}
-	// The salvaging parser recovers the whole frontier behind a bad version byte.
-	whole := shopToken(t)
-	if got := salvage(damageToken(spec.TokenBadVersion, whole)); got.Len() != 2 {
-		t.Fatalf("salvage of a bad version byte kept %v", got)
-	}
-}
-
-// shopToken returns an encoded two-channel token minted by a real run.
-func shopToken(t *testing.T) []byte {
-	t.Helper()
-	w := newWorld(shop(), &swarm.Settings{Seed: 1}, choose.NewRandom(1), &RunOptions{})
-	w.sess.write(0, w.chanOf(w.topics[0].inc, 0), false, false)
-	w.sess.write(0, w.chanOf(w.topics[1].inc, 0), false, false)
-	if len(w.or.Violations()) > 0 {
-		t.Fatalf("violations: %v", w.or.Violations())
-	}
-	return w.sess.clients[0].token
 }

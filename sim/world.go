@@ -12,6 +12,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/targets"
+	"github.com/parsleysim/parsleysim/sim/tiers"
 	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/sim/vclock"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -54,8 +55,8 @@ type world struct {
 	recentN int
 
 	ext extProducers
-	// sess is the session clients, tiers and projections (session.go); nil without sessions.
-	sess *sessionWorld
+	// sess is the session clients, tiers and projections (package tiers); nil without sessions.
+	sess *tiers.Actors
 
 	step     int
 	action   spec.ActionKind
@@ -180,7 +181,7 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 		}
 	}
 	w.ext.init(w)
-	w.sess = newSessionWorld(w)
+	w.sess = newSessions(w)
 	return w
 }
 

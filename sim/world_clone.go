@@ -72,7 +72,7 @@ func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world 
 		c.or.SetProc(i, &c.procs[i].o)
 	}
 	c.or.SetReporter(c)
-	c.sess = w.sess.clone(c)
+	c.sess = w.sess.Clone((*sessionHost)(c), &c.or, c.sub)
 	return c
 }
 

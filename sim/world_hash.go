@@ -22,7 +22,7 @@ import (
 // producers' open transaction, each process's declaration, host positions and flags, oracle
 // knowledge (frontiers, delivered and pending positions, the step's staging and what its undo
 // log would restore), its committed ordering state and its engine, and the session actors
-// (session_hash.go) — except where explore_canonical.go shows a part dead (the committed data
+// (tiers.Actors.AppendCanonical) — except where explore_canonical.go shows a part dead (the committed data
 // and rollback target of a process nothing can roll back any more; all but one S1 bit of a
 // failed process; an open step that changed nothing). Out: the virtual clock and everything stamped with it
 // (record timestamps, latencies; nothing the explorer schedules depends on time unless time
@@ -107,7 +107,7 @@ func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
 	for _, p := range w.procs {
 		b = h.appendProc(b, p, free)
 	}
-	return appendSession(b, w.sess)
+	return w.sess.AppendCanonical(b)
 }
 
 // appendChannel appends channel c: its last stable offset, its substrate offsets (when live),

@@ -261,12 +261,6 @@ func (w *world) chooseProducePartition(label string, k spec.ActionKind, t int, o
 	return w.chanOf(inc, w.chooser.Choose(label, weights))
 }
 
-// choosePartition picks a partition channel of live topic t.
-func (w *world) choosePartition(label string, t int) int32 {
-	inc := w.topics[t].inc
-	return w.chanOf(inc, w.chooser.ChooseFrom(label, choose.Uniform(w.incs[inc].parts)))
-}
-
 // chooseOffset picks one of cands.
 func (w *world) chooseOffset(label string, cands []int64) int64 {
 	return cands[w.chooser.ChooseFrom(label, choose.Uniform(len(cands)))]

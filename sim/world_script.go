@@ -37,7 +37,7 @@ func (w *world) doScripted(a *spec.ScriptedAction) bool {
 		return w.doScriptedProcess(a, w.procByName(a.Process))
 	}
 	if a.Kind.Session() {
-		return w.doScriptedSession(a)
+		return w.sess.DoScripted(a)
 	}
 	t, named := w.topicByName[a.Topic]
 	switch a.Kind {

@@ -26,8 +26,8 @@ const (
 	ActRedeclare                        // change a stopped process's received-channel set
 	ActMigrate                          // restart a task elsewhere with its committed state
 	ActZombie                           // a superseded execution tries to commit
-	ActSessionWrite                     // a session client writes through the write tier (session_write.go)
-	ActSessionRead                      // a session client reads through the read tier (session_read.go)
+	ActSessionWrite                     // a session client writes through the write tier (package sim/tiers)
+	ActSessionRead                      // a session client reads through the read tier (package sim/tiers)
 	ActTokenDamage                      // the simulator damages a client's next token in flight
 	ActCommitCrash                      // crash inside a commit, between two substrate calls of the host's commit sequence
 	NumActionKinds

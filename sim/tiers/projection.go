@@ -1,4 +1,4 @@
-package sim
+package tiers
 
 import (
 	"github.com/parsleysim/parsleysim/node"
@@ -33,56 +33,57 @@ type projection struct {
 
 // projectionOf returns process p's projection, or nil when p projects nothing (or the run has no
 // sessions).
-func (s *sessionWorld) projectionOf(p *proc) *projection {
+func (s *Actors) projectionOf(p int) *projection {
 	if s == nil {
 		return nil
 	}
-	return s.projections[p.idx]
+	return s.projections[p]
 }
 
-// onDeliver stages the row of a delivery by projector p.
-func (s *sessionWorld) onDeliver(p *proc, uid uint64) {
+// OnDeliver stages the row of a delivery of message uid by process p, when p is a projector (a
+// nil Actors has none).
+func (s *Actors) OnDeliver(p int, uid uint64) {
 	pr := s.projectionOf(p)
 	if pr == nil {
 		return
 	}
 	pr.staged = append(pr.staged, uid)
-	s.w.or.OnProjectorDelivered(&s.truth, p.idx, uid)
+	s.or.OnProjectorDelivered(&s.truth, p, uid)
 }
 
-// onCommit applies the rows of projector p's committed step.
-func (s *sessionWorld) onCommit(p *proc) {
+// OnCommit applies the rows of process p's committed step, when p is a projector.
+func (s *Actors) OnCommit(p int) {
 	pr := s.projectionOf(p)
 	if pr == nil || len(pr.staged) == 0 {
 		return
 	}
 	var snapshot node.Causes
 	if s.mode == spec.SessionProjectorRecordsFrontier {
-		snapshot = p.eng.Frontier()
+		snapshot = s.host.Frontier(p)
 	}
 	for _, uid := range pr.staged {
 		s.apply(pr, uid, snapshot)
 	}
-	s.w.or.OnProjectorCommitted(&s.truth, p.idx)
-	if s.w.tracing {
-		s.w.emitProc("projected", p, "recorded "+session.Of(pr.recorded).String())
+	s.or.OnProjectorCommitted(&s.truth, p)
+	if s.host.Tracing() {
+		s.host.Emit("projected", p, "recorded "+session.Of(pr.recorded).String())
 	}
 	pr.staged = pr.staged[:0]
 }
 
-// onRollback forgets the rows of projector p's rolled-back step.
-func (s *sessionWorld) onRollback(p *proc) {
+// OnRollback forgets the rows of process p's rolled-back step, when p is a projector.
+func (s *Actors) OnRollback(p int) {
 	if pr := s.projectionOf(p); pr != nil {
 		pr.staged = pr.staged[:0]
-		s.w.or.OnProjectorRolledBack(&s.truth, p.idx)
+		s.or.OnProjectorRolledBack(&s.truth, p)
 	}
 }
 
 // apply projects one committed row: the tier records its past (under the sabotage, the frontier
 // snapshot).
-func (s *sessionWorld) apply(pr *projection, uid uint64, snapshot node.Causes) {
-	m := s.w.or.Msg(uid)
-	nc := s.w.chans[m.Ch].nc
+func (s *Actors) apply(pr *projection, uid uint64, snapshot node.Causes) {
+	m := s.or.Msg(uid)
+	nc := s.or.Channel(m.Ch)
 	pos := node.Offset(m.Pos)
 	switch {
 	case s.mode == spec.SessionProjectorRecordsFrontier:

@@ -1,4 +1,4 @@
-package sim
+package tiers
 
 import (
 	"encoding/binary"
@@ -26,7 +26,7 @@ func damageToken(d spec.TokenDamage, token []byte) []byte {
 		return out
 	}
 	if _, r := wire.Decode(out); r == nil {
-		panic("sim: a damaged token still decodes: " + d.String())
+		panic("tiers: a damaged token still decodes: " + d.String())
 	}
 	return out
 }
@@ -81,7 +81,7 @@ func lenientVarint(b []byte, off int) (uint32, int, bool) {
 
 // tierDecode is both tiers' gateway for an inbound token: a strict, bounded decode
 // (session.DecodeBounded). Under TOKEN_SALVAGE a token that does not decode is salvaged instead.
-func (s *sessionWorld) tierDecode(encoded []byte) (session.CausalPast, error) {
+func (s *Actors) tierDecode(encoded []byte) (session.CausalPast, error) {
 	token, err := session.DecodeBounded(encoded, s.entriesMax, s.bytesMax)
 	var de *node.DecodeError
 	if err != nil && s.mode == spec.SessionTokenSalvage && errors.As(err, &de) {

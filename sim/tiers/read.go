@@ -1,4 +1,4 @@
-package sim
+package tiers
 
 import (
 	"fmt"
@@ -19,18 +19,18 @@ import (
 // coordinates, never from a max-merged superset.
 
 // read performs one session read of model mi by client c, trying replica start first.
-func (s *sessionWorld) read(c, mi, start int) {
+func (s *Actors) read(c, mi, start int) {
 	cl := &s.clients[c]
 	op := s.nextOp()
 	damage, intended := cl.damage, cl.token
-	s.count("reads")
+	s.host.Count("reads")
 	token, err := s.tierDecode(s.inFlight(cl))
 	if err != nil {
 		s.refused(c, &op, "read", err.Error())
 		return
 	}
 	m := &s.models[mi]
-	s.w.or.OnTokenAccepted(s.w.at(), &s.truth, c, op, damage, fmt.Sprintf("read op %d of %s used it as %s", op, m.spec.Name, token))
+	s.or.OnTokenAccepted(s.host.At(), &s.truth, c, op, damage, fmt.Sprintf("read op %d of %s used it as %s", op, m.spec.Name, token))
 	served := make([]int, len(m.partitions))
 	recorded := make([]session.CausalPast, len(m.partitions))
 	redirected := false
@@ -50,11 +50,11 @@ func (s *sessionWorld) read(c, mi, start int) {
 		minted = minted.MergePast(session.Of(s.projections[p].own))
 	}
 	cl.waiting, cl.reading = 0, false
-	s.count("reads_served")
+	s.host.Count("reads_served")
 	if redirected {
-		s.count("reads_redirected")
+		s.host.Count("reads_redirected")
 	}
-	s.w.or.OnSessionRead(s.w.at(), &s.truth, &oracle.SessionRead{Client: c, Op: op, Model: m.spec.Name,
+	s.or.OnSessionRead(s.host.At(), &s.truth, &oracle.SessionRead{Client: c, Op: op, Model: m.spec.Name,
 		OwnOnly: m.spec.OwnCoordinatesOnly, Served: served, Presented: intended, Minted: minted.Causes()})
 	s.traceRead(c, op, m, served, minted)
 	cl.token = minted.Encode()
@@ -62,7 +62,7 @@ func (s *sessionWorld) read(c, mi, start int) {
 
 // pickReplica returns the first replica, from index start on, whose recorded past covers the
 // token, and whether that is not the replica tried first; when none covers, the first tried.
-func (s *sessionWorld) pickReplica(replicas []int, start int, token session.CausalPast) (int, bool) {
+func (s *Actors) pickReplica(replicas []int, start int, token session.CausalPast) (int, bool) {
 	first := start % len(replicas)
 	for j := range replicas {
 		p := replicas[(first+j)%len(replicas)]
@@ -76,7 +76,7 @@ func (s *sessionWorld) pickReplica(replicas []int, start int, token session.Caus
 // covers is the read tier's coverage decision: CoverageOf, which fails on a token channel the
 // past never recorded — or, under READ_SKIPS_UNKNOWN_CHANNELS, the gate's disposition, which
 // skips such channels.
-func (s *sessionWorld) covers(past, token session.CausalPast) bool {
+func (s *Actors) covers(past, token session.CausalPast) bool {
 	if s.mode == spec.SessionReadSkipsUnknownChannels {
 		var known []node.Cause
 		for _, pair := range token.Causes().Pairs() {
@@ -91,23 +91,23 @@ func (s *sessionWorld) covers(past, token session.CausalPast) bool {
 
 // unanswered records a read the tier did not serve: the client waits (retries on a later read)
 // and gives the session up after Patience unanswered reads in a row.
-func (s *sessionWorld) unanswered(c, op int, m *readModel, cov session.Coverage) {
+func (s *Actors) unanswered(c, op int, m *readModel, cov session.Coverage) {
 	cl := &s.clients[c]
 	cl.waiting++
-	s.count("reads_retry")
-	if s.w.tracing {
-		s.w.emitRaw("session-retry", -1, fmt.Sprintf("client %d session %d read op %d of %s: %s (wait %d of %d)",
+	s.host.Count("reads_retry")
+	if s.host.Tracing() {
+		s.host.Emit("session-retry", -1, fmt.Sprintf("client %d session %d read op %d of %s: %s (wait %d of %d)",
 			c, cl.session, op, m.spec.Name, cov, cl.waiting, s.patience))
 	}
 	if cl.waiting >= s.patience {
-		s.count("sessions_abandoned")
+		s.host.Count("sessions_abandoned")
 		s.newSession(c)
 	}
 }
 
 // traceRead emits a served read's event.
-func (s *sessionWorld) traceRead(c, op int, m *readModel, served []int, minted session.CausalPast) {
-	if !s.w.tracing {
+func (s *Actors) traceRead(c, op int, m *readModel, served []int, minted session.CausalPast) {
+	if !s.host.Tracing() {
 		return
 	}
 	names := ""
@@ -115,8 +115,8 @@ func (s *sessionWorld) traceRead(c, op int, m *readModel, served []int, minted s
 		if i > 0 {
 			names += ","
 		}
-		names += s.w.procs[p].spec.Name
+		names += s.scn.Processes[p].Name
 	}
-	s.w.emitRaw("session-read", -1, fmt.Sprintf("client %d session %d read op %d of %s served by %s; token now %s",
+	s.host.Emit("session-read", -1, fmt.Sprintf("client %d session %d read op %d of %s served by %s; token now %s",
 		c, s.clients[c].session, op, m.spec.Name, names, minted))
 }

@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/tiers"
+)
+
+// The world's side of the session actors (package tiers): the Host they run in, and the world's
+// calls into them.
+
+// sessionHost is a world as the session actors' Host.
+type sessionHost world
+
+var _ tiers.Host = (*sessionHost)(nil)
+
+// newSessions builds the session actors of w's scenario (nil without sessions).
+func newSessions(w *world) *tiers.Actors {
+	s, err := tiers.New(w.scn, w.opts.HostSabotage, &w.or, w.sub, (*sessionHost)(w))
+	if err != nil {
+		panic("sim: " + err.Error())
+	}
+	return s
+}
+
+// sessionEnabled reports whether session action kind k has a target.
+func (w *world) sessionEnabled(k spec.ActionKind) bool { return w.sess.Enabled(k) }
+
+// doSession performs a scheduled session action.
+func (w *world) doSession(k spec.ActionKind) { w.sess.Do(k) }
+
+func (h *sessionHost) Choose(label string, weights []uint32) int {
+	return h.chooser.Choose(label, weights)
+}
+
+func (h *sessionHost) Record(a spec.ScriptedAction) { (*world)(h).record(a) }
+
+func (h *sessionHost) At() oracle.At { return (*world)(h).at() }
+
+func (h *sessionHost) Tracing() bool { return h.tracing }
+
+func (h *sessionHost) Emit(kind string, proc int, detail string) {
+	(*world)(h).emitRaw(kind, proc, detail)
+}
+
+func (h *sessionHost) EmitChan(kind string, ch int32, pos int64, uid uint64, detail string) {
+	(*world)(h).emitChan(kind, nil, ch, pos, uid, detail)
+}
+
+func (h *sessionHost) Count(name string) {
+	st := &h.stats
+	if st.Session == nil {
+		st.Session = make(map[string]int)
+	}
+	st.Session[name]++
+}
+
+func (h *sessionHost) LiveChannel(t, part int) int32 {
+	inc := h.topics[t].inc
+	if inc < 0 {
+		return -1
+	}
+	return (*world)(h).chanOf(inc, part)
+}
+
+func (h *sessionHost) HighWatermark(ch int32) int64 {
+	return int64((*world)(h).offsets(ch).HighWatermark)
+}
+
+func (h *sessionHost) Payload() (key, value []byte) { return (*world)(h).payload() }
+
+func (h *sessionHost) Produced(ch int32, pos int64, uid uint64, committed bool) {
+	w := (*world)(h)
+	if committed {
+		w.noteCommitted(uid)
+	}
+	w.refreshLSO(ch)
+	w.stats.Produced++
+	if committed && w.tracing {
+		w.emitChan("produced", nil, ch, pos, uid, oracle.MsgSession.String())
+	}
+}
+
+func (h *sessionHost) HoldsBack(p int) bool {
+	pr := h.procs[p]
+	if pr.status != procRunning {
+		return false
+	}
+	for _, pc := range pr.recv {
+		if pr.o.HeldBack(pc.ch) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *sessionHost) Frontier(p int) node.Causes { return h.procs[p].eng.Frontier() }
