@@ -137,3 +137,58 @@ func varintShort(b []byte, off int) (uint32, int) {
 	}
 	return v&0x7F | c<<7, off + 2
 }
+
+// simpleGroupBytes is the length of a group naming one partition whose number takes one byte:
+// topic ID, partition count, partition, position.
+const simpleGroupBytes = topicIDBytes + 1 + 1 + positionBytes
+
+// simpleList reports whether list (a decoded frontier: valid, in channel order) is one a value can
+// spell only as one group per entry, each one partition with a one-byte number: no two entries
+// share a topic, and every partition is below 0x80. decodeSame decodes values naming such a list.
+func simpleList(list []Cause) bool {
+	for k := range list {
+		if list[k].Channel.Partition >= 0x80 || k > 0 && list[k].Channel.Topic == list[k-1].Channel.Topic {
+			return false
+		}
+	}
+	return len(list) > 0
+}
+
+// decodeSame decodes b into pairs (of len(list) entries) when b names exactly the channels of
+// list, a simple list (simpleList), in order, and reports whether it did; false says nothing about
+// b's validity (the caller then decodes it with decodeFast or the strict parser). It accepts only
+// what the strict parser accepts, yielding the same frontier: a value naming a simple list has one
+// layout, so it is the version byte, the entry count as a minimal varint, then per entry the
+// list's topic ID, a partition count of 1 and the list's partition number in one byte (minimal,
+// as it is below 0x80), and a position below 2^63−1 as an unsigned integer; the topic IDs ascend
+// strictly and are not zero because the list's do. Comparing a group with the list's entry takes
+// the place of the ascending check, and the length is checked once, so a value with a sender's
+// usual channel list decodes in one pass over fixed offsets. TestDecodeSameMatchesStrict holds it
+// to the strict parser.
+func decodeSame(pairs []Cause, b []byte, list []Cause) bool {
+	if len(b) < 2 || b[0] != wireVersion {
+		return false
+	}
+	n, off := varintShort(b, 1)
+	if off < 0 || int(n) != len(list) || len(b)-off != len(list)*simpleGroupBytes || len(pairs) != len(list) {
+		return false
+	}
+	pairs = pairs[:len(list)]
+	for k := range list {
+		g := (*[simpleGroupBytes]byte)(b[off:])
+		off += simpleGroupBytes
+		w0, w1 := binary.LittleEndian.Uint64(g[0:8]), binary.LittleEndian.Uint64(g[8:16])
+		l := &list[k].Channel
+		tag := uint16(1) | uint16(l.Partition)<<8 // partition count 1, then the partition
+		pos := binary.BigEndian.Uint64(g[18:26])
+		if w0 != binary.LittleEndian.Uint64(l.Topic[:8]) || w1 != binary.LittleEndian.Uint64(l.Topic[8:]) ||
+			binary.LittleEndian.Uint16(g[16:18]) != tag || pos >= uint64(MaxOffset) {
+			return false
+		}
+		p := &pairs[k]
+		binary.LittleEndian.PutUint64(p.Channel.Topic[:8], w0)
+		binary.LittleEndian.PutUint64(p.Channel.Topic[8:], w1)
+		p.Channel.Partition, p.Position = l.Partition, Offset(pos)
+	}
+	return true
+}

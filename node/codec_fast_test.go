@@ -147,3 +147,83 @@ func corpusBytes(t *testing.T, raw []byte) []byte {
 	}
 	return []byte(s)
 }
+
+// genSimpleFrontier draws a frontier of up to 40 entries that decodeSame can decode a repeat of:
+// distinct topics, partitions below 0x80 (the boundary included).
+func genSimpleFrontier() *rapid.Generator[Causes] {
+	return rapid.Custom(func(t *rapid.T) Causes {
+		var c Causes
+		for range rapid.IntRange(0, 40).Draw(t, "entries") {
+			ch := Channel{genTopic().Draw(t, "topic"), Partition(rapid.SampledFrom([]int32{0, 1, 2, 0x7f}).Draw(t, "partition"))}
+			if _, ok := c.search(ch); !ok && !slices.ContainsFunc(c.pairs, func(p Cause) bool { return p.Channel.Topic == ch.Topic }) {
+				c.Merge(ch, genPosition().Draw(t, "position"))
+			}
+		}
+		return c
+	})
+}
+
+// repeatList draws a frontier naming list's channels with new positions, or, half the time, list
+// changed by one channel: one dropped, one added, or one's partition or topic ID moved a little
+// (often to a channel that breaks the list's order or simplicity).
+func repeatList(t *rapid.T, list []Cause) Causes {
+	pairs := slices.Clone(list)
+	for k := range pairs {
+		pairs[k].Position = genPosition().Draw(t, "position")
+	}
+	k := rapid.IntRange(0, len(pairs)-1).Draw(t, "changed")
+	switch rapid.IntRange(0, 7).Draw(t, "change") {
+	case 0:
+		pairs = slices.Delete(pairs, k, k+1)
+	case 1:
+		pairs = append(pairs, Cause{genChannel().Draw(t, "added"), 1})
+	case 2:
+		pairs[k].Channel.Partition = Partition(rapid.SampledFrom([]int32{0, 1, 0x7f, 0x80, 300}).Draw(t, "partition"))
+	case 3:
+		pairs[k].Channel.Topic[rapid.IntRange(0, 15).Draw(t, "byte")] ^= 1
+		if pairs[k].Channel.Topic.IsZero() {
+			pairs[k].Channel.Topic[0] = 1
+		}
+	}
+	return CausesOf(pairs...) // a channel moved onto another keeps the higher position
+}
+
+// TestDecodeSameMatchesStrict holds decodeSame to the strict parser: on a value naming a list's
+// channels (with new positions), or the list changed by a channel, or either with a few bytes
+// damaged, whatever decodeSame accepts the strict parser accepts with the same frontier, whose
+// channels are the list's; and whenever the strict parser accepts a value naming exactly a simple
+// list's channels, decodeSame accepts it. Both outcomes must occur.
+func TestDecodeSameMatchesStrict(t *testing.T) {
+	accepted, refused := 0, 0
+	rapid.Check(t, func(t *rapid.T) {
+		list := rapid.OneOf(genSimpleFrontier(), genFrontier()).Draw(t, "list").pairs
+		if len(list) == 0 {
+			return
+		}
+		in := Encode(repeatList(t, list))
+		if rapid.Bool().Draw(t, "mutated") {
+			in = mutate(t, in)
+		}
+		var strict Causes
+		strictErr := decodeInto(&strict, in)
+		room := make([]Cause, len(list))
+		for k := range room {
+			room[k] = Cause{fxChannel(9, 9), 9} // stale contents, as in a chunk's room
+		}
+		ok := simpleList(list) && decodeSame(room, in, list)
+		if ok && (strictErr != nil || !(Causes{pairs: room}).Equal(strict) || !sameChannels(room, list)) {
+			t.Fatalf("input %x, list %v: decodeSame accepted %v, strict parser %v, %v", in, list, room, strict, strictErr)
+		}
+		if !ok && simpleList(list) && strictErr == nil && sameChannels(strict.pairs, list) {
+			t.Fatalf("input %x: decodeSame refused what the strict parser accepts as %v, the list's channels", in, strict)
+		}
+		if ok {
+			accepted++
+		} else {
+			refused++
+		}
+	})
+	if accepted == 0 || refused == 0 {
+		t.Fatalf("accepted %d, refused %d: the property needs both", accepted, refused)
+	}
+}

@@ -70,6 +70,7 @@ const (
 type heldEntry struct {
 	msg   HeldMessage
 	state holdState
+	index *causeIndex // where msg's causes' channels sit (engine_index.go), or nil
 }
 
 // chanState is the engine's state for one received channel.
@@ -96,6 +97,12 @@ type chanState struct {
 	// gate). Whatever changes fed or the holds calls refreshGate, except Receive, which sets it
 	// directly when the record it holds is the channel's new head and leaves it behind a head.
 	gate Offset
+	// lastList is the channel list of the last header decoded on the channel (a view of its
+	// decoded causes) and lastIndex its index once the list repeated (engine_index.go), or nil;
+	// lastSimple is simpleList(lastList), which lets the next header decode by decodeSame.
+	lastList   []Cause
+	lastIndex  *causeIndex
+	lastSimple bool
 }
 
 // settled is SPEC §1.4: the head's position − 1 while anything is held, else fedUpTo.
@@ -130,6 +137,7 @@ type Engine struct {
 	frontier      Causes
 	frontierBytes int // EncodedLen(frontier); changes only when channels are added or pruned
 	past          Causes
+	layout        *layoutMark // the frontier's and past's layout, for causeIndex (engine_index.go)
 
 	causes    causeArena // storage received causes are decoded into (engine_arena.go)
 	heldCount int        // held messages over all channels: Next returns at once when it is 0

@@ -22,9 +22,43 @@ type causeArena struct {
 	chunk []Cause
 }
 
-// decodeCauses strictly decodes a received parsley.causes value (exactly Decode's rules and
-// errors) into storage carved from the engine's current chunk.
-func (e *Engine) decodeCauses(value []byte) (Causes, error) { return e.causes.decode(value) }
+// decodeCauses strictly decodes a parsley.causes value received on c (exactly Decode's rules and
+// errors) into storage carved from the engine's current chunk, and reports whether it names the
+// channels c's last header named (engine_index.go): by decodeSame when that list is simple, which
+// decodes such a value faster than the general walk, else by comparing the lists.
+func (e *Engine) decodeCauses(value []byte, c *chanState) (Causes, bool, error) {
+	if c.lastSimple {
+		if causes, ok := e.causes.decodeSame(value, c.lastList); ok {
+			return causes, true, nil
+		}
+		causes, err := e.causes.decode(value)
+		return causes, false, err // a value naming a simple list decodes by decodeSame or not at all
+	}
+	causes, err := e.causes.decode(value)
+	return causes, err == nil && sameChannels(c.lastList, causes.pairs), err
+}
+
+// decodeSame is decode by decodeSame (codec_fast.go), which succeeds only when value names exactly
+// the channels of list, a simple list: the storage is carved as decode carves it.
+func (a *causeArena) decodeSame(value []byte, list []Cause) (Causes, bool) {
+	n := len(list)
+	var room []Cause
+	if n > causeChunkShareMax {
+		room = make([]Cause, n)
+	} else {
+		if cap(a.chunk)-len(a.chunk) < n {
+			a.chunk = make([]Cause, 0, causeChunkPairs)
+		}
+		room = a.chunk[len(a.chunk) : len(a.chunk)+n : len(a.chunk)+n]
+	}
+	if !decodeSame(room, value, list) {
+		return Causes{}, false
+	}
+	if n <= causeChunkShareMax {
+		a.chunk = a.chunk[:len(a.chunk)+n]
+	}
+	return Causes{pairs: room}, true
+}
 
 // decode strictly decodes a parsley.causes value (exactly Decode's rules and errors) into storage
 // carved from the current chunk, starting a new chunk when it lacks room.

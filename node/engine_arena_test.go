@@ -13,15 +13,28 @@ func TestDecodeCausesMatchesDecode(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		e := newEngine(Init{}, Options{})
 		var kept, copies []Causes
+		var c chanState // the sender: its last list, as Receive keeps it
 		for i := range rapid.IntRange(1, 30).Draw(t, "values") {
-			in := Encode(genFrontier().Draw(t, "frontier"))
+			var f Causes
+			if len(c.lastList) > 0 && rapid.Bool().Draw(t, "repeat") {
+				f = repeatList(t, c.lastList) // the last list again, perhaps changed by a channel
+			} else {
+				f = rapid.OneOf(genFrontier(), genSimpleFrontier()).Draw(t, "frontier")
+			}
+			in := Encode(f)
 			if rapid.Bool().Draw(t, "mutated") {
 				in = mutate(t, in)
 			}
 			want, wantErr := Decode(in)
-			got, err := e.decodeCauses(in)
+			got, same, err := e.decodeCauses(in, &c)
 			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !got.Equal(want) {
 				t.Fatalf("value %d %x: decodeCauses = %v, %v; Decode = %v, %v", i, in, got, err, want, wantErr)
+			}
+			if wantSame := err == nil && sameChannels(c.lastList, got.pairs); same != wantSame {
+				t.Fatalf("value %d %x: same = %v after %v, want %v", i, in, same, c.lastList, wantSame)
+			}
+			if err == nil {
+				c.lastList, c.lastSimple = got.pairs, simpleList(got.pairs)
 			}
 			if cap(got.pairs) != len(got.pairs) {
 				t.Fatalf("value %d: capacity %d beyond length %d", i, cap(got.pairs), len(got.pairs))
@@ -42,7 +55,7 @@ func TestDecodeCausesAmortisesAllocations(t *testing.T) {
 	value := Encode(CausesOf(Cause{fxChannel(1, 0), 5}, Cause{fxChannel(2, 0), 6}))
 	e := newEngine(Init{}, Options{})
 	allocs := testing.AllocsPerRun(1000, func() {
-		if c, err := e.decodeCauses(value); err != nil || c.Len() != 2 {
+		if c, _, err := e.decodeCauses(value, &chanState{}); err != nil || c.Len() != 2 {
 			t.Fatalf("decodeCauses = %v, %v", c, err)
 		}
 	})

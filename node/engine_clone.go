@@ -8,7 +8,8 @@ import "slices"
 // call on the other would. The simulator's explorer clones a world for every transition.
 //
 // Sharing: record bytes and the decoded causes of held messages are immutable once received, so
-// they stay shared; so do the channel keys, retained fedUpTo positions, send topics and bindings,
+// they stay shared; so do the per-sender indexes and the layout mark (engine_index.go), which are
+// never changed once made; so do the channel keys, retained fedUpTo positions, send topics and bindings,
 // which only Start sets (shared with their capacity clipped, so even an append could not write
 // into the other engine's view); everything else the engine changes in place is copied. The
 // decode chunk is not carried over (its spare room would be written by both engines), so the

@@ -39,11 +39,25 @@ func (e *Engine) next(d *Delivery) bool {
 			}
 			continue
 		}
-		if e.offer(c.held.front()) {
+		if e.offerHead(&c.held) {
 			return e.deliver(i, 0, d)
 		}
 	}
 	return false
+}
+
+// offerHead asks the gate whether the head of b is deliverable now: by its causes' index when it
+// has one.
+func (e *Engine) offerHead(b *heldBuffer) bool {
+	if len(b.restored) > 0 || e.opts.Sabotage == SabotageIgnoreCauses {
+		return e.offer(b.front())
+	}
+	h := b.own.at(0)
+	if h.index == nil {
+		return e.offer(&h.msg)
+	}
+	e.counters.HeadsOffered++
+	return e.satisfiedAt(h.msg.Causes.pairs, h.index.recv)
 }
 
 // offer asks the gate whether m is deliverable now.
@@ -64,6 +78,10 @@ func (e *Engine) deliver(i, j int, d *Delivery) bool {
 	c := &e.chans[i]
 	m := c.held.msg(j)
 	d.Channel, d.Position, d.Record, d.Causes = m.Channel, m.Position, m.Record, m.Causes
+	var x *causeIndex
+	if j >= len(c.held.restored) {
+		x = c.held.own.at(j - len(c.held.restored)).index
+	}
 	if c.held.state(j) == holdFlushed {
 		e.removed = append(e.removed, HoldRef{Channel: m.Channel, Position: m.Position})
 	}
@@ -87,7 +105,13 @@ func (e *Engine) deliver(i, j int, d *Delivery) bool {
 			return false
 		}
 	}
-	mergeCauses(&e.past, d.Causes)
+	if x != nil && x.past != nil && x.mark == e.layout {
+		mergeAt(e.past.pairs, d.Causes.pairs, x.past)
+	} else if np := e.past.Len(); true {
+		if mergeCauses(&e.past, d.Causes); e.past.Len() != np {
+			e.newLayout()
+		}
+	}
 	e.counters.CausesMerged += uint64(d.Causes.Len()) + 1
 	return true
 }

@@ -34,6 +34,30 @@ func (e *Engine) satisfied(causes []Cause) bool {
 	return true
 }
 
+// satisfiedAt is satisfied by an index: recv[k] is the index in chans of causes[k]'s channel, or
+// −1 when it is not received. It counts as satisfied does.
+func (e *Engine) satisfiedAt(causes []Cause, recv []int32) bool {
+	if k := blockedAt(causes, recv, e.chans); k >= 0 {
+		e.counters.CausesCompared += uint64(k + 1)
+		return false
+	}
+	e.counters.CausesCompared += uint64(len(causes))
+	return true
+}
+
+// blockedAt returns the index of the first cause above its received channel's gate, or −1.
+//
+//go:noinline
+func blockedAt(causes []Cause, recv []int32, chans []chanState) int {
+	recv = recv[:len(causes)]
+	for k := range causes {
+		if r := recv[k]; r >= 0 && causes[k].Position > chans[r].gate {
+			return k
+		}
+	}
+	return -1
+}
+
 // seekKey returns the index of the first key at or after j that is not below k.
 func seekKey(keys []channelKey, j int, k channelKey) int {
 	for j < len(keys) && keys[j].less(k) {

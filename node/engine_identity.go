@@ -42,11 +42,14 @@ func (e *Engine) Identity(dead, recreated []TopicID) error {
 	if len(isDead) == 0 && len(isRecreated) == 0 {
 		return nil // the usual report: nothing to prune
 	}
-	n := e.frontier.Len()
+	n, np := e.frontier.Len(), e.past.Len()
 	pruneCauses(&e.frontier, isDead, isRecreated)
 	pruneCauses(&e.past, isDead, isRecreated)
 	if e.frontier.Len() != n {
 		e.frontierBytes = EncodedLen(e.frontier)
+	}
+	if e.frontier.Len() != n || e.past.Len() != np {
+		e.newLayout()
 	}
 	return nil
 }

@@ -20,19 +20,33 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	if e.refusal != nil {
 		return 0, e.refusal
 	}
-	causes, r := e.extractCauses(ch, pos, rec.Headers)
+	c := &e.chans[i]
+	causes, same, r := e.extractCauses(c, pos, rec.Headers)
 	if r != nil {
 		return 0, e.fail(r)
 	}
-	c := &e.chans[i]
 	if c.lastFedKnown && pos <= c.lastFed {
 		return 0, e.fail(refuse(ReasonOutOfOrderFeed, ch, pos, "fed after position %d in this execution", c.lastFed))
 	}
 	c.lastFed, c.lastFedKnown = pos, true
-	if e.opts.Sabotage != SabotageSkipReceiptMerge {
+	var x *causeIndex
+	if same && c.lastIndex != nil && c.lastIndex.mark == e.layout {
+		x = c.lastIndex
+	}
+	switch {
+	case e.opts.Sabotage == SabotageSkipReceiptMerge:
+	case x != nil && x.front != nil: // the frontier has every channel: no growth, no refusal
+		mergeAt(e.frontier.pairs, causes.pairs, x.front)
+		e.counters.CausesMerged += uint64(causes.Len())
+	default:
 		if r := e.mergeFrontier(causes, ch, pos); r != nil {
 			return 0, e.fail(r)
 		}
+	}
+	if x == nil {
+		x = e.noteList(c, causes.pairs, same)
+	} else {
+		c.lastList = causes.pairs
 	}
 	if c.fedKnown && pos <= c.fed {
 		return e.replay(i, pos, rec, causes)
@@ -43,7 +57,7 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	c.fed, c.fedKnown, c.fedDirty = pos, true, true // setFed; the gate follows the holds below
 	e.markDirty(i)
 	h := c.held.pushSlot()
-	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes, h.state = ch, pos, rec, causes, holdNew
+	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes, h.state, h.index = ch, pos, rec, causes, holdNew, x
 	if hs := rec.Headers; len(hs) == 1 && strings.HasPrefix(hs[0].Key, ReservedHeaderPrefix) {
 		h.msg.Record.Headers = nil // the commonest case, without a call: parsley.causes alone
 	} else if len(hs) > 0 {
@@ -61,8 +75,9 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 
 // extractCauses is SPEC §2.2 step 2: no header → no causes; two or more → undecodable; raw length
 // over the budget → METADATA_BUDGET_EXCEEDED, judged before decoding; decode failure →
-// undecodable.
-func (e *Engine) extractCauses(ch Channel, pos Offset, headers []Header) (Causes, *Refusal) {
+// undecodable. same reports whether the causes name the channels the last header on c named.
+func (e *Engine) extractCauses(c *chanState, pos Offset, headers []Header) (_ Causes, same bool, _ *Refusal) {
+	ch := c.ch
 	var value []byte
 	var present bool
 	var err error
@@ -75,26 +90,26 @@ func (e *Engine) extractCauses(ch Channel, pos Offset, headers []Header) (Causes
 	}
 	if err != nil {
 		if e.opts.Sabotage == SabotageUndecodableAsAbsent {
-			return Causes{}, nil
+			return Causes{}, false, nil
 		}
-		return Causes{}, refuse(ReasonUndecodableMetadata, ch, pos, "%v", err)
+		return Causes{}, false, refuse(ReasonUndecodableMetadata, ch, pos, "%v", err)
 	}
 	if !present {
-		return Causes{}, nil
+		return Causes{}, false, nil
 	}
 	if len(value) > e.budgetBytes {
-		return Causes{}, refuse(ReasonMetadataBudgetExceeded, ch, pos,
+		return Causes{}, false, refuse(ReasonMetadataBudgetExceeded, ch, pos,
 			"%s header is %d bytes, budget %d", HeaderKey, len(value), e.budgetBytes)
 	}
 	e.counters.HeaderBytesDecoded += uint64(len(value))
-	causes, err := e.decodeCauses(value)
+	causes, same, err := e.decodeCauses(value, c)
 	if err != nil {
 		if e.opts.Sabotage == SabotageUndecodableAsAbsent {
-			return Causes{}, nil
+			return Causes{}, false, nil
 		}
-		return Causes{}, refuse(ReasonUndecodableMetadata, ch, pos, "%v", err)
+		return Causes{}, false, refuse(ReasonUndecodableMetadata, ch, pos, "%v", err)
 	}
-	return causes, nil
+	return causes, same, nil
 }
 
 // mergeFrontier merges causes into the frontier (pointwise maximum) and refuses when the frontier
@@ -110,9 +125,10 @@ func (e *Engine) mergeFrontier(causes Causes, ch Channel, pos Offset) *Refusal {
 	return e.frontierGrew(ch, pos)
 }
 
-// frontierGrew refreshes frontierBytes after the frontier's channel count changed, and refuses
-// when it exceeds the budget.
+// frontierGrew refreshes frontierBytes after the frontier's channel count changed (and the
+// layout mark: the frontier's channels changed), and refuses when it exceeds the budget.
 func (e *Engine) frontierGrew(ch Channel, pos Offset) *Refusal {
+	e.newLayout()
 	e.frontierBytes = EncodedLen(e.frontier)
 	if e.frontierBytes > e.budgetBytes {
 		return refuse(ReasonMetadataBudgetExceeded, ch, pos,

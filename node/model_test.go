@@ -236,6 +236,9 @@ type modelWorld struct {
 	mCommit   *refModel
 	identity  bool // identity report still allowed in this initialisation
 	value     int
+	lastList  map[Channel][]Channel // the channels of the last header sent on each channel
+	spare     *Engine               // a dead engine, for CloneInto
+	indexed   int                   // deliveries whose causes went through an index (indexUsed)
 }
 
 func (w *modelWorld) restart(t *rapid.T) {
@@ -272,10 +275,35 @@ func (w *modelWorld) receive(t *rapid.T) {
 	if rapid.IntRange(0, 30).Draw(t, "regress") == 0 {
 		pos = Offset(rapid.IntRange(0, int(max(0, last))).Draw(t, "regressed"))
 	}
+	// A sender usually repeats its channel list with new positions, sometimes changed by one
+	// channel: the engine's per-sender index must follow both.
+	var chans []Channel
+	if prev := w.lastList[ch]; len(prev) > 0 && rapid.IntRange(0, 2).Draw(t, "repeat") > 0 {
+		chans = slices.Clone(prev)
+		k := rapid.IntRange(0, len(chans)-1).Draw(t, "changed")
+		switch rapid.IntRange(0, 5).Draw(t, "change") {
+		case 0:
+			chans = slices.Delete(chans, k, k+1)
+		case 1:
+			chans = append(chans, rapid.SampledFrom(w.universe).Draw(t, "added"))
+		case 2:
+			chans[k] = rapid.SampledFrom(w.universe).Draw(t, "replaced")
+		}
+	} else {
+		for i := rapid.IntRange(0, 3).Draw(t, "causes"); i > 0; i-- {
+			chans = append(chans, rapid.SampledFrom(w.universe).Draw(t, "cause channel"))
+		}
+	}
 	var causes []Cause
-	for i := rapid.IntRange(0, 3).Draw(t, "causes"); i > 0; i-- {
-		causes = append(causes, Cause{Channel: rapid.SampledFrom(w.universe).Draw(t, "cause channel"),
-			Position: Offset(rapid.IntRange(0, 14).Draw(t, "cause position"))})
+	for _, c := range chans {
+		causes = append(causes, Cause{Channel: c, Position: Offset(rapid.IntRange(0, 14).Draw(t, "cause position"))})
+	}
+	if w.lastList == nil {
+		w.lastList = map[Channel][]Channel{}
+	}
+	w.lastList[ch] = nil
+	for _, c := range CausesOf(causes...).Pairs() {
+		w.lastList[ch] = append(w.lastList[ch], c.Channel)
 	}
 	undecodable := rapid.IntRange(0, 60).Draw(t, "undecodable") == 0
 	w.value++
@@ -296,6 +324,7 @@ func (w *modelWorld) receive(t *rapid.T) {
 
 func (w *modelWorld) drain(t *rapid.T) {
 	for {
+		w.indexed += indexUsed(w.e)
 		d, ok := w.e.Next()
 		ch, msg, mok := w.m.next()
 		etEqual(t, "delivers", ok, mok)
@@ -380,6 +409,24 @@ func (w *modelWorld) identityReport(t *rapid.T) {
 	etEqual(t, "identity refusal", "", string(want))
 }
 
+// clone goes on with a copy of the engine (into a dead engine's storage when there is one), and
+// makes the engine it copied receive a record first: the two share immutable state (decoded
+// causes, the per-sender indexes), and nothing one does may reach the other.
+func (w *modelWorld) clone(t *rapid.T) {
+	old := w.e
+	if w.spare != nil && rapid.Bool().Draw(t, "into spare") {
+		w.e = old.CloneInto(w.spare)
+	} else {
+		w.e = old.Clone()
+	}
+	ch := rapid.SampledFrom(old.Received()).Draw(t, "old channel")
+	_, _ = old.Receive(ch, old.chans[old.mustIndex(ch)].lastFed+1, etRec("old", Cause{rapid.SampledFrom(w.universe).Draw(t, "old cause"), 20}))
+	for range 3 {
+		_, _ = old.Next()
+	}
+	w.spare = old
+}
+
 // newModelWorld builds a world over three topics of two partitions each and starts its first
 // execution.
 func newModelWorld(t *rapid.T, opts Options) *modelWorld {
@@ -411,6 +458,7 @@ func (w *modelWorld) actions() map[string]func(*rapid.T) {
 		"stamp":   running(w.stamp),
 		"commit":  running(w.commit),
 		"restart": w.restart,
+		"clone":   running(w.clone),
 		"identity": func(t *rapid.T) {
 			if w.e != nil && w.identity {
 				w.identityReport(t)
@@ -438,6 +486,7 @@ func TestModelEngineAgreesWithReference(t *testing.T) {
 			}
 			if w.e != nil {
 				checkGates(t, w.e)
+				checkIndexes(t, w.e)
 			}
 		}
 		t.Repeat(actions)
