@@ -86,7 +86,7 @@ func renderReport(dir string, b *Baseline) ([]byte, error) {
 		return nil, err
 	}
 	links := map[string]bool{}
-	for _, f := range []string{speedFile, exploreFile} {
+	for _, f := range []string{speedFile, exploreFile, "live.md"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			links[f] = true
 		}
@@ -137,6 +137,9 @@ func writeIntro(md *bytes.Buffer, b *Baseline, header []string, links map[string
 	fmt.Fprintf(md, "%s   # this README and the SVG plots, from the committed files\n", ReportCommand)
 	if links[speedFile] {
 		fmt.Fprintf(md, "go run ./benchmarks/benchgate -baseline REV -bench speed -rounds 9 -out results/%s   # the speed goals side by side with commit REV\n", speedFile)
+	}
+	if links["live.md"] {
+		fmt.Fprintf(md, "go run ./cmd/simrun sweep --live-report --seeds 1-200 -j 2 --out results   # results/live.md and live.json: every scenario file, random and session on kfake, compared with the model (about 10 minutes)\n")
 	}
 	fmt.Fprintf(md, "```\n\n")
 	fmt.Fprintf(md, "`go test ./benchmarks` fails when this README is not what the committed `sim-metrics.json` and `bench.txt` produce.\n\n")

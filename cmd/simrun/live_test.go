@@ -311,3 +311,29 @@ func TestLiveRestartInvisibilityFile(t *testing.T) {
 		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
 	}
 }
+
+// TestLiveReport: sweep --live-report runs every scenario file and both scenarios' seeds on kfake,
+// compared, and writes live.md as live.json renders it.
+func TestLiveReport(t *testing.T) {
+	out := t.TempDir()
+	t.Chdir("../..")
+	code, stdout, stderr := runSweep(context.Background(), "--live-report", "--seeds", "1", "-j", "1", "--out", out)
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	js, err := os.ReadFile(filepath.Join(out, "live.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep scenarios.LiveReport
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(liveReportFiles)
+	if len(rep.Files) != len(files) || len(rep.Sweeps) != 2 || rep.Sweeps[0].Agreed != 1 || rep.Sweeps[1].Agreed != 1 {
+		t.Fatalf("%d of %d files, sweeps %+v", len(rep.Files), len(files), rep.Sweeps)
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "live.md")); err != nil || string(md) != string(rep.Markdown()) {
+		t.Errorf("live.md is not what live.json renders (%v)", err)
+	}
+}

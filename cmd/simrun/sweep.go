@@ -27,6 +27,7 @@ const sweepUsage = `usage: simrun sweep --seeds A-B [-j N] [--scenario NAME] [--
                     [--shard i/n] [--result FILE] [--save-failures DIR]
                     [--substrate model|kfake|kafka [--brokers host:port,...]] [--compare]
        simrun sweep --catch-rates --seeds A-B [-j N] [--out DIR]
+       simrun sweep --live-report --seeds A-B [-j N] [--out DIR]
 
 Runs every seed of the inclusive range A-B (or the single seed N) on N worker goroutines (default:
 all cores; --workers N is the same as -j N). Each seed is the run 'simrun --seed SEED' makes, so
@@ -67,6 +68,10 @@ was compared, and 'simrun merge' refuses to merge shards that differ in either.
 scenario, the session tiers' modes over the session scenario) and writes the catch-rate table to
 DIR/catch-rates.md and DIR/catch-rates.json (see results/catch-rates.md). It is not sharded.
 
+--live-report runs every targeted scenario file (scenarios/testdata/*.txt, from the repository
+root) and the range of random and of session on kfake with --compare, and writes DIR/live.md and
+DIR/live.json (see results/live.md). It is not sharded.
+
 Exit status: 0 every seed passed, 1 some seed failed (a violation or a simulator panic), 2 bad
 usage, 3 the live substrate failed (the sweep stops: not a seed's verdict), 130 interrupted before
 any seed failed (not a pass: not every seed ran).`
@@ -80,6 +85,7 @@ type sweepArgs struct {
 	jsonOut      bool
 	traceDigest  bool
 	catchRates   bool
+	liveReport   bool
 	outDir       string
 	shardFlag    shardFlag
 	shard        scenarios.Shard
@@ -112,6 +118,12 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 			fmt.Fprintf(stderr, "simrun sweep: --catch-rates is not sharded: ignoring %s\n", v)
 		}
 		return catchRatesCommand(ctx, a, stdout, stderr, progress)
+	}
+	if a.liveReport {
+		if v := shardEnvSet(os.Getenv); v != "" {
+			fmt.Fprintf(stderr, "simrun sweep: --live-report is not sharded: ignoring %s\n", v)
+		}
+		return liveReportCommand(ctx, a, stdout, stderr, progress)
 	}
 	var err error
 	if a.shard, err = shardFromEnvironment(a.shardFlag, "simrun sweep", stderr); err != nil {
@@ -230,7 +242,8 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human summary")
 	fs.BoolVar(&a.traceDigest, "trace-digest", false, "hash every run's trace and report a digest of them all in seed order")
 	fs.BoolVar(&a.catchRates, "catch-rates", false, "sweep every sabotage mode and write the catch-rate table")
-	fs.StringVar(&a.outDir, "out", "results", "with --catch-rates: the `DIR` for catch-rates.md and catch-rates.json")
+	fs.BoolVar(&a.liveReport, "live-report", false, "run the scenario files, random and session on kfake compared with the model, and write the live report")
+	fs.StringVar(&a.outDir, "out", "results", "with --catch-rates or --live-report: the `DIR` for their .md and .json")
 	a.liveFlags.register(fs.FlagSet)
 	rest, code, ok := fs.parse(args, stdout, stderr)
 	if !ok {
@@ -264,17 +277,26 @@ func (a *sweepArgs) check(fs *flagSet, rest []string) error {
 	if err := checkSize(fs, &a.spec); err != nil {
 		return err
 	}
-	if a.catchRates {
-		for _, name := range []string{"sabotage", "json", "scenario", "steps", "processes", "trace-digest", "shard", "result", "save-failures"} {
+	if a.catchRates && a.liveReport {
+		return errors.New("--catch-rates and --live-report cannot be used together (each is a run of its own)")
+	}
+	if a.catchRates || a.liveReport {
+		mode, why := "--catch-rates", "catch rates sweep every mode over its own scenario"
+		others := []string{"sabotage", "json", "scenario", "steps", "processes", "trace-digest", "shard", "result", "save-failures"}
+		if a.liveReport {
+			mode, why = "--live-report", "the live report runs its own scenarios on kfake, compared"
+			others = append(others, "substrate", "brokers", "compare", "tls-ca", "tls-cert", "tls-key", "sasl-mechanism", "topic-prefix")
+		}
+		for _, name := range others {
 			if set[name] {
-				return fmt.Errorf("--catch-rates and --%s cannot be used together (catch rates sweep every mode over its own scenario)", name)
+				return fmt.Errorf("%s and --%s cannot be used together (%s)", mode, name, why)
 			}
 		}
 		if fi, err := os.Stat(a.outDir); err == nil && !fi.IsDir() {
 			return fmt.Errorf("--out %s is not a directory", a.outDir)
 		}
 	} else if set["out"] {
-		return errors.New("--out needs --catch-rates (a plain sweep writes no files)")
+		return errors.New("--out needs --catch-rates or --live-report (a plain sweep writes no files)")
 	}
 	if _, _, err := spec.ParseSabotage(a.spec.Sabotage); err != nil {
 		return fmt.Errorf("--sabotage: %v", err)
