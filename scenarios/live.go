@@ -160,7 +160,10 @@ func (l Live) StartLive(seed uint64) (*LiveRun, error) {
 	if l.IsModel() {
 		return nil, nil
 	}
-	r := &LiveRun{live: l, prefix: l.Kafka.TopicPrefix, log: newProcessLog()}
+	r := &LiveRun{live: l, prefix: l.Kafka.TopicPrefix, log: &processLog{}} // the IDs alone
+	if l.Compare {
+		r.log = newProcessLog()
+	}
 	if l.Substrate == SubstrateKafka && r.prefix == "" {
 		r.prefix = substrate.DefaultTopicPrefix(seed)
 	}

@@ -51,8 +51,12 @@ func (l *processLog) Record(ev *trace.Event) {
 }
 
 // stamp records the headers of a record written under transactional ID txn ("" for a plain
-// producer).
+// producer); a log without a stamps map (an uncompared run's, which keeps its IDs alone) keeps
+// none.
 func (l *processLog) stamp(txn string, rec substrate.Record) {
+	if l.stamps == nil {
+		return
+	}
 	var b strings.Builder
 	for _, h := range rec.Headers {
 		fmt.Fprintf(&b, "%s=%x;", h.Key, h.Value)

@@ -313,9 +313,10 @@ func TestLiveRestartInvisibilityFile(t *testing.T) {
 }
 
 // TestLiveReport: sweep --live-report runs every scenario file and both scenarios' seeds on kfake,
-// compared, and writes live.md as live.json renders it.
+// compared, and writes live.md as live.json renders it, with the command that made it (its --out
+// quoted for the shell).
 func TestLiveReport(t *testing.T) {
-	out := t.TempDir()
+	out := filepath.Join(t.TempDir(), "it's here")
 	t.Chdir("../..")
 	code, stdout, stderr := runSweep(context.Background(), "--live-report", "--seeds", "1", "-j", "1", "--out", out)
 	if code != exitPass {
@@ -335,5 +336,8 @@ func TestLiveReport(t *testing.T) {
 	}
 	if md, err := os.ReadFile(filepath.Join(out, "live.md")); err != nil || string(md) != string(rep.Markdown()) {
 		t.Errorf("live.md is not what live.json renders (%v)", err)
+	}
+	if words := shellWords(t, rep.Command); words[len(words)-1] != out {
+		t.Errorf("the report's command %q gives the shell --out %q, want %q", rep.Command, words[len(words)-1], out)
 	}
 }

@@ -29,7 +29,7 @@ func liveReportCommand(ctx context.Context, a *sweepArgs, stdout, stderr io.Writ
 	}
 	start := time.Now()
 	rep := &scenarios.LiveReport{Commit: commitOf(), Machine: machine(), LoadStart: loadAverage(),
-		Command: fmt.Sprintf("go run ./cmd/simrun sweep --live-report --seeds %d-%d -j %d --out %s", a.first, a.last, a.workers, a.outDir)}
+		Command: fmt.Sprintf("go run ./cmd/simrun sweep --live-report --seeds %d-%d -j %d --out %s", a.first, a.last, a.workers, scenarios.ShellQuote(a.outDir))}
 	live := scenarios.Live{Substrate: "kfake", Compare: true, Wrap: wrapLive}
 	for _, path := range files {
 		if ctx.Err() != nil {

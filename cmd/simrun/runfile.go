@@ -203,7 +203,7 @@ func printRunFile(w io.Writer, a *runFileArgs, run *scenariofile.FileRun) {
 		}
 	}
 	if run.StoryDiff != "" {
-		fmt.Fprintf(w, "%s\n  (simrun run %s --rewrite records the new story: read the diff before committing it)\n", run.StoryDiff, a.path)
+		fmt.Fprintf(w, "%s\n  (simrun run %s --rewrite records the new story: read the diff before committing it)\n", run.StoryDiff, scenarios.ShellQuote(a.path))
 	}
 	verdict := "PASS"
 	if run.Result.Verdict != "pass" {

@@ -476,7 +476,7 @@ func (b *progressBar) clear() {
 func catchRatesCommand(ctx context.Context, a *sweepArgs, stdout, stderr io.Writer, progress bool) int {
 	start := time.Now()
 	table := &scenarios.CatchRateTable{Scenario: scenarios.RandomName, FirstSeed: a.first, LastSeed: a.last,
-		Command: fmt.Sprintf("go run ./cmd/simrun sweep --catch-rates --seeds %d-%d -j %d --out %s", a.first, a.last, a.workers, a.outDir),
+		Command: fmt.Sprintf("go run ./cmd/simrun sweep --catch-rates --seeds %d-%d -j %d --out %s", a.first, a.last, a.workers, scenarios.ShellQuote(a.outDir)),
 		Commit:  commitOf(), Machine: machine()}
 	for _, mode := range scenarios.CatchRateModes() {
 		var bar *progressBar
