@@ -173,21 +173,26 @@ func decodeSame(pairs []Cause, b []byte, list []Cause) bool {
 	if off < 0 || int(n) != len(list) || len(b)-off != len(list)*simpleGroupBytes || len(pairs) != len(list) {
 		return false
 	}
+	b = b[off:]
 	pairs = pairs[:len(list)]
 	for k := range list {
-		g := (*[simpleGroupBytes]byte)(b[off:])
-		off += simpleGroupBytes
-		w0, w1 := binary.LittleEndian.Uint64(g[0:8]), binary.LittleEndian.Uint64(g[8:16])
-		l := &list[k].Channel
-		tag := uint16(1) | uint16(l.Partition)<<8 // partition count 1, then the partition
-		pos := binary.BigEndian.Uint64(g[18:26])
-		if w0 != binary.LittleEndian.Uint64(l.Topic[:8]) || w1 != binary.LittleEndian.Uint64(l.Topic[8:]) ||
-			binary.LittleEndian.Uint16(g[16:18]) != tag || pos >= uint64(MaxOffset) {
-			return false
+		if len(b) < simpleGroupBytes {
+			return false // never: the length was checked, but the loop's reads need it said
 		}
+		g := b[:simpleGroupBytes]
+		b = b[simpleGroupBytes:]
+		l := &list[k].Channel
 		p := &pairs[k]
-		binary.LittleEndian.PutUint64(p.Channel.Topic[:8], w0)
-		binary.LittleEndian.PutUint64(p.Channel.Topic[8:], w1)
+		// The reads are written out rather than through encoding/binary: each inlined call leaves
+		// a marker instruction in the loop. The compiler still makes one load of each (and a byte
+		// swap of the position).
+		p.Channel.Topic = [topicIDBytes]byte(g[:topicIDBytes])
+		tag := uint16(g[16]) | uint16(g[17])<<8
+		pos := uint64(g[18])<<56 | uint64(g[19])<<48 | uint64(g[20])<<40 | uint64(g[21])<<32 |
+			uint64(g[22])<<24 | uint64(g[23])<<16 | uint64(g[24])<<8 | uint64(g[25])
+		if p.Channel.Topic != l.Topic || tag != 1|uint16(l.Partition)<<8 || pos >= uint64(MaxOffset) {
+			return false // tag: a partition count of 1, then the list's partition
+		}
 		p.Channel.Partition, p.Position = l.Partition, Offset(pos)
 	}
 	return true

@@ -97,8 +97,9 @@ type chanState struct {
 	// gate). Whatever changes fed or the holds calls refreshGate, except Receive, which sets it
 	// directly when the record it holds is the channel's new head and leaves it behind a head.
 	gate Offset
-	// lastList is the channel list of the last header decoded on the channel (a view of its
-	// decoded causes) and lastIndex its index once the list repeated (engine_index.go), or nil;
+	// lastList is the channel list of the last header decoded on the channel (a view of the
+	// decoded causes of a header that named it) and lastIndex its index once the list repeated
+	// (engine_index.go), or nil;
 	// lastSimple is simpleList(lastList), which lets the next header decode by decodeSame.
 	lastList   []Cause
 	lastIndex  *causeIndex

@@ -57,7 +57,7 @@ func (e *Engine) offerHead(b *heldBuffer) bool {
 		return e.offer(&h.msg)
 	}
 	e.counters.HeadsOffered++
-	return e.satisfiedAt(h.msg.Causes.pairs, h.index.recv)
+	return e.satisfiedAt(h.msg.Causes.pairs, h.index)
 }
 
 // offer asks the gate whether m is deliverable now.
@@ -105,12 +105,15 @@ func (e *Engine) deliver(i, j int, d *Delivery) bool {
 			return false
 		}
 	}
-	if x != nil && x.past != nil && x.mark == e.layout {
-		mergeAt(e.past.pairs, d.Causes.pairs, x.past)
-	} else if np := e.past.Len(); true {
+	switch np := e.past.Len(); {
+	case x == nil || x.past == nil || x.mark != e.layout:
 		if mergeCauses(&e.past, d.Causes); e.past.Len() != np {
 			e.newLayout()
 		}
+	case x.pastRun >= 0:
+		mergeRun(e.past.pairs, int(x.pastRun), d.Causes.pairs)
+	default:
+		mergeAt(e.past.pairs, d.Causes.pairs, x.past)
 	}
 	e.counters.CausesMerged += uint64(d.Causes.Len()) + 1
 	return true

@@ -34,15 +34,34 @@ func (e *Engine) satisfied(causes []Cause) bool {
 	return true
 }
 
-// satisfiedAt is satisfied by an index: recv[k] is the index in chans of causes[k]'s channel, or
+// satisfiedAt is satisfied by x, the index of causes: x.recv[k] is the index in chans of causes[k]'s channel, or
 // −1 when it is not received. It counts as satisfied does.
-func (e *Engine) satisfiedAt(causes []Cause, recv []int32) bool {
-	if k := blockedAt(causes, recv, e.chans); k >= 0 {
+func (e *Engine) satisfiedAt(causes []Cause, x *causeIndex) bool {
+	var k int
+	if r := int(x.recvRun); r >= 0 {
+		k = blockedRun(causes, e.chans[r:r+len(causes)])
+	} else {
+		k = blockedAt(causes, x.recv, e.chans)
+	}
+	if k >= 0 {
 		e.counters.CausesCompared += uint64(k + 1)
 		return false
 	}
 	e.counters.CausesCompared += uint64(len(causes))
 	return true
+}
+
+// blockedRun is blockedAt where the causes' channels are chans, in order.
+//
+//go:noinline
+func blockedRun(causes []Cause, chans []chanState) int {
+	chans = chans[:len(causes)]
+	for k := range causes {
+		if causes[k].Position > chans[k].gate {
+			return k
+		}
+	}
+	return -1
 }
 
 // blockedAt returns the index of the first cause above its received channel's gate, or −1.

@@ -18,9 +18,10 @@ package node
 //
 // Memory: per received channel, 40 bytes (the last list, a view of decoded causes the engine
 // keeps anyway, a pointer to its index and whether the list is simple); per held message, a
-// pointer; per index, 80 bytes plus 12 bytes per cause in three allocations (recv is shared by
-// the indexes of one list), at most one live per sender channel whose list repeats, plus those
-// its held messages still point at; per layout change, one 1-byte allocation.
+// pointer; per index, 96 bytes and 12 bytes per cause in three allocations (recv is shared by
+// the indexes of one list, so a rebuild makes two), at most one live per sender channel whose
+// list repeats, plus those its held messages still point at; per layout change, one 1-byte
+// allocation.
 
 // layoutMark identifies one layout of the engine's frontier and delivered past: a new one is made
 // whenever either gains or loses a channel. Its size is not zero, so every mark is a distinct
@@ -33,6 +34,10 @@ type causeIndex struct {
 	mark  *layoutMark // front and past are valid while the engine's layout mark is mark
 	front []int32     // per cause: its channel's index in the frontier (nil: not all there)
 	past  []int32     // per cause: its channel's index in the delivered past (nil: not all there)
+	// recvRun, frontRun and pastRun are i when recv, front or past is i, i+1, ... (the causes'
+	// channels are a run of consecutive entries there, the usual case: a sender's frontier over
+	// the channels its receivers share), else −1: the walk then needs no index loads at all.
+	recvRun, frontRun, pastRun int32
 }
 
 // newLayout records that the frontier's or the past's channels changed: every index computed
@@ -84,15 +89,43 @@ func (e *Engine) buildIndex(old *causeIndex, causes []Cause) *causeIndex {
 			x.recv[k] = int32(e.index(causes[k].Channel))
 		}
 	}
-	x.front = positionsIn(e.frontier.pairs, causes)
-	x.past = positionsIn(e.past.pairs, causes)
+	n := len(causes)
+	at := make([]int32, 2*n) // front's and past's room in one allocation
+	x.front = positionsIn(at[:n:n], e.frontier.pairs, causes)
+	x.past = positionsIn(at[n:], e.past.pairs, causes)
+	x.recvRun, x.frontRun, x.pastRun = runOf(x.recv), runOf(x.front), runOf(x.past)
 	return x
 }
 
-// positionsIn returns the index in have of each cause's channel, or nil when have lacks one. Both
-// are in channel order: one merge walk.
-func positionsIn(have, causes []Cause) []int32 {
-	at := make([]int32, len(causes))
+// runOf returns at[0] when at is at[0], at[0]+1, ... with at[0] ≥ 0, else −1 (and for nil).
+func runOf(at []int32) int32 {
+	if len(at) == 0 || at[0] < 0 {
+		return -1
+	}
+	for k := range at {
+		if at[k] != at[0]+int32(k) {
+			return -1
+		}
+	}
+	return at[0]
+}
+
+// mergeRun raises dst[run:] pointwise to at least src, entry for entry (the channels are the
+// same).
+//
+//go:noinline
+func mergeRun(dst []Cause, run int, src []Cause) {
+	dst = dst[run : run+len(src)]
+	for k := range src {
+		if o := src[k].Position; o > dst[k].Position {
+			dst[k].Position = o
+		}
+	}
+}
+
+// positionsIn fills at (of len(causes) entries) with the index in have of each cause's channel
+// and returns it, or returns nil when have lacks one. Both are in channel order: one merge walk.
+func positionsIn(at []int32, have, causes []Cause) []int32 {
 	j := 0
 	for k := range causes {
 		ch := &causes[k].Channel

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -9,8 +10,9 @@ import (
 // checkIndexes holds every per-sender index the engine keeps (each channel's last one and those
 // of its own held messages) to what it claims: recv is where each cause's channel sits among the
 // received channels, and, while the index's layout mark is the engine's, front and past are where
-// they sit in the frontier and the delivered past (or nil when one is missing there). A held
-// message's index must also be its causes' list.
+// they sit in the frontier and the delivered past (or nil when one is missing there); each run
+// field is the start of its list when the list is consecutive. A held message's index must also
+// be its causes' list, and the gate by index must answer (and count) as the plain walk does.
 func checkIndexes(t etT, e *Engine) {
 	t.Helper()
 	check := func(what string, x *causeIndex, causes []Cause) {
@@ -23,6 +25,20 @@ func checkIndexes(t etT, e *Engine) {
 		for k := range causes {
 			if got, want := int(x.recv[k]), e.index(causes[k].Channel); got != want {
 				t.Fatalf("%s: cause %v received at %d, index says %d", what, causes[k], want, got)
+			}
+		}
+		for _, r := range []struct {
+			name string
+			at   []int32
+			run  int32
+		}{{"recv", x.recv, x.recvRun}, {"front", x.front, x.frontRun}, {"past", x.past, x.pastRun}} {
+			want := int32(-1)
+			if len(r.at) > 0 && r.at[0] >= 0 && r.at[len(r.at)-1] == r.at[0]+int32(len(r.at)-1) &&
+				slices.IsSorted(r.at) && !slices.Contains(r.at[1:], r.at[0]) {
+				want = r.at[0] // ascending without repeats from a to a+n-1: consecutive
+			}
+			if r.run != want {
+				t.Fatalf("%s: %s run %d for %v, want %d", what, r.name, r.run, r.at, want)
 			}
 		}
 		if x.mark != e.layout {
@@ -57,7 +73,22 @@ func checkIndexes(t etT, e *Engine) {
 			t.Fatalf("channel %v: lastSimple %v for %v", c.ch, c.lastSimple, c.lastList)
 		}
 		for _, h := range c.held.own.live() {
-			check("held "+etName(h.msg.Channel, h.msg.Position), h.index, h.msg.Causes.pairs)
+			what := "held " + etName(h.msg.Channel, h.msg.Position)
+			check(what, h.index, h.msg.Causes.pairs)
+			if h.index == nil {
+				continue
+			}
+			// The gate by index answers and counts as the plain walk does, now.
+			saved := e.counters
+			fast := e.satisfiedAt(h.msg.Causes.pairs, h.index)
+			fastCounters := e.counters
+			e.counters = saved
+			plain := e.satisfied(h.msg.Causes.pairs)
+			plainCounters := e.counters
+			e.counters = saved
+			if fast != plain || fastCounters != plainCounters {
+				t.Fatalf("%s: gate by index %v (counters %+v), plain walk %v (%+v)", what, fast, fastCounters, plain, plainCounters)
+			}
 		}
 	}
 }

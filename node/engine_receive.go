@@ -36,7 +36,11 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	switch {
 	case e.opts.Sabotage == SabotageSkipReceiptMerge:
 	case x != nil && x.front != nil: // the frontier has every channel: no growth, no refusal
-		mergeAt(e.frontier.pairs, causes.pairs, x.front)
+		if x.frontRun >= 0 { // (a function choosing between the two calls would not be inlined)
+			mergeRun(e.frontier.pairs, int(x.frontRun), causes.pairs)
+		} else {
+			mergeAt(e.frontier.pairs, causes.pairs, x.front)
+		}
 		e.counters.CausesMerged += uint64(causes.Len())
 	default:
 		if r := e.mergeFrontier(causes, ch, pos); r != nil {
@@ -45,8 +49,6 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	}
 	if x == nil {
 		x = e.noteList(c, causes.pairs, same)
-	} else {
-		c.lastList = causes.pairs
 	}
 	if c.fedKnown && pos <= c.fed {
 		return e.replay(i, pos, rec, causes)

@@ -289,6 +289,12 @@ func (w *modelWorld) receive(t *rapid.T) {
 		case 2:
 			chans[k] = rapid.SampledFrom(w.universe).Draw(t, "replaced")
 		}
+	} else if rapid.IntRange(0, 2).Draw(t, "fan-in") == 0 {
+		// A run of the received channels, as a sender that receives what this process does
+		// stamps: the indexes then hold runs.
+		recv := w.e.Received()
+		from := rapid.IntRange(0, len(recv)-1).Draw(t, "run from")
+		chans = recv[from:rapid.IntRange(from+1, len(recv)).Draw(t, "run to")]
 	} else {
 		for i := rapid.IntRange(0, 3).Draw(t, "causes"); i > 0; i-- {
 			chans = append(chans, rapid.SampledFrom(w.universe).Draw(t, "cause channel"))
