@@ -44,8 +44,9 @@ const (
 const CritModelDivergence spec.Criterion = "MODEL_DIVERGENCE"
 
 // What stops a live run without a finding about the model: the live substrate failed (it could not
-// be reached, or a run on it could not start), or the run was interrupted (Ctrl-C: its clients
-// were closed under it). Errors of a live run wrap one of them; neither is a violation.
+// be reached, a run on it could not start, or a compared run lost its connection), or the run was
+// interrupted (Ctrl-C: its clients were closed under it). Errors of a live run wrap one of them;
+// neither is a violation.
 var (
 	ErrLiveFailed  = errors.New("the live substrate failed")
 	ErrInterrupted = errors.New("the live run was interrupted")
@@ -312,7 +313,8 @@ func (r *LiveRun) Cleanup() error {
 // live substrate alone. It reports whether there was one. What is not a finding about the model
 // is an error instead, and res is left as it is: ErrInterrupted when the run was interrupted
 // (Cleanup ran under it, on any live run, compared or not), an error wrapping ErrLiveFailed when
-// the second live run could not start.
+// the second live run could not start or a compared call failed because the connection to the
+// cluster was lost.
 func (r *LiveRun) Judge(scn *spec.Scenario, set swarm.Settings, opts sim.RunOptions, res *spec.Result) (bool, error) {
 	if r == nil {
 		return false, nil
@@ -335,6 +337,9 @@ func (r *LiveRun) Judge(scn *spec.Scenario, set swarm.Settings, opts sim.RunOpti
 		res.Violations = append(res.Violations, *v)
 		res.Verdict = "violation"
 		return true, nil
+	}
+	if d.Lost {
+		return false, fmt.Errorf("%w: %s lost its connection at step %d, %s(%s): %s", ErrLiveFailed, r.live.name(), d.Step, d.Method, d.Args, d.Live)
 	}
 	res.Violations = append(res.Violations, spec.Violation{Criterion: CritModelDivergence, Process: -1, Step: d.Step,
 		Detail: fmt.Sprintf("the model and the live substrate disagree at step %d, %s", d.Step, d)})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
@@ -134,5 +135,24 @@ func TestLiveDivergenceStep(t *testing.T) {
 	}
 	if v.Criterion != CritModelDivergence || v.Step != 30 || !strings.Contains(v.Detail, "at step 30, call ") {
 		t.Errorf("violation %s at step %d; want MODEL_DIVERGENCE at step 30, the ListOffsets call's", v.Criterion, v.Step)
+	}
+}
+
+// TestLiveLostConnectionIsNoDivergence: a compared run on brokers that go away mid-run (the
+// cluster closed at the third fetch) is a failure of the live substrate, not of the model:
+// Judge returns an error wrapping ErrLiveFailed, naming the lost call, and adds no violation.
+func TestLiveLostConnectionIsNoDivergence(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	calls := 0
+	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(), Compare: true,
+		Kafka: substrate.KafkaOptions{TopicPrefix: "lost-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond},
+		Wrap:  func(s substrate.Substrate) substrate.Substrate { return cutAt{s, &calls, 3, cluster.Close} }}
+	res, found, err := runLive(t, 3, live, nil, nil)
+	if !errors.Is(err, ErrLiveFailed) || !strings.Contains(err.Error(), "lost its connection") || found || len(res.Violations) > 0 {
+		t.Fatalf("Judge: found %v, error %v, violations %v; want ErrLiveFailed naming the lost call and no violation", found, err, res.Violations)
 	}
 }

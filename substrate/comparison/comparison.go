@@ -5,9 +5,14 @@
 package comparison
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"slices"
 	"strings"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -50,6 +55,17 @@ type Divergence struct {
 	// Model and Live are each side's results, errors included.
 	Model string
 	Live  string
+	// Lost says the live call failed because the connection to the cluster was lost (it ended,
+	// a network error, a closed client): a failure of the infrastructure, not of the model or
+	// the adapter.
+	Lost bool
+}
+
+// lostConnection reports whether err says the client lost the cluster rather than that the
+// cluster answered: the connection ended (EOF), a network error, or the client was closed.
+func lostConnection(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) || errors.Is(err, kgo.ErrClientClosed)
 }
 
 // String says the whole divergence in one line.
@@ -94,7 +110,7 @@ func (c *Substrate) check(method string, errM, errL error, same func() bool, arg
 	if substrate.ErrorClass(errM) == substrate.ErrorClass(errL) && (errM != nil || same()) {
 		return
 	}
-	c.first = &Divergence{Call: c.calls, Method: method, Args: args(), Model: model(), Live: live()}
+	c.first = &Divergence{Call: c.calls, Method: method, Args: args(), Model: model(), Live: live(), Lost: lostConnection(errL)}
 	if c.step != nil {
 		c.first.Step = c.step()
 	}
