@@ -62,16 +62,8 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 		{pairScope(), "msgs=2,crash=1,recreate=1"},
 		{chainScope(), "msgs=1,stop=1,redeclare=1,delete=1"},
 	} {
-		x := newWalker(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget)})
-		seen := make(map[explore.HashKey]bool)
-		var walk func(s *exState)
-		walk = func(s *exState) {
-			k := x.hash(s)
-			if seen[k] || len(seen) >= 600 {
-				return
-			}
-			seen[k] = true
-			w := s.w.(*world)
+		opts := ExploreOptions{Budget: mustBudget(t, c.budget)}
+		visitStates(c.scn, opts, 600, func(w *world, k explore.HashKey, extra []byte, h explore.Hasher) {
 			for _, p := range w.procs {
 				if p.ref.Live() == nil || p.eng == nil {
 					continue
@@ -80,12 +72,10 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 				if !oracle.SameCommitted(p.eng.view().Snapshot(), st, nil) {
 					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, oracle.RefState(p.eng.view().Snapshot()).Diff(st))
 				}
-				cp := *s
-				cp.w = w.cloneInto(nil, &w.idsPCG, w.chooser)
-				if x.hash(&cp) != k {
+				cw := w.cloneInto(nil, &w.idsPCG, w.chooser)
+				if h.Hash(cw, extra) != k {
 					t.Fatal("a clone hashes differently from its original")
 				}
-				cw := cp.w.(*world)
 				q := cw.procs[p.idx]
 				q.own()
 				undeclared := undeclaredChannel(cw, q)
@@ -99,18 +89,12 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 				if q.ref.Off() || q.ref.Live() == nil {
 					t.Fatalf("%s: the reference node objected to a refusal it shares", p.spec.Name)
 				}
-				if x.hash(&cp) == k {
+				if h.Hash(cw, extra) == k {
 					t.Fatalf("%s: a refusal of the reference node alone leaves the state hash unchanged", p.spec.Name)
 				}
 				checked++
 			}
-			if x.anyEnabled(s) {
-				for _, tr := range x.successors(s) {
-					walk(&tr.next)
-				}
-			}
-		}
-		walk(x.root())
+		})
 	}
 	if checked < 500 {
 		t.Fatalf("checked only %d reference nodes", checked)

@@ -46,7 +46,7 @@ func settingsRollbackFree(scn *spec.Scenario, set *swarm.Settings) bool {
 }
 
 // rollbackFreeMemo memoizes settingsRollbackFree for a hasher, which asks at every hash. A world's
-// settings are never changed in place (explore.SettingsOff makes a new one when a budget runs
+// settings are never changed in place (the explorer makes a new one when a budget runs
 // out), so the answer is a function of the pointers; the memo holds them, so their addresses are
 // not reused. last is the pair asked last: a state's successors mostly share their settings.
 type rollbackFreeMemo struct {

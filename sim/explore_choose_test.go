@@ -10,7 +10,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// TestExploreActionChoiceMatchesRun walks the states of a few scopes (every fault kind the
+// TestExploreActionChoiceMatchesRun explores the states of a few scopes (every fault kind the
 // explorer budgets, sabotage that makes processes fail) and checks in each that the state's
 // actions (explore.Actions, what the explorer's steps choose from) offer exactly the kinds and
 // process masks chooseAction offers, and lead to the same kind when a chooser takes the first
@@ -26,14 +26,13 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 		{chainScope(), "msgs=1,stop=1,redeclare=1,recreate=1,rewind=1", node.SabotageNone},
 		{chainScope(), "msgs=2,stamped=1,corrupt=1,migrate=1,zombie=1", node.SabotageDropHeld},
 	} {
-		x := newWalker(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
 		checked, offered := 0, 0
 		limit := 3000
 		if raceEnabled {
 			limit = 500 // sequential: the plain run walks the 3000
 		}
-		walkStates(x, limit, func(s *exState) (bool, bool) {
-			w := s.w.(*world)
+		opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
+		visitStates(c.scn, opts, limit, func(w *world, _ explore.HashKey, _ []byte, _ explore.Hasher) {
 			run := actionOptions(w, w.chooseAction)
 			exp := actionOptions(w, func(masks []explore.Mask) (spec.ActionKind, bool) {
 				acts := new(explore.Actions)
@@ -50,7 +49,6 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 			}
 			checked++
 			offered += len(run.opts)
-			return true, run.ok // a terminal state (!run.ok) has no successors
 		})
 		if checked < 300 || offered < checked {
 			t.Fatalf("%s %s: only %d states checked, %d kinds offered", c.scn.Name, c.budget, checked, offered)

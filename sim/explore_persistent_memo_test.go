@@ -7,24 +7,25 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// TestPersistentMemoMatchesPlain walks states of the reference topology with every fault the
+// TestPersistentMemoMatchesPlain explores states of the reference topology with every fault the
 // persistent sets handle and checks that each state's persistent-set filter is the same with the
 // dependency memo (persistentSets.memo) as without it. It fails if the memo leaked from one state
 // to the next or answered for the wrong actor.
 func TestPersistentMemoMatchesPlain(t *testing.T) {
 	for _, budget := range []string{"msgs=2,crash=1,delete=1,truncate=1", "msgs=3,crash=1"} {
-		x := newWalker(referenceScope(), ExploreOptions{Budget: mustBudget(t, budget), Reduce: true})
-		ps := x.pers
+		opts := ExploreOptions{Budget: mustBudget(t, budget), Reduce: true}
+		ps := exploreConfig(referenceScope(), opts).Persistent().(*persistentSets)
 		checked, reduced := 0, 0
-		walkStates(x, 2000, func(s *exState) (bool, bool) {
-			acts := x.actions(s)
+		visitStates(referenceScope(), opts, 2000, func(w *world, _ explore.HashKey, _ []byte, _ explore.Hasher) {
+			acts := new(explore.Actions)
+			w.Actions(acts)
 			if !acts.Enabled {
-				return false, false
+				return
 			}
 			ps.noMemo = false
-			memo := filterValue(ps.Filter(s.w, acts, new(explore.Filter)))
+			memo := filterValue(ps.Filter(w, acts, new(explore.Filter)))
 			ps.noMemo = true
-			plain := filterValue(ps.Filter(s.w, acts, new(explore.Filter)))
+			plain := filterValue(ps.Filter(w, acts, new(explore.Filter)))
 			if memo != plain {
 				t.Fatalf("%s: state %d: filter with the memo %+v, without %+v", budget, checked, memo, plain)
 			}
@@ -32,7 +33,6 @@ func TestPersistentMemoMatchesPlain(t *testing.T) {
 			if memo.set {
 				reduced++
 			}
-			return true, true
 		})
 		if checked < 500 || reduced < 50 {
 			t.Fatalf("%s: %d states checked, %d with a persistent set", budget, checked, reduced)

@@ -31,20 +31,26 @@ func newExploredWorld(scn *spec.Scenario, set *swarm.Settings, opts *RunOptions)
 	return w
 }
 
-// released returns the world a released explore.World is, or nil.
-func released(into explore.World) *world {
-	if into == nil {
+// released returns the world a released explore.World is, for w's clone to reuse, or nil (none,
+// or w's hooks say to reuse none).
+func (w *world) released(into explore.World) *world {
+	if into == nil || (w.hooks != nil && w.hooks.noRecycle) {
 		return nil
 	}
 	return into.(*world)
 }
 
 func (w *world) Clone(into explore.World, ids *rand.PCG, ch choose.Chooser) explore.World {
-	return w.cloneInto(released(into), ids, ch)
+	return w.cloneInto(w.released(into), ids, ch)
 }
 
 func (w *world) EndCopy(into explore.World, ids *rand.PCG) explore.World {
-	c := w.cloneInto(released(into), ids, choose.NewReplay(nil))
+	c := w.cloneInto(w.released(into), ids, choose.NewReplay(nil))
+	if c.hooks != nil && c.hooks.finishing != nil {
+		h := *c.hooks
+		h.finishing = nil
+		c.hooks = &h
+	}
 	c.ownAll()
 	c.or.ClearViolations()
 	return c
@@ -104,12 +110,18 @@ func (w *world) TakeScript(dst []spec.ScriptedAction) []spec.ScriptedAction {
 func (w *world) Violations() []spec.Violation    { return w.or.Violations() }
 func (w *world) Settings() *swarm.Settings       { return w.set }
 func (w *world) SetSettings(set *swarm.Settings) { w.set = set }
-func (w *world) Finish()                         { w.finish() }
 func (w *world) Result() *spec.Result            { return w.result() }
 func (w *world) Processes() int                  { return len(w.procs) }
 func (w *world) Restartable(i int) bool          { return restartable(w.procs[i]) }
 func (w *world) Restart(i int)                   { w.cleanRestart(w.procs[i]) }
 func (w *world) ProcessName(i int) string        { return w.procs[i].spec.Name }
+
+func (w *world) Finish() {
+	if w.hooks != nil && w.hooks.finishing != nil {
+		w.hooks.finishing(w)
+	}
+	w.finish()
+}
 
 // Hash implements explore.Hasher for the worlds of this package.
 func (h *stateHasher) Hash(w explore.World, extra []byte) explore.HashKey {

@@ -68,26 +68,43 @@ func TestExploreCatchesIgnoreCauses(t *testing.T) {
 	}
 }
 
-// TestCloneMatchesStraightRun walks random paths through clones of clones and checks that each
-// state hashes like the same path replayed in place on one world, and ends with the same verdict.
+// TestCloneMatchesStraightRun takes random paths through clones of clones (each step on a clone
+// of the state before it, as the explorer takes steps) and checks that each ends in a state that
+// hashes like the same path replayed in place on one world (as ReplayPath replays a path), and
+// with the same verdict.
 func TestCloneMatchesStraightRun(t *testing.T) {
-	opts := ExploreOptions{Budget: mustBudget(t, "msgs=3,crash=1,truncate=1,delete=1,stop=1")}
-	scn := chainScope()
+	cfg := exploreConfig(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=3,crash=1,truncate=1,delete=1,stop=1")})
+	h := cfg.Hasher()
+	acts := new(explore.Actions)
 	for seed := uint64(1); seed <= 30; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		x := newWalker(scn, opts)
-		s := x.root()
+		rng := choose.NewRandom(seed)
+		w, ids := cfg.Root()
 		var path [][]int
-		for len(path) < 25 && x.anyEnabled(s) {
-			succ := x.successors(s)
-			tr := succ[rng.IntN(len(succ))]
-			path = append(path, tr.choices)
-			s = &tr.next
+		for w.Actions(acts); len(path) < 25 && acts.Enabled; w.Actions(acts) {
+			w = w.Clone(nil, ids, nil)
+			ids = w.IDs()
+			rec := choose.NewRecorder(rng)
+			w.Replay(rec)
+			path = append(path, slices.Clone(rec.Choices()))
 		}
-		got := x.hash(s)
-		want := x.hash(x.replayTo(path))
-		if got != want {
+		straight, _ := cfg.Root()
+		for i, answers := range path {
+			rc := choose.NewReplay(answers)
+			straight.Replay(rc)
+			if err := rc.Err(); err != nil || rc.Remaining() > 0 {
+				t.Fatalf("seed %d: step %d's answers %v do not fit the straight run (%v)", seed, i+1, answers, err)
+			}
+		}
+		if len(path) < 5 {
+			t.Fatalf("seed %d: a path of %d steps", seed, len(path))
+		}
+		if h.Hash(w, nil) != h.Hash(straight, nil) {
 			t.Fatalf("seed %d: the state after %d steps through clones hashes differently from a straight run (path %v)", seed, len(path), path)
+		}
+		w.Finish()
+		straight.Finish()
+		if got, want := w.Result().Verdict, straight.Result().Verdict; got != want {
+			t.Fatalf("seed %d: through clones the run ends %s, straight %s", seed, got, want)
 		}
 	}
 }

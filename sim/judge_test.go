@@ -1,12 +1,18 @@
 package sim
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"go/ast"
+	"go/importer"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,53 +25,96 @@ import (
 // it is run from here, but its verdicts are the oracle's (oracle.CompareDeliveries,
 // oracle.RestartViolation). A checker written in package sim would have to report what it
 // finds, through the oracle's Violate or as a violation it builds itself: verdicts finds both,
-// so such a checker is a red test, and belongs in package oracle, fed by an event.
+// by what the identifiers resolve to (so neither a method value, an import's other name nor a
+// type alias hides one), and such a checker is a red test, and belongs in package oracle, fed
+// by an event.
 
-// verdicts returns, for the given Go sources (name to contents), each call of a method named
-// Violate and each spec.Violation the code builds, as "file:line: what".
+const (
+	oraclePath = "github.com/parsleysim/parsleysim/sim/oracle"
+	specPath   = "github.com/parsleysim/parsleysim/sim/spec"
+)
+
+// verdicts type-checks package sim from the given Go sources (name to contents) and returns each
+// use of the oracle's Violate method (a call or a method value) and each spec.Violation the code
+// builds (a composite literal of it, or of a slice, array or map of it with elements, and
+// new(spec.Violation)), as "file:line:column: what".
 func verdicts(t *testing.T, sources map[string]string) []string {
 	t.Helper()
-	var bad []string
 	fset := token.NewFileSet()
-	isViolation := func(e ast.Expr) bool {
-		sel, ok := e.(*ast.SelectorExpr)
-		if !ok {
-			return false
-		}
-		pkg, ok := sel.X.(*ast.Ident)
-		return ok && pkg.Name == "spec" && sel.Sel.Name == "Violation"
-	}
+	var files []*ast.File
 	for _, name := range slices.Sorted(maps.Keys(sources)) {
-		f, err := parser.ParseFile(fset, name, sources[name], 0)
+		f, err := parser.ParseFile(fset, name, sources[name], parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}
+		files = append(files, f)
+	}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
+	conf := types.Config{Importer: exportImporter(t, fset)}
+	if _, err := conf.Check("github.com/parsleysim/parsleysim/sim", fset, files, info); err != nil {
+		t.Fatalf("type-checking package sim: %v", err)
+	}
+	isViolation := func(typ types.Type) bool {
+		named, ok := types.Unalias(typ).(*types.Named)
+		return ok && named.Obj().Name() == "Violation" && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == specPath
+	}
+	var bad []string
+	flag := func(n ast.Node, what string) {
+		bad = append(bad, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), what))
+	}
+	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
-			var what string
 			switch n := n.(type) {
-			case *ast.CallExpr:
-				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Violate" {
-					what = "reports a violation (Violate)"
+			case *ast.Ident:
+				if fn, ok := info.Uses[n].(*types.Func); ok && fn.Name() == "Violate" && fn.Pkg() != nil && fn.Pkg().Path() == oraclePath {
+					flag(n, "reports a violation (Violate)")
 				}
 			case *ast.CompositeLit:
-				switch typ := n.Type.(type) {
-				case *ast.ArrayType:
-					if isViolation(typ.Elt) && len(n.Elts) > 0 {
-						what = "builds violations"
+				switch typ := types.Unalias(info.Types[n].Type).Underlying().(type) {
+				case *types.Slice, *types.Array, *types.Map:
+					if isViolation(typ.(interface{ Elem() types.Type }).Elem()) && len(n.Elts) > 0 {
+						flag(n, "builds violations")
 					}
 				default:
-					if isViolation(typ) {
-						what = "builds a violation"
+					if isViolation(info.Types[n].Type) {
+						flag(n, "builds a violation")
 					}
 				}
-			}
-			if what != "" {
-				bad = append(bad, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), what))
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "new" && len(n.Args) == 1 {
+					if _, builtin := info.Uses[id].(*types.Builtin); builtin && isViolation(info.Types[n.Args[0]].Type) {
+						flag(n, "builds a violation")
+					}
+				}
 			}
 			return true
 		})
 	}
 	return bad
+}
+
+// exportImporter imports the packages package sim imports from their export data, which go list
+// -export builds (or finds in the build cache).
+func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -export: %v", err)
+	}
+	exports := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if path, file, ok := strings.Cut(sc.Text(), "\t"); ok && file != "" {
+			exports[path] = file
+		}
+	}
+	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := exports[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	})
 }
 
 // simSources reads package sim's non-test Go files.
@@ -100,24 +149,51 @@ func TestWorldJudgesNothing(t *testing.T) {
 	}
 }
 
-// TestWorldJudgesNothingBites adds to package sim a checker that reports a violation through the
-// oracle and one that builds violations itself, and checks exactly their verdicts are reported.
+// TestWorldJudgesNothingBites adds to package sim checkers that report violations through the
+// oracle (a call, and a method value under another name) and that build violations themselves
+// (under an import's other name and a type alias too), and checks exactly their verdicts are
+// reported; a type of the same name elsewhere and a method of the same name on another type are
+// not.
 func TestWorldJudgesNothingBites(t *testing.T) {
 	const src = `package sim
 
-func (w *world) checkPeeks(p *proc) []spec.Violation {
+import (
+	sp "github.com/parsleysim/parsleysim/sim/spec"
+)
+
+type verdict = sp.Violation
+
+type Violation struct{ Criterion sp.Criterion }
+
+type judge struct{}
+
+func (judge) Violate() {}
+
+func (w *world) checkPeeks(p *proc) []sp.Violation {
 	if p.status == procRunning {
-		w.or.Violate(w.at(), spec.CritS1, p.idx, "peeked")
+		w.or.Violate(w.at(), sp.CritS1, p.idx, "peeked")
 	}
-	v := &spec.Violation{Criterion: spec.CritS2}
-	return []spec.Violation{*v, {Criterion: spec.CritS3}}
+	report := w.or.Violate
+	report(w.at(), sp.CritS2, p.idx, "peeked again")
+	v := &verdict{Criterion: sp.CritS2}
+	judge{}.Violate()
+	_ = Violation{Criterion: sp.CritS3}
+	_ = new(verdict)
+	return []sp.Violation{*v, {Criterion: sp.CritS3}}
 }
 `
 	sources := simSources(t)
 	sources["check_peeks.go"] = src
 	got := verdicts(t, sources)
-	want := []string{"check_peeks.go:5:3: reports a violation (Violate)", "check_peeks.go:7:8: builds a violation", "check_peeks.go:8:9: builds violations"}
+	want := []string{
+		"check_peeks.go:17:8: reports a violation (Violate)",
+		"check_peeks.go:19:17: reports a violation (Violate)",
+		"check_peeks.go:21:8: builds a violation",
+		"check_peeks.go:24:6: builds a violation",
+		"check_peeks.go:25:9: builds violations",
+		"check_peeks.go:25:28: builds a violation",
+	}
 	if !slices.Equal(got, want) {
-		t.Fatalf("reported %q; want %q", got, want)
+		t.Fatalf("reported\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -9,11 +10,12 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// TestClonesLeaveTheirOriginalAlone walks explored states depth-first and checks the
-// copy-on-write clone and the cached hashes: computing every successor of a state leaves the
-// state's canonical encoding unchanged (no transition writes into a part it shares with the world
-// it was cloned from), and every successor's cached hash equals the hash a fresh hasher (no cached
-// process, engine or committed-state hash) computes.
+// TestClonesLeaveTheirOriginalAlone explores scopes, no world reusing another's storage, and
+// checks the copy-on-write clone and the cached hashes: every state's cached hash (the search's
+// hasher) equals the hash a fresh hasher (no cached process, engine or committed-state hash)
+// computes, and once the exploration is over every state the search entered and did not end
+// still encodes as it did when entered (no later transition wrote into a part it shares with a
+// world it was cloned from, or that was cloned from it).
 func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -28,50 +30,46 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			x := newWalker(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
-			fresh := func(s *exState) explore.HashKey {
-				return newStateHasher(&x.set, false).Hash(s.w, s.spent.Append(nil))
+			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, MaxStates: 600}
+			set := ExploreSettings(opts)
+			type entered struct {
+				w     *world
+				key   explore.HashKey
+				extra []byte
 			}
-			seen := make(map[explore.HashKey]bool)
-			var walk func(s *exState)
-			walk = func(s *exState) {
-				before := fresh(s)
-				if seen[before] || len(seen) >= 600 {
-					return
-				}
-				seen[before] = true
-				if !x.anyEnabled(s) {
-					return
-				}
-				succ := x.successors(s)
-				if after := fresh(s); after != before {
-					t.Fatalf("computing the successors of a state at depth %d changed it (path %v)", s.depth, x.path)
-				}
-				for _, tr := range succ {
-					if got, want := x.hash(&tr.next), fresh(&tr.next); got != want {
-						t.Fatalf("a cached hash differs from a fresh one after %v then %v", x.path, tr.choices)
+			var states []entered
+			_, r := exploreRecorded(c.scn, opts, func(_ *explore.Config, r *stateRecorder) {
+				r.noRecycle = true
+				r.visit = func(w *world, k explore.HashKey, extra []byte, _ explore.Hasher) {
+					if fresh := newStateHasher(&set, false).Hash(w, extra); fresh != k {
+						t.Fatalf("state %d: its cached hash differs from a fresh one", len(states))
 					}
+					states = append(states, entered{w, k, slices.Clone(extra)})
 				}
-				for _, tr := range succ {
-					x.path = append(x.path, tr.choices)
-					walk(&tr.next)
-					x.path = x.path[:len(x.path)-1]
+			})
+			later := 0
+			for i, s := range states {
+				if r.terminals[s.key] {
+					continue // the search ran it to its end
 				}
+				if newStateHasher(&set, false).Hash(s.w, s.extra) != s.key {
+					t.Fatalf("state %d of %d changed after the search entered it", i, len(states))
+				}
+				later++
 			}
-			walk(x.root())
-			if len(seen) < 100 {
-				t.Fatalf("walked only %d states", len(seen))
+			if later < 100 {
+				t.Fatalf("checked only %d states", later)
 			}
-			t.Logf("%d states", len(seen))
+			t.Logf("%d states, %d checked after the exploration", len(states), later)
 		})
 	}
 }
 
 // TestRecycledWorldsExploreAlike explores scopes, the explorer recycling the worlds it is done
-// with (world.cloneInto into a released world), and checks that it reaches exactly the states a
-// walk of the same scopes that never recycles a world reaches (unreduced, both), and reduced
-// only states the walk reaches: a world recycled while something still read it would change a
-// state's hash.
+// with (world.cloneInto into a released world), and checks that it reaches exactly the states
+// the exploration of the same scopes reaches when no world reuses a released one (unreduced,
+// both), and reduced only states that one reaches: a world recycled while something still read
+// it would change a state's hash.
 func TestRecycledWorldsExploreAlike(t *testing.T) {
 	for _, c := range []struct {
 		scn    *spec.Scenario
@@ -84,26 +82,9 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 	} {
 		opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
 		res, recycled := exploreRecorded(c.scn, opts, nil)
-		fresh := map[explore.HashKey]bool{}
-		x := newWalker(c.scn, opts)
-		var walk func(s *exState)
-		walk = func(s *exState) {
-			if k := x.hash(s); fresh[k] {
-				return
-			} else {
-				fresh[k] = true
-			}
-			if x.anyEnabled(s) {
-				for _, tr := range x.successors(s) {
-					if !tr.violated { // the search does not continue a path that found a violation
-						walk(&tr.next)
-					}
-				}
-			}
-		}
-		walk(x.root())
-		if res.States < 1000 || len(recycled.states) != res.States || !maps.Equal(recycled.states, fresh) {
-			t.Fatalf("%s %s: %v; %d states hashed recycling, %d reached without", c.scn.Name, c.budget, res, len(recycled.states), len(fresh))
+		_, fresh := exploreRecorded(c.scn, opts, func(_ *explore.Config, r *stateRecorder) { r.noRecycle = true })
+		if res.States < 1000 || len(recycled.states) != res.States || !maps.Equal(recycled.states, fresh.states) {
+			t.Fatalf("%s %s: %v; %d states hashed recycling, %d reached without", c.scn.Name, c.budget, res, len(recycled.states), len(fresh.states))
 		}
 		opts.Reduce = true
 		reduced, rs := exploreRecorded(c.scn, opts, nil)
@@ -111,8 +92,8 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 			t.Fatalf("%s %s reduced: %v; %d states hashed", c.scn.Name, c.budget, reduced, len(rs.states))
 		}
 		for k := range rs.states {
-			if !fresh[k] {
-				t.Fatalf("%s %s reduced: %v reaches a state the walk without recycling does not", c.scn.Name, c.budget, reduced)
+			if !fresh.states[k] {
+				t.Fatalf("%s %s reduced: %v reaches a state the exploration without recycling does not", c.scn.Name, c.budget, reduced)
 			}
 		}
 		t.Logf("%s %s: %v; reduced %v", c.scn.Name, c.budget, res, reduced)

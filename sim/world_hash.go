@@ -98,7 +98,7 @@ func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
 	}
 	b = appendBool(b, w.ext.open)
 	for _, uid := range w.ext.openUIDs {
-		b = appendMsgRef(b, w, uid)
+		b = w.or.AppendMsgRef(b, uid)
 	}
 	if h.withRecent {
 		b = h.appendRecent(b, w)
@@ -135,8 +135,8 @@ func (h *stateHasher) msgDigest(w *world, m *oracle.Message) uint64 {
 	b := h.caches.msg[:0]
 	b = appendBytes(b, m.Key)
 	b = appendBytes(b, m.Value)
-	b = appendCauses(b, w, m.Past)
-	b = appendCauses(b, w, m.Expressed)
+	b = w.or.AppendCauses(b, m.Past)
+	b = w.or.AppendCauses(b, m.Expressed)
 	b = binary.AppendUvarint(b, uint64(len(m.Raw)))
 	for _, v := range m.Raw {
 		b = appendNullableBytes(b, v)
@@ -165,12 +165,6 @@ func (h *stateHasher) appendRecent(b []byte, w *world) []byte {
 	}
 	return b
 }
-
-// appendMsgRef appends a message by its coordinate (the oracle's AppendMsgRef).
-func appendMsgRef(b []byte, w *world, uid uint64) []byte { return w.or.AppendMsgRef(b, uid) }
-
-// appendCauses appends a frontier by world channel index (the oracle's AppendCauses).
-func appendCauses(b []byte, w *world, c node.Causes) []byte { return w.or.AppendCauses(b, c) }
 
 // appendNodeChan appends a node channel as its world channel index (+1; 0 for a channel the
 // world never created).

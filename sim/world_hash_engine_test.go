@@ -28,9 +28,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 		{pairScope(), "msgs=2,crash=1,recreate=1", node.SabotageNone},
 		{chainScope(), "msgs=1,stop=1,redeclare=1", node.SabotageNone},
 	} {
-		x := newWalker(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab})
-		check := func(s *exState) {
-			w := s.w.(*world)
+		check := func(w *world, _ explore.HashKey, _ []byte, _ explore.Hasher) {
 			for _, p := range w.procs {
 				if p.committed != nil {
 					want := snapshotEncoding(nil, w, p.committed)
@@ -51,22 +49,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 				checked++
 			}
 		}
-		seen := make(map[explore.HashKey]bool)
-		var walk func(s *exState)
-		walk = func(s *exState) {
-			k := x.hash(s)
-			if seen[k] || len(seen) >= 1200 {
-				return
-			}
-			seen[k] = true
-			check(s)
-			if x.anyEnabled(s) {
-				for _, tr := range x.successors(s) {
-					walk(&tr.next)
-				}
-			}
-		}
-		walk(x.root())
+		visitStates(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}, 1200, check)
 	}
 	if checked < 3000 || holds == 0 {
 		t.Fatalf("checked only %d engines (%d holds)", checked, holds)
@@ -88,8 +71,8 @@ func snapshotEncoding(b []byte, w *world, st *node.State) []byte {
 		b = binary.AppendVarint(b, int64(f.FedUpTo))
 	}
 	b = append(b, 0)
-	b = appendCauses(b, w, st.Frontier())
-	b = appendCauses(b, w, st.DeliveredPast())
+	b = w.or.AppendCauses(b, st.Frontier())
+	b = w.or.AppendCauses(b, st.DeliveredPast())
 	for _, nc := range st.HeldChannels() {
 		held := st.Held(nc)
 		b = appendNodeChan(b, w, nc)
@@ -100,7 +83,7 @@ func snapshotEncoding(b []byte, w *world, st *node.State) []byte {
 			b = appendBytes(b, m.Record.Key)
 			b = appendBytes(b, m.Record.Value)
 			b = binary.AppendUvarint(b, uint64(len(m.Record.Headers)))
-			b = appendCauses(b, w, m.Causes)
+			b = w.or.AppendCauses(b, m.Causes)
 		}
 	}
 	return append(b, 0)

@@ -21,7 +21,7 @@ func (h *stateHasher) appendFrontier(b []byte, p *proc, f *oracle.Frontier) []by
 		return append(b, 0)
 	}
 	if f.Digest == 0 || h.verify {
-		enc := appendCauses(h.caches.frontier[:0], p.w, f.C)
+		enc := p.w.or.AppendCauses(h.caches.frontier[:0], f.C)
 		h.caches.frontier = enc
 		storeDigest(&f.Digest, enc, func() string { return "a frontier of process " + p.spec.Name })
 	}

@@ -19,4 +19,10 @@ type testHooks struct {
 	// partition may replace the partition (of parts) process p, in its execution-th execution,
 	// sends an emission with key to: a partitioner that is not a function of the key alone.
 	partition func(p, execution int, key []byte, parts int) int
+	// finishing, when set, is told of a world the explorer ends (World.Finish) before it ends: a
+	// state the search counts as terminal (the restart check's end copies, World.EndCopy, drop it).
+	finishing func(w *world)
+	// noRecycle makes a clone take no storage of a world the explorer released (World.Clone's
+	// into): every explored world stays as the search left it.
+	noRecycle bool
 }

@@ -13,8 +13,6 @@ import (
 // sessionHost is a world as the session actors' Host.
 type sessionHost world
 
-var _ tiers.Host = (*sessionHost)(nil)
-
 // newSessions builds the session actors of w's scenario (nil without sessions).
 func newSessions(w *world) *tiers.Actors {
 	s, err := tiers.New(w.scn, w.opts.HostSabotage, &w.or, w.sub, (*sessionHost)(w))
@@ -30,22 +28,20 @@ func (w *world) sessionEnabled(k spec.ActionKind) bool { return w.sess.Enabled(k
 // doSession performs a scheduled session action.
 func (w *world) doSession(k spec.ActionKind) { w.sess.Do(k) }
 
-func (h *sessionHost) Choose(label string, weights []uint32) int {
-	return h.chooser.Choose(label, weights)
-}
-
-func (h *sessionHost) Record(a spec.ScriptedAction) { (*world)(h).record(a) }
-
-func (h *sessionHost) At() oracle.At { return (*world)(h).at() }
-
-func (h *sessionHost) Tracing() bool { return h.tracing }
-
+func (h *sessionHost) Choose(label string, w []uint32) int { return h.chooser.Choose(label, w) }
+func (h *sessionHost) Record(a spec.ScriptedAction)        { (*world)(h).record(a) }
+func (h *sessionHost) At() oracle.At                       { return (*world)(h).at() }
+func (h *sessionHost) Tracing() bool                       { return h.tracing }
 func (h *sessionHost) Emit(kind string, proc int, detail string) {
 	(*world)(h).emitRaw(kind, proc, detail)
 }
-
 func (h *sessionHost) EmitChan(kind string, ch int32, pos int64, uid uint64, detail string) {
 	(*world)(h).emitChan(kind, nil, ch, pos, uid, detail)
+}
+func (h *sessionHost) Payload() (key, value []byte) { return (*world)(h).payload() }
+func (h *sessionHost) Frontier(p int) node.Causes   { return h.procs[p].eng.Frontier() }
+func (h *sessionHost) HighWatermark(ch int32) int64 {
+	return int64((*world)(h).offsets(ch).HighWatermark)
 }
 
 func (h *sessionHost) Count(name string) {
@@ -63,12 +59,6 @@ func (h *sessionHost) LiveChannel(t, part int) int32 {
 	}
 	return (*world)(h).chanOf(inc, part)
 }
-
-func (h *sessionHost) HighWatermark(ch int32) int64 {
-	return int64((*world)(h).offsets(ch).HighWatermark)
-}
-
-func (h *sessionHost) Payload() (key, value []byte) { return (*world)(h).payload() }
 
 func (h *sessionHost) Produced(ch int32, pos int64, uid uint64, committed bool) {
 	w := (*world)(h)
@@ -94,5 +84,3 @@ func (h *sessionHost) HoldsBack(p int) bool {
 	}
 	return false
 }
-
-func (h *sessionHost) Frontier(p int) node.Causes { return h.procs[p].eng.Frontier() }

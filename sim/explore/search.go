@@ -127,7 +127,7 @@ func (r Result) String() string {
 type state struct {
 	w     World
 	ids   *rand.PCG
-	spent Spent
+	spent spent
 	depth int
 }
 
@@ -155,7 +155,7 @@ type explorer struct {
 	actions []*Actions
 	filters []*Filter
 	// offSettings are the settings of worlds that ran out of a budget (explorer.charge).
-	offSettings SettingsOff
+	offSettings settingsOff
 	// split, in a sharded exploration's top phase, records the subtrees at its depth instead of
 	// entering them (search_shard.go).
 	split *split

@@ -18,7 +18,7 @@ func TestSpentChargesTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s Spent
+	var s spent
 	if s.Charge(b, spec.ActFeed) || s[spec.ActFeed] != 0 {
 		t.Fatal("a free kind was charged")
 	}
@@ -33,7 +33,7 @@ func TestSpentChargesTheBudget(t *testing.T) {
 	}
 	var set swarm.Settings
 	set.Weights[spec.ActCrash], set.Weights[spec.ActFeed] = 3, 4
-	var off SettingsOff
+	var off settingsOff
 	a := off.Without(&set, spec.ActCrash)
 	if a.Weights[spec.ActCrash] != 0 || a.Weights[spec.ActFeed] != 4 || set.Weights[spec.ActCrash] != 3 {
 		t.Fatalf("without crashes: %v from %v", a.Weights, set.Weights)

@@ -18,7 +18,7 @@
 // (ReplayPath).
 // Its parts: the sleep sets' table of local transitions and their independence (SleepTable),
 // the chooser that enumerates a state's transitions one answer sequence at a time
-// (StepChooser), the budget a path has spent (Spent, SettingsOff), the released worlds a clone
+// (StepChooser), the budget a path has spent (spent.go), the released worlds a clone
 // reuses (free.go); two are packages of their own: the visited set (explore/visited) and a
 // scope's budget (explore/budget).
 package explore
