@@ -91,7 +91,13 @@ type world struct {
 	// draws on from its own copy.
 	commitCrashPCG    rand.PCG
 	commitCrashSeeded bool
-	targets           *targets.Memo // faultHasTarget's, built at its first question; a clone builds its own
+	targets           *targets.Memo // faultHasTarget's and the masks', built at the first question; a clone builds its own
+	// identity is identityReport's last answer, for the incarnation and deletion counts it holds
+	// at; a clone shares it (the lists are never changed, only replaced).
+	identity struct {
+		at              [2]int
+		dead, recreated []node.TopicID
+	}
 }
 
 const recentRing = 16

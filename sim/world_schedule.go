@@ -95,17 +95,14 @@ func (w *world) shapeKindWeights(weights []uint32, total uint32) {
 	w.removeHeldChannelsLate(weights, end)
 }
 
-// lastCallFraction: lastCall acts in the last 1/lastCallFraction of the safety phase.
-const lastCallFraction = 6
-
 // lastCall is the rule "every fault class a seed switches on is exercised". In the last
-// 1/lastCallFraction of the safety phase (end is the world step it ends at), every enabled
+// 1/swarm.LastCallFraction of the safety phase (end is the world step it ends at), every enabled
 // optional fault kind without a due step (Settings.FaultAtStep) that has not fired yet weighs at
 // least half of the enabled kinds' total: a rewind or a redeclaration, say, waits for a process
 // to be down, and a seed whose settings switch such a class on would otherwise often end without
 // it, so its sabotage modes would count the seed as eligible while nothing exposed them.
 func (w *world) lastCall(weights []uint32, total uint32, end int) {
-	if w.step+1 < end-w.set.SafetySteps/lastCallFraction {
+	if w.step+1 < end-w.set.SafetySteps/swarm.LastCallFraction {
 		return
 	}
 	for k := range spec.NumActionKinds {
@@ -115,12 +112,8 @@ func (w *world) lastCall(weights []uint32, total uint32, end int) {
 	}
 }
 
-// faultDueBoost is how many times the other kinds' total weight a due fail-closed fault weighs:
-// it fires at its step with probability 4/5, and within a few steps almost surely.
-const faultDueBoost = 4
-
 // dueFailClosed is the rule "each fail-closed fault fires once, late, at a target that shows
-// something". A fail-closed kind that is on and has not fired weighs faultDueBoost times the
+// something". A fail-closed kind that is on and has not fired weighs swarm.FaultDueBoost times the
 // enabled kinds' total from its step on (faultDue: Settings.FaultAtStep, late in the safety
 // phase, after holds have built up; earlier where dueEarlyKinds or deletionDueEarly say so), as
 // soon as it has an interesting target (faultHasTarget), and in the last thirtieth of the safety
@@ -134,31 +127,22 @@ func (w *world) dueFailClosed(weights []uint32, total uint32, end int) {
 			continue
 		}
 		if w.step+1 >= lastCall || w.faultHasTarget(k) {
-			weights[k] = faultDueBoost * total
+			weights[k] = swarm.FaultDueBoost * total
 		}
 	}
 }
 
 // removeHeldChannelsLate is the rule "a redeclaration removes a channel with holds, once, late".
-// In the last redeclareLatePct of the safety phase, while some down process holds messages on a
+// In the last swarm.RedeclareLatePct of the safety phase, while some down process holds messages on a
 // channel a redeclaration can remove and no removal with holds has happened yet
-// (anyRemovableHolds), a redeclaration weighs redeclareHeldBoost times more: removing a channel
+// (anyRemovableHolds), a redeclaration weighs swarm.RedeclareHeldBoost times more: removing a channel
 // with holds is the redeclaration that tests something (the engine must refuse rather than drop
 // the holds), and the holds are there only for a while.
 func (w *world) removeHeldChannelsLate(weights []uint32, end int) {
-	if weights[spec.ActRedeclare] > 0 && w.step+1 >= end-w.set.SafetySteps*redeclareLatePct/100 && w.anyRemovableHolds() {
-		weights[spec.ActRedeclare] *= redeclareHeldBoost
+	if weights[spec.ActRedeclare] > 0 && w.step+1 >= end-w.set.SafetySteps*swarm.RedeclareLatePct/100 && w.anyRemovableHolds() {
+		weights[spec.ActRedeclare] *= swarm.RedeclareHeldBoost
 	}
 }
-
-// redeclareHeldBoost multiplies the weight of a redeclaration under removeHeldChannelsLate.
-const redeclareHeldBoost = 20
-
-// redeclareLatePct is the last part of the safety phase, in percent, in which redeclareHeldBoost
-// applies: a removal makes its receiver fail closed, so earlier it would end the deliveries the
-// run's other faults need. It reaches further back than the late fail-closed faults because a
-// recreation may come early (dueEarlyKinds) and stop the last receivers a removal could find.
-const redeclareLatePct = 70
 
 // anyRemovableHolds reports whether some down process has removableHolds while no redeclaration
 // has removed a channel with holds yet (the first such removal tests it; more would only stop
@@ -278,7 +262,7 @@ func (w *world) weightBuf(n int) []uint32 {
 
 // faultDue reports whether fail-closed kind k is due: it is on, has not fired, and its step
 // (Settings.FaultAtStep) has come — or, for a kind that only running receivers meet
-// (dueEarlyKinds), from dueEarlyPct of the safety phase on, once at most one process is left to
+// (dueEarlyKinds), from swarm.DueEarlyPct of the safety phase on, once at most one process is left to
 // aim it at (aimableReceivers): the run is losing its receivers to earlier faults, and at its
 // step the fault would find none. A deletion is due early the same way once it has a target
 // (deletionDueEarly).
@@ -293,7 +277,7 @@ func (w *world) faultDue(k spec.ActionKind) bool {
 	if k == spec.ActDeleteTopic && w.deletionDueEarly() {
 		return true
 	}
-	from := len(w.procs) + w.set.SafetySteps*dueEarlyPct/100
+	from := len(w.procs) + w.set.SafetySteps*swarm.DueEarlyPct/100
 	return slices.Contains(dueEarlyKinds, k) && w.step+1 >= from && w.aimableReceivers() <= 1
 }
 
@@ -315,7 +299,3 @@ func (w *world) faultFired(k spec.ActionKind) bool {
 // needs a held message; and each fault due early would stop the last receiver the other faults
 // need.
 var dueEarlyKinds = []spec.ActionKind{spec.ActRecreateTopic}
-
-// dueEarlyPct is the part of the safety phase, in percent, before which no fault is due early:
-// the run first delivers and builds up holds.
-const dueEarlyPct = 40

@@ -56,12 +56,19 @@ func (c labelChooser) Choose(label string, weights []uint32) int {
 // MasksChecked runs scn under seed's settings and before every action choice compares each
 // process's mask as the memo keeps it (targets.Masks) with maskOf, and each kind's index with the
 // processes whose mask has it, in process order. It returns how many masks it compared and how
-// many of them were not empty, or the first disagreement.
+// many of them were not empty, or the first disagreement. It also holds identityReport's remembered
+// answer to the one computed afresh.
 func MasksChecked(scn *spec.Scenario, seed uint64) (checks, set int, err error) {
 	sw := swarm.ExpandSettings(seed)
 	var w *world
 	check := func(label string) {
 		if err != nil || label != "action" {
+			return
+		}
+		dead, recreated := w.identityReport()
+		w.identity.at = [2]int{-1, -1}
+		if d, r := w.identityReport(); !slices.Equal(d, dead) || !slices.Equal(r, recreated) {
+			err = fmt.Errorf("seed %d step %d: identity report remembered as %v and %v, computed as %v and %v", seed, w.step, dead, recreated, d, r)
 			return
 		}
 		m := w.targets.Masks(w.maskAt)

@@ -35,7 +35,8 @@ func TestFaultTargetsMatchScan(t *testing.T) {
 // TestActionMasksMatchScan holds the action masks the memo keeps, and its index of each kind's
 // processes, to maskOf over every process before every action choice of random seeds, small and
 // generated large topologies: a change to a process, a channel's log or a feed pause's age that
-// does not mark the masks it affects stale makes the two disagree.
+// does not mark the masks it affects stale makes the two disagree; so does an identity report
+// remembered past a deletion or a new incarnation.
 func TestActionMasksMatchScan(t *testing.T) {
 	seeds := uint64(150)
 	if testing.Short() {
