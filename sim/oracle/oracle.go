@@ -33,6 +33,10 @@ type Oracle struct {
 	// byNode maps a node channel to its channel index, copied before a change while shared.
 	byNode       map[node.Channel]int32
 	byNodeShared bool
+	// live is each topic's live incarnation (-1 or missing: deleted), by topic index, copied
+	// before a change while shared with a clone.
+	live       []int32
+	liveShared bool
 	topics       []string // the scenario's topic names
 	// The settings the checks need, given at construction: the criteria not judged (tests only)
 	// and the metadata budget the engines were given (0: node's default).
@@ -109,6 +113,18 @@ func (o *Oracle) OnChannelCreated(c int32, nc node.Channel, t int, inc, part int
 	o.byNode[nc] = c
 	o.ids = append(o.ids, chanID{nc: nc, topic: int32(t), inc: inc, part: part})
 	o.logs = append(o.logs, chanLog{alive: true})
+	o.setLive(int32(t), inc)
+}
+
+// setLive notes inc as topic t's live incarnation (-1: none).
+func (o *Oracle) setLive(t, inc int32) {
+	if o.liveShared {
+		o.live, o.liveShared = slices.Clone(o.live), false
+	}
+	for int(t) >= len(o.live) {
+		o.live = append(o.live, -1)
+	}
+	o.live[t] = inc
 }
 
 // OnIncarnationDead notes that the n channels from first (one incarnation) are dead: its topic
@@ -116,6 +132,9 @@ func (o *Oracle) OnChannelCreated(c int32, nc node.Channel, t int, inc, part int
 func (o *Oracle) OnIncarnationDead(first int32, n int) {
 	for i := range n {
 		o.logs[first+int32(i)].alive = false
+	}
+	if n > 0 && o.live[o.ids[first].topic] == o.ids[first].inc {
+		o.setLive(o.ids[first].topic, -1)
 	}
 }
 
@@ -139,14 +158,7 @@ func (o *Oracle) recreated(c int32) bool {
 }
 
 // liveInc is the live incarnation of channel c's topic, -1 if it is deleted.
-func (o *Oracle) liveInc(c int32) int32 {
-	for i := len(o.ids) - 1; i >= 0; i-- {
-		if o.ids[i].topic == o.ids[c].topic && o.logs[i].alive {
-			return o.ids[i].inc
-		}
-	}
-	return -1
-}
+func (o *Oracle) liveInc(c int32) int32 { return o.live[o.ids[c].topic] }
 
 // assignedEnd returns one past the last position assigned on channel c so far: every produced
 // record has a slot, and markers may follow up to the high watermark of a live channel.
@@ -289,6 +301,7 @@ func (o *Oracle) CloneFrom(src *Oracle, st Storage) {
 	o.msgs = slices.Clip(src.msgs)
 	o.ids = slices.Clip(src.ids)
 	src.byNodeShared, o.byNodeShared = true, true
+	src.liveShared, o.liveShared = true, true
 	o.violations = slices.Clip(src.violations)
 	o.lat = latencies{} // what a run only reports is not carried over
 	o.procs = st.procs[:0]
