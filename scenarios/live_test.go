@@ -156,3 +156,33 @@ func TestLiveLostConnectionIsNoDivergence(t *testing.T) {
 		t.Fatalf("Judge: found %v, error %v, violations %v; want ErrLiveFailed naming the lost call and no violation", found, err, res.Violations)
 	}
 }
+
+// TestLiveSecondRunLostConnectionIsNoDivergence: when the brokers go away under the second,
+// live-only run of a compared run (the cluster closed at that run's third fetch), the run stops
+// on a lost connection, which is no finding about the model: Judge returns an error wrapping
+// ErrLiveFailed, naming the call and its step, and adds no violation.
+func TestLiveSecondRunLostConnectionIsNoDivergence(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	calls, wrapped := 0, 0
+	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(), Compare: true,
+		Kafka: substrate.KafkaOptions{TopicPrefix: "lost2-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond},
+		Wrap: func(s substrate.Substrate) substrate.Substrate {
+			if wrapped++; wrapped == 2 {
+				return cutAt{s, &calls, 3, cluster.Close}
+			}
+			return s
+		}}
+	res, found, err := runLive(t, 3, live, nil, nil)
+	if wrapped != 2 || calls < 3 {
+		t.Fatalf("%d live runs, %d fetches in the second: the cluster was never closed under it", wrapped, calls)
+	}
+	if !errors.Is(err, ErrLiveFailed) || !strings.Contains(err.Error(), "lost its connection in the live run of the same choices at step") ||
+		found || len(res.Violations) > 0 {
+		t.Fatalf("Judge: found %v, error %v, violations %v; want ErrLiveFailed naming the lost call and its step, and no violation", found, err, res.Violations)
+	}
+	t.Log(err)
+}

@@ -61,9 +61,9 @@ type Divergence struct {
 	Lost bool
 }
 
-// lostConnection reports whether err says the client lost the cluster rather than that the
+// LostConnection reports whether err says the client lost the cluster rather than that the
 // cluster answered: the connection ended (EOF), a network error, or the client was closed.
-func lostConnection(err error) bool {
+func LostConnection(err error) bool {
 	var ne net.Error
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) || errors.Is(err, kgo.ErrClientClosed)
 }
@@ -110,7 +110,7 @@ func (c *Substrate) check(method string, errM, errL error, same func() bool, arg
 	if substrate.ErrorClass(errM) == substrate.ErrorClass(errL) && (errM != nil || same()) {
 		return
 	}
-	c.first = &Divergence{Call: c.calls, Method: method, Args: args(), Model: model(), Live: live(), Lost: lostConnection(errL)}
+	c.first = &Divergence{Call: c.calls, Method: method, Args: args(), Model: model(), Live: live(), Lost: LostConnection(errL)}
 	if c.step != nil {
 		c.first.Step = c.step()
 	}
