@@ -37,7 +37,7 @@ type Oracle struct {
 	// before a change while shared with a clone.
 	live       []int32
 	liveShared bool
-	topics       []string // the scenario's topic names
+	topics     []string // the scenario's topic names
 	// The settings the checks need, given at construction: the criteria not judged (tests only)
 	// and the metadata budget the engines were given (0: node's default).
 	disabled []spec.Criterion
