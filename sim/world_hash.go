@@ -9,6 +9,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/state"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
@@ -37,14 +38,14 @@ import (
 // depend on the ID values a seed draws. Within one exploration an incarnation's ID is a function
 // of its creation index, so nothing that can influence the future is lost.
 
-// A state's hash (explore.HashKey) is two independently keyed 64-bit hashes (sum64), so a
+// A state's hash (explore.HashKey) is two independently keyed 64-bit hashes (state.Sum64), so a
 // collision among the few million states of a scope has probability about n²/2¹²⁹. The keys are
 // fixed, so a state has the same hash in every process and an exploration is reproducible bit
 // for bit.
 
 // stateHasher encodes worlds canonically and hashes the encoding. It is reused across states.
 type stateHasher struct {
-	sums [2]sum64
+	sums [2]state.Sum64
 	buf  []byte
 	// withRecent and withClock say whether the stamped producers' ring and the clock matter.
 	withRecent, withClock bool
@@ -66,11 +67,11 @@ func newStateHasher(set *swarm.Settings, verify bool) *stateHasher {
 
 // sum hashes b.
 func (h *stateHasher) sum(b []byte) explore.HashKey {
-	return explore.HashKey{h.sums[0].sum(b), h.sums[1].sum(b)}
+	return explore.HashKey{h.sums[0].Sum(b), h.sums[1].Sum(b)}
 }
 
 // stateSums are the two hash functions of a state hash.
-var stateSums = [2]sum64{newSum64(1), newSum64(2)}
+var stateSums = [2]state.Sum64{state.NewSum64(1), state.NewSum64(2)}
 
 // hash returns the canonical hash of w; extra is appended first (the explorer's fault budget
 // spent so far, which is part of the state).

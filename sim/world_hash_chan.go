@@ -2,6 +2,8 @@ package sim
 
 import (
 	"encoding/binary"
+
+	"github.com/parsleysim/parsleysim/sim/state"
 )
 
 // A channel's shadow log — per slot the message's kind, state, sender and content digest — is
@@ -40,7 +42,7 @@ func (h *stateHasher) chanDigest(w *world, c int32) uint64 {
 // only a verifying hasher recomputes a part whose cache is not stale — a change to the part did
 // not clear its cache: it panics, naming the part (what, called only then).
 func storeDigest(cached *uint64, enc []byte, what func() string) uint64 {
-	d := max(digestSum.sum(enc), 1)
+	d := max(digestSum.Sum(enc), 1)
 	if *cached != 0 && *cached != d {
 		panic("sim: the cached digest of " + what() + " is stale: a change to it did not clear it")
 	}
@@ -52,7 +54,7 @@ func storeDigest(cached *uint64, enc []byte, what func() string) uint64 {
 // logs, frontiers, resolved topics. It is keyed apart from the state hash's functions; two parts
 // with one digest (probability 2⁻⁶⁴ a pair) would merge states, as a collision of the state hash
 // itself would.
-var digestSum = newSum64(3)
+var digestSum = state.NewSum64(3)
 
 // appendShadowLog appends the canonical encoding of a channel's slots.
 func (h *stateHasher) appendShadowLog(b []byte, w *world, slots []uint64) []byte {

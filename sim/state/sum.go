@@ -1,23 +1,25 @@
-package sim
+// Package state holds the machinery of an explored world's state that needs no world: the hash
+// function its canonical state hash and its cached digests are computed with (Sum64).
+package state
 
 import (
 	"encoding/binary"
 	"math/bits"
 )
 
-// sum64 is a 64-bit hash of byte strings for the explorer's state hash and cached digests: the
+// Sum64 is a 64-bit hash of byte strings for the explorer's state hash and cached digests: the
 // wyhash construction (the one the Go runtime falls back to without AES), keyed by fixed secrets
 // instead of per-process random ones, so a state hashes to the same value in every process and
 // the explorer's deduplication is reproducible bit for bit. It is not a defence against chosen
 // inputs, which the simulator does not have.
-type sum64 struct {
+type Sum64 struct {
 	key [4]uint64
 }
 
-// newSum64 derives a hash function's secrets from seed (splitmix64), so that hashes with
+// NewSum64 derives a hash function's secrets from seed (splitmix64), so that hashes with
 // different seeds behave as independent functions.
-func newSum64(seed uint64) sum64 {
-	var h sum64
+func NewSum64(seed uint64) Sum64 {
+	var h Sum64
 	for i := range h.key {
 		seed += 0x9e3779b97f4a7c15
 		z := seed
@@ -28,8 +30,8 @@ func newSum64(seed uint64) sum64 {
 	return h
 }
 
-// sum returns the hash of b.
-func (h *sum64) sum(b []byte) uint64 {
+// Sum returns the hash of b.
+func (h *Sum64) Sum(b []byte) uint64 {
 	n := uint64(len(b))
 	seed := h.key[0] ^ n
 	var x, y uint64
