@@ -12,6 +12,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/substrate"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // runLive runs seed of random (80 steps) on live, compared with the model, with sink beside the
@@ -185,4 +186,51 @@ func TestLiveSecondRunLostConnectionIsNoDivergence(t *testing.T) {
 		t.Fatalf("Judge: found %v, error %v, violations %v; want ErrLiveFailed naming the lost call and its step, and no violation", found, err, res.Violations)
 	}
 	t.Log(err)
+}
+
+// stallAt holds the cluster's answer to the n-th ListOffsets until the adapter's call has
+// returned, so the call runs out of its time.
+type stallAt struct {
+	substrate.Substrate
+	cluster *kfake.Cluster
+	calls   *int
+	n       int
+}
+
+func (s stallAt) ListOffsets(tp substrate.TopicPartition) (substrate.Offsets, error) {
+	if *s.calls++; *s.calls != s.n {
+		return s.Substrate.ListOffsets(tp)
+	}
+	returned := make(chan struct{})
+	s.cluster.ControlKey(int16(kmsg.ListOffsets), func(kmsg.Request) (kmsg.Response, error, bool) {
+		s.cluster.DropControl()
+		s.cluster.SleepControl(func() { <-returned })
+		return nil, nil, false
+	})
+	o, err := s.Substrate.ListOffsets(tp)
+	close(returned)
+	return o, err
+}
+
+// TestLiveTimeoutIsDivergence: a compared live call that gets no answer within the adapter's
+// time (its deadline error is a net.Error too) is a finding about the adapter, not a lost
+// connection: MODEL_DIVERGENCE at that call, no error.
+func TestLiveTimeoutIsDivergence(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	calls := 0
+	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(), Compare: true,
+		Kafka: substrate.KafkaOptions{TopicPrefix: "stall-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond},
+		Wrap:  func(s substrate.Substrate) substrate.Substrate { return stallAt{s, cluster, &calls, 3} }}
+	res, found, err := runLive(t, 3, live, nil, nil)
+	if calls < 3 {
+		t.Fatalf("only %d ListOffsets calls: none stalled", calls)
+	}
+	if err != nil || !found || res.Violations[len(res.Violations)-1].Criterion != CritModelDivergence {
+		t.Fatalf("Judge: found %v, error %v, violations %v; want MODEL_DIVERGENCE at the call that timed out", found, err, res.Violations)
+	}
+	t.Log(res.Violations[len(res.Violations)-1].Detail)
 }

@@ -5,10 +5,12 @@
 package comparison
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"strings"
 
@@ -62,9 +64,15 @@ type Divergence struct {
 }
 
 // LostConnection reports whether err says the client lost the cluster rather than that the
-// cluster answered: the connection ended (EOF), a network error, or the client was closed.
+// cluster answered: the connection ended (EOF), a network error, or the client was closed. A
+// timeout is not a lost connection, though the context's and the connection's deadline errors are
+// net.Errors too: every adapter call runs under a deadline, and an adapter that waits for an answer
+// that never comes is a finding about the adapter.
 func LostConnection(err error) bool {
 	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return false
+	}
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) || errors.Is(err, kgo.ErrClientClosed)
 }
 
