@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/scenarios/scopes"
 	"github.com/parsleysim/parsleysim/sim"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkExploreScope(b *testing.B) {
 		{"reference", *exploreStates, fmt.Sprintf("scope=reference/states=%d", *exploreStates)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			sc, err := LookupScope(c.scope)
+			sc, err := scopes.LookupScope(c.scope)
 			if err != nil {
 				b.Fatal(err)
 			}

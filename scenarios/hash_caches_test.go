@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/scenarios/scopes"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -20,7 +21,7 @@ import (
 // distinct states silently. Each exploration is also run without verification and must find the
 // same result.
 func TestHashCachesStayFresh(t *testing.T) {
-	for _, sc := range ShapedScopes() {
+	for _, sc := range scopes.ShapedScopes() {
 		opts, err := sc.Options()
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +40,7 @@ func TestHashCachesStayFresh(t *testing.T) {
 			checkVerifiedExplore(t, sc.Name+" "+m, sc.Build, o)
 		}
 	}
-	general, pick := GeneralScopes(), rand.New(rand.NewPCG(8, 8))
+	general, pick := scopes.GeneralScopes(), rand.New(rand.NewPCG(8, 8))
 	for range 24 {
 		sc := general[pick.IntN(len(general))]
 		opts, err := sc.Options()
@@ -51,7 +52,7 @@ func TestHashCachesStayFresh(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := range 24 {
-		sc := ShapedScopes()[rng.IntN(len(ShapedScopes()))]
+		sc := scopes.ShapedScopes()[rng.IntN(len(scopes.ShapedScopes()))]
 		given := randomBudget(rng)
 		mode := randomSabotage(rng)
 		b, err := budget.Parse(given)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
+	"github.com/parsleysim/parsleysim/scenarios/scopes"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -29,7 +30,7 @@ const exploreUsage = `usage: simrun explore --scenario NAME [--sabotage MODE] [-
        simrun explore --catalogue | --family NAME [--reference] [--sabotage MODE] [--max-states N] [-j N] [--first] [--out DIR] [--json]
        simrun explore --list [--family NAME]
 
-Explores every schedule and fault choice of a small scope (scenarios/scopes.go; 'simrun explore
+Explores every schedule and fault choice of a small scope (scenarios/scopes; 'simrun explore
 --list' names them): depth-first over every Chooser answer, each state expanded once (canonical
 hash and the abstractions of sim/world_hash.go), partial-order reduction (persistent and sleep
 sets; --no-reduce switches it off), and at every terminal state the checks a random run ends with
@@ -40,9 +41,9 @@ default explore-SCOPE-MODE.txt; with --catalogue only when --out DIR is given) t
 'simrun run FILE --sabotage MODE' reproduces.
 
 --catalogue explores every scope of the catalogue: the shaped family (one scope per sabotage
-mode, scenarios/scopes.go; --reference adds the slow reference scope) and the general family
-(every small wiring under every fault kind, named general.FAULT.WIRING: scenarios/
-scopes_general.go). --family shaped or --family general explores one family. Scopes run -j at
+mode, scenarios/scopes; --reference adds the slow reference scope) and the general family
+(every small wiring under every fault kind, named general.FAULT.WIRING:
+scenarios/scopes/general.go). --family shaped or --family general explores one family. Scopes run -j at
 once, each on one worker, and are reported in catalogue order, then a summary per family
 (and per fault kind of the general family). Counterexample files go into --out DIR, created if
 missing. --first stops at the first violation: within a scope, and with --catalogue or --family
@@ -215,8 +216,8 @@ func (a *exploreArgs) check(rest []string) error {
 	switch {
 	case len(rest) > 0:
 		return fmt.Errorf("unexpected argument %q", rest[0])
-	case a.family != "" && !slices.Contains(scenarios.Families(), a.family):
-		return fmt.Errorf("--family %q: want one of %s", a.family, strings.Join(scenarios.Families(), ", "))
+	case a.family != "" && !slices.Contains(scopes.Families(), a.family):
+		return fmt.Errorf("--family %q: want one of %s", a.family, strings.Join(scopes.Families(), ", "))
 	case a.list:
 		return nil
 	case a.scope != "" && (a.catalogue || a.family != ""):
@@ -244,7 +245,7 @@ func (a *exploreArgs) check(rest []string) error {
 		return err
 	}
 	if a.scope != "" {
-		if _, err := scenarios.LookupScope(a.scope); err != nil {
+		if _, err := scopes.LookupScope(a.scope); err != nil {
 			return err
 		}
 	}
@@ -280,16 +281,16 @@ func (a exploreArgs) resultHeader(r scopeReport) resultHeader {
 }
 
 // scopes returns the scopes the arguments name.
-func (a exploreArgs) scopes() []scenarios.Scope {
+func (a exploreArgs) scopes() []scopes.Scope {
 	if a.scope != "" {
-		sc, _ := scenarios.LookupScope(a.scope)
-		return []scenarios.Scope{sc}
+		sc, _ := scopes.LookupScope(a.scope)
+		return []scopes.Scope{sc}
 	}
-	all := scenarios.Scopes()
+	all := scopes.Scopes()
 	if a.family != "" {
-		all, _ = scenarios.FamilyScopes(a.family)
+		all, _ = scopes.FamilyScopes(a.family)
 	}
-	var out []scenarios.Scope
+	var out []scopes.Scope
 	for _, sc := range all {
 		if !sc.Reference || a.reference || a.list {
 			out = append(out, sc)
@@ -327,7 +328,7 @@ type exploreFinding struct {
 }
 
 // exploreScope explores one scope and finds the shortest path to each violation.
-func exploreScope(sc scenarios.Scope, a exploreArgs, stderr io.Writer, progress bool) (scopeReport, error) {
+func exploreScope(sc scopes.Scope, a exploreArgs, stderr io.Writer, progress bool) (scopeReport, error) {
 	opts, err := sc.Options()
 	if err != nil {
 		return scopeReport{}, err
@@ -386,7 +387,7 @@ func compareFindings(a, b exploreFinding) int {
 }
 
 // finding shortens violation v and writes its counterexample file when asked to.
-func finding(sc scenarios.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.ExploreViolation) exploreFinding {
+func finding(sc scopes.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.ExploreViolation) exploreFinding {
 	s := sim.ShortestViolation(sc.Build(), opts, v)
 	f := exploreFinding{Criterion: string(s.Criterion), Process: s.Process, Detail: s.Detail, Steps: s.Depth, Terminal: s.Terminal, Path: s.Path}
 	path := a.out

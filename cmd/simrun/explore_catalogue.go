@@ -5,23 +5,23 @@ import (
 	"io"
 	"sync"
 
-	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/scenarios/scopes"
 )
 
 // exploreScopes explores scopes, a.jobs at a time (explorations share nothing), and returns
 // their reports in the given order, printing each human report as soon as every scope before it
 // is done. With a.first it stops at the first scope, in order, with a violation: scopes after
 // it are not explored (or their reports dropped), scopes before it finish.
-func exploreScopes(scopes []scenarios.Scope, a exploreArgs, stdout, stderr io.Writer, progress bool) ([]scopeReport, error) {
-	jobs := min(max(a.jobs, 1), len(scopes))
-	reports := make([]scopeReport, len(scopes))
-	done := make([]bool, len(scopes))
+func exploreScopes(list []scopes.Scope, a exploreArgs, stdout, stderr io.Writer, progress bool) ([]scopeReport, error) {
+	jobs := min(max(a.jobs, 1), len(list))
+	reports := make([]scopeReport, len(list))
+	done := make([]bool, len(list))
 	var (
 		mu       sync.Mutex
 		next     int // scopes handed out
 		printed  int // reports printed (a prefix)
 		finished int
-		cutoff   = len(scopes) // with a.first: one past the first scope with a violation
+		cutoff   = len(list) // with a.first: one past the first scope with a violation
 		firstErr error
 	)
 	report := func(i int, r scopeReport, err error) {
@@ -42,7 +42,7 @@ func exploreScopes(scopes []scenarios.Scope, a exploreArgs, stdout, stderr io.Wr
 			printed++
 		}
 		if progress && jobs > 1 {
-			fmt.Fprintf(stderr, "\r%d of %d scopes explored   ", finished, len(scopes))
+			fmt.Fprintf(stderr, "\r%d of %d scopes explored   ", finished, len(list))
 		}
 	}
 	take := func() (int, bool) {
@@ -60,7 +60,7 @@ func exploreScopes(scopes []scenarios.Scope, a exploreArgs, stdout, stderr io.Wr
 		go func() {
 			defer wg.Done()
 			for i, ok := take(); ok; i, ok = take() {
-				r, err := exploreScope(scopes[i], a, stderr, progress && jobs == 1)
+				r, err := exploreScope(list[i], a, stderr, progress && jobs == 1)
 				report(i, r, err)
 			}
 		}()

@@ -1,4 +1,4 @@
-package scenarios
+package scopes
 
 import (
 	"flag"
@@ -37,8 +37,7 @@ func TestScopeCatalogue(t *testing.T) {
 			t.Errorf("scope %s: the honest engine is not clean: %v %+v", sc.Name, res, res.Violations)
 		}
 	}
-	modes := append(reachableEngineHostModes(), modeNames(spec.TierSession)...)
-	for _, m := range modes {
+	for _, m := range append(reachableEngineHostModes(), tierModes(spec.TierSession)...) {
 		if len(claimed[m]) == 0 {
 			t.Errorf("no scope claims sabotage mode %s", m)
 			continue
@@ -63,7 +62,18 @@ func reachableEngineHostModes() []string {
 			modes = append(modes, m.String())
 		}
 	}
-	return append(modes, modeNames(spec.TierHost)...)
+	return append(modes, tierModes(spec.TierHost)...)
+}
+
+// tierModes returns the names of the registered sabotage modes of one tier, in order.
+func tierModes(tier spec.SabotageTier) []string {
+	var names []string
+	for _, m := range spec.SabotageModes() {
+		if m.Tier == tier {
+			names = append(names, m.Name)
+		}
+	}
+	return names
 }
 
 // exploreSabotaged explores sc under sabotage mode name until the first violation.

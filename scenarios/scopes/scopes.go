@@ -1,4 +1,4 @@
-package scenarios
+package scopes
 
 import (
 	"fmt"
@@ -119,7 +119,7 @@ var scopes = []Scope{
 }
 
 // The catalogue's families: the scopes shaped for the sabotage modes (this file and
-// scopes_session.go), and the general family of every small wiring (scopes_general.go).
+// session.go), and the general family of every small wiring (general.go).
 const (
 	FamilyShaped  = "shaped"
 	FamilyGeneral = "general"
@@ -129,7 +129,7 @@ const (
 func Families() []string { return []string{FamilyShaped, FamilyGeneral} }
 
 // ShapedScopes returns the shaped family in order: the engine and host scopes, then the session
-// scopes (scopes_session.go).
+// scopes (session.go).
 func ShapedScopes() []Scope {
 	out := append(slices.Clone(scopes), sessionScopes...)
 	for i := range out {
