@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -233,4 +235,29 @@ func TestLiveTimeoutIsDivergence(t *testing.T) {
 		t.Fatalf("Judge: found %v, error %v, violations %v; want MODEL_DIVERGENCE at the call that timed out", found, err, res.Violations)
 	}
 	t.Log(res.Violations[len(res.Violations)-1].Detail)
+}
+
+// TestLiveSweepKeepsFindingsOnFailure: a sweep that a seed's live substrate stops still reports
+// the seeds that ran: seed 1's divergence (its 20th ListOffsets lies) comes back with seed 2's
+// ErrLiveFailed (its cluster cannot start), not in place of it.
+func TestLiveSweepKeepsFindingsOnFailure(t *testing.T) {
+	made := 0
+	newKfake = func(opts ...kfake.Opt) (*substrate.Kafka, error) {
+		if made++; made > 1 {
+			return nil, errors.New("no cluster today")
+		}
+		return substrate.NewKfake(opts...)
+	}
+	t.Cleanup(func() { newKfake = substrate.NewKfake })
+	calls := 0
+	live := Live{Substrate: substrateKfake, Compare: true, Wrap: func(s substrate.Substrate) substrate.Substrate {
+		return lieAt{s, &calls, 20, &eventSteps{}}
+	}}
+	rep, err := Sweep(context.Background(), SweepConfig{Spec: Spec{Steps: 80}, First: 1, Last: 2, Workers: 1, Live: live})
+	if !errors.Is(err, ErrLiveFailed) || rep == nil {
+		t.Fatalf("Sweep: report %v, error %v; want seed 1's report with seed 2's ErrLiveFailed", rep, err)
+	}
+	if rep.Runs != 1 || !slices.Equal(rep.FailedSeeds, []uint64{1}) || !rep.Interrupted {
+		t.Errorf("report: %d runs, failed seeds %v, interrupted %v; want seed 1's divergence alone, interrupted", rep.Runs, rep.FailedSeeds, rep.Interrupted)
+	}
 }

@@ -86,7 +86,8 @@ func (o SeedOutcome) Failed() bool { return o.Verdict != "pass" }
 // reported, and the report says Interrupted. An error means the Spec itself is bad (unknown
 // scenario or sabotage, a bad override, an empty range, a seed it does not prepare for), naming
 // the bad input, or that a live substrate failed (wrapping ErrLiveFailed, naming the seed): an
-// infrastructure failure is not a seed's verdict.
+// infrastructure failure is not a seed's verdict. When a seed stopped the sweep that way, the
+// report of the seeds that ran (Interrupted) comes with the error, so their findings are not lost.
 func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	if cfg.First > cfg.Last {
 		return nil, fmt.Errorf("seed range %d-%d is empty (first > last)", cfg.First, cfg.Last)
@@ -164,11 +165,11 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	for _, seed := range rest {
 		rep.add(pending[seed], cfg.Visit)
 	}
-	if bad != nil {
-		return nil, bad.err
-	}
 	rep.Interrupted = uint64(rep.Runs) < cfg.Shard.SeedCount(cfg.First, cfg.Last)
 	rep.finish()
+	if bad != nil {
+		return rep, bad.err
+	}
 	return rep, nil
 }
 

@@ -73,8 +73,9 @@ root) and the range of random and of session on kfake with --compare, and writes
 DIR/live.json (see results/live.md). It is not sharded.
 
 Exit status: 0 every seed passed, 1 some seed failed (a violation or a simulator panic), 2 bad
-usage, 3 the live substrate failed (the sweep stops: not a seed's verdict), 130 interrupted before
-any seed failed (not a pass: not every seed ran).`
+usage, 3 the live substrate failed (the sweep stops: not a seed's verdict; it prints the summary of
+the seeds that ran, and exits 1 instead when one of them failed), 130 interrupted before any seed
+failed (not a pass: not every seed ran).`
 
 // sweepArgs are the flags of `simrun sweep`.
 type sweepArgs struct {
@@ -152,7 +153,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	start := time.Now()
 	rep, err := scenarios.Sweep(ctx, cfg)
 	bar.clear()
-	if err != nil {
+	if rep == nil {
 		return liveExit(stderr, "simrun sweep", err)
 	}
 	if a.jsonOut {
@@ -164,6 +165,15 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		if err := writeResult(a.result, a.resultHeader(), rep, rep.TraceHashes()); err != nil {
 			return usageError(stderr, "simrun sweep", "--result: %v", err)
 		}
+	}
+	if err != nil {
+		// A seed stopped the sweep (its live substrate failed, say): the seeds that ran are
+		// reported above, and a finding among them outranks the failure.
+		code := liveExit(stderr, "simrun sweep", err)
+		if rep.Failed() > 0 {
+			code = exitViolation
+		}
+		return code
 	}
 	if saveErr != nil {
 		return usageError(stderr, "simrun sweep", "--save-failures: %v", saveErr)
