@@ -24,7 +24,9 @@ import (
 //  1. The restart check runs the script a second time, which on the cluster would get other IDs,
 //     so other drain orders: on a live substrate its runs go to the model, given the IDs the live
 //     run adopted in the order it was given them (LiveRun.substrate), so the check compares the
-//     live run with the same schedule and a clean restart under the same IDs.
+//     compared run (whose answers are the model's) with the same schedule and a clean restart
+//     under the same IDs. Without --compare the run's answers are the cluster's, which a model run
+//     cannot be held to: the check is off there (Live.Restrict).
 //  2. A stamp lists its causes in topic-ID order: a file's story and `expect causes` compare the
 //     causes as a set on a live substrate (scenariofile).
 //  3. Heads deliverable at once drain in topic-ID order, so a file whose story or expectations
@@ -117,6 +119,23 @@ func (l Live) Describe(prefix string) string {
 		s += ", compared with the model call for call"
 	}
 	return s
+}
+
+// restartCheckOff is the line a run's settings print when Restrict switched the restart check off.
+const restartCheckOff = "restart check: off, needs --compare on a live substrate"
+
+// Restrict switches off in set what a run on l cannot check soundly, and returns a line naming it
+// for the settings a run prints first ("" when nothing is). On a live substrate without Compare
+// that is the restart check: its rerun goes to the model, and the run it would be held to saw the
+// cluster's answers, so any difference between the cluster and the model would show as
+// RESTART_INVISIBILITY, a finding against the engine. A compared run's answers are the model's,
+// so there the check stays.
+func (l Live) Restrict(set *swarm.Settings) string {
+	if l.IsModel() || l.Compare {
+		return ""
+	}
+	set.RestartCheck = swarm.RestartCheck{}
+	return restartCheckOff
 }
 
 // Flags are the command-line flags that repeat l on another command (empty for the model).

@@ -250,6 +250,7 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 		// followed by its seed.
 		live.Kafka.TopicPrefix += strconv.FormatUint(seed, 10) + "-"
 	}
+	live.Restrict(&prep.Settings)
 	lr, err := live.StartLive(seed)
 	if err != nil {
 		return out, fmt.Errorf("seed %d: %w", seed, err)

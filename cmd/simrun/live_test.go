@@ -341,3 +341,15 @@ func TestLiveReport(t *testing.T) {
 		t.Errorf("the report's command %q gives the shell --out %q, want %q", rep.Command, words[len(words)-1], out)
 	}
 }
+
+// TestLiveUncomparedSaysRestartCheckOff: a seed run on kfake without --compare names the restart
+// check it switched off in the settings it prints, and makes none.
+func TestLiveUncomparedSaysRestartCheckOff(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"--seed", "1", "--steps", "40", "--substrate", "kfake"}, nil, &out, &errb); code != exitPass {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "\nrestart check: off, needs --compare on a live substrate\n") || !strings.Contains(out.String(), " restart_checks=0 ") {
+		t.Errorf("no restart check switched off in the settings:\n%s", out.String())
+	}
+}

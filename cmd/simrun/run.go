@@ -232,10 +232,14 @@ func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) out
 		pic.close()
 		return outcome{liveErr: err}
 	}
+	restricted := o.live.Restrict(&prep.Settings)
 	if !o.jsonOut {
 		printHeader(c.stdout, prep)
 		if lr != nil {
 			fmt.Fprintln(c.stdout, o.live.Describe(lr.Prefix()))
+		}
+		if restricted != "" {
+			fmt.Fprintln(c.stdout, restricted)
 		}
 	}
 	if o.verbose {
