@@ -46,7 +46,7 @@ const (
 const CritModelDivergence spec.Criterion = "MODEL_DIVERGENCE"
 
 // What stops a live run without a finding about the model: the live substrate failed (it could not
-// be reached, a run on it could not start, or a compared run lost its connection), or the run was
+// be reached, a run on it could not start, or a run lost its connection), or the run was
 // interrupted (Ctrl-C: its clients were closed under it). Errors of a live run wrap one of them;
 // neither is a violation.
 var (
@@ -166,8 +166,11 @@ type LiveRun struct {
 	first    *substrate.Kafka // made by StartLive, handed to the first world
 	made     []*substrate.Kafka
 	comp     *comparison.Substrate // the first world's comparison, when compared
-	worlds   int                   // the worlds that asked for a substrate
-	closed   bool
+	// watch is the first world's substrate when not compared: it keeps the first call that
+	// failed because the connection was lost.
+	watch  *pinnedIDs
+	worlds int // the worlds that asked for a substrate
+	closed bool
 	// log is what the first world's processes did and the topic IDs it was given, for the
 	// second, live-only run to match and the restart check's model runs to adopt.
 	log *processLog
@@ -281,6 +284,10 @@ func (r *LiveRun) substrate(ids func() substrate.TopicID, step func() int) subst
 		r.comp = c
 		r.mu.Unlock()
 		s = c
+	} else {
+		r.watch = newPinnedIDs(s, nil)
+		r.watch.step = step
+		s = r.watch
 	}
 	return recording{s, r.log}
 }
@@ -325,6 +332,21 @@ func (r *LiveRun) Cleanup() error {
 	return first
 }
 
+// Stopped says why what went wrong in the run, a panic included, says nothing about the model:
+// ErrInterrupted when Cleanup ran under it, an error wrapping ErrLiveFailed naming the call when
+// an uncompared run lost its connection to the cluster (a compared run answers with the model,
+// and Judge names its lost call); nil otherwise.
+func (r *LiveRun) Stopped() error {
+	if r.Interrupted() {
+		return ErrInterrupted
+	}
+	if r == nil || r.watch == nil || r.watch.lost == nil {
+		return nil
+	}
+	lost := r.watch.lost
+	return fmt.Errorf("%w: %s lost its connection at step %d, %s: %v", ErrLiveFailed, r.live.name(), lost.step, lost.method, lost.err)
+}
+
 // Judge adds to res, as a violation of CritModelDivergence, the first disagreement of a compared
 // run (scn under set and opts, which Use prepared): the first call on which the model and the live
 // substrate disagreed (the step of the call, the call and both results), or else the first
@@ -332,8 +354,8 @@ func (r *LiveRun) Cleanup() error {
 // live substrate alone. It reports whether there was one. What is not a finding about the model
 // is an error instead, and res is left as it is: ErrInterrupted when the run was interrupted
 // (Cleanup ran under it, on any live run, compared or not), an error wrapping ErrLiveFailed when
-// the second live run could not start or a compared call failed because the connection to the
-// cluster was lost.
+// the second live run could not start or a call failed because the connection to the cluster was
+// lost (compared or not: an uncompared run is judged for that alone).
 func (r *LiveRun) Judge(scn *spec.Scenario, set swarm.Settings, opts sim.RunOptions, res *spec.Result) (bool, error) {
 	if r == nil {
 		return false, nil
@@ -342,7 +364,7 @@ func (r *LiveRun) Judge(scn *spec.Scenario, set swarm.Settings, opts sim.RunOpti
 		return false, ErrInterrupted
 	}
 	if !r.live.Compare {
-		return false, nil
+		return false, r.Stopped()
 	}
 	d := r.divergence()
 	if d == nil {

@@ -131,8 +131,7 @@ func (r *LiveRun) compareProcesses(scn *spec.Scenario, set swarm.Settings, opts 
 		live = r.live.Wrap(live)
 	}
 	again := newProcessLog()
-	pinned := &pinnedIDs{live: live, want: firstLog.ids, toLive: map[substrate.TopicID]substrate.TopicID{},
-		fromLive: map[substrate.TopicID]substrate.TopicID{}}
+	pinned := newPinnedIDs(live, firstLog.ids)
 	opts.Sinks = []trace.Sink{again}
 	opts.Substrate = func(_ func() substrate.TopicID, step func() int) substrate.Substrate {
 		pinned.step = step
@@ -250,6 +249,13 @@ type pinnedIDs struct {
 	toLive, fromLive map[substrate.TopicID]substrate.TopicID
 	step             func() int // the world's step (nil: undated)
 	lost             *lostCall
+}
+
+// newPinnedIDs returns live with its topic IDs pinned to want (none: its own IDs, so it only
+// keeps the lost call).
+func newPinnedIDs(live substrate.Substrate, want []substrate.TopicID) *pinnedIDs {
+	return &pinnedIDs{live: live, want: want, toLive: map[substrate.TopicID]substrate.TopicID{},
+		fromLive: map[substrate.TopicID]substrate.TopicID{}}
 }
 
 // lostCall is a call of a live run that failed because the connection to the cluster was lost.

@@ -284,3 +284,27 @@ func TestLiveUncomparedNoRestartCheck(t *testing.T) {
 		t.Errorf("%d restart checks, failed seeds %v (%v); want no check and no failure", n, rep.FailedSeeds, rep.ViolationsByCriterion)
 	}
 }
+
+// TestLiveUncomparedLostConnection: an uncompared run on brokers that go away mid-run (the
+// cluster closed at the third fetch) is a failure of the live substrate, not a finding: the world
+// panics on the failed fetch, and the seed ends with an error wrapping ErrLiveFailed naming the
+// lost call, not with PANIC.
+func TestLiveUncomparedLostConnection(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	calls := 0
+	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(),
+		Kafka: substrate.KafkaOptions{TopicPrefix: "lost3-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond},
+		Wrap:  func(s substrate.Substrate) substrate.Substrate { return cutAt{s, &calls, 3, cluster.Close} }}
+	rep, err := Sweep(context.Background(), SweepConfig{Spec: Spec{Steps: 80}, First: 3, Last: 3, Workers: 1, Live: live})
+	if calls < 3 {
+		t.Fatalf("only %d fetches: the cluster was never closed under the run", calls)
+	}
+	if !errors.Is(err, ErrLiveFailed) || !strings.Contains(err.Error(), "lost its connection at step") || rep.Failed() > 0 {
+		t.Fatalf("Sweep: error %v, failed seeds %v; want ErrLiveFailed naming the lost call and no failed seed", err, rep.FailedSeeds)
+	}
+	t.Log(err)
+}

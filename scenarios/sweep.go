@@ -224,8 +224,19 @@ func runSeed(spec Spec, seed uint64, hashTrace bool) (SeedOutcome, error) {
 func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err error) {
 	sc.Seed = seed
 	out.Seed = seed
+	var lr *LiveRun
 	defer func() {
-		if r := recover(); r != nil {
+		r := recover()
+		var stopped error
+		if r != nil {
+			stopped = lr.Stopped() // before Cleanup, which would make every run look interrupted
+		}
+		lr.Cleanup()
+		if stopped != nil {
+			err = fmt.Errorf("seed %d: %w", seed, stopped)
+			return
+		}
+		if r != nil {
 			out.Verdict = "panic"
 			v := spec.Violation{Criterion: CritPanic, Process: -1, Detail: fmt.Sprint(r)}
 			out.Criteria, out.Violations = []spec.Criterion{CritPanic}, []spec.Violation{v}
@@ -251,11 +262,10 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 		live.Kafka.TopicPrefix += strconv.FormatUint(seed, 10) + "-"
 	}
 	live.Restrict(&prep.Settings)
-	lr, err := live.StartLive(seed)
+	lr, err = live.StartLive(seed)
 	if err != nil {
 		return out, fmt.Errorf("seed %d: %w", seed, err)
 	}
-	defer lr.Cleanup()
 	lr.Use(&prep.Options)
 	res := sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(seed), prep.Options)
 	if hash != nil {

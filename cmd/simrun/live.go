@@ -114,14 +114,16 @@ func liveExit(stderr io.Writer, name string, err error) int {
 }
 
 // interruptedPanic, deferred around a live run, turns a panic of a run interrupted under it (its
-// clients closed by the Ctrl-C handler) into scenarios.ErrInterrupted in *err; any other panic
-// goes on.
+// clients closed by the Ctrl-C handler) into scenarios.ErrInterrupted in *err, and one of an
+// uncompared run that lost its connection into an error wrapping scenarios.ErrLiveFailed
+// (LiveRun.Stopped); any other panic goes on.
 func interruptedPanic(lr *scenarios.LiveRun, err *error) {
 	if r := recover(); r != nil {
-		if !lr.Interrupted() {
+		stopped := lr.Stopped()
+		if stopped == nil {
 			panic(r)
 		}
-		*err = scenarios.ErrInterrupted
+		*err = stopped
 	}
 }
 
