@@ -353,3 +353,26 @@ func TestLiveUncomparedSaysRestartCheckOff(t *testing.T) {
 		t.Errorf("no restart check switched off in the settings:\n%s", out.String())
 	}
 }
+
+// TestLiveRunFileRerunLine: a scenario file whose compared run diverges on kfake prints the
+// command that runs it again there, compared, its path quoted for the shell.
+func TestLiveRunFileRerunLine(t *testing.T) {
+	src, err := os.ReadFile("../../scenarios/testdata/diamond_hold.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "it's a file.txt")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plant(t)
+	var out, errb bytes.Buffer
+	code := run([]string{"run", file, "--substrate", "kfake", "--compare"}, nil, &out, &errb)
+	m := regexp.MustCompile(`(?m)^   re-run: go run \./cmd/simrun (.*)$`).FindStringSubmatch(out.String())
+	if code != exitViolation || !strings.Contains(out.String(), "MODEL_DIVERGENCE") || m == nil {
+		t.Fatalf("exit %d, no divergence with a re-run line:\n%s%s", code, out.String(), errb.String())
+	}
+	if got, want := shellWords(t, m[1]), []string{"run", file, "--substrate", "kfake", "--compare"}; !slices.Equal(got, want) {
+		t.Errorf("re-run line %q gives the shell %q, want %q", m[1], got, want)
+	}
+}

@@ -215,6 +215,15 @@ func printRunFile(w io.Writer, a *runFileArgs, run *scenariofile.FileRun) {
 	}
 	fmt.Fprintf(w, "verdict: %s, %s\n", verdict, status)
 	fmt.Fprintf(w, "hash: %s\n", run.Hash)
+	if !run.OK() && !a.live.IsModel() {
+		// The file is the run, but not the substrate it ran on: a finding on kfake or brokers
+		// (a divergence above all) is repeated there, compared as it was.
+		fmt.Fprintf(w, "   re-run: %s run %s", reproPrefix, scenarios.ShellQuote(a.path))
+		if a.sabotage != "" {
+			fmt.Fprintf(w, " --sabotage %s", a.sabotage)
+		}
+		fmt.Fprintf(w, "%s\n", a.live.Flags())
+	}
 }
 
 // runFileReport is the --json output of simrun run.
