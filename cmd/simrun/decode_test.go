@@ -146,6 +146,11 @@ func TestHelpAndDispatch(t *testing.T) {
 		if got.code != 0 || !strings.Contains(got.stdout, "decode") || !strings.Contains(got.stdout, "subcommands:") {
 			t.Fatalf("simrun %q = exit %d, stdout %q", args, got.code, got.stdout)
 		}
+		for _, code := range []string{"0 pass", "1 a violation", "2 bad usage", "3 the live substrate failed", "130 interrupted"} {
+			if !strings.Contains(got.stdout, code) {
+				t.Fatalf("help does not give exit status %q: %q", code, got.stdout)
+			}
+		}
 		for _, c := range commands {
 			if !strings.Contains(got.stdout, "  "+c.name+" ") {
 				t.Fatalf("help does not list %q: %q", c.name, got.stdout)

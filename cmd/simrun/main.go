@@ -6,7 +6,8 @@
 //
 // Every subcommand follows one convention (cli.go): flags before or after the positional
 // arguments, -h lists the flags, exit 0 pass, 1 a finding (a violation, an undecodable value), 2
-// bad usage or input, 130 interrupted.
+// bad usage or input, 3 the live substrate failed (--substrate kfake|kafka: no verdict), 130
+// interrupted.
 package main
 
 import (
@@ -88,7 +89,7 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nrun 'simrun SUBCOMMAND -h' for a subcommand's flags. Flags may come before or after the")
 	fmt.Fprintln(w, "arguments. Exit status: 0 pass, 1 a violation or an undecodable value, 2 bad usage or input,")
-	fmt.Fprintln(w, "130 interrupted.")
+	fmt.Fprintln(w, "3 the live substrate failed (--substrate kfake|kafka: no verdict), 130 interrupted.")
 	fmt.Fprintln(w, "\nflags of the default run:")
 	fs, _ := runFlags()
 	fs.SetOutput(w)
