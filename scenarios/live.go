@@ -308,7 +308,7 @@ func (r *LiveRun) divergence() *comparison.Divergence {
 // Cleanup deletes every topic and consumer group the run created on real brokers and closes its
 // clients (an embedded cluster stops). It is idempotent and safe from a Ctrl-C handler: a call
 // made while another is deleting waits for it to finish. The first error is returned, naming the
-// prefix.
+// prefix and wrapping ErrLiveFailed: a cleanup that fails says nothing about the run's verdict.
 func (r *LiveRun) Cleanup() error {
 	if r == nil {
 		return nil
@@ -324,7 +324,7 @@ func (r *LiveRun) Cleanup() error {
 		// An embedded cluster goes with its topics: only real brokers need them deleted.
 		if r.live.Substrate == SubstrateKafka {
 			if err := k.Cleanup(); err != nil && first == nil {
-				first = fmt.Errorf("cleaning up the topics under prefix %q: %w", r.prefix, err)
+				first = fmt.Errorf("%w: cleaning up the topics under prefix %q: %v", ErrLiveFailed, r.prefix, err)
 			}
 		}
 		k.Close()

@@ -308,3 +308,30 @@ func TestLiveUncomparedLostConnection(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestLiveCleanupFailureIsLiveFailure: a cleanup that cannot delete the run's topics (the
+// brokers gone after the run) is a failure of the live substrate, wrapping ErrLiveFailed, not an
+// error of the command's usage.
+func TestLiveCleanupFailureIsLiveFailure(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(),
+		Kafka: substrate.KafkaOptions{TopicPrefix: "gone-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond}}
+	prep, err := Spec{Scenario: RandomName, Seed: 3, Steps: 20}.Prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := live.StartLive(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr.Use(&prep.Options)
+	sim.Run(prep.Scenario, prep.Settings, choose.NewRandom(3), prep.Options)
+	cluster.Close()
+	if err := lr.Cleanup(); !errors.Is(err, ErrLiveFailed) || !strings.Contains(err.Error(), `prefix "gone-"`) {
+		t.Fatalf("Cleanup on brokers gone: %v; want an ErrLiveFailed naming the prefix", err)
+	}
+}
