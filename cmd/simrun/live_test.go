@@ -116,7 +116,7 @@ func TestLiveSweepCountsDivergence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), "reproduce: go run ./cmd/simrun --seed 1 --steps 60 --substrate kfake --compare\n") {
+	if !strings.Contains(string(data), "reproduce: go run ./cmd/simrun --seed 1 --scenario random --steps 60 --substrate kfake --compare\n") {
 		t.Errorf("the saved replay file does not reproduce the seed on kfake, compared:\n%s", data)
 	}
 }

@@ -374,29 +374,11 @@ func replayFile(s scenarios.Spec, out outcome) *replay.File {
 // it to its substrate (so a finding on kfake or brokers is reproduced there, compared as it was),
 // and for a live run what replaying it checks.
 func reproduceNotes(s scenarios.Spec, live scenarios.Live) []string {
-	notes := []string{"reproduce: " + rerunCommand(s) + live.Flags()}
+	notes := []string{"reproduce: " + scenarios.RerunCommand(s) + live.Flags()}
 	if !live.IsModel() {
 		notes = append(notes, "ran on "+live.Describe("")+": replay it with the same flags (the topic IDs, and so the hash, are the live substrate's)")
 	}
 	return notes
-}
-
-// rerunCommand is the command that repeats a run from its seed.
-func rerunCommand(s scenarios.Spec) string {
-	cmd := fmt.Sprintf("%s --seed %d", reproPrefix, s.Seed)
-	if s.Scenario != "" && s.Scenario != scenarios.RandomName {
-		cmd += " --scenario " + s.Scenario
-	}
-	if s.Sabotage != "" && s.Sabotage != "NONE" {
-		cmd += " --sabotage " + s.Sabotage
-	}
-	if s.Steps > 0 {
-		cmd += fmt.Sprintf(" --steps %d", s.Steps)
-	}
-	if s.Processes > 0 {
-		cmd += fmt.Sprintf(" --processes %d", s.Processes)
-	}
-	return cmd
 }
 
 // jsonReport is the --json output: one object per run.
@@ -497,7 +479,7 @@ func printReport(w io.Writer, prep *scenarios.Prepared, out outcome, savePath st
 		if savePath != "" {
 			fmt.Fprintf(w, "reproduce: %s replay %s%s\n", reproPrefix, scenarios.ShellQuote(savePath), out.live.Flags())
 		}
-		fmt.Fprintf(w, "   re-run: %s%s\n", rerunCommand(prep.Spec), out.live.Flags())
+		fmt.Fprintf(w, "   re-run: %s%s\n", scenarios.RerunCommand(prep.Spec), out.live.Flags())
 	}
 }
 
