@@ -97,10 +97,10 @@ type chanState struct {
 	// gate). Whatever changes fed or the holds calls refreshGate, except Receive, which sets it
 	// directly when the record it holds is the channel's new head and leaves it behind a head.
 	gate Offset
-	// lastList is the channel list of the last header decoded on the channel (a view of the
-	// decoded causes of a header that named it) and lastIndex its index once the list repeated
-	// (engine_index.go), or nil;
-	// lastSimple is simpleList(lastList), which lets the next header decode by decodeSame.
+	// lastList is the channel list of the last header decoded on the channel and lastIndex its
+	// index once the list repeated (engine_index.go), or nil: lastList is then the index's copy
+	// of the list, else a view of the last header's decoded causes. lastSimple is
+	// simpleList(lastList), which lets the next header decode by decodeSame.
 	lastList   []Cause
 	lastIndex  *causeIndex
 	lastSimple bool

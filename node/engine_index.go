@@ -16,12 +16,14 @@ package node
 // sharing the layouts it marks. Indexes are immutable once built: clones share them, and a stale
 // one is replaced, never updated.
 //
-// Memory: per received channel, 40 bytes (the last list, a view of decoded causes the engine
-// keeps anyway, a pointer to its index and whether the list is simple); per held message, a
-// pointer; per index, 96 bytes and 12 bytes per cause in three allocations (recv is shared by
-// the indexes of one list, so a rebuild makes two), at most one live per sender channel whose
-// list repeats, plus those its held messages still point at; per layout change, one 1-byte
-// allocation.
+// Memory: per received channel, 40 bytes (the last list, a pointer to its index and whether the
+// list is simple). Once the list repeated, the last list is the index's own copy of it; until
+// then it is a view of the last header's decoded causes, which keeps that header's decode chunk
+// (up to 2 KiB) reachable until the channel's next header. Per held message, a pointer; per
+// index, 120 bytes and 8 bytes per cause in two allocations, plus, shared by the indexes of one
+// list, 36 bytes per cause in two more (the list's copy and recv), at most one live per sender
+// channel whose list repeats, plus those its held messages still point at; per layout change, one
+// 1-byte allocation.
 
 // layoutMark identifies one layout of the engine's frontier and delivered past: a new one is made
 // whenever either gains or loses a channel. Its size is not zero, so every mark is a distinct
@@ -30,6 +32,7 @@ type layoutMark struct{ _ byte }
 
 // causeIndex is where the channels of one channel list sit in the engine.
 type causeIndex struct {
+	list  []Cause     // the list's channels (positions meaningless), a copy of its own
 	recv  []int32     // per cause: its channel's index in chans, −1 when not received
 	mark  *layoutMark // front and past are valid while the engine's layout mark is mark
 	front []int32     // per cause: its channel's index in the frontier (nil: not all there)
@@ -63,27 +66,30 @@ func sameChannels(a, b []Cause) bool {
 
 // noteList remembers causes as c's last header's list once the frontier merge is done, and returns
 // their index when the list repeats (same, from decodeCauses): built now, under the current layout,
-// the second time a list is seen or when the layout it was built under changed.
+// the second time a list is seen or when the layout it was built under changed. The last list is
+// then the index's copy, so no decode chunk stays reachable through it.
 func (e *Engine) noteList(c *chanState, causes []Cause, same bool) *causeIndex {
-	c.lastList = causes
 	if !same || len(causes) == 0 {
-		c.lastIndex, c.lastSimple = nil, simpleList(causes)
+		c.lastList, c.lastIndex, c.lastSimple = causes, nil, simpleList(causes)
 		return nil
 	}
 	c.lastIndex = e.buildIndex(c.lastIndex, causes)
+	c.lastList = c.lastIndex.list
 	return c.lastIndex
 }
 
-// buildIndex computes an index of causes under the current layout, taking recv from old when
-// there is one (the received channels never change).
+// buildIndex computes an index of causes under the current layout, taking list and recv from old
+// when there is one (the same list: the received channels never change).
 func (e *Engine) buildIndex(old *causeIndex, causes []Cause) *causeIndex {
 	if e.layout == nil {
 		e.newLayout()
 	}
 	x := &causeIndex{mark: e.layout}
 	if old != nil {
-		x.recv = old.recv
+		x.list, x.recv = old.list, old.recv
 	} else {
+		x.list = make([]Cause, len(causes))
+		copy(x.list, causes)
 		x.recv = make([]int32, len(causes))
 		for k := range causes {
 			x.recv[k] = int32(e.index(causes[k].Channel))

@@ -148,3 +148,30 @@ func TestSenderIndexAgreesWithReference(t *testing.T) {
 		t.Fatal("no delivery went through a per-sender index: the fast paths were not exercised")
 	}
 }
+
+// TestLastListKeepsNoDecodedCauses: once a channel's list repeats, its last list is the index's
+// own copy, not a view of the decoded causes of the header that built the index, so no delivered
+// message's decode chunk stays reachable through it.
+func TestLastListKeepsNoDecodedCauses(t *testing.T) {
+	a, b := etCh(1, 0), etCh(2, 0)
+	e := etStart(t, nil, etInit(a), Options{})
+	var delivered []Causes
+	for pos := range Offset(4) {
+		if _, err := e.Receive(a, pos, etRec("m", etCause(b, pos), etCause(etCh(3, 0), pos+1))); err != nil {
+			t.Fatalf("receive %d: %v", pos, err)
+		}
+		for d, ok := e.Next(); ok; d, ok = e.Next() {
+			delivered = append(delivered, d.Causes)
+		}
+	}
+	c := &e.chans[e.mustIndex(a)]
+	if c.lastIndex == nil || len(delivered) != 4 {
+		t.Fatalf("no index after a repeated list (%d delivered)", len(delivered))
+	}
+	checkIndexes(t, e)
+	for i, d := range delivered {
+		if &d.pairs[0] == &c.lastList[0] {
+			t.Fatalf("the last list is a view of delivery %d's causes", i)
+		}
+	}
+}
