@@ -166,14 +166,27 @@ func simpleList(list []Cause) bool {
 // usual channel list decodes in one pass over fixed offsets. TestDecodeSameMatchesStrict holds it
 // to the strict parser.
 func decodeSame(pairs []Cause, b []byte, list []Cause) bool {
+	off := sameShape(b, len(list))
+	return off >= 0 && len(pairs) == len(list) && decodeSameGroups(pairs, b[off:], list)
+}
+
+// sameShape returns where b's first group starts when b has the shape of a value naming a simple
+// list of n channels (the version byte, n as a minimal varint of one or two bytes, then exactly n
+// groups of simpleGroupBytes), else −1.
+func sameShape(b []byte, n int) int {
 	if len(b) < 2 || b[0] != wireVersion {
-		return false
+		return -1
 	}
-	n, off := varintShort(b, 1)
-	if off < 0 || int(n) != len(list) || len(b)-off != len(list)*simpleGroupBytes || len(pairs) != len(list) {
-		return false
+	count, off := varintShort(b, 1)
+	if off < 0 || int(count) != n || len(b)-off != n*simpleGroupBytes {
+		return -1
 	}
-	b = b[off:]
+	return off
+}
+
+// decodeSameGroups is decodeSame after the shape check: b holds exactly len(list) groups, and
+// pairs has len(list) entries.
+func decodeSameGroups(pairs []Cause, b []byte, list []Cause) bool {
 	pairs = pairs[:len(list)]
 	for k := range list {
 		if len(b) < simpleGroupBytes {

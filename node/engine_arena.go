@@ -42,6 +42,10 @@ func (e *Engine) decodeCauses(value []byte, c *chanState) (Causes, bool, error) 
 // the channels of list, a simple list: the storage is carved as decode carves it.
 func (a *causeArena) decodeSame(value []byte, list []Cause) (Causes, bool) {
 	n := len(list)
+	off := sameShape(value, n) // before reserving: a value of another shape costs no room
+	if off < 0 {
+		return Causes{}, false
+	}
 	var room []Cause
 	if n > causeChunkShareMax {
 		room = make([]Cause, n)
@@ -51,7 +55,7 @@ func (a *causeArena) decodeSame(value []byte, list []Cause) (Causes, bool) {
 		}
 		room = a.chunk[len(a.chunk) : len(a.chunk)+n : len(a.chunk)+n]
 	}
-	if !decodeSame(room, value, list) {
+	if !decodeSameGroups(room, value[off:], list) {
 		return Causes{}, false
 	}
 	if n <= causeChunkShareMax {

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -61,5 +62,47 @@ func TestDecodeCausesAmortisesAllocations(t *testing.T) {
 	})
 	if allocs > 2.0/causeChunkPairs*1.5 {
 		t.Fatalf("%.3f allocations per two-entry header, want about one per %d entries", allocs, causeChunkPairs)
+	}
+}
+
+// TestDecodeSameRefusesBeforeReserving: a value whose shape is not that of a value naming the list
+// (another entry count, another length, another version) costs the arena's decodeSame no room: no
+// allocation for a list too long to share a chunk, no new chunk for a short one.
+func TestDecodeSameRefusesBeforeReserving(t *testing.T) {
+	for _, n := range []int{3, causeChunkShareMax + 4} {
+		var list []Cause
+		for k := range n {
+			list = append(list, Cause{etCh(byte(k+1), 0), 1})
+		}
+		if !simpleList(list) {
+			t.Fatalf("list %v is not simple", list)
+		}
+		same := Encode(CausesOf(list...))
+		truncated := same[:len(same)-1]
+		version := slices.Clone(same)
+		version[0]++
+		values := map[string][]byte{
+			"longer":    Encode(CausesOf(append(slices.Clone(list), Cause{etCh(200, 0), 1})...)),
+			"shorter":   Encode(CausesOf(list[1:]...)),
+			"truncated": truncated,
+			"version":   version,
+			"empty":     nil,
+		}
+		for name, v := range values {
+			full := make([]Cause, causeChunkPairs) // a chunk with no room left
+			a := causeArena{chunk: full}
+			allocs := testing.AllocsPerRun(100, func() {
+				if _, ok := a.decodeSame(v, list); ok {
+					t.Fatalf("%d entries, %s: decodeSame accepted %x", n, name, v)
+				}
+			})
+			if replaced := &a.chunk[:1][0] != &full[0] || len(a.chunk) != len(full); allocs != 0 || replaced {
+				t.Fatalf("%d entries, %s: %v allocations, chunk replaced %v", n, name, allocs, replaced)
+			}
+		}
+		a := causeArena{}
+		if got, ok := a.decodeSame(same, list); !ok || !got.Equal(CausesOf(list...)) {
+			t.Fatalf("%d entries: decodeSame of the list itself = %v, %v", n, got, ok)
+		}
 	}
 }
