@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,11 +149,23 @@ func corpusBytes(t *testing.T, raw []byte) []byte {
 	return []byte(s)
 }
 
-// genSimpleFrontier draws a frontier of up to 40 entries that decodeSame can decode a repeat of:
-// distinct topics, partitions below 0x80 (the boundary included).
+// genSimpleFrontier draws a frontier that decodeSame can decode a repeat of: distinct topics,
+// partitions below 0x80 (the boundary included); up to 40 entries, or now and then 130 to 140
+// (an entry count of two bytes).
 func genSimpleFrontier() *rapid.Generator[Causes] {
 	return rapid.Custom(func(t *rapid.T) Causes {
 		var c Causes
+		if rapid.IntRange(0, 5).Draw(t, "long") == 0 {
+			for n := rapid.IntRange(130, 140).Draw(t, "entries"); c.Len() < n; {
+				id := TopicID(rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "topic bytes"))
+				id[15] |= 1 // not zero
+				ch := Channel{id, Partition(rapid.SampledFrom([]int32{0, 0x7f}).Draw(t, "partition"))}
+				if !slices.ContainsFunc(c.pairs, func(p Cause) bool { return p.Channel.Topic == id }) {
+					c.Merge(ch, genPosition().Draw(t, "position"))
+				}
+			}
+			return c
+		}
 		for range rapid.IntRange(0, 40).Draw(t, "entries") {
 			ch := Channel{genTopic().Draw(t, "topic"), Partition(rapid.SampledFrom([]int32{0, 1, 2, 0x7f}).Draw(t, "partition"))}
 			if _, ok := c.search(ch); !ok && !slices.ContainsFunc(c.pairs, func(p Cause) bool { return p.Channel.Topic == ch.Topic }) {
@@ -188,9 +201,52 @@ func repeatList(t *rapid.T, list []Cause) Causes {
 	return CausesOf(pairs...) // a channel moved onto another keeps the higher position
 }
 
+// overPositions are 8-byte positions the wire refuses: 2^63−1, 2^63 and 2^64−1.
+var overPositions = []uint64{1<<63 - 1, 1 << 63, 1<<64 - 1}
+
+// plantPosition writes pos into group k's position when value has the layout of a value naming a
+// simple list of n entries (a one- or two-byte entry count, then n groups), else does nothing.
+func plantPosition(value []byte, n, k int, pos uint64) {
+	off := 2
+	if n >= 0x80 {
+		off = 3
+	}
+	if len(value) != off+n*simpleGroupBytes {
+		return
+	}
+	binary.BigEndian.PutUint64(value[off+k*simpleGroupBytes+topicIDBytes+2:], pos)
+}
+
+// TestDecodeSameLongList: a list of 130 entries (an entry count of two bytes) decodes by
+// decodeSame as by the strict parser, and a position of 2^63−1 or more in any of its groups is
+// refused by both.
+func TestDecodeSameLongList(t *testing.T) {
+	var list []Cause
+	for k := range 130 {
+		list = append(list, Cause{etCh(byte(k+1), Partition(k%2*0x7f)), Offset(k)})
+	}
+	in := Encode(CausesOf(list...))
+	room := make([]Cause, len(list))
+	if !simpleList(list) || !decodeSame(room, in, list) || !(Causes{pairs: room}).Equal(CausesOf(list...)) {
+		t.Fatalf("decodeSame of a 130-entry list: %v", room)
+	}
+	for _, k := range []int{0, 77, 129} {
+		for _, pos := range overPositions {
+			bad := slices.Clone(in)
+			plantPosition(bad, len(list), k, pos)
+			if decodeSame(room, bad, list) {
+				t.Fatalf("decodeSame accepted position %d in group %d", pos, k)
+			}
+			if _, err := Decode(bad); err == nil {
+				t.Fatalf("the strict parser accepted position %d in group %d", pos, k)
+			}
+		}
+	}
+}
+
 // TestDecodeSameMatchesStrict holds decodeSame to the strict parser: on a value naming a list's
-// channels (with new positions), or the list changed by a channel, or either with a few bytes
-// damaged, whatever decodeSame accepts the strict parser accepts with the same frontier, whose
+// channels (with new positions), or the list changed by a channel, either perhaps with a position
+// of 2^63−1 or more planted in a group, or with a few bytes damaged, whatever decodeSame accepts the strict parser accepts with the same frontier, whose
 // channels are the list's; and whenever the strict parser accepts a value naming exactly a simple
 // list's channels, decodeSame accepts it. Both outcomes must occur.
 func TestDecodeSameMatchesStrict(t *testing.T) {
@@ -201,6 +257,10 @@ func TestDecodeSameMatchesStrict(t *testing.T) {
 			return
 		}
 		in := Encode(repeatList(t, list))
+		if rapid.IntRange(0, 3).Draw(t, "over") == 0 {
+			plantPosition(in, len(list), rapid.IntRange(0, len(list)-1).Draw(t, "over group"),
+				rapid.SampledFrom(overPositions).Draw(t, "over position"))
+		}
 		if rapid.Bool().Draw(t, "mutated") {
 			in = mutate(t, in)
 		}

@@ -31,8 +31,11 @@ func (e *Engine) decodeCauses(value []byte, c *chanState) (Causes, bool, error) 
 		if causes, ok := e.causes.decodeSame(value, c.lastList); ok {
 			return causes, true, nil
 		}
+		// A value naming a simple list of fewer than 16,384 channels (an entry count of one or
+		// two bytes) decodes by decodeSame or not at all; a longer list's repeat is taken as a
+		// changed list.
 		causes, err := e.causes.decode(value)
-		return causes, false, err // a value naming a simple list decodes by decodeSame or not at all
+		return causes, false, err
 	}
 	causes, err := e.causes.decode(value)
 	return causes, err == nil && sameChannels(c.lastList, causes.pairs), err
