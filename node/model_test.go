@@ -416,8 +416,11 @@ func (w *modelWorld) identityReport(t *rapid.T) {
 }
 
 // clone goes on with a copy of the engine (into a dead engine's storage when there is one), and
-// makes the engine it copied receive a record first: the two share immutable state (decoded
-// causes, the per-sender indexes), and nothing one does may reach the other.
+// makes the engine it copied receive a record first, mostly a repeat of the channel's last list
+// with higher positions (through the per-sender index, when it has one), and drain: the two share
+// immutable state (decoded causes, the per-sender indexes), and nothing one does may reach the
+// other. The copied engine's indexes must still hold, and the copy's frontier, delivered past and
+// held messages' causes must be as they were.
 func (w *modelWorld) clone(t *rapid.T) {
 	old := w.e
 	if w.spare != nil && rapid.Bool().Draw(t, "into spare") {
@@ -425,12 +428,37 @@ func (w *modelWorld) clone(t *rapid.T) {
 	} else {
 		w.e = old.Clone()
 	}
+	frontier, past, held := w.e.frontier.Clone(), w.e.past.Clone(), heldCauses(w.e)
 	ch := rapid.SampledFrom(old.Received()).Draw(t, "old channel")
-	_, _ = old.Receive(ch, old.chans[old.mustIndex(ch)].lastFed+1, etRec("old", Cause{rapid.SampledFrom(w.universe).Draw(t, "old cause"), 20}))
+	c := &old.chans[old.mustIndex(ch)]
+	causes := []Cause{{rapid.SampledFrom(w.universe).Draw(t, "old cause"), 20}}
+	if len(c.lastList) > 0 && rapid.IntRange(0, 3).Draw(t, "old repeat") > 0 {
+		causes = slices.Clone(c.lastList)
+		for k := range causes {
+			causes[k].Position = Offset(rapid.IntRange(15, 25).Draw(t, "old position"))
+		}
+	}
+	_, _ = old.Receive(ch, c.lastFed+1, etRec("old", causes...))
 	for range 3 {
 		_, _ = old.Next()
 	}
+	checkIndexes(t, old)
+	if !w.e.frontier.Equal(frontier) || !w.e.past.Equal(past) || !slices.EqualFunc(heldCauses(w.e), held, Causes.Equal) {
+		t.Fatalf("the copied engine's receipt reached the copy: frontier %v, past %v (were %v, %v)", w.e.frontier, w.e.past, frontier, past)
+	}
 	w.spare = old
+}
+
+// heldCauses returns copies of the causes of e's held messages, channel by channel, head first.
+func heldCauses(e *Engine) []Causes {
+	var all []Causes
+	for i := range e.chans {
+		b := &e.chans[i].held
+		for j := range b.len() {
+			all = append(all, b.msg(j).Causes.Clone())
+		}
+	}
+	return all
 }
 
 // newModelWorld builds a world over three topics of two partitions each and starts its first
