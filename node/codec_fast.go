@@ -196,9 +196,8 @@ func decodeSameGroups(pairs []Cause, b []byte, list []Cause) bool {
 		b = b[simpleGroupBytes:]
 		l := &list[k].Channel
 		p := &pairs[k]
-		// The reads are written out rather than through encoding/binary: each inlined call leaves
-		// a marker instruction in the loop. The compiler still makes one load of each (and a byte
-		// swap of the position).
+		// The group's topic ID, its tag (a partition count, then the partition) and its
+		// big-endian position.
 		p.Channel.Topic = [topicIDBytes]byte(g[:topicIDBytes])
 		tag := uint16(g[16]) | uint16(g[17])<<8
 		pos := uint64(g[18])<<56 | uint64(g[19])<<48 | uint64(g[20])<<40 | uint64(g[21])<<32 |

@@ -9,11 +9,12 @@ import "slices"
 //
 // Sharing: record bytes and the decoded causes of held messages are immutable once received, so
 // they stay shared; so do the per-sender indexes and the layout mark (engine_index.go), which are
-// never changed once made; so do the channel keys, retained fedUpTo positions, send topics and bindings,
-// which only Start sets (shared with their capacity clipped, so even an append could not write
-// into the other engine's view); everything else the engine changes in place is copied. The
-// decode chunk is not carried over (its spare room would be written by both engines), so the
-// clone's next receipt starts a fresh chunk. The refusal is shared: it is never changed after it is made.
+// never changed once made; so do the channel keys, retained fedUpTo positions, send topics and
+// bindings, which only Start sets (shared with their capacity clipped, so even an append could
+// not write into the other engine's view); everything else the engine changes in place is
+// copied. The decode chunk is not carried over (its spare room would be written by both
+// engines), so the clone's next receipt starts a fresh chunk. The refusal is shared: it is never
+// changed after it is made.
 //
 // Cost: at most four allocations whatever the number of channels and holds (the engine, its
 // channels, one block for every channel's own held entries, one block for the four frontiers;

@@ -34,8 +34,8 @@ func (e *Engine) satisfied(causes []Cause) bool {
 	return true
 }
 
-// satisfiedAt is satisfied by x, the index of causes: x.recv[k] is the index in chans of causes[k]'s channel, or
-// −1 when it is not received. It counts as satisfied does.
+// satisfiedAt is satisfied by x, the index of causes: x.recv[k] is the index in chans of
+// causes[k]'s channel, or −1 when it is not received. It counts as satisfied does.
 func (e *Engine) satisfiedAt(causes []Cause, x *causeIndex) bool {
 	var k int
 	if r := int(x.recvRun); r >= 0 {

@@ -36,7 +36,7 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	switch {
 	case e.opts.Sabotage == SabotageSkipReceiptMerge:
 	case x != nil && x.front != nil: // the frontier has every channel: no growth, no refusal
-		if x.frontRun >= 0 { // (a function choosing between the two calls would not be inlined)
+		if x.frontRun >= 0 {
 			mergeRun(e.frontier.pairs, int(x.frontRun), causes.pairs)
 		} else {
 			mergeAt(e.frontier.pairs, causes.pairs, x.front)
