@@ -88,8 +88,7 @@ func Explore(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
 }
 
 // ShortestViolation returns a shortest path to a violation with v's criterion and process in the
-// exploration opts describes (v is one the exploration found, so one exists within v.Depth
-// steps).
+// exploration opts describes (v is one the exploration found, so one exists within v.Depth steps).
 func ShortestViolation(scn *spec.Scenario, opts ExploreOptions, v ExploreViolation) ExploreViolation {
 	return explore.Shortest(exploreConfig(scn, opts), v)
 }

@@ -94,8 +94,7 @@ func (h *stateHasher) worldRollbackFree(w *world) bool {
 }
 
 // procRollbackFree is the part of being rollback-free that reads process p: running, no custom
-// handler, no received channel read below its log start or with an unread corrupt or forged
-// record.
+// handler, no received channel read below its log start or with an unread corrupt or forged record.
 func procRollbackFree(p *proc) bool {
 	w := p.w
 	if p.status != procRunning || p.spec.Handler != nil {

@@ -30,15 +30,17 @@ import (
 // by an event.
 
 const (
-	oraclePath = "github.com/parsleysim/parsleysim/sim/oracle"
-	specPath   = "github.com/parsleysim/parsleysim/sim/spec"
+	oraclePath  = "github.com/parsleysim/parsleysim/sim/oracle"
+	specPath    = "github.com/parsleysim/parsleysim/sim/spec"
+	diagramPath = "github.com/parsleysim/parsleysim/sim/diagram"
 )
 
-// verdicts type-checks package sim from the given Go sources (name to contents) and returns each
+// verdicts type-checks the package of import path path from the given Go sources (name to
+// contents) and returns each
 // use of the oracle's Violate method (a call or a method value) and each spec.Violation the code
 // builds (a composite literal of it, or of a slice, array or map of it with elements, and
 // new(spec.Violation)), as "file:line:column: what".
-func verdicts(t *testing.T, sources map[string]string) []string {
+func verdicts(t *testing.T, path string, sources map[string]string) []string {
 	t.Helper()
 	fset := token.NewFileSet()
 	var files []*ast.File
@@ -51,8 +53,8 @@ func verdicts(t *testing.T, sources map[string]string) []string {
 	}
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
 	conf := types.Config{Importer: exportImporter(t, fset)}
-	if _, err := conf.Check("github.com/parsleysim/parsleysim/sim", fset, files, info); err != nil {
-		t.Fatalf("type-checking package sim: %v", err)
+	if _, err := conf.Check(path, fset, files, info); err != nil {
+		t.Fatalf("type-checking package %s: %v", path, err)
 	}
 	isViolation := func(typ types.Type) bool {
 		named, ok := types.Unalias(typ).(*types.Named)
@@ -93,20 +95,28 @@ func verdicts(t *testing.T, sources map[string]string) []string {
 	return bad
 }
 
-// exportImporter imports the packages package sim imports from their export data, which go list
-// -export builds (or finds in the build cache).
+// exportFiles is the export data file of every package sim and the packages under it import
+// (exportImporter's, listed once).
+var exportFiles map[string]string
+
+// exportImporter imports the packages sim and the packages under it import from their export
+// data, which go list -export builds (or finds in the build cache).
 func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -export: %v", err)
-	}
-	exports := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if path, file, ok := strings.Cut(sc.Text(), "\t"); ok && file != "" {
-			exports[path] = file
+	exports := exportFiles
+	if exports == nil {
+		out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", "./...").Output()
+		if err != nil {
+			t.Fatalf("go list -export: %v", err)
 		}
+		exports = map[string]string{}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			if path, file, ok := strings.Cut(sc.Text(), "\t"); ok && file != "" {
+				exports[path] = file
+			}
+		}
+		exportFiles = exports
 	}
 	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
 		file, ok := exports[path]
@@ -141,11 +151,52 @@ func simSources(t *testing.T) map[string]string {
 	return out
 }
 
-// TestWorldJudgesNothing fails when a file of package sim reports or builds a violation: a check
-// needs an event to the oracle, and a checker in package oracle.
+// TestWorldJudgesNothing fails when a non-test file of package sim or of a package under it (all
+// but the oracle's, sim/oracle/..., the spec that defines the violation, and sim/diagram, which
+// draws the violations a trace reports and rebuilds them from its events) reports or builds a
+// violation: a check needs an event to the oracle, and a checker in package oracle. The packages
+// under sim reach the oracle too (the session tiers hold one).
 func TestWorldJudgesNothing(t *testing.T) {
-	for _, r := range verdicts(t, simSources(t)) {
-		t.Error(r)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := map[string]bool{}
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		fields := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		path, dir, names := fields[0], fields[1], strings.Fields(fields[2])
+		skip := path == specPath || path == oraclePath || strings.HasPrefix(path, oraclePath+"/") || path == diagramPath
+		if skip || len(names) == 0 {
+			continue
+		}
+		rel, err := filepath.Rel(wd, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources := map[string]string{}
+		for _, name := range names {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sources[filepath.Join(rel, name)] = string(b)
+		}
+		for _, r := range verdicts(t, path, sources) {
+			t.Error(r)
+		}
+		checked[strings.TrimPrefix(path, "github.com/parsleysim/parsleysim/")] = true
+	}
+	for _, p := range []string{"sim", "sim/tiers", "sim/targets", "sim/swarm", "sim/explore"} {
+		if !checked[p] {
+			t.Errorf("package %s was not checked: the test is not looking at the packages", p)
+		}
+	}
+	if checked["sim/oracle"] || checked["sim/spec"] {
+		t.Error("the oracle's or the spec's package was checked")
 	}
 }
 
@@ -184,7 +235,7 @@ func (w *world) checkPeeks(p *proc) []sp.Violation {
 `
 	sources := simSources(t)
 	sources["check_peeks.go"] = src
-	got := verdicts(t, sources)
+	got := verdicts(t, "github.com/parsleysim/parsleysim/sim", sources)
 	want := []string{
 		"check_peeks.go:17:8: reports a violation (Violate)",
 		"check_peeks.go:19:17: reports a violation (Violate)",

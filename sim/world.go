@@ -25,8 +25,7 @@ import (
 //
 // Indexes, not pointers, name things across the world: a topic by its scenario index, an
 // incarnation by creation order (the substrate's incarnation number), a channel by its index in
-// chans, a message by its uid (index in the oracle's message table plus one; 0 means "no
-// message").
+// chans, a message by its uid (index in the oracle's message table plus one; 0 means "no message").
 type world struct {
 	scn     *spec.Scenario
 	set     *swarm.Settings
@@ -91,7 +90,9 @@ type world struct {
 	// draws on from its own copy.
 	commitCrashPCG    rand.PCG
 	commitCrashSeeded bool
-	targets           *targets.Memo // faultHasTarget's and the masks', built at the first question; a clone builds its own
+	// targets is faultHasTarget's and the masks' memo, built at the first question; a clone builds
+	// its own.
+	targets *targets.Memo
 	// identity is identityReport's last answer, for the incarnation and deletion counts it holds
 	// at; a clone shares it (the lists are never changed, only replaced).
 	identity struct {

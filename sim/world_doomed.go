@@ -52,19 +52,22 @@ func (p *proc) doomed() bool {
 // running process holding on a dead channel (its receivers refuse at the restart the deletion or
 // recreation forces), so its schedule is unchanged.
 func (p *proc) heldOnDead() bool {
-	return p.status == procRunning && slices.ContainsFunc(p.recv, func(pc *pcState) bool { return !p.w.alive(pc.ch) && p.o.HasPending(pc.ch) })
+	return p.status == procRunning && slices.ContainsFunc(p.recv, func(pc *pcState) bool {
+		return !p.w.alive(pc.ch) && p.o.HasPending(pc.ch)
+	})
 }
 
 // receivesTopic reports whether p's current (or, when down, last) received set has a channel of
 // topic t: a process may declare a topic without receiving any of its partitions (its task has
 // no partition of that topic), and then deleting or recreating the topic does not touch it.
 func (p *proc) receivesTopic(t int) bool {
-	return slices.ContainsFunc(p.recv, func(pc *pcState) bool { return p.w.chans[pc.ch].topic == t })
+	return slices.ContainsFunc(p.recv, func(pc *pcState) bool {
+		return p.w.chans[pc.ch].topic == t
+	})
 }
 
-// sparesDoomed reports whether no doomed process receives a channel of topic t, so a
-// fail-closed fault on t stops no survivor of an earlier one; doomed is proc.doomed, or a memo
-// of it.
+// sparesDoomed reports whether no doomed process receives a channel of topic t, so a fail-closed
+// fault on t stops no survivor of an earlier one; doomed is proc.doomed, or a memo of it.
 func (w *world) sparesDoomed(t int, doomed func(*proc) bool) bool {
 	for _, inc := range w.topicIncs.Of(t) {
 		in := &w.incs[inc]
@@ -80,9 +83,8 @@ func (w *world) sparesDoomed(t int, doomed func(*proc) bool) bool {
 	return true
 }
 
-// removedWithHolds reports whether a redeclaration has already removed a channel some process
-// held messages on: the run has exercised that shape, and each further one only stops another
-// receiver.
+// removedWithHolds reports whether a redeclaration has already removed a channel some process held
+// messages on: the run has exercised that shape, and each further one only stops another receiver.
 func (w *world) removedWithHolds() bool {
 	for _, p := range w.procs {
 		if p.o.Ledger().RemovedHeld {

@@ -17,21 +17,21 @@ import (
 // canonical encodings behave alike from here on (same enabled actions, same outcomes, same
 // verdicts), so a state reached by two paths is expanded once.
 //
-// In: the substrate state that can matter (per live channel its log start, high watermark and
-// last stable offset; every consumer group's committed offsets), every channel's shadow log with
-// each message's kind, state, sender, payload, true past and expressed causes, the external
-// producers' open transaction, each process's declaration, host positions and flags, oracle
-// knowledge (frontiers, delivered and pending positions, the step's staging and what its undo
-// log would restore), its committed ordering state and its engine, and the session actors
-// (tiers.Actors.AppendCanonical) — except where explore_canonical.go shows a part dead (the committed data
-// and rollback target of a process nothing can roll back any more; all but one S1 bit of a
-// failed process; an open step that changed nothing). Out: the virtual clock and everything stamped with it
-// (record timestamps, latencies; nothing the explorer schedules depends on time unless time
-// retention is on, in which case the clock is in), the trace, the stats, the step counter,
-// message uids (creation order differs between interleavings: a message is named by its
-// channel and position), transactional epochs (only their order matters, and the host keeps
-// one current producer per process) and the violations found so far (the explorer reports them
-// on the transition that found them).
+// In: the substrate state that can matter (per live channel its log start, high watermark and last
+// stable offset; every consumer group's committed offsets), every channel's shadow log with each
+// message's kind, state, sender, payload, true past and expressed causes, the external producers'
+// open transaction, each process's declaration, host positions and flags, oracle knowledge
+// (frontiers, delivered and pending positions, the step's staging and what its undo log would
+// restore), its committed ordering state and its engine, and the session actors
+// (tiers.Actors.AppendCanonical) — except where explore_canonical.go shows a part dead (the
+// committed data and rollback target of a process nothing can roll back any more; all but one S1
+// bit of a failed process; an open step that changed nothing). Out: the virtual clock and
+// everything stamped with it (record timestamps, latencies; nothing the explorer schedules depends
+// on time unless time retention is on, in which case the clock is in), the trace, the stats, the
+// step counter, message uids (creation order differs between interleavings: a message is named by
+// its channel and position), transactional epochs (only their order matters, and the host keeps one
+// current producer per process) and the violations found so far (the explorer reports them on the
+// transition that found them).
 //
 // Canonical: maps are walked in sorted order, and a topic ID is replaced by its incarnation's
 // channel index (channels are numbered in incarnation creation order), so the encoding does not

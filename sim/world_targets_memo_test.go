@@ -42,7 +42,8 @@ func FaultTargetsChecked(scn *spec.Scenario, seed uint64) (checks, yes int, err 
 	return checks, yes, err
 }
 
-// labelChooser calls check with each choice's label before making it.
+// labelChooser calls check with each choice's label before making it, whichever form the choice
+// takes.
 type labelChooser struct {
 	choose.Chooser
 	check func(label string)
@@ -51,6 +52,15 @@ type labelChooser struct {
 func (c labelChooser) Choose(label string, weights []uint32) int {
 	c.check(label)
 	return c.Chooser.Choose(label, weights)
+}
+
+// ChooseFrom checks label and answers from o through the inner chooser's ChooseFrom, so the
+// seeded draw from Options (not the list written out) is what the run takes.
+func (c labelChooser) ChooseFrom(label string, o choose.Options) int {
+	c.check(label)
+	return c.Chooser.(interface {
+		ChooseFrom(string, choose.Options) int
+	}).ChooseFrom(label, o)
 }
 
 // MasksChecked runs scn under seed's settings and before every action choice compares each

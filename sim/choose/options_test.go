@@ -1,9 +1,11 @@
 package choose
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -39,9 +41,10 @@ func sparseOf(l []uint32) *sparse {
 }
 
 // TestOptionsAnswerAsTheList holds every chooser's answer from Options to its answer over the list
-// written out, decision by decision, over random weight lists (and Uniform over as many ones): the seeded draw (and what it
-// consumes, since the sequences stay equal), the recorder (its recorded answers too) and a replay
-// of a recording with wrong answers planted.
+// written out, decision by decision, over random weight lists (and Uniform over as many ones):
+// the seeded draw (and what it consumes, since the sequences stay equal), the recorder (its
+// recorded answers too) and a replay of a recording with a wrong answer planted (out of range,
+// or naming an entry of weight 0).
 func TestOptionsAnswerAsTheList(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	lists := randomLists(rng, 5000)
@@ -82,19 +85,44 @@ func TestOptionsAnswerAsTheList(t *testing.T) {
 	if !slices.Equal(ra.Choices(), rb.Choices()) || !slices.Equal(rc.Choices(), rd.Choices()) || len(ra.Choices()) < 1000 {
 		t.Fatalf("recorded %d and %d answers, not the same", len(ra.Choices()), len(rb.Choices()))
 	}
-	choices := slices.Clone(ra.Choices())
-	choices[len(choices)/2] = -1 // a wrong answer: both replays fall back alike
-	pa, pb := NewReplay(choices), NewReplay(choices)
-	for i, l := range lists {
-		if dense(l).Count() == 1 {
-			continue // the recorder asked nothing
-		}
-		if x, y := pa.Choose("x", l), pb.ChooseFrom("x", sparseOf(l)); x != y {
-			t.Fatalf("list %d: Replay answered %d over the list, %d from Options", i, x, y)
+	// a recording of the lists alone, and the lists its recorder asked about: decision d is over
+	// asked[d]
+	re := NewRecorder(NewRandom(12))
+	var asked [][]uint32
+	for _, l := range lists {
+		re.Choose("x", l)
+		if dense(l).Count() != 1 {
+			asked = append(asked, l)
 		}
 	}
-	if pa.Err() == nil || pb.Err() == nil || pa.Err().Error() != pb.Err().Error() {
-		t.Fatalf("replays erred differently: %v and %v", pa.Err(), pb.Err())
+	zeroAt := slices.IndexFunc(asked[len(asked)/2:], func(l []uint32) bool { return dense(l).Count() < len(l) })
+	if zeroAt < 0 {
+		t.Fatal("no list with a zero entry past the middle to plant an answer naming it")
+	}
+	zeroAt += len(asked) / 2
+	for _, plant := range []struct {
+		decision, answer int
+		reason           string
+	}{
+		{len(asked) / 2, -1, "out of range"},                                    // an answer out of range
+		{zeroAt, slices.Index(asked[zeroAt], 0), "names an option that is off"}, // an answer naming a zero-weight entry
+	} {
+		choices := slices.Clone(re.Choices())
+		choices[plant.decision] = plant.answer // a wrong answer: both replays fall back alike
+		pa, pb := NewReplay(choices), NewReplay(choices)
+		for i, l := range lists {
+			if dense(l).Count() == 1 {
+				continue // the recorder asked nothing
+			}
+			if x, y := pa.Choose("x", l), pb.ChooseFrom("x", sparseOf(l)); x != y {
+				t.Fatalf("answer %d planted: list %d: Replay answered %d over the list, %d from Options", plant.answer, i, x, y)
+			}
+		}
+		var ea, eb *ReplayError
+		if !errors.As(pa.Err(), &ea) || !errors.As(pb.Err(), &eb) || *ea != *eb ||
+			ea.Decision != plant.decision || !strings.Contains(ea.Reason, plant.reason) {
+			t.Fatalf("answer %d planted at decision %d: replays erred with %v and %v", plant.answer, plant.decision, pa.Err(), pb.Err())
+		}
 	}
 }
 

@@ -49,8 +49,14 @@ func TestLiveIncarnationMatchesScan(t *testing.T) {
 	}
 	check := func(w *world, step int) {
 		for c := range w.o.ids {
-			if got, want := w.o.liveInc(int32(c)), scan(&w.o, int32(c)); got != want {
-				t.Fatalf("step %d: channel %d: live incarnation %d, the scan says %d", step, c, got, want)
+			live := scan(&w.o, int32(c))
+			if got := w.o.liveInc(int32(c)); got != live || got != w.cur[w.o.ids[c].topic] {
+				t.Fatalf("step %d: channel %d: live incarnation %d, the scan says %d, the test's record %d",
+					step, c, got, live, w.cur[w.o.ids[c].topic])
+			}
+			want := !w.o.logs[c].alive && live >= 0 && live != w.o.ids[c].inc
+			if got := w.o.recreated(int32(c)); got != want {
+				t.Fatalf("step %d: channel %d: recreated %v, the scan says %v", step, c, got, want)
 			}
 		}
 	}

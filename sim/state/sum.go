@@ -1,5 +1,5 @@
-// Package state holds the machinery of an explored world's state that needs no world: the hash
-// function its canonical state hash and its cached digests are computed with (Sum64).
+// Package state holds the hash function (Sum64) of the explored world's canonical state hash and
+// of the world's digest caches.
 package state
 
 import (
