@@ -15,11 +15,10 @@ import (
 // (explore_por.go), this cuts states, not only transitions.
 //
 // Actors: each process (its feeds, drain, commit, start and crash); per external topic, its
-// producer (plain produces to it), its deletion; per topic, its truncation (delete-records on
-// its channels). Any other kind with budget left (stops, rewinds, recreations, redeclarations,
-// stamped or corrupt produces, transactions, migrations, zombies, retention, sessions), an open
-// external transaction, or a truncation step with no channel to truncate makes the state fully
-// expanded.
+// producer (plain produces to it), its deletion; per topic, its truncation (delete-records on its
+// channels). Any other kind with budget left (stops, rewinds, recreations, redeclarations, stamped
+// or corrupt produces, transactions, migrations, zombies, retention, sessions), an open external
+// transaction, or a truncation step with no channel to truncate makes the state fully expanded.
 //
 // The set S grown from a seed actor must satisfy, for every state reachable from s by
 // transitions of actors outside S:
@@ -29,12 +28,11 @@ import (
 //	D2: some enabled transition of S (the key) stays enabled along every such path.
 //
 // D1 is closed by the rules of explore_persistent_deps.go: actor B joins when one of its
-// transitions u, followed by one t of an actor in S, cannot be moved behind t (t·u not
-// executable, another state, other violations), or when B can enable a disabled transition of
-// a process in S. The rules lean on one fact: actors outside S cannot change the state of actors
-// in S, so a transition of S behaves after any outside path as it would now. What each
-// transition reads and writes (world_actions.go, host*.go, oracle.go, world_faults.go,
-// world_produce.go):
+// transitions u, followed by one t of an actor in S, cannot be moved behind t (t·u not executable,
+// another state, other violations), or when B can enable a disabled transition of a process in S.
+// The rules lean on one fact: actors outside S cannot change the state of actors in S, so a
+// transition of S behaves after any outside path as it would now. What each transition reads and
+// writes (world_actions.go, host*.go, oracle.go, world_faults.go, world_produce.go):
 //
 //   - A feed of p on channel c reads p, the committed record at p's read position below c's last
 //     stable offset (LSO) — entries below the LSO never change — and message pasts (immutable);

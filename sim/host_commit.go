@@ -19,11 +19,10 @@ import (
 // transaction commits, and a fenced producer can change nothing. A step with nothing to persist
 // (no transaction open, no read position moved, nothing dirty) makes no call.
 //
-// A crash can land after any call of the sequence (ActCommitCrash: between two calls, or after
-// the last and before the host's own bookkeeping), and a superseded execution (a zombie) runs
-// the same sequence with its own read positions, emissions and fenced producer (world.zombie).
-// What is judged is what reached the substrate and the state store, never what the host says it
-// did:
+// A crash can land after any call of the sequence (ActCommitCrash: between two calls, or after the
+// last and before the host's own bookkeeping), and a superseded execution (a zombie) runs the same
+// sequence with its own read positions, emissions and fenced producer (world.zombie). What is
+// judged is what reached the substrate and the state store, never what the host says it did:
 //   - the oracle takes the step as committed when its transaction commits (stepCommitted, the
 //     durable point), and the reference node commits its own state there;
 //   - the state the host persisted is compared with the reference node's when the sequence ends,

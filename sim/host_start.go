@@ -202,10 +202,10 @@ func (p *proc) setReceived(recv []int32, starts []node.Cause, offs []substrate.G
 
 // identityReport lists every dead topic ID the world ever had, split into deleted and recreated
 // (what describing each ID the state names would answer; extra IDs are ignored by the engine).
-// Only a deletion or a new incarnation changes it, so it is computed again only when one of their
+// Only an incarnation's birth or death changes it, so it is computed again only when one of their
 // counts has moved.
 func (w *world) identityReport() (dead, recreated []node.TopicID) {
-	at := [2]int{len(w.incs), w.stats.Deletions}
+	at := [2]int{len(w.incs), w.deaths}
 	if w.identity.at == at {
 		return w.identity.dead, w.identity.recreated
 	}

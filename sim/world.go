@@ -93,12 +93,13 @@ type world struct {
 	// targets is faultHasTarget's and the masks' memo, built at the first question; a clone builds
 	// its own.
 	targets *targets.Memo
-	// identity is identityReport's last answer, for the incarnation and deletion counts it holds
+	// identity is identityReport's last answer, for the incarnation and death counts it holds
 	// at; a clone shares it (the lists are never changed, only replaced).
 	identity struct {
 		at              [2]int
 		dead, recreated []node.TopicID
 	}
+	deaths int // incarnations that died (deleted, or replaced by a recreation): identityReport's key
 }
 
 const recentRing = 16
@@ -202,6 +203,7 @@ func (w *world) createIncarnation(t int) int32 {
 		id, err = w.sub.RecreateTopic(ts.Name)
 		old := &w.incs[w.topics[t].inc]
 		old.alive = false
+		w.deaths++
 		w.or.OnIncarnationDead(old.firstChan, old.parts)
 	} else {
 		id, err = w.sub.CreateTopic(ts.Name, ts.Partitions)

@@ -25,13 +25,12 @@ import (
 // (proc.committedShared); everything else is copied. TestCloneCoversEveryField fails when a field
 // is added to a cloned struct, so this file is revisited.
 
-// cloneInto returns a deep copy of w whose topic IDs continue from ids (the clone's own copy of
-// the ID stream's PCG: the clone issues the IDs the original would have) and whose Chooser is ch,
-// reusing the storage of into, when not nil: a world the explorer is done
-// with (explorer.release), whose struct, process shells, substrate struct, recorder and topic,
-// incarnation and channel slices are its own — a clone copies all of them — and so can be
-// overwritten. Reusing them spares the allocator and the collector most of a transition's
-// garbage.
+// cloneInto returns a deep copy of w whose topic IDs continue from ids (the clone's own copy of the
+// ID stream's PCG: the clone issues the IDs the original would have) and whose Chooser is ch,
+// reusing the storage of into, when not nil: a world the explorer is done with (explorer.release),
+// whose struct, process shells, substrate struct, recorder and topic, incarnation and channel
+// slices are its own — a clone copies all of them — and so can be overwritten. Reusing them spares
+// the allocator and the collector most of a transition's garbage.
 func (w *world) cloneInto(into *world, ids *rand.PCG, ch choose.Chooser) *world {
 	var old worldStorage
 	c := into

@@ -5,10 +5,9 @@ import (
 )
 
 // A process's engine, cloneable. A cloned world's engine is copied (node.Engine.Clone) from the
-// engine it was cloned from — lazily, the first time the clone calls a method that changes it, so
-// a transition pays only for the engine it touches; until then reads go to the source, which is
-// never changed again (the explorer steps only clones; a world that has been cloned is only
-// read).
+// engine it was cloned from — lazily, the first time the clone calls a method that changes it, so a
+// transition pays only for the engine it touches; until then reads go to the source, which is never
+// changed again (the explorer steps only clones; a world that has been cloned is only read).
 //
 // The canonical hash caches an engine's hash in its reference, keyed by (engine, number of changing
 // calls made to it): an engine shared as a clone's source never changes again, and the cached key

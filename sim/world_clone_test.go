@@ -17,9 +17,10 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
 			"readers", "declarers", "topicIncs", // persistent in an explored world (chanindex.Persistent)
 			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
-			"sess",      // session actors: tiers.Actors.Clone and AppendCanonical (their own test covers their fields)
-			"targets",   // a memo of what the world's state answers, not state: a clone builds its own
-			"identity"}, // identityReport's last answer: a clone's history is the same up to the clone
+			"sess",     // session actors: tiers.Actors.Clone and AppendCanonical (their own test covers their fields)
+			"targets",  // a memo of what the world's state answers, not state: a clone builds its own
+			"identity", // identityReport's last answer: a clone's history is the same up to the clone
+			"deaths"},  // copied by value; the count of incarnations not alive, which the hash has
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
 			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store", "refHash",

@@ -74,6 +74,7 @@ func (w *world) deleteTopic(t int) {
 	w.noteDeleted(inc, false)
 	must(w.sub.DeleteTopic(w.topics[t].spec.Name))
 	w.incs[inc].alive = false
+	w.deaths++
 	w.or.OnIncarnationDead(w.incs[inc].firstChan, w.incs[inc].parts)
 	w.topics[t].inc = -1
 	w.liveExternals--
@@ -84,12 +85,11 @@ func (w *world) deleteTopic(t int) {
 	w.restart(affected)
 }
 
-// ownTopicReaders is proc.own for every process with a channel state on a channel of topic t,
-// any incarnation: the only processes deleting t can change. Its running receivers roll back and
-// restart, those holding its messages are marked, and the group offsets the substrate drops with
-// it were committed on received channels; a process without such a channel state keeps sharing
-// its state and its cached hash. With sessions every process is owned (their actors read the
-// engines).
+// ownTopicReaders is proc.own for every process with a channel state on a channel of topic t, any
+// incarnation: the only processes deleting t can change. Its running receivers roll back and
+// restart, those holding its messages are marked, and the group offsets the substrate drops with it
+// were committed on received channels; a process without such a channel state keeps sharing its
+// state and its cached hash. With sessions every process is owned (their actors read the engines).
 func (w *world) ownTopicReaders(t int) {
 	if w.sess != nil {
 		w.ownAll()
@@ -195,11 +195,10 @@ func (w *world) redeclare(p *proc, t int) {
 	w.stats.Redeclares++
 }
 
-// rewindCandidates lists the offsets an operator may rewind p's committed position on c to:
-// 0, the log start, one below it, the last record below the committed position (one below it
-// when there is none), and half of it. The last record rather than the offset one below: on a
-// transactional topic that offset is usually the commit marker, and a rewind onto a marker
-// re-feeds nothing.
+// rewindCandidates lists the offsets an operator may rewind p's committed position on c to: 0, the
+// log start, one below it, the last record below the committed position (one below it when there is
+// none), and half of it. The last record rather than the offset one below: on a transactional topic
+// that offset is usually the commit marker, and a rewind onto a marker re-feeds nothing.
 func (w *world) rewindCandidates(pc *pcState) []int64 {
 	lo := int64(w.offsets(pc.ch).LogStart)
 	back := w.lastRecordBelow(pc.ch, lo, pc.committedPos)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/tiers"
@@ -37,6 +38,9 @@ func (h *sessionHost) Emit(kind string, proc int, detail string) {
 }
 func (h *sessionHost) EmitChan(kind string, ch int32, pos int64, uid uint64, detail string) {
 	(*world)(h).emitChan(kind, nil, ch, pos, uid, detail)
+}
+func (h *sessionHost) ChooseFrom(label string, o choose.Options) int {
+	return h.chooser.ChooseFrom(label, o)
 }
 func (h *sessionHost) Payload() (key, value []byte) { return (*world)(h).payload() }
 func (h *sessionHost) Frontier(p int) node.Causes   { return h.procs[p].eng.Frontier() }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
@@ -37,7 +38,7 @@ func (s *Actors) Do(k spec.ActionKind) {
 	switch k {
 	case spec.ActSessionWrite:
 		t := s.chooseWriteTopic()
-		part := s.chooseUniform("session-write.partition", s.scn.Topics[t].Partitions)
+		part := h.ChooseFrom("session-write.partition", choose.Uniform(s.scn.Topics[t].Partitions))
 		c := h.LiveChannel(t, part)
 		a.Txn = h.Choose("session-write.txn", pctWeights(s.spec.TxnPct)) == 1
 		if a.Txn {
@@ -49,11 +50,11 @@ func (s *Actors) Do(k spec.ActionKind) {
 	case spec.ActSessionRead:
 		mi := s.chooseReadModel()
 		a.Model = s.models[mi].spec.Name
-		a.Replica = s.chooseUniform("session-read.replica", s.models[mi].replicasMax())
+		a.Replica = h.ChooseFrom("session-read.replica", choose.Uniform(s.models[mi].replicasMax()))
 		h.Record(sa)
 		s.read(a.Client, mi, a.Replica)
 	case spec.ActTokenDamage:
-		a.Damage = spec.TokenDamage(1 + s.chooseUniform("token-damage.how", int(spec.NumTokenDamages)-1))
+		a.Damage = spec.TokenDamage(1 + h.ChooseFrom("token-damage.how", choose.Uniform(int(spec.NumTokenDamages)-1)))
 		h.Record(sa)
 		s.damage(a.Client, a.Damage)
 	}
@@ -162,15 +163,6 @@ func (m *readModel) replicasMax() int {
 		n = max(n, len(r))
 	}
 	return n
-}
-
-// chooseUniform picks one of n options with equal weights.
-func (s *Actors) chooseUniform(label string, n int) int {
-	weights := s.weightBuf(n)
-	for i := range weights {
-		weights[i] = 1
-	}
-	return s.host.Choose(label, weights)
 }
 
 // weightBuf returns a zeroed weight slice of length n, reusing storage.

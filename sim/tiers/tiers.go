@@ -29,6 +29,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/node/session"
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -38,6 +39,8 @@ import (
 type Host interface {
 	// Choose picks one of len(weights) options by the run's chooser under label.
 	Choose(label string, weights []uint32) int
+	// ChooseFrom is Choose over the list o stands for.
+	ChooseFrom(label string, o choose.Options) int
 	// Record appends an action the scheduler chose to the run's recorded script.
 	Record(a spec.ScriptedAction)
 

@@ -31,6 +31,14 @@ type fakeHost struct {
 func (h *fakeHost) Choose(label string, weights []uint32) int {
 	return h.chooser.Choose(label, weights)
 }
+func (h *fakeHost) ChooseFrom(label string, o choose.Options) int {
+	if oc, ok := h.chooser.(interface {
+		ChooseFrom(string, choose.Options) int
+	}); ok {
+		return oc.ChooseFrom(label, o)
+	}
+	return h.chooser.Choose(label, o.Dense(nil))
+}
 func (h *fakeHost) Record(a spec.ScriptedAction) { h.recorded = append(h.recorded, a) }
 func (h *fakeHost) At() oracle.At                { return oracle.At{Step: len(h.produced)} }
 func (h *fakeHost) Tracing() bool                { return false }
