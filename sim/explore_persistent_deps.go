@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/parsleysim/parsleysim/sim/spec"
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // The dependency rules of the persistent-set closure (explore_persistent.go has the argument):
 // which actors must join a set containing a process, a producer, a truncation or a deletion.
@@ -46,7 +50,7 @@ func (ps *persistentSets) procDeps(w *world, i int) uint64 {
 		// p's positions on a topic it receives are truncation candidates. On a topic it sends to,
 		// its transactions move the LSO and the high watermark beyond it (candidates); with no
 		// transaction open the LSO is the high watermark, and an append keeps it a candidate.
-		mine := ps.recvTopics[i]&(1<<t) != 0 || (p.txnOpen && slicesContains(p.sends, t))
+		mine := ps.recvTopics[i]&(1<<t) != 0 || (p.txnOpen && slices.Contains(p.sends, t))
 		if mine && left(w, spec.ActDeleteRecords) {
 			out |= 1 << ps.trunc[t]
 		}
@@ -218,16 +222,6 @@ func (ps *persistentSets) mayMeetNonCommitted(w *world, r, t, mover int) bool {
 			if w.or.RecordAt(int32(c), o) == 0 {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-// slicesContains reports whether xs contains x.
-func slicesContains(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
 		}
 	}
 	return false

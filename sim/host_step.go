@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -48,7 +49,7 @@ func (p *proc) feed(pc *pcState) {
 		panic(fmt.Sprintf("sim: fetched %s:%d which the oracle does not know as a committed record", w.chanName(pc.ch), pos))
 	}
 	w.or.OnFeed(w.at(), &p.o, pc.ch, uid, pos, p.storage())
-	nrec := toNodeRecord(rec.Record)
+	nrec := oracle.NodeRecord(rec.Record)
 	if w.hooks != nil && w.hooks.feedHeaders != nil {
 		nrec.Headers = w.hooks.feedHeaders(p.idx, pc.ch, nrec.Headers)
 	}
@@ -60,7 +61,7 @@ func (p *proc) feed(pc *pcState) {
 	if rerr == nil && w.hooks != nil && w.hooks.refeed != nil && w.hooks.refeed(p.idx) {
 		w.or.OnRefeed(w.at(), &p.o, pc.ch, uid, pos)
 		var again node.ReceiveOutcome
-		again, rerr = p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), toNodeRecord(rec.Record))
+		again, rerr = p.eng.Receive(w.chans[pc.ch].nc, node.Offset(pos), oracle.NodeRecord(rec.Record))
 		w.or.RefReceive(w.at(), &p.ref, pc.ch, pos, rec.Record, again, rerr)
 	}
 	if rerr != nil {
@@ -83,18 +84,6 @@ func (p *proc) noteReceive(pc *pcState, pos int64, uid uint64, out node.ReceiveO
 	if w.tracing {
 		w.emitChan(kind, p, pc.ch, pos, uid, "")
 	}
-}
-
-// toNodeRecord converts a fetched record to the engine's form (headers copied into node.Header).
-func toNodeRecord(r substrate.Record) node.Record {
-	out := node.Record{Key: r.Key, Value: r.Value, TimestampMicros: r.TimestampMicros}
-	if len(r.Headers) > 0 {
-		out.Headers = make([]node.Header, len(r.Headers))
-		for i, h := range r.Headers {
-			out.Headers[i] = node.Header{Key: h.Key, Value: h.Value}
-		}
-	}
-	return out
 }
 
 // drain delivers every deliverable head and runs application logic on each delivery, stamping

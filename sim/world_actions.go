@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -236,7 +238,7 @@ func (w *world) chooseRedeclareTopic(p *proc) int {
 	for _, t := range p.sends {
 		weights[t] = 0
 	}
-	if allZero(weights) {
+	if !slices.ContainsFunc(weights, func(x uint32) bool { return x != 0 }) {
 		return -1
 	}
 	return w.chooser.Choose("redeclare.topic", weights)
@@ -273,7 +275,7 @@ func (w *world) doDeleteRecords() {
 			weights[c] = w.truncationWeight(int32(c))
 		}
 	}
-	if allZero(weights) {
+	if !slices.ContainsFunc(weights, func(x uint32) bool { return x != 0 }) {
 		w.truncateNothing()
 		return
 	}
@@ -297,13 +299,4 @@ func (w *world) doDeleteRecords() {
 func (w *world) truncateNothing() {
 	w.record(spec.ScriptedAction{Kind: spec.ActDeleteRecords})
 	w.emitRaw("truncated", -1, "nothing to truncate")
-}
-
-func allZero(ws []uint32) bool {
-	for _, x := range ws {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
 }

@@ -92,12 +92,12 @@ func (h *stateHasher) appendWorld(b []byte, w *world) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(w.incs)))
 	for i := range w.incs {
-		b = appendBool(b, w.incs[i].alive)
+		b = state.AppendBool(b, w.incs[i].alive)
 	}
 	for c := range w.chans {
 		b = h.appendChannel(b, w, int32(c))
 	}
-	b = appendBool(b, w.ext.open)
+	b = state.AppendBool(b, w.ext.open)
 	for _, uid := range w.ext.openUIDs {
 		b = w.or.AppendMsgRef(b, uid)
 	}
@@ -134,13 +134,13 @@ func (h *stateHasher) msgDigest(w *world, m *oracle.Message) uint64 {
 		return m.Digest
 	}
 	b := h.caches.msg[:0]
-	b = appendBytes(b, m.Key)
-	b = appendBytes(b, m.Value)
+	b = state.AppendBytes(b, m.Key)
+	b = state.AppendBytes(b, m.Value)
 	b = w.or.AppendCauses(b, m.Past)
 	b = w.or.AppendCauses(b, m.Expressed)
 	b = binary.AppendUvarint(b, uint64(len(m.Raw)))
 	for _, v := range m.Raw {
-		b = appendNullableBytes(b, v)
+		b = state.AppendNullableBytes(b, v)
 	}
 	h.caches.msg = b
 	return storeDigest(&m.Digest, b, func() string { return fmt.Sprintf("the message at %s:%d", w.chanName(m.Ch), m.Pos) })
@@ -181,33 +181,4 @@ func appendTopicID(b []byte, w *world, id node.TopicID) []byte {
 		}
 	}
 	return append(b, 0)
-}
-
-func appendBool(b []byte, v bool) []byte {
-	if v {
-		return append(b, 1)
-	}
-	return append(b, 0)
-}
-
-// appendBytes appends a length-prefixed byte string (nil and empty alike: the world never
-// distinguishes them).
-func appendBytes(b, v []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
-}
-
-// appendNullableBytes appends v as appendBytes does, with nil (a null header value) told apart
-// from empty.
-func appendNullableBytes(b, v []byte) []byte {
-	if v == nil {
-		return append(b, 0)
-	}
-	return appendBytes(append(b, 1), v)
-}
-
-// appendString appends s to dst as a uvarint length then the bytes.
-func appendString(dst []byte, s string) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(s)))
-	return append(dst, s...)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/state"
 )
 
 // TestEngineEncodingMatchesSnapshot checks that the explorer's direct encoding of an engine
@@ -62,7 +63,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 func snapshotEncoding(b []byte, w *world, st *node.State) []byte {
 	b = binary.AppendUvarint(b, uint64(st.Version()))
 	for _, bd := range st.Bindings() {
-		b = appendString(b, bd.Name)
+		b = state.AppendString(b, bd.Name)
 		b = appendTopicID(b, w, bd.Topic)
 	}
 	b = append(b, 0)
@@ -80,8 +81,8 @@ func snapshotEncoding(b []byte, w *world, st *node.State) []byte {
 		for i := range held {
 			m := &held[i]
 			b = binary.AppendVarint(b, int64(m.Position))
-			b = appendBytes(b, m.Record.Key)
-			b = appendBytes(b, m.Record.Value)
+			b = state.AppendBytes(b, m.Record.Key)
+			b = state.AppendBytes(b, m.Record.Value)
 			b = binary.AppendUvarint(b, uint64(len(m.Record.Headers)))
 			b = w.or.AppendCauses(b, m.Causes)
 		}

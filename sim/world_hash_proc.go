@@ -10,6 +10,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/oracle/refnode"
+	"github.com/parsleysim/parsleysim/sim/state"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -90,12 +91,12 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 	if !h.exact && p.status == procFailed && w.sess == nil {
 		return appendFailed(b, p) // only the lifetime S1 check reads it (explore_canonical.go)
 	}
-	b = appendBool(b, free)
+	b = state.AppendBool(b, free)
 	b = append(b, byte(p.status))
-	b = appendBool(b, p.txnOpen)
-	b = appendBool(b, p.stepDirty)
-	b = appendBool(b, p.drainable)
-	b = appendString(b, p.refusalWhy)
+	b = state.AppendBool(b, p.txnOpen)
+	b = state.AppendBool(b, p.stepDirty)
+	b = state.AppendBool(b, p.drainable)
+	b = state.AppendString(b, p.refusalWhy)
 	b = binary.AppendUvarint(b, uint64(len(p.declared)))
 	for _, t := range p.declared {
 		b = binary.AppendUvarint(b, uint64(t))
@@ -133,7 +134,7 @@ func (h *stateHasher) encodeProc(b []byte, p *proc, free bool) []byte {
 
 // appendPC appends one (process, channel) state.
 func appendPC(b []byte, pc *pcState, free bool) []byte {
-	b = appendBool(b, pc.received)
+	b = state.AppendBool(b, pc.received)
 	b = binary.AppendVarint(b, pc.readPos)
 	b = binary.AppendVarint(b, pc.lastFed)
 	b = binary.AppendVarint(b, pc.startPos)
@@ -212,7 +213,7 @@ func appendEngineState(b []byte, p *proc) []byte {
 	b = live.AppendCanonical(b, worldEncoder{w})
 	b = live.AppendCanonicalFloors(b)
 	if r := live.Refusal(); r != nil {
-		b = appendString(b, string(r.Reason))
+		b = state.AppendString(b, string(r.Reason))
 	}
 	b = append(b, 0)
 	if eng.j.opts.Sabotage == node.SabotageDropHeld {
@@ -276,7 +277,7 @@ type refCommittedHash struct {
 // it is part of the state.
 func (h *stateHasher) appendRef(b []byte, p *proc, free bool) []byte {
 	r := &p.ref
-	b = appendBool(b, r.Off())
+	b = state.AppendBool(b, r.Off())
 	if live := r.Live(); live == nil {
 		b = append(b, 0)
 	} else {

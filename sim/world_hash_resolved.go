@@ -2,6 +2,8 @@ package sim
 
 import (
 	"encoding/binary"
+
+	"github.com/parsleysim/parsleysim/sim/state"
 )
 
 // A process's resolved incarnations and ever-resolved topics (proc.resolved, proc.everResolved)
@@ -22,7 +24,7 @@ func (h *stateHasher) appendResolved(b []byte, p *proc) []byte {
 				inc = -1
 			}
 			enc = binary.AppendVarint(enc, int64(inc))
-			enc = appendBool(enc, p.everResolved[t])
+			enc = state.AppendBool(enc, p.everResolved[t])
 		}
 		h.caches.resolved = enc
 		storeDigest(&p.resolvedDigest, enc, func() string { return "the resolved topics of process " + p.spec.Name })

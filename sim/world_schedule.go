@@ -5,8 +5,10 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/explore"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/targets"
 )
 
 // The safety-phase scheduler. Each step asks the Chooser which enabled action kind fires (weights
@@ -223,15 +225,63 @@ func (w *world) chooseProc(label string, k spec.ActionKind, masks []explore.Mask
 
 // chooseExternal picks the external topic action kind k targets — a live one, or any for a
 // recreation — biased toward interesting targets (externalWeight; obs is the record a stamped
-// record names, 0 otherwise) and returns its index.
+// record names, 0 otherwise) and returns its index. A produce's weights, sums over a topic's
+// declarers, come from counts the memo keeps (declaredOf) and, for a stamped record, from the
+// receivers of obs's channel (sharedBonus).
 func (w *world) chooseExternal(label string, k spec.ActionKind, obs uint64) int {
-	weights := w.weightBuf(len(w.topics))
+	return w.chooser.Choose(label, w.externalWeights(k, obs, w.weightBuf(len(w.topics))))
+}
+
+// externalWeights fills weights, zeroed, with chooseExternal's weights and returns it.
+func (w *world) externalWeights(k spec.ActionKind, obs uint64, weights []uint32) []uint32 {
+	var decl *targets.Declarers
+	if (k == spec.ActProducePlain || k == spec.ActProduceStamped) && !w.explored() {
+		decl = w.memo().Declarers(len(w.topics), w.declaredOf)
+		if m := w.msgOf(obs); m != nil && k == spec.ActProduceStamped {
+			w.sharedBonus(m, weights)
+		}
+	}
 	for t := range w.topics {
-		if w.topics[t].spec.External && (k == spec.ActRecreateTopic || w.topics[t].inc >= 0) {
+		if !w.topics[t].spec.External || (k != spec.ActRecreateTopic && w.topics[t].inc < 0) {
+			weights[t] = 0
+		} else if decl != nil {
+			live, blocked := decl.Of(t)
+			weights[t] += 1 + live*swarm.TargetLiveReceiver
+			if k == spec.ActProducePlain {
+				weights[t] += blocked * (swarm.TargetBlockedHead / 2)
+			}
+		} else {
 			weights[t] = w.externalWeight(k, t, obs)
 		}
 	}
-	return w.chooser.Choose(label, weights)
+	return weights
+}
+
+// declaredOf is process i's part of the declarer counts (targets.Declared).
+func (w *world) declaredOf(i int, add func(t int, blocked bool)) {
+	if p := w.procs[i]; p.status != procFailed {
+		for _, t := range p.declared {
+			add(t, p.blockedOnTopic(t))
+		}
+	}
+}
+
+// sharedBonus adds to weights, for a stamped record naming m, receiverBonus's part for m: per
+// live receiver of m's channel, to each other topic it declares.
+func (w *world) sharedBonus(m *oracle.Message, weights []uint32) {
+	for _, i := range w.readers.Of(int(m.Ch)) {
+		if p := w.procs[i]; p.status != procFailed && p.receivesNow(m.Ch) {
+			b := uint32(swarm.TargetSharedReceiver)
+			if p.unfedAt(m.Ch, m.Pos) {
+				b += swarm.TargetUnfedCause
+			}
+			for _, t := range p.declared {
+				if t != w.chans[m.Ch].topic {
+					weights[t] += b
+				}
+			}
+		}
+	}
 }
 
 // chooseProducePartition picks a partition channel of live topic t for a produce, biased toward

@@ -42,6 +42,46 @@ func FaultTargetsChecked(scn *spec.Scenario, seed uint64) (checks, yes int, err 
 	return checks, yes, err
 }
 
+// ExternalWeightsChecked runs scn under seed's settings and before every action choice compares
+// the weights chooseExternal offers a plain and a stamped produce, the latter naming no record and
+// each record chooseObserved may name, with externalWeight's scan of every declarer. It returns
+// how many weights it compared and how many were above 1, or the first disagreement.
+func ExternalWeightsChecked(scn *spec.Scenario, seed uint64) (checks, above int, err error) {
+	set := swarm.ExpandSettings(seed)
+	var w *world
+	check := func(label string) {
+		if err != nil || label != "action" {
+			return
+		}
+		obs := []uint64{0}
+		for i := range min(w.recentN, recentRing) {
+			obs = append(obs, w.recent[(w.recentN-1-i)%recentRing])
+		}
+		for _, k := range []spec.ActionKind{spec.ActProducePlain, spec.ActProduceStamped} {
+			for _, r := range w.laggingRecords(obs) {
+				got := w.externalWeights(k, r, make([]uint32, len(w.topics)))
+				for t := range w.topics {
+					want := uint32(0)
+					if w.topics[t].spec.External && w.topics[t].inc >= 0 {
+						want = w.externalWeight(k, t, r)
+					}
+					if got[t] != want {
+						err = fmt.Errorf("seed %d step %d: %v naming %d: topic %d weighs %d, the scan %d", seed, w.step, k, r, t, got[t], want)
+						return
+					}
+					checks++
+					if want > 1 {
+						above++
+					}
+				}
+			}
+		}
+	}
+	w = newWorld(scn, &set, labelChooser{choose.NewRandom(seed), check}, &RunOptions{})
+	w.run()
+	return checks, above, err
+}
+
 // labelChooser calls check with each choice's label before making it, whichever form the choice
 // takes.
 type labelChooser struct {

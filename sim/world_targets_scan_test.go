@@ -32,6 +32,31 @@ func TestFaultTargetsMatchScan(t *testing.T) {
 	t.Logf("%d answers compared, %d true", checks, yes)
 }
 
+// TestExternalWeightsMatchScan holds the produce weights chooseExternal offers from the declarer
+// counts the memo keeps to externalWeight's scan of every declarer, before every action choice of
+// random seeds, small and generated large topologies: a change to a process or a channel's log
+// that does not mark the counts stale makes the two disagree.
+func TestExternalWeightsMatchScan(t *testing.T) {
+	seeds := uint64(150)
+	if testing.Short() {
+		seeds = 30
+	}
+	checks, above := 0, 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		for _, n := range []int{0, 60} {
+			c, a, err := sim.ExternalWeightsChecked(scenarios.Random(seed, scenarios.RandomOptions{Processes: n}), seed)
+			if err != nil {
+				t.Fatalf("processes %d: %v", n, err)
+			}
+			checks, above = checks+c, above+a
+		}
+	}
+	if above == 0 || above == checks {
+		t.Fatalf("%d weights compared, %d of them above 1: the runs exercise nothing", checks, above)
+	}
+	t.Logf("%d weights compared, %d above 1", checks, above)
+}
+
 // TestActionMasksMatchScan holds the action masks the memo keeps, and its index of each kind's
 // processes, to maskOf over every process before every action choice of random seeds, small and
 // generated large topologies: a change to a process, a channel's log or a feed pause's age that

@@ -161,6 +161,18 @@ func refRecord(r substrate.Record) refnode.Record {
 	return out
 }
 
+// NodeRecord is a fetched record in the engine's terms (headers copied into node.Header).
+func NodeRecord(r substrate.Record) node.Record {
+	out := node.Record{Key: r.Key, Value: r.Value, TimestampMicros: r.TimestampMicros}
+	if len(r.Headers) > 0 {
+		out.Headers = make([]node.Header, len(r.Headers))
+		for i, h := range r.Headers {
+			out.Headers[i] = node.Header{Key: h.Key, Value: h.Value}
+		}
+	}
+	return out
+}
+
 // refRecordOfNode is a record the application hands the engine, in the model's terms.
 func refRecordOfNode(r node.Record) refnode.Record {
 	out := refnode.Record{Key: r.Key, Value: r.Value, TimestampMicros: r.TimestampMicros}

@@ -1,5 +1,6 @@
 // Package state holds the hash function (Sum64) of the explored world's canonical state hash and
-// of the world's digest caches.
+// of the world's digest caches, and the encoding of the values they hash (AppendBool, AppendBytes,
+// AppendNullableBytes, AppendString).
 package state
 
 import (

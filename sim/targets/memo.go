@@ -33,6 +33,7 @@ type Memo struct {
 	f     Contribution
 	addf  func(int, uint8) // add, bound once
 	masks *Masks           // the processes' action masks, stale when their contributions are
+	decl  *Declarers       // the declarer counts, stale with them too
 }
 
 // proc is one process's contribution.
@@ -69,6 +70,9 @@ func (m *Memo) Stale(i int) {
 	if m.masks != nil {
 		m.masks.Stale(i)
 	}
+	if m.decl != nil {
+		m.decl.markStale(i)
+	}
 	if !m.stale[i] {
 		m.stale[i] = true
 		m.staleList = append(m.staleList, int32(i))
@@ -82,6 +86,17 @@ func (m *Memo) Masks(f MaskFunc) *Masks {
 		m.masks = newMasks(len(m.procs), f)
 	}
 	return m.masks
+}
+
+// Declarers returns the declarer counts, which the memo marks stale with the contributions,
+// computed by f for topics topics, with the stale parts recomputed; f is taken at the first call,
+// which makes every part stale.
+func (m *Memo) Declarers(topics int, f Declared) *Declarers {
+	if m.decl == nil {
+		m.decl = newDeclarers(len(m.procs), topics, f)
+	}
+	m.decl.refresh()
+	return m.decl
 }
 
 // Has reports whether kind j, which m keeps, has a target, recomputing the stale contributions
