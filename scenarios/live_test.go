@@ -145,14 +145,10 @@ func TestLiveDivergenceStep(t *testing.T) {
 // cluster closed at the third fetch) is a failure of the live substrate, not of the model:
 // Judge returns an error wrapping ErrLiveFailed, naming the lost call, and adds no violation.
 func TestLiveLostConnectionIsNoDivergence(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
+	cluster := shortCluster(t)
 	calls := 0
 	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(), Compare: true,
-		Kafka: substrate.KafkaOptions{TopicPrefix: "lost-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond},
+		Kafka: shortWaits("lost-"),
 		Wrap:  func(s substrate.Substrate) substrate.Substrate { return cutAt{s, &calls, 3, cluster.Close} }}
 	res, found, err := runLive(t, 3, live, nil, nil)
 	if !errors.Is(err, ErrLiveFailed) || !strings.Contains(err.Error(), "lost its connection") || found || len(res.Violations) > 0 {
@@ -165,14 +161,10 @@ func TestLiveLostConnectionIsNoDivergence(t *testing.T) {
 // on a lost connection, which is no finding about the model: Judge returns an error wrapping
 // ErrLiveFailed, naming the call and its step, and adds no violation.
 func TestLiveSecondRunLostConnectionIsNoDivergence(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
+	cluster := shortCluster(t)
 	calls, wrapped := 0, 0
 	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(), Compare: true,
-		Kafka: substrate.KafkaOptions{TopicPrefix: "lost2-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond},
+		Kafka: shortWaits("lost2-"),
 		Wrap: func(s substrate.Substrate) substrate.Substrate {
 			if wrapped++; wrapped == 2 {
 				return cutAt{s, &calls, 3, cluster.Close}
@@ -218,14 +210,10 @@ func (s stallAt) ListOffsets(tp substrate.TopicPartition) (substrate.Offsets, er
 // time (its deadline error is a net.Error too) is a finding about the adapter, not a lost
 // connection: MODEL_DIVERGENCE at that call, no error.
 func TestLiveTimeoutIsDivergence(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
+	cluster := shortCluster(t)
 	calls := 0
 	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(), Compare: true,
-		Kafka: substrate.KafkaOptions{TopicPrefix: "stall-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond},
+		Kafka: shortWaits("stall-"),
 		Wrap:  func(s substrate.Substrate) substrate.Substrate { return stallAt{s, cluster, &calls, 3} }}
 	res, found, err := runLive(t, 3, live, nil, nil)
 	if calls < 3 {
@@ -290,14 +278,10 @@ func TestLiveUncomparedNoRestartCheck(t *testing.T) {
 // panics on the failed fetch, and the seed ends with an error wrapping ErrLiveFailed naming the
 // lost call, not with PANIC.
 func TestLiveUncomparedLostConnection(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
+	cluster := shortCluster(t)
 	calls := 0
 	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(),
-		Kafka: substrate.KafkaOptions{TopicPrefix: "lost3-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond},
+		Kafka: shortWaits("lost3-"),
 		Wrap:  func(s substrate.Substrate) substrate.Substrate { return cutAt{s, &calls, 3, cluster.Close} }}
 	rep, err := Sweep(context.Background(), SweepConfig{Spec: Spec{Steps: 80}, First: 3, Last: 3, Workers: 1, Live: live})
 	if calls < 3 {
@@ -313,13 +297,9 @@ func TestLiveUncomparedLostConnection(t *testing.T) {
 // brokers gone after the run) is a failure of the live substrate, wrapping ErrLiveFailed, not an
 // error of the command's usage.
 func TestLiveCleanupFailureIsLiveFailure(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
+	cluster := shortCluster(t)
 	live := Live{Substrate: SubstrateKafka, Brokers: cluster.ListenAddrs(),
-		Kafka: substrate.KafkaOptions{TopicPrefix: "gone-", Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond}}
+		Kafka: shortWaits("gone-")}
 	prep, err := Spec{Scenario: RandomName, Seed: 3, Steps: 20}.Prepare()
 	if err != nil {
 		t.Fatal(err)
@@ -334,4 +314,22 @@ func TestLiveCleanupFailureIsLiveFailure(t *testing.T) {
 	if err := lr.Cleanup(); !errors.Is(err, ErrLiveFailed) || !strings.Contains(err.Error(), `prefix "gone-"`) {
 		t.Fatalf("Cleanup on brokers gone: %v; want an ErrLiveFailed naming the prefix", err)
 	}
+}
+
+// shortCluster starts an embedded one-broker kfake cluster, closed when the test ends (closing it
+// twice, as the tests that cut it under a run do, is harmless).
+func shortCluster(t *testing.T) *kfake.Cluster {
+	t.Helper()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	return cluster
+}
+
+// shortWaits are adapter options under prefix whose calls and deletions give up after 300 ms, so
+// a test that takes the cluster away or stalls a call learns it quickly.
+func shortWaits(prefix string) substrate.KafkaOptions {
+	return substrate.KafkaOptions{TopicPrefix: prefix, Timeout: 300 * time.Millisecond, DeletionTimeout: 300 * time.Millisecond}
 }

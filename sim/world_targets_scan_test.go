@@ -5,6 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // TestFaultTargetsMatchScan holds the memo of fault targets to the scan over every process it
@@ -12,24 +13,7 @@ import (
 // change to a process, a channel's log or a topic that does not mark the contributions it affects
 // stale makes the two disagree.
 func TestFaultTargetsMatchScan(t *testing.T) {
-	seeds := uint64(150)
-	if testing.Short() {
-		seeds = 30
-	}
-	checks, yes := 0, 0
-	for seed := uint64(1); seed <= seeds; seed++ {
-		for _, n := range []int{0, 60} {
-			c, y, err := sim.FaultTargetsChecked(scenarios.Random(seed, scenarios.RandomOptions{Processes: n}), seed)
-			if err != nil {
-				t.Fatalf("processes %d: %v", n, err)
-			}
-			checks, yes = checks+c, yes+y
-		}
-	}
-	if yes == 0 || yes == checks {
-		t.Fatalf("%d answers compared, %d of them true: the runs exercise nothing", checks, yes)
-	}
-	t.Logf("%d answers compared, %d true", checks, yes)
+	matchScan(t, sim.FaultTargetsChecked, "answers", "true")
 }
 
 // TestExternalWeightsMatchScan holds the produce weights chooseExternal offers from the declarer
@@ -37,24 +21,7 @@ func TestFaultTargetsMatchScan(t *testing.T) {
 // random seeds, small and generated large topologies: a change to a process or a channel's log
 // that does not mark the counts stale makes the two disagree.
 func TestExternalWeightsMatchScan(t *testing.T) {
-	seeds := uint64(150)
-	if testing.Short() {
-		seeds = 30
-	}
-	checks, above := 0, 0
-	for seed := uint64(1); seed <= seeds; seed++ {
-		for _, n := range []int{0, 60} {
-			c, a, err := sim.ExternalWeightsChecked(scenarios.Random(seed, scenarios.RandomOptions{Processes: n}), seed)
-			if err != nil {
-				t.Fatalf("processes %d: %v", n, err)
-			}
-			checks, above = checks+c, above+a
-		}
-	}
-	if above == 0 || above == checks {
-		t.Fatalf("%d weights compared, %d of them above 1: the runs exercise nothing", checks, above)
-	}
-	t.Logf("%d weights compared, %d above 1", checks, above)
+	matchScan(t, sim.ExternalWeightsChecked, "weights", "above 1")
 }
 
 // TestActionMasksMatchScan holds the action masks the memo keeps, and its index of each kind's
@@ -63,22 +30,32 @@ func TestExternalWeightsMatchScan(t *testing.T) {
 // does not mark the masks it affects stale makes the two disagree; so does an identity report
 // remembered past a deletion or a new incarnation.
 func TestActionMasksMatchScan(t *testing.T) {
+	matchScan(t, sim.MasksChecked, "masks", "not empty")
+}
+
+// matchScan runs check (a run of a scenario and seed that compares a memo with its scan before
+// every action choice, returning how many answers it compared and how many of them were
+// non-trivial) over random seeds at the default size and at 60 processes. It fails on the first
+// disagreement, and when every answer compared was trivial, or none was: runs that exercise
+// nothing prove nothing.
+func matchScan(t *testing.T, check func(*spec.Scenario, uint64) (compared, nontrivial int, err error), noun, nontrivialMeans string) {
+	t.Helper()
 	seeds := uint64(150)
 	if testing.Short() {
 		seeds = 30
 	}
-	checks, set := 0, 0
+	compared, nontrivial := 0, 0
 	for seed := uint64(1); seed <= seeds; seed++ {
 		for _, n := range []int{0, 60} {
-			c, s, err := sim.MasksChecked(scenarios.Random(seed, scenarios.RandomOptions{Processes: n}), seed)
+			c, nt, err := check(scenarios.Random(seed, scenarios.RandomOptions{Processes: n}), seed)
 			if err != nil {
 				t.Fatalf("processes %d: %v", n, err)
 			}
-			checks, set = checks+c, set+s
+			compared, nontrivial = compared+c, nontrivial+nt
 		}
 	}
-	if set == 0 || set == checks {
-		t.Fatalf("%d masks compared, %d of them not empty: the runs exercise nothing", checks, set)
+	if nontrivial == 0 || nontrivial == compared {
+		t.Fatalf("%d %s compared, %d of them %s: the runs exercise nothing", compared, noun, nontrivial, nontrivialMeans)
 	}
-	t.Logf("%d masks compared, %d not empty", checks, set)
+	t.Logf("%d %s compared, %d %s", compared, noun, nontrivial, nontrivialMeans)
 }
