@@ -68,7 +68,7 @@ type world struct {
 	tracing     bool
 	ev          trace.Event
 	hooks       *testHooks
-	weights     []uint32                    // reused weight buffer for target choices
+	weights     choose.Weights              // reused weight lists for target choices
 	offsetBuf   []int64                     // reused buffer of truncationCandidates
 	procBuf     []*proc                     // reused buffer of rollbackReceivers
 	groupBuf    []substrate.GroupOffset     // reused buffer of proc.committedOffsets

@@ -165,7 +165,7 @@ func (w *world) doLifecycle(k spec.ActionKind, p *proc) {
 // on is not fed (feedPaused), one any held head waits on is fed last (heldCauseLast), and a
 // channel whose next record will wait is preferred (waitingRecordBoost).
 func (w *world) chooseFeedChannel(p *proc) *pcState {
-	weights := w.weightBuf(len(p.recv))
+	weights := w.weights.Zeroed(len(p.recv))
 	lag, fast := w.lagChannel(p), uint32(max(1, w.set.FeedLagFactor))
 	shape := w.set.HoldPauseSteps > 0
 	for i, pc := range p.recv {
@@ -219,7 +219,7 @@ func (w *world) lagChannel(p *proc) int {
 
 // chooseRewindChannel picks one of down process p's channels with a committed position above 0.
 func (w *world) chooseRewindChannel(p *proc) *pcState {
-	weights := w.weightBuf(len(p.recv))
+	weights := w.weights.Zeroed(len(p.recv))
 	for i, pc := range p.recv {
 		if pc.committedPos > 0 && w.alive(pc.ch) {
 			weights[i] = w.rewindChannelWeight(pc)
@@ -231,7 +231,7 @@ func (w *world) chooseRewindChannel(p *proc) *pcState {
 // chooseRedeclareTopic picks a topic to add to or remove from p's declaration: any topic p does
 // not send to.
 func (w *world) chooseRedeclareTopic(p *proc) int {
-	weights := w.weightBuf(len(w.topics))
+	weights := w.weights.Zeroed(len(w.topics))
 	for t := range w.topics {
 		weights[t] = w.redeclareWeight(p, t)
 	}
@@ -256,7 +256,7 @@ func (w *world) chooseObserved() uint64 {
 		cands[i] = w.recent[(w.recentN-1-i)%recentRing]
 	}
 	cands = w.laggingRecords(cands)
-	weights := w.weightBuf(len(cands))
+	weights := w.weights.Zeroed(len(cands))
 	for i, uid := range cands {
 		weights[i] = uint32(2 * n * w.unfedReceivers(uid))
 		if i < n {
@@ -269,7 +269,7 @@ func (w *world) chooseObserved() uint64 {
 // doDeleteRecords truncates a live channel at one of its interesting offsets, preferring channels
 // with unread records at live receivers and offsets past their read positions.
 func (w *world) doDeleteRecords() {
-	weights := w.weightBuf(len(w.chans))
+	weights := w.weights.Zeroed(len(w.chans))
 	for c := range w.chans {
 		if w.alive(int32(c)) && len(w.or.Slots(int32(c))) > 0 {
 			weights[c] = w.truncationWeight(int32(c))
@@ -285,7 +285,7 @@ func (w *world) doDeleteRecords() {
 		w.truncateNothing()
 		return
 	}
-	weights = w.weightBuf(len(cands))
+	weights = w.weights.Zeroed(len(cands))
 	for i, o := range cands {
 		weights[i] = w.truncationOffsetWeight(c, o)
 	}

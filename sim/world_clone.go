@@ -93,7 +93,7 @@ type worldStorage struct {
 	incs      []incarnation
 	chans     []channel
 	orStore   oracle.Storage
-	weights   []uint32
+	weights   choose.Weights
 	offsetBuf []int64
 	procBuf   []*proc
 	groupBuf  []substrate.GroupOffset

@@ -206,7 +206,7 @@ func (w *world) chooseProc(label string, k spec.ActionKind, masks []explore.Mask
 			return w.procs[w.chooser.ChooseFrom(label, kept)]
 		}
 	}
-	weights := w.weightBuf(len(w.procs))
+	weights := w.weights.Zeroed(len(w.procs))
 	for i, p := range w.procs {
 		if masks == nil && kept.Weight(i) == 0 || masks != nil && masks[i]&(1<<k) == 0 {
 			continue
@@ -229,7 +229,7 @@ func (w *world) chooseProc(label string, k spec.ActionKind, masks []explore.Mask
 // declarers, come from counts the memo keeps (declaredOf) and, for a stamped record, from the
 // receivers of obs's channel (sharedBonus).
 func (w *world) chooseExternal(label string, k spec.ActionKind, obs uint64) int {
-	return w.chooser.Choose(label, w.externalWeights(k, obs, w.weightBuf(len(w.topics))))
+	return w.chooser.Choose(label, w.externalWeights(k, obs, w.weights.Zeroed(len(w.topics))))
 }
 
 // externalWeights fills weights, zeroed, with chooseExternal's weights and returns it.
@@ -288,7 +288,7 @@ func (w *world) sharedBonus(m *oracle.Message, weights []uint32) {
 // partitions with live receivers (partitionWeight; k and obs as for chooseExternal).
 func (w *world) chooseProducePartition(label string, k spec.ActionKind, t int, obs uint64) int32 {
 	inc := w.topics[t].inc
-	weights := w.weightBuf(w.incs[inc].parts)
+	weights := w.weights.Zeroed(w.incs[inc].parts)
 	for i := range weights {
 		weights[i] = w.partitionWeight(k, w.chanOf(inc, i), obs)
 	}
@@ -298,16 +298,6 @@ func (w *world) chooseProducePartition(label string, k spec.ActionKind, t int, o
 // chooseOffset picks one of cands.
 func (w *world) chooseOffset(label string, cands []int64) int64 {
 	return cands[w.chooser.ChooseFrom(label, choose.Uniform(len(cands)))]
-}
-
-// weightBuf returns a zeroed weight slice of length n, reusing storage.
-func (w *world) weightBuf(n int) []uint32 {
-	if cap(w.weights) < n {
-		w.weights = make([]uint32, n)
-	}
-	w.weights = w.weights[:n]
-	clear(w.weights)
-	return w.weights
 }
 
 // faultDue reports whether fail-closed kind k is due: it is on, has not fired, and its step

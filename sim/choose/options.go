@@ -74,3 +74,17 @@ func (u Uniform) Dense(dst []uint32) []uint32 {
 	}
 	return dst
 }
+
+// Weights is the storage of a caller's weight lists, reused from one choice to the next so a
+// choice allocates nothing once the storage has grown to the longest list.
+type Weights struct{ buf []uint32 }
+
+// Zeroed returns a list of n zero weights in the storage, valid until the next call.
+func (w *Weights) Zeroed(n int) []uint32 {
+	if cap(w.buf) < n {
+		w.buf = make([]uint32, n)
+	}
+	w.buf = w.buf[:n]
+	clear(w.buf)
+	return w.buf
+}

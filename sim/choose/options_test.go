@@ -185,3 +185,23 @@ func (s *sparse) Dense(dst []uint32) []uint32 {
 	}
 	return dst
 }
+
+// TestWeightsZeroed: a list handed out again is all zeros whatever its last user wrote, and
+// reuses the storage once it has grown to the longest list asked for.
+func TestWeightsZeroed(t *testing.T) {
+	var w Weights
+	a := w.Zeroed(5)
+	for i := range a {
+		a[i] = uint32(i + 1)
+	}
+	b := w.Zeroed(3)
+	if len(b) != 3 || b[0] != 0 || b[1] != 0 || b[2] != 0 {
+		t.Fatalf("Zeroed(3) after a written list = %v, want three zeros", b)
+	}
+	if &a[0] != &b[0] {
+		t.Fatal("Zeroed(3) allocated though the storage holds 5")
+	}
+	if c := w.Zeroed(8); len(c) != 8 || slices.ContainsFunc(c, func(x uint32) bool { return x != 0 }) {
+		t.Fatalf("Zeroed(8) = %v, want eight zeros", c)
+	}
+}

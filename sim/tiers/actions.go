@@ -99,7 +99,7 @@ func (s *Actors) DoScripted(a *spec.ScriptedAction) bool {
 // chooseClient picks the client of a session action: any client, or for a write one that is not
 // due to read; for a read, SessionSpec.BrowseReadWeight favours clients not due to read.
 func (s *Actors) chooseClient(k spec.ActionKind) int {
-	weights := s.weightBuf(len(s.clients))
+	weights := s.weights.Zeroed(len(s.clients))
 	for i := range s.clients {
 		switch {
 		case k == spec.ActSessionRead && !s.clients[i].reading && s.spec.BrowseReadWeight > 1:
@@ -113,7 +113,7 @@ func (s *Actors) chooseClient(k spec.ActionKind) int {
 
 // chooseWriteTopic picks a live topic the write tier writes.
 func (s *Actors) chooseWriteTopic() int {
-	weights := s.weightBuf(len(s.writes))
+	weights := s.weights.Zeroed(len(s.writes))
 	for i, t := range s.writes {
 		if s.live(t) {
 			weights[i] = 1
@@ -125,7 +125,7 @@ func (s *Actors) chooseWriteTopic() int {
 // chooseReadModel picks the model a read reads: uniformly, or with SessionSpec.HeldReadWeight
 // favouring models a projector of which holds records back.
 func (s *Actors) chooseReadModel() int {
-	weights := s.weightBuf(len(s.models))
+	weights := s.weights.Zeroed(len(s.models))
 	for i := range s.models {
 		weights[i] = 1
 		if s.spec.HeldReadWeight > 1 && s.models[i].holdsBack(s.host) {
@@ -163,16 +163,6 @@ func (m *readModel) replicasMax() int {
 		n = max(n, len(r))
 	}
 	return n
-}
-
-// weightBuf returns a zeroed weight slice of length n, reusing storage.
-func (s *Actors) weightBuf(n int) []uint32 {
-	if cap(s.weights) < n {
-		s.weights = make([]uint32, n)
-	}
-	s.weights = s.weights[:n]
-	clear(s.weights)
-	return s.weights
 }
 
 // pctWeights returns the weights of a yes/no choice that says yes pct percent of the time.

@@ -3,6 +3,7 @@ package tiers
 import (
 	"slices"
 
+	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -19,7 +20,7 @@ func (s *Actors) Clone(h Host, or *oracle.Oracle, sub substrate.Substrate) *Acto
 	}
 	c := *s
 	c.host, c.or, c.sub = h, or, sub
-	c.weights = nil // scratch: a clone may run in another goroutine
+	c.weights = choose.Weights{} // scratch: a clone may run in another goroutine
 	c.clients = slices.Clone(s.clients)
 	c.truth = s.truth.Clone()
 	c.projections = make([]*projection, len(s.projections))

@@ -95,7 +95,7 @@ type Actors struct {
 	entriesMax  int
 	bytesMax    int
 	patience    int
-	weights     []uint32 // scratch weights of the actors' choices
+	weights     choose.Weights // scratch weights of the actors' choices
 	// truth is the oracle's truth of the sessions, which the tiers hand their events.
 	truth oracle.Sessions
 }
