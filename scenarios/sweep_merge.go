@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
@@ -43,7 +45,7 @@ func MergeSweeps(reports []*SweepReport, hashes [][]SeedHash) (*SweepReport, err
 	var all []SeedHash
 	for i, r := range reports {
 		if err := checkMergeable(first, r); err != nil {
-			return nil, fmt.Errorf("report %d: %w", i+1, err)
+			return nil, &ReportError{Index: i, Err: err}
 		}
 		out.Runs += r.Runs
 		out.Passed += r.Passed
@@ -90,6 +92,16 @@ func MergeSweeps(reports []*SweepReport, hashes [][]SeedHash) (*SweepReport, err
 	return out, nil
 }
 
+// ReportError is MergeSweeps's error about one report: Index is its place in the list given.
+type ReportError struct {
+	Index int
+	Err   error
+}
+
+func (e *ReportError) Error() string { return fmt.Sprintf("report %d: %v", e.Index+1, e.Err) }
+
+func (e *ReportError) Unwrap() error { return e.Err }
+
 // checkMergeable returns an error when r is not a shard of the sweep first is, or its counts do
 // not add up.
 func checkMergeable(first, r *SweepReport) error {
@@ -108,10 +120,112 @@ func checkMergeable(first, r *SweepReport) error {
 		return fmt.Errorf("substrate %q: another substrate than %q", orModel(r.Substrate), orModel(first.Substrate))
 	case (r.ComparedSeeds == nil) != (first.ComparedSeeds == nil):
 		return errors.New("one report was compared with the model and another not")
-	case r.ComparedSeeds != nil && (r.AgreedSeeds == nil || *r.AgreedSeeds > *r.ComparedSeeds || *r.ComparedSeeds > r.Runs):
+	case r.ComparedSeeds != nil && (r.AgreedSeeds == nil || *r.AgreedSeeds < 0 || *r.AgreedSeeds > *r.ComparedSeeds || *r.ComparedSeeds > r.Runs):
 		return errors.New("the compared and agreed seeds are missing or do not add up")
+	case r.ComparedSeeds != nil && *r.ComparedSeeds-*r.AgreedSeeds > r.SeedsByCriterion[CritModelDivergence]:
+		return fmt.Errorf("%d compared seeds, %d agreed, but %d seeds failed with %s: a seed that disagreed fails with it",
+			*r.ComparedSeeds, *r.AgreedSeeds, r.SeedsByCriterion[CritModelDivergence], CritModelDivergence)
+	}
+	return checkFailures(r)
+}
+
+// checkFailures returns an error when r's failing seeds, failures and counts by criterion
+// contradict each other: every failing seed lies in the range and has one failure, each
+// criterion's seed count is the number of failures that name it and at most its violation count,
+// and the sabotage mode's caught seeds are failing seeds among its eligible (or fired) ones.
+func checkFailures(r *SweepReport) error {
+	for _, s := range r.FailedSeeds {
+		if s < r.FirstSeed || s > r.LastSeed {
+			return fmt.Errorf("failed seed %d is outside the seed range %d-%d", s, r.FirstSeed, r.LastSeed)
+		}
+	}
+	failed := slices.Sorted(slices.Values(r.FailedSeeds))
+	if i := duplicateIndex(failed); i >= 0 {
+		return fmt.Errorf("failed seed %d is listed twice", failed[i])
+	}
+	named := map[spec.Criterion]int{}
+	for _, f := range r.Failures {
+		if _, ok := slices.BinarySearch(failed, f.Seed); !ok {
+			return fmt.Errorf("a failure of seed %d, which is not among the failed seeds", f.Seed)
+		}
+		if len(f.Criteria) == 0 || f.Criteria[0] != f.Criterion {
+			return fmt.Errorf("the failure of seed %d names criterion %s first, but its criteria are %v", f.Seed, f.Criterion, f.Criteria)
+		}
+		for _, c := range f.Criteria {
+			named[c]++
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(r.SeedsByCriterion)) {
+		n, v := r.SeedsByCriterion[c], r.ViolationsByCriterion[c]
+		switch {
+		case n != named[c]:
+			return fmt.Errorf("seeds_by_criterion %s is %d, but %d failures name %s", c, n, named[c], c)
+		case v < n:
+			return fmt.Errorf("%s: %d violations in %d seeds: a seed counted under a criterion has a violation of it", c, v, n)
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(named)) {
+		if _, ok := r.SeedsByCriterion[c]; !ok {
+			return fmt.Errorf("seeds_by_criterion has no %s, but %d failures name it", c, named[c])
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(r.ViolationsByCriterion)) {
+		if v := r.ViolationsByCriterion[c]; v < 0 || v > 0 && r.SeedsByCriterion[c] == 0 {
+			return fmt.Errorf("violations_by_criterion %s is %d, but seeds_by_criterion %s is %d", c, v, c, r.SeedsByCriterion[c])
+		}
+	}
+	if r.EligibleSeeds != nil {
+		caught := []struct {
+			name          string
+			seeds, caught int
+		}{{"eligible", *r.EligibleSeeds, *r.CaughtEligible}, {"fired", *r.FiredSeeds, *r.CaughtFired}}
+		for _, c := range caught {
+			if c.caught < 0 || c.caught > c.seeds || c.seeds > r.Runs || c.caught > len(r.FailedSeeds) {
+				return fmt.Errorf("%d %s seeds, %d of them caught, in %d runs with %d failed: caught seeds are failed %s ones",
+					c.seeds, c.name, c.caught, r.Runs, len(r.FailedSeeds), c.name)
+			}
+		}
+	}
+	if r.Steps < 0 {
+		return fmt.Errorf("%d steps: expected a count", r.Steps)
 	}
 	return nil
+}
+
+// CheckShards returns an error when r, a report of the shards indexes of total, holds a seed
+// none of them owns or more runs than they have seeds.
+func (r *SweepReport) CheckShards(indexes []int, total int) error {
+	if r.FirstSeed > r.LastSeed {
+		return fmt.Errorf("seeds %d-%d: an empty range", r.FirstSeed, r.LastSeed)
+	}
+	owns := func(seed uint64) bool {
+		return slices.ContainsFunc(indexes, func(i int) bool { return Shard{i, total}.ownsSeed(seed) })
+	}
+	var seeds uint64
+	for _, i := range indexes {
+		seeds += Shard{i, total}.SeedCount(r.FirstSeed, r.LastSeed)
+	}
+	if r.Runs < 0 || uint64(r.Runs) > seeds {
+		return fmt.Errorf("%d runs, but seeds %d-%d have %d in %s", r.Runs, r.FirstSeed, r.LastSeed, seeds, shardNames(indexes, total))
+	}
+	for _, s := range r.FailedSeeds {
+		if !owns(s) {
+			return fmt.Errorf("failed seed %d is not in %s (seed s is in shard s mod %d + 1)", s, shardNames(indexes, total), total)
+		}
+	}
+	return nil
+}
+
+// shardNames renders shard indexes of total as "shard 2 of 4" or "shards 1, 3 of 4".
+func shardNames(indexes []int, total int) string {
+	parts := make([]string, len(indexes))
+	for i, x := range indexes {
+		parts[i] = strconv.Itoa(x)
+	}
+	if len(parts) == 1 {
+		return fmt.Sprintf("shard %s of %d", parts[0], total)
+	}
+	return fmt.Sprintf("shards %s of %d", strings.Join(parts, ", "), total)
 }
 
 // orModel names the substrate of a report ("" is the model's).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -17,7 +18,9 @@ Merges the result documents that 'simrun sweep --result' and 'simrun explore --r
 per shard, into the report of the whole run, printed as the unsharded command prints it (--json:
 the same JSON). Every file must be a part of the same run: the same build, scenario or scope,
 settings, sabotage mode, seed range or budget and shard count; a mismatch names both files and the
-field. A shard given twice (a retried shard's artifact beside the first one's) counts once.
+field. A file whose report contradicts itself or its shard (a failing seed another shard owns,
+more runs than the shard has seeds, counts that its failures do not give) is refused, named. A
+shard given twice (a retried shard's artifact beside the first one's) counts once.
 Failures are listed shortest first with the commands that reproduce them.
 
 A sweep's merge covers the seeds of the shards given; an exploration is complete (a proof for the
@@ -113,6 +116,9 @@ func readMergeInputs(files []string) ([]*mergeInput, error) {
 			if err = decodeStrict(doc.Body, in.sweep); err == nil {
 				if err := checkSweepBody(path, doc.Header, in.sweep); err != nil {
 					return nil, err
+				}
+				if err := in.sweep.CheckShards(in.shards, in.total); err != nil {
+					return nil, fmt.Errorf("%s contradicts itself: %v", path, err)
 				}
 			}
 		default:
@@ -269,6 +275,10 @@ func mergeSweeps(a mergeArgs, ins []*mergeInput, header resultHeader, missing bo
 		reports[i], hashes[i] = in.sweep, in.doc.TraceHashes
 	}
 	rep, err := scenarios.MergeSweeps(reports, hashes)
+	var bad *scenarios.ReportError
+	if errors.As(err, &bad) {
+		return usageError(stderr, "simrun merge", "%s contradicts itself: %v", ins[bad.Index].path, bad.Err)
+	}
 	if err != nil {
 		return usageError(stderr, "simrun merge", "%v", err)
 	}

@@ -209,6 +209,11 @@ func TestMergeLiveShards(t *testing.T) {
 	if rep["substrate"] != "kfake" || rep["compared_seeds"] != 2.0 || rep["agreed_seeds"] != 2.0 {
 		t.Errorf("merged: substrate %v, compared %v, agreed %v; want kfake, 2, 2", rep["substrate"], rep["compared_seeds"], rep["agreed_seeds"])
 	}
+	doctored := doctor(t, live[1], func(b map[string]any) { b["agreed_seeds"] = b["compared_seeds"].(float64) - 1 })
+	if code, _, stderr := invokeMerge(live[0], doctored); code != exitUsage || !strings.Contains(stderr, doctored+" contradicts itself") ||
+		!strings.Contains(stderr, "1 compared seeds, 0 agreed, but 0 seeds failed with MODEL_DIVERGENCE") {
+		t.Errorf("a shard whose disagreeing seed did not fail: exit %d, stderr %q; want 2 naming the file and the counts", code, stderr)
+	}
 	model := filepath.Join(dir, "model-2.json")
 	alone := filepath.Join(dir, "alone-2.json")
 	for file, extra := range map[string][]string{model: nil, alone: {"--substrate", "kfake"}} {
@@ -226,5 +231,77 @@ func TestMergeLiveShards(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, live[0]+" and "+tc.other) || !strings.Contains(stderr, tc.want) {
 			t.Errorf("merge %s %s: exit %d, stderr %q; want 2 naming both files and %q", live[0], tc.other, code, stderr, tc.want)
 		}
+	}
+}
+
+// doctor writes a copy of the result file with its body changed by edit, and returns its path.
+func doctor(t *testing.T, file string, edit func(body map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc["body"].(map[string]any))
+	if data, err = json.MarshalIndent(doc, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.TrimSuffix(file, ".json") + "-doctored.json"
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestMergeRefusesDoctoredShards: a shard whose body contradicts itself or its shard (a failing
+// seed another shard owns or outside the range, more runs than the shard has seeds, counts by
+// criterion that the failures do not give, more caught seeds than eligible ones) is exit 2 naming
+// the file and the contradiction, where it merged before as if it were true.
+func TestMergeRefusesDoctoredShards(t *testing.T) {
+	dir := t.TempDir()
+	files := shardedSweep(t, dir, 2, "--seeds", "1-6", "--sabotage", "DROP_HELD")
+	moveFailure := func(to float64) func(map[string]any) {
+		return func(b map[string]any) {
+			from := b["failed_seeds"].([]any)[0]
+			b["failed_seeds"].([]any)[0] = to
+			for _, f := range b["failures"].([]any) {
+				if f := f.(map[string]any); f["seed"] == from {
+					f["seed"] = to
+				}
+			}
+		}
+	}
+	absent := func(b map[string]any) string {
+		for _, c := range []string{"SESSION_DAMAGED", "SESSION_TOKEN", "STRUCT12", "RECREATION"} {
+			if _, ok := b["seeds_by_criterion"].(map[string]any)[c]; !ok {
+				return c
+			}
+		}
+		t.Fatal("every criterion tried is in the report")
+		return ""
+	}
+	for _, tc := range []struct {
+		edit func(map[string]any)
+		want string
+	}{
+		{moveFailure(5), "failed seed 5 is not in shard 1 of 2 (seed s is in shard s mod 2 + 1)"},
+		{moveFailure(99), "failed seed 99 is not in shard 1 of 2"},
+		{func(b map[string]any) { b["runs"] = 4.0 }, "4 runs, but seeds 1-6 have 3 in shard 1 of 2"},
+		{func(b map[string]any) { b["seeds_by_criterion"].(map[string]any)[absent(b)] = 1.0 }, "but 0 failures name"},
+		{func(b map[string]any) { b["violations_by_criterion"].(map[string]any)["NO_SUCH"] = 2.0 }, "violations_by_criterion NO_SUCH is 2, but seeds_by_criterion NO_SUCH is 0"},
+		{func(b map[string]any) { b["caught_eligible"] = b["eligible_seeds"].(float64) + 1 }, "caught seeds are failed eligible ones"},
+		{func(b map[string]any) { b["failures"].([]any)[0].(map[string]any)["criterion"] = "NO_SUCH" }, "names criterion NO_SUCH first"},
+	} {
+		bad := doctor(t, files[0], tc.edit)
+		code, _, stderr := invokeMerge(bad, files[1])
+		if code != exitUsage || !strings.Contains(stderr, bad+" contradicts itself") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("exit %d, stderr %q; want 2 naming %s and %q", code, stderr, bad, tc.want)
+		}
+	}
+	if code, _, stderr := invokeMerge(files...); code != exitViolation {
+		t.Fatalf("the shards as written: exit %d: %s", code, stderr)
 	}
 }
