@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
@@ -58,7 +59,7 @@ func Names() []string {
 func Build(name string, seed uint64, opts Options) (*spec.Scenario, error) {
 	b, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("unknown scenario %q (known: %v)", name, Names())
+		return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	scn, err := b.Build(seed, opts)
 	if err != nil {

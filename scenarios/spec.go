@@ -102,9 +102,16 @@ func (s Spec) ReplayOf(res *spec.Result, hash string) *replay.File {
 }
 
 // SpecOfReplay returns the Spec a replay file records. A file naming both an engine and a host
-// sabotage is an error (simrun never writes one).
+// sabotage, or a step budget or topology size no run can have, is an error naming the file's
+// field (simrun never writes one).
 func SpecOfReplay(r *replay.File) (Spec, error) {
 	s := Spec{Scenario: r.Scenario, Seed: r.Seed, Steps: r.Steps, Processes: r.Processes, Sabotage: r.Sabotage}
+	if r.Steps < 0 || r.Steps > spec.MaxSteps {
+		return Spec{}, fmt.Errorf("steps %d: expected 0 (the seed's budget) or 1-%d", r.Steps, spec.MaxSteps)
+	}
+	if r.Processes < 0 || r.Processes == 1 || r.Processes > spec.MaxProcesses {
+		return Spec{}, fmt.Errorf("processes %d: expected 0 (the scenario's own topology) or 2-%d", r.Processes, spec.MaxProcesses)
+	}
 	if r.HostSabotage != "" {
 		if r.Sabotage != "" {
 			return Spec{}, fmt.Errorf("replay names both sabotage %s and host-sabotage %s; a run has at most one", r.Sabotage, r.HostSabotage)

@@ -32,13 +32,14 @@ const exploreUsage = `usage: simrun explore --scenario NAME [--sabotage MODE] [-
 
 Explores every schedule and fault choice of a small scope (scenarios/scopes; 'simrun explore
 --list' names them): depth-first over every Chooser answer, each state expanded once (canonical
-hash and the abstractions of sim/world_hash.go), partial-order reduction (persistent and sleep
-sets; --no-reduce switches it off), and at every terminal state the checks a random run ends with
-(liveness at quiescence included). --budget replaces the scope's budget (keys: msgs, stamped,
-corrupt, crash, stop, rewind, truncate, retention, delete, recreate, redeclare, abort, open,
-migrate, zombie). On a violation the shortest path to it is written as a scenario file (FILE, by
-default explore-SCOPE-MODE.txt; with --catalogue only when --out DIR is given) that
-'simrun run FILE --sabotage MODE' reproduces.
+hash of the world's state), partial-order reduction (persistent and sleep sets; --no-reduce
+switches it off), and at every terminal state the checks a random run ends with (liveness at
+quiescence included). --budget replaces the scope's budget: how many times each kind of action
+may run along one path (keys: msgs, stamped, corrupt, crash, stop, rewind, truncate, retention,
+delete, recreate, redeclare, abort, open, migrate, zombie, swrite, sread, damage, commitcrash;
+feeds, drains, commits, starts and closing transactions are free). On a violation the shortest
+path to it is written as a scenario file (FILE, by default explore-SCOPE-MODE.txt; with
+--catalogue only when --out DIR is given) that 'simrun run FILE --sabotage MODE' reproduces.
 
 --catalogue explores every scope of the catalogue: the shaped family (one scope per sabotage
 mode, scenarios/scopes; --reference adds the slow reference scope) and the general family
@@ -180,7 +181,8 @@ func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, c
 	fs.IntVar(&a.maxDepth, "max-depth", 0, "cut every path at this many steps, reported INCOMPLETE if it cut one (0: the budget bounds the scope)")
 	fs.IntVar(&a.maxStates, "max-states", 0, "stop each scope after this many states, reported INCOMPLETE (0: no cap)")
 	fs.StringVar(&a.budget, "budget", "", "replace the scope's budget: KEY=N,... (each key once, N in 0..255)")
-	fs.Uint64Var(&a.seed, "seed", 1, "seed of the topic IDs (so of the engines' channel order)")
+	a.seed = 1
+	seedFlag(fs.FlagSet, "seed `N` of the topic IDs, so of the engines' channel order (an unsigned 64-bit integer; default 1)", &a.seed, new(bool))
 	fs.BoolVar(&a.noReduce, "no-reduce", false, "switch the partial-order reduction (persistent and sleep sets) off")
 	fs.BoolVar(&a.verify, "verify-hash-caches", false, "recompute every digest the state hasher caches and stop on a stale one (slow: for checking a change to the world)")
 	fs.StringVar(&a.out, "out", "", "counterexample `FILE` (--scenario) or directory (--catalogue)")

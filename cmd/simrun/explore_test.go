@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/explore/budget"
 )
 
 func invokeExplore(args ...string) (int, string, string) {
@@ -215,5 +217,23 @@ func TestExploreGeneralFamily(t *testing.T) {
 	_, human, _ := invokeExplore("--family", "general", "--sabotage", "DELIVER_PAST_DEAD_HOLDS", "--first")
 	if !strings.Contains(human, "summary:") || !strings.Contains(human, "general delete") {
 		t.Fatalf("no summary per fault kind:\n%s", human)
+	}
+}
+
+// TestExploreUsageNamesEveryBudgetKey: the help's list of --budget keys is the list the budget
+// parser accepts (its error for an unknown key names them all), in the same order.
+func TestExploreUsageNamesEveryBudgetKey(t *testing.T) {
+	_, err := budget.Parse("no-such-key=1")
+	if err == nil {
+		t.Fatal("an unknown budget key parsed")
+	}
+	_, keys, ok := strings.Cut(err.Error(), "KEY one of ")
+	if !ok {
+		t.Fatalf("the budget parser's error lists no keys: %v", err)
+	}
+	_, help, _ := strings.Cut(strings.Join(strings.Fields(exploreUsage), " "), "(keys: ")
+	help, _, _ = strings.Cut(help, ";")
+	if help != keys {
+		t.Errorf("simrun explore -h lists the budget keys\n  %s\nbut --budget accepts\n  %s", help, keys)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -92,18 +93,24 @@ reproduction. 'simrun help' lists the subcommands.
 Exit status: 0 pass, 1 a violation (or a run that is not deterministic), 2 bad usage or input, 3
 the live substrate failed (no verdict), 130 interrupted.`
 
+// seedFlag declares --seed, an unsigned 64-bit integer stored in *seed, with *given set when the
+// flag is given; a bad value's error says what a seed is.
+func seedFlag(fs *flag.FlagSet, usage string, seed *uint64, given *bool) {
+	fs.Func("seed", usage, func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want an unsigned 64-bit integer, got %q", v)
+		}
+		*seed, *given = n, true
+		return nil
+	})
+}
+
 // runFlags declares the default run's flags.
 func runFlags() (*flagSet, *runArgs) {
 	a := &runArgs{}
 	fs := newFlagSet("simrun", runUsage)
-	fs.Func("seed", "run seed (an unsigned 64-bit integer; random and printed if omitted)", func(v string) error {
-		seed, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("want an unsigned 64-bit integer, got %q", v)
-		}
-		a.spec.Seed, a.seedGiven = seed, true
-		return nil
-	})
+	seedFlag(fs.FlagSet, "run seed `N`, an unsigned 64-bit integer (random and printed if omitted)", &a.spec.Seed, &a.seedGiven)
 	fs.StringVar(&a.spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&a.spec.Sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
 	fs.IntVar(&a.spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget, 1-%d (default: 250-500, from the seed)", spec.MaxSteps))

@@ -35,7 +35,7 @@ func shrinkMain(args []string, stdout, stderr io.Writer) int {
 func (c cli) shrink(args []string) int {
 	fs := newFlagSet("simrun shrink", shrinkUsage)
 	var cfg scenarios.ShrinkConfig
-	seed := fs.String("seed", "", "the failing run's seed (required)")
+	seed := fs.String("seed", "", "the failing run's seed `N` (required)")
 	fs.StringVar(&cfg.Spec.Scenario, "scenario", scenarios.RandomName, "scenario name (see simrun list)")
 	fs.StringVar(&cfg.Spec.Sabotage, "sabotage", "", "sabotage mode: an engine, host or session-tier mode (see simrun list)")
 	fs.IntVar(&cfg.Spec.Steps, "steps", 0, fmt.Sprintf("safety-phase action budget of the failing run, 1-%d (default: from the seed)", spec.MaxSteps))

@@ -168,5 +168,5 @@ func LookupScope(name string) (Scope, error) {
 	for i, s := range shaped {
 		names[i] = s.Name
 	}
-	return Scope{}, fmt.Errorf("unknown scope %q (known: %v, and the general family general.FAULT.WIRING: 'simrun explore --list --family general')", name, names)
+	return Scope{}, fmt.Errorf("unknown scope %q (known: %s, and the general family general.FAULT.WIRING: 'simrun explore --list --family general')", name, strings.Join(names, ", "))
 }
