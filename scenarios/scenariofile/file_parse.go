@@ -123,6 +123,8 @@ type parser struct {
 	channels, subscriptions, actions, restartChecks int
 	// afterLiveness: the "liveness" line was read; expectations from here check the end of the run.
 	afterLiveness bool
+	// sessionLine is the line of the session declaration (0: none).
+	sessionLine int
 }
 
 // errorf returns a spec.FileError at the current line.
@@ -195,6 +197,10 @@ func (p *parser) finish() (*File, error) {
 	}
 	if len(scn.Script) == 0 {
 		return nil, p.errorf("expected at least one action (a scenario file is a script)")
+	}
+	if scn.Session != nil && len(scn.Session.Models) == 0 {
+		p.line = p.sessionLine
+		return nil, p.errorf("session: expected at least one model line after it (the read models its clients read)")
 	}
 	for i := range p.f.Expects {
 		e := &p.f.Expects[i]
@@ -282,6 +288,11 @@ func (p *parser) parseProcess(words []string) error {
 	if ps.Sends, err = p.topicList("sends", args["sends"]); err != nil {
 		return err
 	}
+	for _, t := range ps.Sends {
+		if p.topic(t).External {
+			return p.errorf("sends=%s: topic %s is external (written by the script's producers): a process sends only to topics declared without external", args["sends"], t)
+		}
+	}
 	if p.subscriptions += len(ps.Receives) + len(ps.Sends); p.subscriptions > spec.MaxSubscriptions {
 		return p.errorf("more than %d received and sent topics over every process (the limit)", spec.MaxSubscriptions)
 	}
@@ -318,6 +329,9 @@ func (p *parser) parseSettings(words []string) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		v := args[k]
+		if s.Given[k] {
+			return p.errorf("%s= given twice in settings (an earlier settings line gives it)", k)
+		}
 		s.Given[k] = true
 		var err error
 		switch k {
@@ -356,6 +370,9 @@ func (p *parser) keyValues(words []string, what string, keys ...string) (map[str
 	for _, w := range words {
 		k, v, ok := strings.Cut(w, "=")
 		if !ok || !slices.Contains(keys, k) {
+			if len(keys) == 0 {
+				return nil, p.errorf("unexpected %q in %s: it takes no arguments", w, what)
+			}
 			return nil, p.errorf("unexpected %q in %s: expected one of %s=...", w, what, strings.Join(keys, "=, "))
 		}
 		if _, dup := out[k]; dup {
@@ -372,12 +389,37 @@ func (p *parser) topicList(key, v string) ([]string, error) {
 		return nil, nil
 	}
 	names := strings.Split(v, ",")
-	for _, n := range names {
+	for i, n := range names {
 		if err := p.knownTopic(key, n); err != nil {
 			return nil, err
 		}
+		if slices.Contains(names[:i], n) {
+			return nil, p.errorf("%s=%s: topic %s is listed twice", key, v, n)
+		}
 	}
 	return names, nil
+}
+
+// topic returns the declared topic name.
+func (p *parser) topic(name string) spec.TopicSpec {
+	i := slices.IndexFunc(p.f.Scenario.Topics, func(t spec.TopicSpec) bool { return t.Name == name })
+	return p.f.Scenario.Topics[i]
+}
+
+// checkPartition checks that the declared topic has partition part; what names the argument.
+func (p *parser) checkPartition(what, topic string, part int32) error {
+	if n := p.topic(topic).Partitions; int(part) >= n {
+		return p.errorf("%s: topic %s has %s", what, topic, partitionRange(n))
+	}
+	return nil
+}
+
+// partitionRange says which partitions a topic of n has.
+func partitionRange(n int) string {
+	if n == 1 {
+		return "1 partition (only partition 0)"
+	}
+	return fmt.Sprintf("%d partitions (0..%d)", n, n-1)
 }
 
 // knownTopic checks that name is a declared topic.

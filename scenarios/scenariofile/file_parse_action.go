@@ -151,7 +151,13 @@ func (p *parser) worldArgs(a *spec.ScriptedAction, verb string, words []string) 
 			return p.errorf("%s: expected %s TOPIC", verb, verb)
 		}
 		a.Topic = words[0]
-		return p.knownTopic("topic", a.Topic)
+		if err := p.knownTopic("topic", a.Topic); err != nil {
+			return err
+		}
+		if !p.topic(a.Topic).External {
+			return p.errorf("%s %s: topic %s is not external: only external topics are deleted or recreated", verb, a.Topic, a.Topic)
+		}
+		return nil
 	case spec.ActDeleteRecords:
 		if len(words) == 0 {
 			return nil // a step that finds nothing to truncate (recorded scripts)
@@ -187,6 +193,9 @@ func (p *parser) topicArgs(a *spec.ScriptedAction, args map[string]string) error
 			return err
 		}
 		a.Partition = int32(n)
+		if err := p.checkPartition("partition="+v, a.Topic, a.Partition); err != nil {
+			return err
+		}
 	}
 	var err error
 	switch a.Kind {
@@ -222,6 +231,9 @@ func (p *parser) observeArg(a *spec.ScriptedAction, v string) error {
 		return p.errorf("observe=%s: expected one TOPIC[#INCARNATION]/PARTITION@OFFSET", v)
 	}
 	if err := p.knownTopic("observe", ref.Topic); err != nil {
+		return err
+	}
+	if err := p.checkPartition("observe="+v, ref.Topic, ref.Part); err != nil {
 		return err
 	}
 	a.Observe = spec.CauseRef{Topic: ref.Topic, Partition: ref.Part, Position: ref.Position}
@@ -327,6 +339,9 @@ func (p *parser) causeRefs(key, v string) ([]spec.CauseRef, error) {
 			return nil, p.errorf("%s=%s: expected TOPIC/PARTITION@OFFSET pairs separated by commas, offsets 0..%d (the topic's current incarnation)", key, v, int64(math.MaxInt64-1))
 		}
 		if err := p.knownTopic(key, ref.Topic); err != nil {
+			return nil, err
+		}
+		if err := p.checkPartition(key+"="+item, ref.Topic, ref.Part); err != nil {
 			return nil, err
 		}
 		out = append(out, spec.CauseRef{Topic: ref.Topic, Partition: ref.Part, Position: ref.Position})

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // Expectations: "expect KIND [SUBJECT]: BODY", checked after the action they follow (or at the
@@ -119,9 +121,31 @@ func (p *parser) expectBody(e *Expect, body, usage string) error {
 		if len(fields) == 0 || fields[0] != "pass" && fields[0] != "violation" || fields[0] == "pass" && len(fields) > 1 {
 			return p.errorf("expected: %s", usage)
 		}
+		for _, c := range fields[1:] {
+			if !slices.Contains(criteria, spec.Criterion(c)) {
+				return p.errorf("expect verdict: violation %s: unknown criterion %s; expected some of %s", c, c, criteriaList())
+			}
+		}
 		e.Verdict, e.Criteria = fields[0], fields[1:]
 	}
 	return nil
+}
+
+// criteria are the criteria a run's verdict can name: the oracle's, the live substrate's
+// MODEL_DIVERGENCE and a simulator panic's PANIC.
+var criteria = []spec.Criterion{spec.CritS1, spec.CritS2, spec.CritS3, spec.CritS7, spec.CritS8, spec.CritS9,
+	spec.CritRecreation, spec.CritStruct12, spec.CritStruct14, spec.CritStruct15, spec.CritOverexpression,
+	spec.CritOverRefusal, spec.CritHost, spec.CritLiveness, spec.CritRestartInvisibility, spec.CritReference,
+	spec.CritSessionRYW, spec.CritSessionMR, spec.CritSessionWFR, spec.CritSessionCoverage, spec.CritSessionToken,
+	spec.CritSessionDamaged, "MODEL_DIVERGENCE", "PANIC"}
+
+// criteriaList names the criteria, comma-separated.
+func criteriaList() string {
+	names := make([]string, len(criteria))
+	for i, c := range criteria {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
 }
 
 // heldBody parses "none" or "HEAD [(N held)] [deliverable | blocked by B; B...]".

@@ -2,7 +2,13 @@ package scenariofile
 
 import (
 	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,7 +76,27 @@ func TestParseFileErrors(t *testing.T) {
 		{"restart-invisible first", header + "expect restart-invisible p\ndrain p\n", "x.txt:5: expect restart-invisible must follow an action"},
 		{"action after liveness", header + "drain p\nliveness\ndrain p\n", "x.txt:7: \"drain\" after the liveness line"},
 		{"settings key", "settings speed=9\n", "x.txt:1: unexpected \"speed=9\" in settings"},
-		{"external send", "topic e external\nprocess p receives=e sends=e\ndrain p\n", "x.txt: scenario \"x\": process \"p\" sends to external topic \"e\""},
+		{"external send", "topic e external\nprocess p receives=e sends=e\ndrain p\n", "x.txt:2: sends=e: topic e is external (written by the script's producers)"},
+		{"topic received twice", "topic e external\nprocess p receives=e,e\ndrain p\n", "x.txt:2: receives=e,e: topic e is listed twice"},
+		{"topic sent twice", header + "process q receives=e sends=c,c\n", "x.txt:5: sends=c,c: topic c is listed twice"},
+		{"settings twice", "settings seed=1\nsettings liveness=0 seed=2\n", "x.txt:2: seed= given twice in settings"},
+		{"unknown criterion", header + "drain p\nexpect verdict: violation S1 S99\n", "x.txt:6: expect verdict: violation S99: unknown criterion S99; expected some of S1, S2,"},
+		{"produce partition beyond", header + "produce topic=e partition=1\n", "x.txt:5: partition=1: topic e has 1 partition (only partition 0)"},
+		{"truncate partition beyond", header + "delete-records topic=c partition=2 before=1\n", "x.txt:5: partition=2: topic c has 2 partitions (0..1)"},
+		{"txn partition beyond", header + "txn-open topic=c partition=5\n", "x.txt:5: partition=5: topic c has 2 partitions (0..1)"},
+		{"cause partition beyond", header + "produce topic=e causes=e/0@0,c/2@0\n", "x.txt:5: causes=c/2@0: topic c has 2 partitions (0..1)"},
+		{"observe partition beyond", header + "produce-stamped topic=e observe=c/3@0\n", "x.txt:5: observe=c/3@0: topic c has 2 partitions (0..1)"},
+		{"session write partition beyond", header + "session clients=1 writes=e\nmodel m partitions=p\nsession-write client=0 topic=e partition=1\n", "x.txt:7: partition=1: topic e has 1 partition (only partition 0)"},
+		{"delete an internal topic", header + "delete-topic c\n", "x.txt:5: delete-topic c: topic c is not external: only external topics are deleted or recreated"},
+		{"recreate an internal topic", header + "recreate-topic c\n", "x.txt:5: recreate-topic c: topic c is not external"},
+		{"session without a model", header + "session clients=1 writes=e\ndrain p\n", "x.txt:5: session: expected at least one model line after it"},
+		{"session writes an internal topic", header + "session clients=1 writes=c\n", "x.txt:5: writes=c: topic c is not external"},
+		{"model twice", header + "session clients=1 writes=e\nmodel m partitions=p\nmodel m partitions=p\n", "x.txt:7: model \"m\" declared twice"},
+		{"model with an empty partition", header + "session clients=1 writes=e\nmodel m partitions=p//p\n", "x.txt:6: model m: partitions=p//p: expected the processes of each partition joined by +"},
+		{"session-read of an unknown model", header + "session clients=1 writes=e\nmodel m partitions=p\nsession-read client=0 model=zz\n", "x.txt:7: session-read: model=zz: expected a declared model (declared: m)"},
+		{"session client beyond", header + "session clients=2 writes=e\nmodel m partitions=p\ntoken-damage client=2 how=truncated\n", "x.txt:7: client=2: the session line declares 2 client(s), numbered 0..1"},
+		{"session-write outside writes", "topic e external\ntopic f external\nprocess p receives=e\nsession clients=1 writes=e\nmodel m partitions=p\nsession-write client=0 topic=f\n", "x.txt:6: session-write: topic=f: expected a topic of the session line's writes=e"},
+		{"argument to crash", header + "crash p q\n", "x.txt:5: unexpected \"q\" in crash: it takes no arguments"},
 		// Names as Kafka (and the substrate) accept them, and the documented limits.
 		{"topic .", "topic . external\n", "x.txt:1: topic name \".\" (1 bytes): expected 1-249 letters"},
 		{"topic ..", "topic .. external\n", "x.txt:1: topic name \"..\" (2 bytes): expected 1-249 letters"},
@@ -222,4 +248,31 @@ func wideTopics(n int) string {
 		fmt.Fprintf(&b, "topic t%d partitions=65536\n", i)
 	}
 	return b.String()
+}
+
+// TestCriteriaAreTheCodes: the criteria an expect verdict line may name are those the code
+// declares (every `Criterion = "NAME"` outside tests), no more and no fewer.
+func TestCriteriaAreTheCodes(t *testing.T) {
+	decl := regexp.MustCompile(`Criterion\s*=\s*"([A-Z0-9_]+)"`)
+	inCode := map[string]bool{}
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		for _, m := range decl.FindAllStringSubmatch(string(data), -1) {
+			inCode[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, c := range criteria {
+		known[string(c)] = true
+	}
+	if len(inCode) < 20 || !reflect.DeepEqual(inCode, known) {
+		t.Errorf("the code declares the criteria %v; expect verdict knows %v", slices.Sorted(maps.Keys(inCode)), slices.Sorted(maps.Keys(known)))
+	}
 }

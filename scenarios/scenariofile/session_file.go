@@ -2,6 +2,7 @@ package scenariofile
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,15 @@ func (p *parser) parseSession(words []string) error {
 	if s.Writes, err = p.topicList("writes", args["writes"]); err != nil {
 		return err
 	}
+	if len(s.Writes) == 0 {
+		return p.errorf("session: writes=: expected the external topics the write tier writes to")
+	}
+	for _, t := range s.Writes {
+		if !p.topic(t).External {
+			return p.errorf("writes=%s: topic %s is not external: the write tier writes to external topics", args["writes"], t)
+		}
+	}
+	p.sessionLine = p.line
 	ints := []struct {
 		key      string
 		dst      *int
@@ -80,6 +90,9 @@ func (p *parser) parseModel(words []string) error {
 	if err := p.checkName("read model", words[0]); err != nil {
 		return err
 	}
+	if slices.ContainsFunc(s.Models, func(m spec.ReadModelSpec) bool { return m.Name == words[0] }) {
+		return p.errorf("model %q declared twice", words[0])
+	}
 	m := spec.ReadModelSpec{Name: words[0]}
 	rest := words[1:]
 	if n := len(rest); n > 0 && rest[n-1] == "own-only" {
@@ -94,6 +107,9 @@ func (p *parser) parseModel(words []string) error {
 	}
 	for _, part := range strings.Split(args["partitions"], "/") {
 		replicas := strings.Split(part, "+")
+		if slices.Contains(replicas, "") {
+			return p.errorf("model %s: partitions=%s: expected the processes of each partition joined by +, the partitions separated by /", m.Name, args["partitions"])
+		}
 		for _, r := range replicas {
 			if err := p.knownProcess("model", r); err != nil {
 				return err
@@ -123,14 +139,25 @@ func (p *parser) parseSessionAction(k spec.ActionKind, verb string, words []stri
 	if err := p.require(args, verb, allowed[:2]...); err != nil {
 		return a, err
 	}
+	clients := p.f.Scenario.Session.Clients
 	if a.Session.Client, err = p.atoiMax("client", args["client"], 0, maxSessionClients-1); err != nil {
 		return a, err
+	}
+	if a.Session.Client >= clients {
+		return a, p.errorf("client=%d: the session line declares %d client(s), numbered 0..%d", a.Session.Client, clients, clients-1)
 	}
 	switch k {
 	case spec.ActSessionWrite:
 		return a, p.sessionWriteArgs(&a, args)
 	case spec.ActSessionRead:
 		a.Session.Model = args["model"]
+		if !slices.ContainsFunc(p.f.Scenario.Session.Models, func(m spec.ReadModelSpec) bool { return m.Name == a.Session.Model }) {
+			var names []string
+			for _, m := range p.f.Scenario.Session.Models {
+				names = append(names, m.Name)
+			}
+			return a, p.errorf("session-read: model=%s: expected a declared model (declared: %s)", a.Session.Model, strings.Join(names, ", "))
+		}
 		if v, ok := args["replica"]; ok {
 			a.Session.Replica, err = p.atoiMax("replica", v, 0, spec.MaxProcesses-1)
 		}
@@ -151,12 +178,18 @@ func (p *parser) sessionWriteArgs(a *spec.ScriptedAction, args map[string]string
 	if err := p.knownTopic("topic", a.Topic); err != nil {
 		return err
 	}
+	if writes := p.f.Scenario.Session.Writes; !slices.Contains(writes, a.Topic) {
+		return p.errorf("session-write: topic=%s: expected a topic of the session line's writes=%s", a.Topic, strings.Join(writes, ","))
+	}
 	if v, ok := args["partition"]; ok {
 		n, err := p.atoiMax("partition", v, 0, spec.MaxTopicPartitions-1)
 		if err != nil {
 			return err
 		}
 		a.Partition = int32(n)
+		if err := p.checkPartition("partition="+v, a.Topic, a.Partition); err != nil {
+			return err
+		}
 	}
 	switch args["txn"] {
 	case "":
