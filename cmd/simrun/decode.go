@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/parsleysim/parsleysim/node"
 )
 
-// runDecode implements `simrun decode [--json] [--base64] [HEX | -]`: it decodes one
+// runDecode implements `simrun decode [--json] [--base64] [HEX... | -]`: it decodes one
 // parsley.causes header value strictly, as a receiver would. Exit 0 with the causes, 1 when the
 // value is undecodable (the finding), 2 on bad usage.
 func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -25,10 +26,13 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	if len(positional) != 1 {
-		return usageError(stderr, name, "want exactly one value (HEX, or - for stdin), got %d: %q", len(positional), positional)
+	if len(positional) == 0 {
+		return usageError(stderr, name, "want the value: HEX (or base64 with --base64), or - for stdin")
 	}
-	text := positional[0]
+	if len(positional) > 1 && slices.Contains(positional, "-") {
+		return usageError(stderr, name, "- reads the value from stdin and comes alone, got %q", positional)
+	}
+	text := strings.Join(positional, " ")
 	if text == "-" {
 		b, err := io.ReadAll(io.LimitReader(stdin, maxDecodeText+1))
 		if err != nil {
@@ -63,10 +67,11 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // decodeUsage is the help text of `simrun decode`.
-const decodeUsage = `usage: simrun decode [--json] [--base64] [HEX | -]
+const decodeUsage = `usage: simrun decode [--json] [--base64] [HEX... | -]
 
-Decodes a parsley.causes header value given as hex (either case, whitespace ignored) or base64;
-'-' reads the value text from stdin. A value is at most 1 MiB (Kafka's default largest message).
+Decodes a parsley.causes header value given as hex (either case, an optional 0x before it,
+whitespace ignored, so the bytes may be separate arguments) or base64; '-' reads the value text
+from stdin. A value is at most 1 MiB (Kafka's default largest message).
 
 Exit status: 0 decoded, 1 undecodable (the finding: its family, offset and detail), 2 bad usage or
 text that is neither hex nor base64.`
@@ -89,6 +94,9 @@ func parseValue(text string, isBase64 bool) ([]byte, error) {
 		return r
 	}, text)
 	if !isBase64 {
+		if rest, ok := strings.CutPrefix(strings.ToLower(compact), "0x"); ok {
+			compact = rest
+		}
 		b, err := hex.DecodeString(compact)
 		if err != nil {
 			return nil, fmt.Errorf("value %q is not hex: %v", abbreviate(text), err)

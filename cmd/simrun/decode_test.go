@@ -122,8 +122,8 @@ func TestDecodeBadUsage(t *testing.T) {
 		args       []string
 		wantStderr string // substring naming what was wrong
 	}{
-		{"no value", []string{"decode"}, "want exactly one value"},
-		{"too many values", []string{"decode", "0100", "0100"}, "got 2"},
+		{"no value", []string{"decode"}, "want the value: HEX (or base64 with --base64), or - for stdin"},
+		{"stdin among values", []string{"decode", "01", "-"}, `- reads the value from stdin and comes alone, got ["01" "-"]`},
 		{"not hex", []string{"decode", "01zz"}, `value "01zz" is not hex`},
 		{"odd hex", []string{"decode", "010"}, `value "010" is not hex`},
 		{"not base64", []string{"decode", "--base64", "!!!"}, `value "!!!" is not base64`},

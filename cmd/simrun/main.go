@@ -28,7 +28,7 @@ type command struct {
 // commands lists the subcommands in the order help shows them. Add a subcommand by adding a row;
 // an entry point that reads no stdin can be adapted with withoutStdin.
 var commands = []command{
-	{"decode", "decode a parsley.causes header value: decode [--json] [--base64] [HEX | -]", runDecode},
+	{"decode", "decode a parsley.causes header value: decode [--json] [--base64] [HEX... | -]", runDecode},
 	{"replay", "re-run a saved run exactly, hash included: replay FILE [-v] [--json] [--trace FILE] [--svg FILE] [--html FILE]", withoutStdin(replayMain)},
 	{"run", "run a scenario file, print its story, check its expectations: run FILE [--json] [-v] [--trace FILE] [--svg FILE] [--html FILE] [--sabotage MODE] [--rewrite]", withoutStdin(runFileMain)},
 	{"list", "list the scenarios and sabotage modes, one line each: list [--json]", withoutStdin(listMain)},

@@ -285,7 +285,7 @@ func mergeSweeps(a mergeArgs, ins []*mergeInput, header resultHeader, missing bo
 	if a.jsonOut {
 		writeSweepJSON(stdout, rep)
 	} else {
-		printSweep(stdout, rep, fmt.Sprintf("merged from %d result files", len(ins)), 0)
+		printSweep(stdout, rep, fmt.Sprintf("merged from %d result file%s", len(ins), map[bool]string{true: "s"}[len(ins) > 1]), 0)
 	}
 	if a.result != "" {
 		if err := writeResult(a.result, header, rep, rep.TraceHashes()); err != nil {

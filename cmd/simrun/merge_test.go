@@ -112,7 +112,7 @@ func TestMergeRefusesOtherRuns(t *testing.T) {
 }
 
 // TestSweepSaveFailures: --save-failures writes one replay file per failing seed, each of which
-// replays its run exactly, and none for a passing seed.
+// replays its run exactly, and none for a passing seed; the summary says where they are.
 func TestSweepSaveFailures(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "failures")
 	code, stdout, stderr := runSweep(context.Background(), "--seeds", "1-6", "--sabotage", "IGNORE_CAUSES", "--save-failures", dir, "--json")
@@ -123,6 +123,10 @@ func TestSweepSaveFailures(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) != len(got.FailedSeeds) {
 		t.Fatalf("%d files for %d failing seeds (%v)", len(entries), len(got.FailedSeeds), err)
+	}
+	_, human, _ := runSweep(context.Background(), "--seeds", "1-6", "--sabotage", "IGNORE_CAUSES", "--save-failures", dir)
+	if want := fmt.Sprintf("replay files of the %d failing seeds in %s", len(got.FailedSeeds), dir); !strings.Contains(human, want) {
+		t.Errorf("the summary does not say where the replay files went (%q):\n%s", want, human)
 	}
 	for _, seed := range got.FailedSeeds {
 		file := filepath.Join(dir, fmt.Sprintf("simrun-random-%d-IGNORE_CAUSES.replay", seed))

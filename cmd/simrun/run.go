@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/replay"
@@ -469,6 +470,7 @@ func printReport(w io.Writer, prep *scenarios.Prepared, out outcome, savePath st
 			fmt.Fprintf(w, "  %s\n", v)
 		}
 	}
+	fmt.Fprint(w, checkedLines(prep, out))
 	verdict := "PASS"
 	if out.res.Verdict != "pass" {
 		verdict = "VIOLATION (" + strings.Join(criteria(out.res.Violations), ", ") + ")"
@@ -488,6 +490,40 @@ func printReport(w io.Writer, prep *scenarios.Prepared, out outcome, savePath st
 		}
 		fmt.Fprintf(w, "   re-run: %s%s\n", scenarios.RerunCommand(prep.Spec), out.live.Flags())
 	}
+}
+
+// checkedLines says which criteria judged the run and when: the oracle's step criteria at every
+// step, the session criteria when the scenario has session clients, LIVENESS after the final
+// healed phase when it ran, RESTART_INVISIBILITY when the seed drew a restart check, and
+// MODEL_DIVERGENCE when a live substrate was compared with the model.
+func checkedLines(prep *scenarios.Prepared, out outcome) string {
+	var step, session []string
+	for _, c := range scenariofile.Criteria() {
+		switch {
+		case strings.HasPrefix(string(c), "SESSION_"):
+			session = append(session, string(c))
+		case c != spec.CritLiveness && c != spec.CritRestartInvisibility && c != scenarios.CritModelDivergence && c != scenarios.CritPanic:
+			step = append(step, string(c))
+		}
+	}
+	parts := []string{strings.Join(step, " ") + " at every step"}
+	if prep.Scenario.Session != nil {
+		parts = append(parts, strings.Join(session, " ")+" at every session operation")
+	} else {
+		parts = append(parts, "no session criteria (this seed has no session clients)")
+	}
+	if prep.Settings.LivenessStepsMax > 0 {
+		parts = append(parts, "LIVENESS after the final healed phase")
+	}
+	if n := out.res.Stats.RestartChecks; n > 0 {
+		parts = append(parts, fmt.Sprintf("RESTART_INVISIBILITY by %d rerun(s) with a clean restart", n))
+	} else {
+		parts = append(parts, "no RESTART_INVISIBILITY rerun (restart_check in the settings; it follows only a run that passed)")
+	}
+	if out.live.Compare {
+		parts = append(parts, "MODEL_DIVERGENCE against the model, call for call")
+	}
+	return "checked (docs/PROTOCOL.md §6 says what each criterion means):\n  " + strings.Join(parts, ";\n  ") + "\n"
 }
 
 // criteria returns the distinct criteria of the violations, in first-seen order.

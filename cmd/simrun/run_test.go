@@ -181,3 +181,43 @@ func mustRunSeed(t *testing.T, spec scenarios.Spec, seed uint64) scenarios.SeedO
 	}
 	return o
 }
+
+// TestRunSaysWhatItChecked: a run's report names the criteria that judged it, by what the seed
+// had: the oracle's step criteria always, the session criteria only with session clients, the
+// restart check only when it reran the script.
+func TestRunSaysWhatItChecked(t *testing.T) {
+	for _, n := range []uint64{1, 2} {
+		seed := fmt.Sprint(n)
+		code, out, errs := invoke(t, t.TempDir(), "--seed", seed)
+		if code != exitPass {
+			t.Fatalf("seed %s: exit %d: %s", seed, code, errs)
+		}
+		prep, err := scenarios.Spec{Seed: n}.Prepare()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, checked, ok := strings.Cut(out, "\nchecked (docs/PROTOCOL.md §6 says what each criterion means):\n")
+		checked, _, _ = strings.Cut(checked, "\nverdict: ")
+		if !ok {
+			t.Fatalf("seed %s: no checked section:\n%s", seed, out)
+		}
+		for _, want := range []string{"S1 S2 S3 S7 S8 S9 RECREATION STRUCT12 STRUCT14 STRUCT15 OVEREXPRESSION OVER_REFUSAL HOST REFERENCE at every step", "LIVENESS after the final healed phase"} {
+			if !strings.Contains(checked, want) {
+				t.Errorf("seed %s: checked section lacks %q:\n%s", seed, want, checked)
+			}
+		}
+		if got, want := strings.Contains(checked, "SESSION_RYW SESSION_MR SESSION_WFR SESSION_COVERAGE SESSION_TOKEN SESSION_DAMAGED at every session operation"), prep.Scenario.Session != nil; got != want {
+			t.Errorf("seed %s: session criteria listed %v, session clients %v:\n%s", seed, got, want, checked)
+		}
+		var rep struct {
+			Stats spec.Stats `json:"stats"`
+		}
+		_, js, _ := invoke(t, t.TempDir(), "--seed", seed, "--json")
+		if err := json.Unmarshal([]byte(js), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.Contains(checked, "RESTART_INVISIBILITY by 1 rerun(s)"), rep.Stats.RestartChecks == 1; got != want {
+			t.Errorf("seed %s: restart rerun listed %v, restart checks %d:\n%s", seed, got, rep.Stats.RestartChecks, checked)
+		}
+	}
+}

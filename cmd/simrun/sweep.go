@@ -138,10 +138,15 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	cfg := scenarios.SweepConfig{Spec: a.spec, First: a.first, Last: a.last, Workers: a.workers, TraceDigest: a.traceDigest,
 		Shard: a.shard, Replays: a.saveFailures != "", Live: a.live}
 	var saveErr error
+	saved := 0
 	if a.saveFailures != "" {
 		cfg.Visit = func(o scenarios.SeedOutcome) {
-			if err := saveFailure(a.saveFailures, o, a.live); err != nil && saveErr == nil {
+			err := saveFailure(a.saveFailures, o, a.live)
+			if err != nil && saveErr == nil {
 				saveErr = err
+			}
+			if err == nil && o.Replay != nil {
+				saved++
 			}
 		}
 	}
@@ -160,6 +165,9 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		writeSweepJSON(stdout, rep)
 	} else {
 		printSweep(stdout, rep, fmt.Sprintf("on %d workers", a.workers), time.Since(start))
+		if saved > 0 {
+			fmt.Fprintf(stdout, "replay files of the %d failing seeds in %s (simrun replay FILE reproduces one)\n", saved, a.saveFailures)
+		}
 	}
 	if a.result != "" {
 		if err := writeResult(a.result, a.resultHeader(), rep, rep.TraceHashes()); err != nil {

@@ -139,6 +139,10 @@ var criteria = []spec.Criterion{spec.CritS1, spec.CritS2, spec.CritS3, spec.Crit
 	spec.CritSessionRYW, spec.CritSessionMR, spec.CritSessionWFR, spec.CritSessionCoverage, spec.CritSessionToken,
 	spec.CritSessionDamaged, "MODEL_DIVERGENCE", "PANIC"}
 
+// Criteria returns the criteria a run's verdict can name, in the order the documentation lists
+// them: the oracle's, then MODEL_DIVERGENCE and PANIC.
+func Criteria() []spec.Criterion { return slices.Clone(criteria) }
+
 // criteriaList names the criteria, comma-separated.
 func criteriaList() string {
 	names := make([]string, len(criteria))
