@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -67,6 +68,9 @@ func ParseFile(path string, data []byte) (*File, error) {
 	opening := true
 	for i, raw := range lines {
 		p.line = i + 1
+		if j := strings.IndexFunc(raw, func(r rune) bool { return r == utf8.RuneError || r == 0 }); j >= 0 && !isText(raw) {
+			return nil, p.errorf("byte %#02x at column %d is not text: expected a scenario file, UTF-8 text", raw[j], j+1)
+		}
 		line := strings.TrimSpace(raw)
 		if line == storySeparator {
 			p.f.StoryLine = p.line
@@ -95,6 +99,11 @@ func ParseFile(path string, data []byte) (*File, error) {
 	}
 	p.f.Body = body.String()
 	return p.finish()
+}
+
+// isText reports whether line is UTF-8 text without NUL bytes.
+func isText(line string) bool {
+	return utf8.ValidString(line) && !strings.ContainsRune(line, 0)
 }
 
 // storyLines returns the recorded story lines, without trailing empty lines.
