@@ -579,8 +579,8 @@ func wrapFields(fields []string, width int) []string {
 }
 
 // statsFields renders a stats value as "name=value" fields in declaration order: numbers and
-// strings as they are, nested structs with a dotted prefix, maps with sorted keys as
-// name[key]=value, slices by their length. Field names are the JSON names, so the human report
+// strings as they are (a fraction to one decimal), nested structs with a dotted prefix, maps with
+// sorted keys as name[key]=value, slices by their length. Field names are the JSON names, so the human report
 // and --json agree. It reads whatever spec.Stats holds, so new counters show up without a change
 // here.
 func statsFields(prefix string, v any) []string {
@@ -622,6 +622,8 @@ func appendFields(out []string, prefix string, v reflect.Value) []string {
 		return out
 	case reflect.Slice, reflect.Array:
 		return append(out, fmt.Sprintf("%s.len=%d", prefix, v.Len()))
+	case reflect.Float32, reflect.Float64:
+		return append(out, fmt.Sprintf("%s=%.1f", prefix, v.Float())) // --json keeps every digit
 	default:
 		return append(out, fmt.Sprintf("%s=%v", prefix, v))
 	}

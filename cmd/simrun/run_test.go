@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -219,5 +220,17 @@ func TestRunSaysWhatItChecked(t *testing.T) {
 		if got, want := strings.Contains(checked, "RESTART_INVISIBILITY by 1 rerun(s)"), rep.Stats.RestartChecks == 1; got != want {
 			t.Errorf("seed %s: restart rerun listed %v, restart checks %d:\n%s", seed, got, rep.Stats.RestartChecks, checked)
 		}
+	}
+}
+
+// TestStatsFieldsRoundFractions: the human report gives a fraction to one decimal (a rate of
+// 277.79572323793525 deliveries per virtual second reads 277.8), counts as they are.
+func TestStatsFieldsRoundFractions(t *testing.T) {
+	got := statsFields("", struct {
+		Rate  float64 `json:"rate"`
+		Count int     `json:"count"`
+	}{277.79572323793525, 43})
+	if want := []string{"rate=277.8", "count=43"}; !slices.Equal(got, want) {
+		t.Errorf("statsFields = %v, want %v", got, want)
 	}
 }
