@@ -187,7 +187,9 @@ func refRecordOfNode(r node.Record) refnode.Record {
 
 // refInit is an execution's Init in the model's terms, with the metadata budget in force.
 func refInit(init node.Init, budget int) refnode.Init {
-	out := refnode.Init{SendTopics: refTopics(init.SendTopics), BudgetBytes: budget}
+	out := refnode.Init{SendTopics: refTopics(init.SendTopics), BudgetBytes: budget,
+		Received: make([]refnode.Channel, 0, len(init.Received)), Bindings: make([]refnode.Binding, 0, len(init.Bindings)),
+		Starts: make(refnode.Positions, 0, len(init.StartPositions))}
 	for _, c := range init.Received {
 		out.Received = append(out.Received, refChannel(c))
 	}

@@ -40,9 +40,9 @@ func (n *Node) Next() (d Delivery, ok bool) {
 		}
 		head := held[0]
 		n.held.set(c, held[1:])
-		before := encodedLen(n.frontier)
+		channels := len(n.frontier)
 		n.frontier.Raise(c, head.Position)
-		if r := n.checkFrontierGrowth(before); r != nil {
+		if r := n.checkFrontierGrowth(channels); r != nil {
 			n.fail(r)
 			return Delivery{}, false
 		}

@@ -68,15 +68,15 @@ func Start(committed *State, init Init) (*Node, *Refusal) {
 	if n.budget == 0 {
 		n.budget = DefaultBudgetBytes
 	}
-	n.received = slices.SortedFunc(slices.Values(init.Received), compareChannels)
+	n.received = slices.Clone(init.Received)
+	slices.SortFunc(n.received, compareChannels)
 	for i, c := range n.received {
 		if !c.valid() || (i > 0 && n.received[i-1] == c) {
 			panic(fmt.Sprintf("refnode: received channel %v is invalid or listed twice", c))
 		}
 	}
-	n.sends = slices.SortedFunc(slices.Values(init.SendTopics), func(a, b TopicID) int {
-		return compareChannels(Channel{Topic: a}, Channel{Topic: b})
-	})
+	n.sends = slices.Clone(init.SendTopics)
+	slices.SortFunc(n.sends, func(a, b TopicID) int { return compareChannels(Channel{Topic: a}, Channel{Topic: b}) })
 	for _, b := range n.held {
 		if !n.receives(b.Channel) {
 			return nil, refuse(ChannelRemovedWithHeld, "%d held message(s) on %v, which the declaration no longer receives", len(b.Messages), b.Channel)

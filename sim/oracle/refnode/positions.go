@@ -30,6 +30,10 @@ func (p Positions) Get(c Channel) (Position, bool) {
 
 // Set sets c's position.
 func (p *Positions) Set(c Channel, pos Position) {
+	if q := *p; len(q) == 0 || compareChannels(q[len(q)-1].Channel, c) < 0 {
+		*p = append(q, Entry{Channel: c, Position: pos}) // after every channel: no search
+		return
+	}
 	i, ok := p.find(c)
 	if ok {
 		(*p)[i].Position = pos
@@ -40,8 +44,12 @@ func (p *Positions) Set(c Channel, pos Position) {
 
 // Raise raises c's position to at least pos (sets it when p has none).
 func (p *Positions) Raise(c Channel, pos Position) {
-	if q, ok := p.Get(c); !ok || q < pos {
-		p.Set(c, pos)
+	i, ok := p.find(c)
+	switch {
+	case !ok:
+		*p = slices.Insert(*p, i, Entry{Channel: c, Position: pos})
+	case (*p)[i].Position < pos:
+		(*p)[i].Position = pos
 	}
 }
 

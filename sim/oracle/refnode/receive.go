@@ -48,21 +48,25 @@ func (n *Node) Receive(c Channel, pos Position, rec Record) (Outcome, *Refusal) 
 // METADATA_BUDGET_EXCEEDED, judged before decoding (D93); one that fails the grammar (a null or
 // empty value included), undecodable.
 func (n *Node) extractCauses(headers []Header) (Positions, *Refusal) {
-	var values [][]byte
+	var value []byte // the first parsley.causes value
+	count := 0
 	for _, h := range headers {
 		if h.Key == CausesKey {
-			values = append(values, h.Value)
+			if count == 0 {
+				value = h.Value
+			}
+			count++
 		}
 	}
 	switch {
-	case len(values) == 0:
+	case count == 0:
 		return nil, nil
-	case len(values) > 1:
-		return nil, refuse(UndecodableMetadata, "%d %s headers", len(values), CausesKey)
-	case len(values[0]) > n.budget:
-		return nil, refuse(MetadataBudgetExceeded, "%s header is %d bytes, budget %d", CausesKey, len(values[0]), n.budget)
+	case count > 1:
+		return nil, refuse(UndecodableMetadata, "%d %s headers", count, CausesKey)
+	case len(value) > n.budget:
+		return nil, refuse(MetadataBudgetExceeded, "%s header is %d bytes, budget %d", CausesKey, len(value), n.budget)
 	}
-	causes, err := decodeCauses(values[0])
+	causes, err := decodeCauses(value)
 	if err != nil {
 		return nil, refuse(UndecodableMetadata, "%v", err)
 	}
@@ -73,16 +77,22 @@ func (n *Node) extractCauses(headers []Header) (Positions, *Refusal) {
 // frontier's encoding grow past the budget (SPEC §3: the budget is enforced whenever the merged
 // frontier grows).
 func (n *Node) mergeFrontier(causes Positions) *Refusal {
-	before := encodedLen(n.frontier)
+	channels := len(n.frontier)
 	for _, e := range causes {
 		n.frontier.Raise(e.Channel, e.Position)
 	}
-	return n.checkFrontierGrowth(before)
+	return n.checkFrontierGrowth(channels)
 }
 
-// checkFrontierGrowth refuses when the frontier's encoding grew from before to past the budget.
-func (n *Node) checkFrontierGrowth(before int) *Refusal {
-	if after := encodedLen(n.frontier); after > before && after > n.budget {
+// checkFrontierGrowth refuses when the frontier's encoding grew, since it named channels
+// channels, to past the budget. Raising positions only adds channels, and an encoding's length
+// depends only on the channels named and grows with each one added (by at least its partition
+// and position): the encoding grew exactly when the frontier gained a channel.
+func (n *Node) checkFrontierGrowth(channels int) *Refusal {
+	if len(n.frontier) == channels {
+		return nil
+	}
+	if after := encodedLen(n.frontier); after > n.budget {
 		return refuse(MetadataBudgetExceeded, "frontier of %d channels encodes to %d bytes, budget %d", len(n.frontier), after, n.budget)
 	}
 	return nil

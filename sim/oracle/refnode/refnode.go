@@ -15,8 +15,8 @@
 package refnode
 
 import (
-	"bytes"
 	"cmp"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -44,9 +44,13 @@ func (c Channel) String() string { return fmt.Sprintf("%s/%d", c.Topic, c.Partit
 func (c Channel) valid() bool { return c.Topic != TopicID{} && c.Partition >= 0 }
 
 // compareChannels is channel order (SPEC §2.2, wire constraint 4): the topic ID's bytes
-// unsigned, then the partition.
+// unsigned, then the partition. The bytes are compared as two big-endian 64-bit halves, which
+// orders them exactly as byte by byte does.
 func compareChannels(a, b Channel) int {
-	if r := bytes.Compare(a.Topic[:], b.Topic[:]); r != 0 {
+	if r := cmp.Compare(binary.BigEndian.Uint64(a.Topic[:8]), binary.BigEndian.Uint64(b.Topic[:8])); r != 0 {
+		return r
+	}
+	if r := cmp.Compare(binary.BigEndian.Uint64(a.Topic[8:]), binary.BigEndian.Uint64(b.Topic[8:])); r != 0 {
 		return r
 	}
 	return cmp.Compare(a.Partition, b.Partition)
