@@ -38,7 +38,8 @@ func ReadHeaders[H substrate.Header | node.Header](hs []H) HeaderReading {
 
 // ReadWireHeaders reads a header list with the reference decoder.
 func ReadWireHeaders(ws []wire.Header) HeaderReading {
-	causes, present, r := wire.DecodeHeaders(ws)
+	var buf [16]wire.Cause // the decoded causes live only until converted
+	causes, present, r := wire.DecodeHeaders(buf[:0], ws)
 	hr := HeaderReading{Present: present, Undecodable: r != nil, Refusal: r}
 	first := true
 	for _, h := range ws {
@@ -64,12 +65,13 @@ func CausesFromWire(causes []wire.Cause) node.Causes {
 	if len(causes) == 0 {
 		return node.Causes{}
 	}
-	pairs := make([]node.Cause, len(causes))
-	for i, c := range causes {
-		pairs[i] = node.Cause{Channel: node.Channel{Topic: node.TopicID(c.Channel.Topic), Partition: node.Partition(c.Channel.Partition)},
-			Position: node.Offset(c.Position)}
+	// An empty frontier with room for every cause: merged in channel order, each one appends in
+	// place, so the frontier is built in one allocation of its final size.
+	out := node.Causes{}.CloneInto(make([]node.Cause, 0, len(causes)))
+	for _, c := range causes {
+		out.Merge(node.Channel{Topic: node.TopicID(c.Channel.Topic), Partition: node.Partition(c.Channel.Partition)}, node.Offset(c.Position))
 	}
-	return node.CausesOf(pairs...)
+	return out
 }
 
 // WireCauses converts a frontier to the reference codec's causes.

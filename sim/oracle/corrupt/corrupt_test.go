@@ -63,7 +63,7 @@ func TestShapesBreakTheirRule(t *testing.T) {
 		if c.Shape != shape || len(c.Values) == 0 {
 			t.Fatalf("Make(%s) = %+v", shape, c)
 		}
-		causes, present, r := wire.DecodeHeaders(headersOf(c))
+		causes, present, r := wire.DecodeHeaders(nil, headersOf(c))
 		if !present {
 			t.Fatalf("%s: no parsley.causes header in %+v", shape, c)
 		}
@@ -111,7 +111,7 @@ func TestEveryFamilyIsGenerated(t *testing.T) {
 	nearDecoded, nearRefused := 0, 0
 	for range 1000 {
 		c := corrupt.Draw(src, corrupt.Shapes, base)
-		_, _, r := wire.DecodeHeaders(headersOf(c))
+		_, _, r := wire.DecodeHeaders(nil, headersOf(c))
 		if _, ok := c.Shape.Family(); !ok {
 			if r == nil {
 				nearDecoded++
@@ -215,7 +215,7 @@ func TestRepresentatives(t *testing.T) {
 		at := map[corrupt.Shape]map[int]bool{}
 		for _, c := range reps {
 			shapes[c.Shape] = true
-			_, _, r := wire.DecodeHeaders(headersOf(c))
+			_, _, r := wire.DecodeHeaders(nil, headersOf(c))
 			f, ok := c.Shape.Family()
 			if ok && (r == nil || r.Family != f) {
 				t.Fatalf("%s representative %x: %v, want %s", c.Shape, c.Values, r, f)
@@ -284,7 +284,7 @@ func TestEmptyBaseIsGivenACause(t *testing.T) {
 	src := rand.New(rand.NewPCG(10, 11))
 	for _, s := range corrupt.Shapes {
 		c := corrupt.Make(s, src, nil)
-		_, _, r := wire.DecodeHeaders(headersOf(c))
+		_, _, r := wire.DecodeHeaders(nil, headersOf(c))
 		if f, ok := s.Family(); ok && (r == nil || r.Family != f) {
 			t.Errorf("%s from the empty frontier: %x refused %v", s, c.Values, r)
 		}

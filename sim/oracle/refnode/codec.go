@@ -7,9 +7,13 @@ import "github.com/parsleysim/parsleysim/sim/oracle/wire"
 
 // decodeCauses decodes one parsley.causes value (nil: a null value).
 func decodeCauses(value []byte) (Positions, error) {
-	causes, r := wire.Decode(value)
+	var buf [16]wire.Cause // the decoded causes live only until converted
+	causes, r := wire.AppendDecode(buf[:0], value)
 	if r != nil {
 		return nil, r
+	}
+	if len(causes) == 0 {
+		return nil, nil
 	}
 	out := make(Positions, 0, len(causes))
 	for _, c := range causes {
@@ -20,7 +24,8 @@ func decodeCauses(value []byte) (Positions, error) {
 
 // encodeCauses is the canonical encoding of causes.
 func encodeCauses(p Positions) []byte {
-	causes := make([]wire.Cause, 0, len(p))
+	var buf [16]wire.Cause // the causes to encode live only until encoded
+	causes := buf[:0]
 	for _, e := range p {
 		causes = append(causes, wire.Cause{Channel: wire.Channel{Topic: wire.TopicID(e.Channel.Topic), Partition: e.Channel.Partition}, Position: int64(e.Position)})
 	}

@@ -1,10 +1,14 @@
 package wire
 
+import "slices"
+
 // DecodeHeaders reads the causes of a record from its whole header list, as a receiver must
-// (seed "Placement"): no parsley.causes header means no causes (present is false); two or more
-// are undecodable whatever their values; exactly one is decoded by Decode. Headers with other
-// keys, including other parsley.* keys, are not looked at.
-func DecodeHeaders(headers []Header) (causes []Cause, present bool, r *Refusal) {
+// (seed "Placement"), and appends them to dst (nil: a list of its own; a caller that converts
+// the causes at once can decode into storage of its own): no parsley.causes header means no
+// causes (present is false); two or more are undecodable whatever their values; exactly one is
+// decoded by Decode. Headers with other keys, including other parsley.* keys, are not looked
+// at. It returns dst unchanged when there are no causes or a refusal.
+func DecodeHeaders(dst []Cause, headers []Header) (causes []Cause, present bool, r *Refusal) {
 	found := 0
 	var value []byte
 	for _, h := range headers {
@@ -18,12 +22,12 @@ func DecodeHeaders(headers []Header) (causes []Cause, present bool, r *Refusal) 
 	}
 	switch found {
 	case 0:
-		return nil, false, nil
+		return dst, false, nil
 	case 1:
-		causes, r = Decode(value)
+		causes, r = AppendDecode(dst, value)
 		return causes, true, r
 	}
-	return nil, true, refuse(DuplicateHeader, 0, "%d %s headers on one record", found, HeaderKey)
+	return dst, true, refuse(DuplicateHeader, 0, "%d %s headers on one record", found, HeaderKey)
 }
 
 // Decode reads one parsley.causes header value (nil is a null value) and returns its causes in
@@ -43,13 +47,23 @@ func DecodeHeaders(headers []Header) (causes []Cause, present bool, r *Refusal) 
 //	partition      := varint
 //	position       := int64    -- big-endian, 0 .. 2^63-2
 func Decode(value []byte) ([]Cause, *Refusal) {
+	causes, r := AppendDecode(nil, value)
+	if len(causes) == 0 {
+		return nil, r
+	}
+	return causes, nil
+}
+
+// AppendDecode is Decode appending the causes to dst, for a caller that converts them at once
+// and so can decode into storage of its own. It returns dst unchanged on a refusal.
+func AppendDecode(dst []Cause, value []byte) ([]Cause, *Refusal) {
 	if value == nil {
-		return nil, refuse(NullValue, 0, "the header value is null")
+		return dst, refuse(NullValue, 0, "the header value is null")
 	}
 	d := decoder{in: value}
-	causes, r := d.value()
+	causes, r := d.value(dst)
 	if r != nil {
-		return nil, r
+		return dst, r
 	}
 	return causes, nil
 }
@@ -61,8 +75,8 @@ type decoder struct {
 }
 
 // value reads the whole value: the version, the topic count, that many groups, and nothing
-// after them (constraint 2).
-func (d *decoder) value() ([]Cause, *Refusal) {
+// after them (constraint 2), appending its causes to dst.
+func (d *decoder) value(dst []Cause) ([]Cause, *Refusal) {
 	version, ok := d.byte()
 	if !ok {
 		return nil, refuse(Truncated, 0, "the value is empty: no version byte")
@@ -76,7 +90,7 @@ func (d *decoder) value() ([]Cause, *Refusal) {
 	}
 	// Every cause takes at least nine bytes (a one-byte partition and a position), so the rest of
 	// the value bounds how many there can be.
-	causes := make([]Cause, 0, (len(d.in)-d.at)/9)
+	causes := slices.Grow(dst, (len(d.in)-d.at)/9)
 	var previous TopicID
 	for g := uint32(1); g <= topicCount; g++ {
 		if causes, previous, r = d.group(causes, g, topicCount, previous); r != nil {
@@ -85,9 +99,6 @@ func (d *decoder) value() ([]Cause, *Refusal) {
 	}
 	if d.at < len(d.in) {
 		return nil, refuse(TrailingBytes, d.at, "%d byte(s) after the last of %d group(s)", len(d.in)-d.at, topicCount)
-	}
-	if len(causes) == 0 {
-		return nil, nil // the empty frontier
 	}
 	return causes, nil
 }

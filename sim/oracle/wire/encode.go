@@ -12,16 +12,12 @@ import (
 // no frontier the oracle keeps can break these, so a breach is a bug in the caller. The empty
 // set encodes as 01 00.
 func Encode(causes []Cause) []byte {
-	sorted := slices.Clone(causes)
-	slices.SortFunc(sorted, func(a, b Cause) int {
-		switch {
-		case a.Channel.Less(b.Channel):
-			return -1
-		case b.Channel.Less(a.Channel):
-			return 1
-		}
-		return 0
-	})
+	sorted := causes // read only: sorted in a copy of its own when not in channel order already
+	if !slices.IsSortedFunc(sorted, compareCauses) {
+		sorted = slices.Clone(causes)
+		slices.SortFunc(sorted, compareCauses)
+	}
+	groups := 0 // the number of topics named
 	for i, c := range sorted {
 		if err := check(c); err != nil {
 			panic("wire: Encode: " + err.Error())
@@ -29,23 +25,19 @@ func Encode(causes []Cause) []byte {
 		if i > 0 && sorted[i-1].Channel == c.Channel {
 			panic(fmt.Sprintf("wire: Encode: two causes on channel %s/%d", c.Channel.Topic, c.Channel.Partition))
 		}
-	}
-	// groups[i] is the index in sorted of group i's first pair.
-	var groups []int
-	for i, c := range sorted {
 		if i == 0 || c.Channel.Topic != sorted[i-1].Channel.Topic {
-			groups = append(groups, i)
+			groups++
 		}
 	}
 	// At most: the version, a five-byte topic count, and per cause a topic ID, a five-byte
 	// partition count, a five-byte partition and a position.
 	out := make([]byte, 0, 6+len(sorted)*(16+5+5+8))
 	out = append(out, Version)
-	out = appendVarint(out, uint32(len(groups)))
-	for g, first := range groups {
-		end := len(sorted)
-		if g+1 < len(groups) {
-			end = groups[g+1]
+	out = appendVarint(out, uint32(groups))
+	for first := 0; first < len(sorted); {
+		end := first + 1 // one past the group's last pair
+		for end < len(sorted) && sorted[end].Channel.Topic == sorted[first].Channel.Topic {
+			end++
 		}
 		out = append(out, sorted[first].Channel.Topic[:]...)
 		out = appendVarint(out, uint32(end-first))
@@ -53,8 +45,20 @@ func Encode(causes []Cause) []byte {
 			out = appendVarint(out, uint32(c.Channel.Partition))
 			out = appendPosition(out, c.Position)
 		}
+		first = end
 	}
 	return out
+}
+
+// compareCauses orders causes by channel (constraint 4).
+func compareCauses(a, b Cause) int {
+	switch {
+	case a.Channel.Less(b.Channel):
+		return -1
+	case b.Channel.Less(a.Channel):
+		return 1
+	}
+	return 0
 }
 
 // check says why a cause cannot be encoded, or returns nil.

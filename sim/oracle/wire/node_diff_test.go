@@ -215,7 +215,7 @@ func TestDifferentialHeaders(t *testing.T) {
 			ref = append(ref, wire.Header{Key: key, Value: value})
 			nh = append(nh, node.Header{Key: key, Value: value})
 		}
-		causes, _, r := wire.DecodeHeaders(ref)
+		causes, _, r := wire.DecodeHeaders(nil, ref)
 		got, err := node.ExtractCauses(nh)
 		compare(t, ref, causes, r, got, err)
 	})

@@ -193,7 +193,7 @@ func TestHeaderVectors(t *testing.T) {
 		{"key compared exactly", []Header{{Key: "Parsley.causes", Value: nil}, {Key: HeaderKey + " ", Value: nil}}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			causes, present, r := DecodeHeaders(tc.headers)
+			causes, present, r := DecodeHeaders(nil, tc.headers)
 			if present != tc.present {
 				t.Fatalf("present = %v, want %v", present, tc.present)
 			}
@@ -241,6 +241,36 @@ func TestImportsOnlyTheStandardLibrary(t *testing.T) {
 			if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
 				t.Errorf("%s imports %s: the reference decoder may import only the standard library", f, path)
 			}
+		}
+	}
+}
+
+// TestAppendDecodeKeepsWhatDstHeld: decoding into a list already holding a cause appends what
+// Decode returns after it, and leaves the list as it was on a refusal; DecodeHeaders does the
+// same for every header vector.
+func TestAppendDecodeKeepsWhatDstHeld(t *testing.T) {
+	held := Cause{Channel{topicB, 7}, 3}
+	values := [][]byte{h(t, golden), h(t, "01 00"), nil}
+	for _, tc := range undecodable {
+		values = append(values, h(t, tc.value))
+	}
+	for _, in := range values {
+		want, wantR := Decode(in)
+		dst := make([]Cause, 1, 8) // spare room: the causes go into dst's storage
+		dst[0] = held
+		got, r := AppendDecode(dst, in)
+		if (r == nil) != (wantR == nil) || (r != nil && *r != *wantR) {
+			t.Fatalf("AppendDecode(%x) refused %v, Decode %v", in, r, wantR)
+		}
+		if len(got) != 1+len(want) || got[0] != held || !reflect.DeepEqual(got[1:], append([]Cause{}, want...)) {
+			t.Fatalf("AppendDecode(%x) = %v, want %v then %v", in, got, held, want)
+		}
+		hs := []Header{{Key: "app", Value: []byte{1}}, {Key: HeaderKey, Value: in}}
+		wantH, presentH, wantHR := DecodeHeaders(nil, hs)
+		gotH, present, rH := DecodeHeaders(dst[:1], hs)
+		if present != presentH || (rH == nil) != (wantHR == nil) || len(gotH) != 1+len(wantH) || gotH[0] != held ||
+			!reflect.DeepEqual(gotH[1:], append([]Cause{}, wantH...)) {
+			t.Fatalf("DecodeHeaders(dst, %x) = %v, %v, %v; DecodeHeaders(nil, ...) %v, %v, %v", in, gotH, present, rH, wantH, presentH, wantHR)
 		}
 	}
 }
