@@ -117,6 +117,23 @@ func benchGate(w int) (Causes, *SettledTable) {
 	return causes, table
 }
 
+// benchGateMixed is benchGate's deliverable case for two senders taking turns: two lists of w
+// channels each, at a receiver of those 2w and 2w others interleaved with them, all settled above
+// the causes. Deciding the lists in turn finds every hint of the table set by the other list:
+// the cost of a hint's miss.
+func benchGateMixed(w int) ([2]Causes, *SettledTable) {
+	var lists [2]Causes
+	table := &SettledTable{}
+	for i := 0; i < 4*w; i++ {
+		ch := fxChannel(i, Partition(i%3))
+		table.Settle(ch, Offset(5000+i))
+		if i%2 == 0 {
+			lists[i/2%2].Merge(ch, Offset(4000+i))
+		}
+	}
+	return lists, table
+}
+
 // mapView is a straightforward map-backed ReceivedSet and SettledView: the general, interface
 // path of Decide, for comparison with the SettledTable fast path.
 type mapView map[Channel]Offset
@@ -134,6 +151,19 @@ func BenchmarkDecide(b *testing.B) {
 				if table.Decide(causes).Deliverable() {
 					delivered++
 				}
+			}
+			reportDecisions(b, delivered)
+		})
+	}
+	for _, w := range []int{1, 4, 16, 64} {
+		lists, table := benchGateMixed(w)
+		b.Run(fmt.Sprintf("table-mixed/width=%d", w), func(b *testing.B) {
+			delivered, k := 0, 0
+			for b.Loop() {
+				if table.Decide(lists[k&1]).Deliverable() {
+					delivered++
+				}
+				k++
 			}
 			reportDecisions(b, delivered)
 		})

@@ -57,40 +57,94 @@ func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
 }
 
 // Decide is Decide(causes, t, t) without the interfaces: the gate's entry point for a caller that
-// holds its views in a table. Each cause is one probe of the table's hash index (more only where
-// keys collide), so a decision costs the same whatever the table's width; the deliverable path
-// is one call, to a loop that calls nothing.
+// holds its views in a table. Each of the first hintWidth causes is first looked for in the slot
+// that the cause at the same position of the list found in the table's last call (its hint),
+// checked by a full key compare (an unused slot is all zero and never matches a cause, whose
+// channel is never the zero channel); only where that slot holds another channel is the cause
+// hashed and probed for (more probes only where keys collide), and the hint moved to the slot
+// found. A caller deciding the same channel list again and again, as a receiver does for one
+// sender, so pays no hash; a caller alternating between lists pays a failed key compare and a
+// hint's store per cause on top of the probe. Causes further down the list are probed for. A decision costs the same
+// whatever the table's width; the deliverable path calls nothing but decideFrom for a list
+// longer than hintWidth.
+//
+// Decide writes the hints, so it is a write to the table: calls on one table must not run
+// concurrently with each other, as with Receive, Settle and Drop.
 func (t *SettledTable) Decide(causes Causes) Verdict {
-	if i := t.firstBlocked(causes.pairs); i >= 0 {
-		return t.blockedFrom(causes.pairs, i)
+	cs := causes.pairs
+	cs = cs[:len(cs):len(cs)] // the verdict's path reads the causes, never appends to them
+	slots := t.slots
+	if len(slots) == 0 {
+		return Verdict{} // nothing received: every cause is skipped
+	}
+	m := uint64(len(slots) - 1)
+	hint := t.hint[:min(len(cs), hintWidth)]
+causes:
+	for i, h := range hint {
+		c := &cs[i]
+		e := &slots[uint64(h)&m]
+		if e.ch != c.Channel {
+			for s := slotHash(&c.Channel); ; s++ {
+				if e = &slots[s&m]; e.ch == c.Channel {
+					hint[i] = uint32(s & m)
+					break
+				}
+				if !e.used {
+					continue causes // not received: never blocks
+				}
+			}
+		}
+		if c.Position > e.settled {
+			return t.blockedFrom(cs, i)
+		}
+	}
+	if len(cs) > hintWidth {
+		return t.decideFrom(cs, hintWidth)
 	}
 	return Verdict{}
 }
 
-// firstBlocked returns the index of the first blocked cause, or −1 when every cause is satisfied
-// or not received. It calls nothing. It compares a slot's key before testing whether the slot is
-// used, which is sound because a cause's channel is never the zero channel (a decoded topic ID
-// is never zero), the key of every unused slot.
-func (t *SettledTable) firstBlocked(cs []Cause) int {
-	slots := t.slots
+// decideFrom is Decide for the causes from cs[i] on, each probed for without a hint.
+func (t *SettledTable) decideFrom(cs []Cause, i int) Verdict {
+	if b := firstBlocked(t.slots, cs[i:]); b >= 0 {
+		return t.blockedFrom(cs, i+b)
+	}
+	return Verdict{}
+}
+
+// firstBlocked returns the index of the first cause of cs blocked in slots (a table's index),
+// probed for, or −1 when every cause is satisfied or not received. It calls nothing.
+func firstBlocked(slots []settledEntry, cs []Cause) int {
 	if len(slots) == 0 {
-		return -1 // nothing received: every cause is skipped
+		return -1
 	}
 	m := uint64(len(slots) - 1)
+causes:
 	for i := range cs {
 		c := &cs[i]
-		a, b, p := topicWords(&c.Channel.Topic, c.Channel.Partition)
-		for s := slotHash(a, b, p); ; s++ {
+		for s := slotHash(&c.Channel); ; s++ {
 			e := &slots[s&m]
-			if e.a == a && e.b == b && e.partition == p {
+			if e.ch == c.Channel {
 				if c.Position > e.settled {
 					return i
 				}
-				break
+				continue causes
 			}
 			if !e.used {
-				break // not received: never blocks
+				continue causes // not received: never blocks
 			}
+		}
+	}
+	return -1
+}
+
+// probe returns the index of ch's slot in slots (a table's index, not empty), or −1 when ch is
+// not received. The gate's loops write the same walk out, comparing the key first.
+func probe(slots []settledEntry, ch *Channel) int {
+	m := uint64(len(slots) - 1)
+	for s := slotHash(ch) & m; slots[s].used; s = (s + 1) & m {
+		if slots[s].ch == *ch {
+			return int(s)
 		}
 	}
 	return -1
@@ -151,32 +205,38 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // SettledTable is a ReceivedSet and a SettledView in one value: the received channels, each with
 // its settled position once one is known. Decide and AppendBlockers recognise a *SettledTable
-// passed as both views and answer each cause with one probe of its hash index instead of two
-// interface calls and two searches per cause. Any other views take the general path.
+// passed as both views and answer each cause with a look at one slot (the hint Decide keeps
+// for its position in the list) or one probe of its hash index, instead of two interface calls
+// and two searches per cause. Any other views take the general path.
 //
 // The index is open addressing with linear probing over a power-of-two array of 32-byte slots,
-// at most half full, so a received channel costs 64 to 128 bytes. The hash is fixed (no seed):
-// the table is as deterministic as the rest of the package, and a key that collides costs
-// probes, never a wrong answer.
+// at most half full, so a received channel costs 64 to 128 bytes; the hints are 64 bytes a
+// table. The hash is fixed (no seed): the table is as deterministic as the rest of the package,
+// and a key that collides costs probes, never a wrong answer. A hint is only ever a slot to look
+// at first: a stale one (the list changed, or a Drop or grow moved the entry) costs one key
+// compare, never a wrong answer.
 //
 // The zero value receives nothing. Invariants: n slots are used; every used slot is reached from
 // its key's home slot (slotHash) by probing forward without crossing an unused slot;
-// len(slots) is 0 or a power of two at least 2n.
+// len(slots) is 0 or a power of two at least 2n; unused slots are all zero.
 type SettledTable struct {
 	slots []settledEntry
 	n     int
+	hint  [hintWidth]uint32
 }
 
-// settledEntry is one slot: a received channel (the topic ID as two machine words, compared for
-// equality only, and the partition) and its settled position, or unused. Invariant: settled is
-// −1 when known is false, so that the gate's test of a cause (whose position is at least 0)
-// against an entry is the one comparison position ≤ settled.
+// hintWidth is how many leading positions of a cause list have a hint in a SettledTable (each a
+// slot index, 4 bytes): the widths a receiver's senders name in practice.
+const hintWidth = 16
+
+// settledEntry is one slot: a received channel and its settled position, or unused (all zero).
+// Invariant: settled is −1 when known is false, so that the gate's test of a cause (whose
+// position is at least 0) against an entry is the one comparison position ≤ settled.
 type settledEntry struct {
-	a, b      uint64
-	partition Partition
-	used      bool
-	known     bool
-	settled   Offset
+	ch      Channel
+	used    bool
+	known   bool
+	settled Offset
 }
 
 // channelKey is a channel as integers in channel order: the topic ID's big-endian halves, then
@@ -204,21 +264,18 @@ func (k channelKey) less(m channelKey) bool {
 	return k.partition < m.partition
 }
 
-// topicWords returns a channel as the table keys it: the topic ID's halves read little-endian
-// (one move each on the usual machines, and the same hash on every machine; the table needs
-// equality, not channel order) and the partition.
-func topicWords(id *TopicID, p Partition) (a, b uint64, _ Partition) {
-	return binary.LittleEndian.Uint64(id[:8]), binary.LittleEndian.Uint64(id[8:]), p
-}
-
-// slotHash hashes a key: masked to a table's size, it is the key's home slot. It multiplies the
-// folded key by a 64-bit odd constant (Fibonacci hashing) and rotates the product's bits from 40
-// up, which depend on the key's low 40 bits and more, down to where the mask keeps them. The fold rotates the second half so that topic IDs
-// differing only in their last bytes, which land in b's top bits, reach the product's high bits.
-// A table of over 2^24 slots also uses the product's low bits, which mix less: it probes more,
-// never wrongly.
-func slotHash(a, b uint64, p Partition) uint64 {
-	return bits.RotateLeft64((a^bits.RotateLeft64(b, 29)^uint64(uint32(p)))*0x9e3779b97f4a7c15, 24)
+// slotHash hashes a channel: masked to a table's size, it is the channel's home slot. It folds
+// the topic ID's halves (read little-endian: the same hash on every machine; the second rotated,
+// so that swapped halves differ) and the partition into one word, folds that word's top half onto
+// its bottom half, multiplies by a 64-bit odd constant (Fibonacci hashing) and rotates the
+// product's bits from 40 up down to where the mask keeps them. A product bit depends only on the
+// bits at and below it, so the second fold is what lets every key bit reach the kept bits: IDs
+// counting up in any of their bytes spread over the table. A table of over 2^24 slots also uses
+// the product's low bits, which mix less: it probes more, never wrongly.
+func slotHash(ch *Channel) uint64 {
+	a, b := binary.LittleEndian.Uint64(ch.Topic[:8]), binary.LittleEndian.Uint64(ch.Topic[8:])
+	x := a ^ bits.RotateLeft64(b, 29) ^ uint64(uint32(ch.Partition))
+	return bits.RotateLeft64((x^x>>32)*0x9e3779b97f4a7c15, 24)
 }
 
 // lookup returns ch's slot, or nil when ch is not received.
@@ -234,17 +291,7 @@ func (t *SettledTable) find(ch *Channel) int {
 	if t.n == 0 {
 		return -1
 	}
-	a, b, p := topicWords(&ch.Topic, ch.Partition)
-	mask := uint64(len(t.slots) - 1)
-	for s := slotHash(a, b, p) & mask; ; s = (s + 1) & mask {
-		e := &t.slots[s]
-		if !e.used {
-			return -1 // tested first: an unused slot's zero key matches the zero channel
-		}
-		if e.a == a && e.b == b && e.partition == p {
-			return int(s)
-		}
-	}
+	return probe(t.slots, ch)
 }
 
 // Receive adds ch to the received set, with nothing settled, unless it is already there.
@@ -268,17 +315,16 @@ func (t *SettledTable) entry(ch *Channel) *settledEntry {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
-	a, b, p := topicWords(&ch.Topic, ch.Partition)
-	e := t.place(a, b, p)
-	*e = settledEntry{a: a, b: b, partition: p, used: true, settled: -1}
+	e := t.place(ch)
+	*e = settledEntry{ch: *ch, used: true, settled: -1}
 	t.n++
 	return e
 }
 
-// place returns the first unused slot from the key's home on, where the key goes.
-func (t *SettledTable) place(a, b uint64, p Partition) *settledEntry {
+// place returns the first unused slot from ch's home on, where ch goes.
+func (t *SettledTable) place(ch *Channel) *settledEntry {
 	mask := uint64(len(t.slots) - 1)
-	s := slotHash(a, b, p) & mask
+	s := slotHash(ch) & mask
 	for t.slots[s].used {
 		s = (s + 1) & mask
 	}
@@ -292,7 +338,7 @@ func (t *SettledTable) grow() {
 	t.slots = make([]settledEntry, size)
 	for i := range old {
 		if e := &old[i]; e.used {
-			*t.place(e.a, e.b, e.partition) = *e
+			*t.place(&e.ch) = *e
 		}
 	}
 }
@@ -308,7 +354,7 @@ func (t *SettledTable) Drop(ch Channel) bool {
 	mask, hole := uint64(len(t.slots)-1), uint64(i)
 	for s := (hole + 1) & mask; t.slots[s].used; s = (s + 1) & mask {
 		m := &t.slots[s]
-		home := slotHash(m.a, m.b, m.partition) & mask
+		home := slotHash(&m.ch) & mask
 		// m may move back to the hole iff its home is not cyclically within (hole, s].
 		if (s-home)&mask >= (s-hole)&mask {
 			t.slots[hole] = *m
@@ -349,32 +395,37 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 
 // appendBlockersFrom appends to *dst the blocker of every blocked cause from causes[i] on.
 func (t *SettledTable) appendBlockersFrom(dst *[]Blocker, causes []Cause, i int) {
-	*dst = appendSlotBlockers(*dst, t.slots, causes[i:])
+	*dst = appendSlotBlockers(*dst, t.slots, &t.hint, causes, i)
 }
 
-// appendSlotBlockers appends to out the blocker of every blocked cause, probing slots, and returns
-// the extended slice. It takes the slots and the buffer as values rather than the table and a
-// pointer, so its walk keeps both in registers and stores nothing through memory but the blockers.
-// Like firstBlocked, it compares keys before testing use, as no cause has the zero channel.
-func appendSlotBlockers(out []Blocker, slots []settledEntry, causes []Cause) []Blocker {
+// appendSlotBlockers appends to out the blocker of every blocked cause from causes[i] on, found
+// as Decide finds them (a hint checked, else a probe, the hint then moved), and returns the
+// extended slice. It takes the slots and the buffer as values rather than the table and a
+// pointer, so its walk keeps both in registers and stores nothing through memory but the
+// blockers and the hints that moved.
+func appendSlotBlockers(out []Blocker, slots []settledEntry, hint *[hintWidth]uint32, causes []Cause, i int) []Blocker {
 	if len(slots) == 0 {
 		return out
 	}
 	m := uint64(len(slots) - 1)
-	for i := range causes {
+	for ; i < len(causes); i++ {
 		c := &causes[i]
-		a, b, p := topicWords(&c.Channel.Topic, c.Channel.Partition)
-		for s := slotHash(a, b, p); ; s++ {
-			e := &slots[s&m]
-			if e.a == a && e.b == b && e.partition == p {
-				if c.Position > e.settled {
-					out = appendBlocker(out, c, e.settled, e.known)
-				}
-				break
+		var e *settledEntry
+		if i < hintWidth {
+			e = &slots[uint64(hint[i])&m]
+		}
+		if e == nil || e.ch != c.Channel {
+			s := probe(slots, &c.Channel)
+			if s < 0 {
+				continue // not received: never blocks
 			}
-			if !e.used {
-				break // not received: never blocks
+			if i < hintWidth {
+				hint[i] = uint32(s)
 			}
+			e = &slots[s]
+		}
+		if c.Position > e.settled {
+			out = appendBlocker(out, c, e.settled, e.known)
 		}
 	}
 	return out

@@ -185,18 +185,12 @@ func (t *SettledTable) all() map[Channel]Offset {
 	return out
 }
 
-// channel is the inverse of topicWords.
-func (e *settledEntry) channel() Channel {
-	ch := Channel{Partition: e.partition}
-	binary.LittleEndian.PutUint64(ch.Topic[:8], e.a)
-	binary.LittleEndian.PutUint64(ch.Topic[8:], e.b)
-	return ch
-}
+// channel returns the slot's channel.
+func (e *settledEntry) channel() Channel { return e.ch }
 
 // home returns the slot where ch's probe starts.
 func (t *SettledTable) home(ch Channel) uint64 {
-	a, b, p := topicWords(&ch.Topic, ch.Partition)
-	return slotHash(a, b, p) & uint64(len(t.slots)-1)
+	return slotHash(&ch) & uint64(len(t.slots)-1)
 }
 
 // check verifies the table's invariants: the size is a power of two at least twice the count, n
@@ -252,7 +246,7 @@ func (t *SettledTable) checkRuns() (displaced int, _ error) {
 // collidingChannel returns a channel whose key folds to the same word as ch's in slotHash, so
 // the two share a home slot in any table: its topic halves are ch's with d mixed into both.
 func collidingChannel(ch Channel, d uint64) Channel {
-	a, b, p := topicWords(&ch.Topic, ch.Partition)
+	a, b, p := binary.LittleEndian.Uint64(ch.Topic[:8]), binary.LittleEndian.Uint64(ch.Topic[8:]), ch.Partition
 	out := Channel{Partition: p}
 	binary.LittleEndian.PutUint64(out.Topic[:8], a^bits.RotateLeft64(d, 29))
 	binary.LittleEndian.PutUint64(out.Topic[8:], b^d)
@@ -342,9 +336,13 @@ func TestSettledTableNearKeys(t *testing.T) {
 // TestSettledTableMatchesModel drives a table with random Receive, Settle and Drop calls over a
 // pool that includes channels colliding in the hash, and after every call holds Len, Receives,
 // Settled and the gate to a map and to mergeWalk, the plain merge of sorted causes with the
-// sorted received channels; the invariants are checked after every call too.
+// sorted received channels; the invariants are checked after every call too. The gate is asked
+// about a list drawn anew, the last list again, or one of a few lists kept from the start
+// (alternating lists), so Decide meets its hints right, stale after a Drop or a grow, and set by
+// another list; the test fails if either kind of hint went unexercised.
 func TestSettledTableMatchesModel(t *testing.T) {
 	displacedRuns := 0
+	var hintsRight, hintsStale int
 	rapid.Check(t, func(t *rapid.T) {
 		pool := rapid.SliceOfNDistinct(genGateChannel(), 1, 10, func(c Channel) Channel { return c }).Draw(t, "pool")
 		for i, n := 0, rapid.IntRange(0, 12).Draw(t, "colliders"); i < n; i++ {
@@ -361,6 +359,15 @@ func TestSettledTableMatchesModel(t *testing.T) {
 			}
 		}
 		pick := rapid.SampledFrom(pool)
+		drawList := func(label string) Causes {
+			var causesIn []Cause
+			for _, c := range rapid.SliceOfN(pick, 0, 8).Draw(t, label) {
+				causesIn = append(causesIn, Cause{c, Offset(rapid.Int64Range(0, 6).Draw(t, "position"))})
+			}
+			return CausesOf(causesIn...)
+		}
+		kept := []Causes{drawList("kept list"), drawList("kept list")}
+		var causes Causes
 		var tab SettledTable
 		received, settled := map[Channel]bool{}, map[Channel]Offset{}
 		displacedSeen := false
@@ -396,11 +403,15 @@ func TestSettledTableMatchesModel(t *testing.T) {
 					t.Fatalf("step %d: %v: Receives %v, Settled %d,%v; want %v, %d,%v", step, c, tab.Receives(c), p, known, received[c], wp, wk)
 				}
 			}
-			var causesIn []Cause
-			for _, c := range rapid.SliceOfN(pick, 0, 8).Draw(t, "causes") {
-				causesIn = append(causesIn, Cause{c, Offset(rapid.Int64Range(0, 6).Draw(t, "position"))})
+			switch rapid.IntRange(0, 3).Draw(t, "list") {
+			case 0:
+				causes = drawList("causes")
+			case 1: // the last list again
+			default:
+				causes = rapid.SampledFrom(kept).Draw(t, "kept")
 			}
-			causes := CausesOf(causesIn...)
+			right, stale := tab.hintsOf(causes)
+			hintsRight, hintsStale = hintsRight+right, hintsStale+stale
 			want := mergeWalk(causes.pairs, received, settled)
 			if naive := naiveDecide(causes.pairs, received, settled); !slices.Equal(want, naive) {
 				t.Fatalf("mergeWalk %v, naive model %v", want, naive)
@@ -418,6 +429,126 @@ func TestSettledTableMatchesModel(t *testing.T) {
 	})
 	if displacedRuns == 0 {
 		t.Fatal("no run displaced an entry from its home slot: the probe runs went untested")
+	}
+	if hintsRight == 0 || hintsStale == 0 {
+		t.Fatalf("hints right %d times, stale %d times: both must be exercised", hintsRight, hintsStale)
+	}
+}
+
+// hintsOf counts, among the received channels of causes that have a hint, those whose hint names
+// their slot and those whose hint names another slot.
+func (t *SettledTable) hintsOf(causes Causes) (right, stale int) {
+	for i, c := range causes.pairs {
+		s := t.find(&c.Channel)
+		if i >= hintWidth || s < 0 {
+			continue
+		}
+		if uint64(t.hint[i])&uint64(len(t.slots)-1) == uint64(s) {
+			right++
+		} else {
+			stale++
+		}
+	}
+	return right, stale
+}
+
+// TestSettledTableStaleHints decides one list, then moves its channels' slots under its hints
+// (a Drop that shifts a probe run back, a grow that places every entry again, a channel dropped
+// and received again elsewhere), and checks each later decision against the merge walk, and
+// that the hints were stale before the decision and right after it.
+func TestSettledTableStaleHints(t *testing.T) {
+	var tab SettledTable
+	received, settled := map[Channel]bool{}, map[Channel]Offset{}
+	settle := func(ch Channel, pos Offset) {
+		tab.Settle(ch, pos)
+		received[ch], settled[ch] = true, pos
+	}
+	drop := func(ch Channel) {
+		if !tab.Drop(ch) {
+			t.Fatalf("Drop(%v) found nothing", ch)
+		}
+		delete(received, ch)
+		delete(settled, ch)
+	}
+	base := fxChannel(3, 1)
+	a, b := collidingChannel(base, 0x0101), collidingChannel(base, 0x0202) // one home, after base
+	settle(base, 10)
+	settle(a, 10)
+	settle(b, 3)
+	causes := CausesOf(Cause{a, 5}, Cause{b, 5}, Cause{fxChannel(7, 0), 1})
+	steps := 0
+	decide := func(step string, wantStale bool) {
+		t.Helper()
+		if _, stale := tab.hintsOf(causes); (stale > 0) != wantStale {
+			t.Fatalf("%s: %d stale hints before the decision, want stale %v", step, stale, wantStale)
+		}
+		want := mergeWalk(causes.pairs, received, settled)
+		calls := []func() (string, []Blocker){
+			func() (string, []Blocker) { return "Decide", tab.Decide(causes).Blockers },
+			func() (string, []Blocker) { return "AppendBlockers", AppendBlockers(nil, causes, &tab, &tab) },
+		}
+		if steps++; steps%2 == 0 {
+			calls[0], calls[1] = calls[1], calls[0] // each moves the hints on its own
+		}
+		for _, call := range calls {
+			if name, got := call(); !slices.Equal(got, want) {
+				t.Fatalf("%s: %s = %v, merge walk = %v", step, name, got, want)
+			} else if _, stale := tab.hintsOf(causes); stale > 0 {
+				t.Fatalf("%s: %d stale hints after %s", step, stale, name)
+			}
+		}
+		if err := tab.check(); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	decide("first", true)
+	decide("again", false)
+	drop(base) // a and b shift back one slot each
+	decide("after a Drop", true)
+	for i := range 20 { // the table grows twice: every entry is placed again
+		settle(fxChannel(100+i, 0), 1)
+	}
+	decide("after a grow", true)
+	drop(a)
+	settle(a, 4) // back, in another slot: now blocked at settled 4
+	decide("after a channel came back elsewhere", true)
+	drop(b) // a, placed after b in their home's run, shifts back
+	decide("after b went", true)
+}
+
+// TestSettledTableSequentialIDsProbeLittle fills tables with topic IDs that count up in their
+// last bytes, in their first bytes, and partitions of one topic, and checks that a lookup of
+// each probes a few slots on average and a bounded number at most: a fixed hash must not turn
+// such IDs, which a broker or a test may hand out, into long probe runs.
+func TestSettledTableSequentialIDsProbeLittle(t *testing.T) {
+	for name, chOf := range map[string]func(i int) Channel{
+		"last bytes":  func(i int) Channel { return fxChannel(i, 0) },
+		"first bytes": func(i int) Channel { ch := Channel{}; binary.BigEndian.PutUint64(ch.Topic[:8], uint64(i)+1); return ch },
+		"middle bytes": func(i int) Channel {
+			ch := fxChannel(0, 0)
+			binary.BigEndian.PutUint32(ch.Topic[4:8], uint32(i))
+			return ch
+		},
+		"partitions": func(i int) Channel { return fxChannel(0, Partition(i)) },
+	} {
+		for _, n := range []int{64, 1000, 5000} {
+			var tab SettledTable
+			for i := range n {
+				tab.Receive(chOf(i))
+			}
+			total, most := 0, 0
+			for i := range n {
+				ch := chOf(i)
+				probes := 1
+				for s := tab.home(ch); tab.slots[s].ch != ch; s = (s + 1) & uint64(len(tab.slots)-1) {
+					probes++
+				}
+				total, most = total+probes, max(most, probes)
+			}
+			if mean := float64(total) / float64(n); mean > 1.5 || most > 8 {
+				t.Errorf("%s, %d channels: %.2f probes a lookup on average, %d at most; want at most 1.5 and 8", name, n, mean, most)
+			}
+		}
 	}
 }
 
