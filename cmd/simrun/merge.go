@@ -308,6 +308,28 @@ func mergeSweeps(a mergeArgs, ins []*mergeInput, header resultHeader, missing bo
 	return exitPass
 }
 
+// check returns an error when an exploration's report contradicts itself: a verdict other than
+// its violations say, negative counts, more terminal states than states, more subtrees its own
+// than there are, a violation whose path is not as long as it says.
+func (r *scopeReport) check() error {
+	switch {
+	case r.Verdict != "pass" && r.Verdict != "violation":
+		return fmt.Errorf("verdict %q: expected pass or violation", r.Verdict)
+	case (r.Verdict == "violation") != (len(r.Found) > 0):
+		return fmt.Errorf("verdict %s, but %d violation(s) listed", r.Verdict, len(r.Found))
+	case r.States < 0 || r.Transitions < 0 || r.TerminalStates < 0 || r.TerminalStates > r.States:
+		return fmt.Errorf("%d states, %d transitions, %d terminal states: the counts do not add up", r.States, r.Transitions, r.TerminalStates)
+	case r.OwnSubtrees < 0 || r.OwnSubtrees > r.Subtrees:
+		return fmt.Errorf("%d of %d subtrees its own", r.OwnSubtrees, r.Subtrees)
+	}
+	for _, f := range r.Found {
+		if f.Steps != len(f.Path) {
+			return fmt.Errorf("the %s violation's shortest path has %d steps, but it says %d", f.Criterion, len(f.Path), f.Steps)
+		}
+	}
+	return nil
+}
+
 // mergeExplorations merges exploration shards: the verdict and the violations (each with the
 // shortest counterexample any shard found, the least path among equally short ones) are the
 // unsharded exploration's; the counts add up over the shards (more than the scope's distinct
@@ -323,6 +345,9 @@ func mergeExplorations(a mergeArgs, ins []*mergeInput, header resultHeader, miss
 		r := in.explore
 		if r.Scope != first.Scope || r.Budget != first.Budget || r.Sabotage != first.Sabotage || r.SplitDepth != first.SplitDepth || r.Subtrees != first.Subtrees {
 			return usageError(stderr, "simrun merge", "%s and %s explored the scope differently (scope, budget, sabotage or split)", ins[0].path, in.path)
+		}
+		if err := r.check(); err != nil {
+			return usageError(stderr, "simrun merge", "%s contradicts itself: %v", in.path, err)
 		}
 		m.States += r.States
 		m.Transitions += r.Transitions

@@ -309,3 +309,39 @@ func TestMergeRefusesDoctoredShards(t *testing.T) {
 		t.Fatalf("the shards as written: exit %d: %s", code, stderr)
 	}
 }
+
+// TestMergeRefusesDoctoredExploreShards: an exploration shard whose report contradicts itself (a
+// pass beside violations, more terminal states than states, a path shorter than it says) is exit
+// 2 naming the file, where it merged before (a pass with violations listed under it).
+func TestMergeRefusesDoctoredExploreShards(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i := 1; i <= 2; i++ {
+		file := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		code, _, stderr := invokeExplore("--scenario", "delete_held", "--sabotage", "DELIVER_PAST_DEAD_HOLDS", "--shard", fmt.Sprintf("%d/2", i),
+			"--result", file, "--out", filepath.Join(dir, fmt.Sprintf("cx-%d.txt", i)))
+		if code != exitViolation {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		files = append(files, file)
+	}
+	for _, tc := range []struct {
+		edit func(map[string]any)
+		want string
+	}{
+		{func(b map[string]any) { b["verdict"] = "pass" }, "verdict pass, but 1 violation(s) listed"},
+		{func(b map[string]any) { b["verdict"] = "maybe" }, `verdict "maybe": expected pass or violation`},
+		{func(b map[string]any) { b["terminal_states"] = b["states"].(float64) + 1 }, "the counts do not add up"},
+		{func(b map[string]any) { b["own_subtrees"] = b["subtrees"].(float64) + 1 }, "subtrees its own"},
+		{func(b map[string]any) { b["violations"].([]any)[0].(map[string]any)["shortest_steps"] = 1.0 }, "shortest path has 4 steps, but it says 1"},
+	} {
+		bad := doctor(t, files[0], tc.edit)
+		code, _, stderr := invokeMerge(bad, files[1])
+		if code != exitUsage || !strings.Contains(stderr, bad+" contradicts itself") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("exit %d, stderr %q; want 2 naming %s and %q", code, stderr, bad, tc.want)
+		}
+	}
+	if code, _, stderr := invokeMerge(files...); code != exitViolation {
+		t.Fatalf("the shards as written: exit %d: %s", code, stderr)
+	}
+}
