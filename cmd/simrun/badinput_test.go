@@ -145,6 +145,8 @@ var badInputs = []badInput{
 	{name: "--processes 100000", args: "--seed 1 --processes 100000", code: exitUsage, want: "--processes must be 2-64000 (the documented maximum), got 100000"},
 	{name: "--processes 0", args: "--seed 1 --processes 0", code: exitUsage, want: "--processes must be 2-64000 (the documented maximum), got 0"},
 	{name: "--processes 1", args: "--seed 1 --processes 1", code: exitUsage, want: "got 1"},
+	{name: "a targeted scenario by name says its script replaces the safety phase", args: "--scenario diamond_hold --seed 1", code: exitPass,
+		want: "script: the safety phase is the scenario's 13 scripted actions, so safety_steps and the action weights"},
 	{name: "--processes on a fixed scenario", args: "--scenario diamond_hold --processes 5", code: exitUsage, want: "scenario diamond_hold has a fixed topology: --processes is not supported"},
 	{name: "--steps 100000000", args: "--seed 1 --steps 100000000", code: exitUsage, want: "--steps must be 1-1000000, got 100000000"},
 	{name: "--steps 0", args: "--seed 1 --steps 0", code: exitUsage, want: "--steps must be 1-1000000, got 0"},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -457,7 +458,16 @@ func printHeader(w io.Writer, prep *scenarios.Prepared) {
 			fmt.Fprintf(w, "; features %s", scenarios.FeatureNames(topo.Features()))
 		}
 	}
-	fmt.Fprintf(w, "\nsettings:\n%s", indent(prep.Settings.Describe(), "  "))
+	fmt.Fprintln(w)
+	if n := len(prep.Scenario.Script); n > 0 {
+		fmt.Fprintf(w, "script: the safety phase is the scenario's %d scripted actions, so safety_steps and the action weights\n", n)
+		fmt.Fprintf(w, "  below do not apply to it; the seed gives the topic IDs, the actions' durations and what follows the script")
+		if slices.Contains(scenarios.TargetedNames(), prep.Scenario.Name) {
+			fmt.Fprintf(w, ";\n  'simrun run scenarios/testdata/%s.txt' also checks the file's expectations", prep.Scenario.Name)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "settings:\n%s", indent(prep.Settings.Describe(), "  "))
 }
 
 // printReport prints what the run exercised, each violation, the verdict, the hash and, on a

@@ -197,6 +197,9 @@ func TestRunSaysWhatItChecked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if strings.Contains(out, "\nscript: ") {
+			t.Errorf("seed %s of random says it ran a script:\n%s", seed, out)
+		}
 		_, checked, ok := strings.Cut(out, "\nchecked (docs/PROTOCOL.md §6 says what each criterion means):\n")
 		checked, _, _ = strings.Cut(checked, "\nverdict: ")
 		if !ok {
