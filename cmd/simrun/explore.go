@@ -268,6 +268,9 @@ func (a *exploreArgs) check(rest []string) error {
 			return fmt.Errorf("--out %s: with --catalogue, --out names a directory", a.out)
 		}
 	}
+	if !a.catalogue {
+		return checkOutputPath("--out", a.out)
+	}
 	return nil
 }
 

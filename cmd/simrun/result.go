@@ -149,16 +149,20 @@ func writeResult(path string, h resultHeader, body any, hashes []scenarios.SeedH
 }
 
 // checkResultPath refuses a --result path that cannot be written (a directory, a missing
-// directory), before any work.
-func checkResultPath(path string) error {
+// directory), before any work is done.
+func checkResultPath(path string) error { return checkOutputPath("--result", path) }
+
+// checkOutputPath refuses the output path flag names when it cannot be written: a directory, or
+// a file in a directory that does not exist. An empty path is no output.
+func checkOutputPath(flag, path string) error {
 	if path == "" {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("--result %s is a directory", path)
+		return fmt.Errorf("%s %s is a directory", flag, path)
 	}
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--result %s: directory %s does not exist", path, filepath.Dir(path))
+		return fmt.Errorf("%s %s: directory %s does not exist", flag, path, filepath.Dir(path))
 	}
 	return nil
 }

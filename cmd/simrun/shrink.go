@@ -57,6 +57,11 @@ func (c cli) shrink(args []string) int {
 	if *out == "" {
 		paths = shrinkOutputsFor(filepath.Join(c.dir, shrunkName(cfg.Spec.Normalize())))
 	}
+	for _, p := range []string{paths.replay, paths.scenario} {
+		if err := checkOutputPath("--out", p); err != nil {
+			return usageError(c.stderr, "simrun shrink", "%v", err)
+		}
+	}
 	return c.shrinkTo(cfg, paths)
 }
 
