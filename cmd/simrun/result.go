@@ -167,6 +167,9 @@ func checkOutputPath(flag, path string) error {
 	return nil
 }
 
+// resultExpected says what a result file is, for the errors about one that is not.
+const resultExpected = "expected a result document, the JSON object 'simrun sweep --result' or 'simrun explore --result' writes"
+
 // readResult reads and checks one result file: the format, a known kind, the shard set, a body.
 func readResult(path string) (*resultDoc, error) {
 	f, err := os.Open(path)
@@ -188,6 +191,20 @@ func readResult(path string) (*resultDoc, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case len(bytes.TrimSpace(data)) == 0:
+			return nil, errors.New("empty file: " + resultExpected)
+		case errors.As(err, &syntax):
+			return nil, fmt.Errorf("not JSON at byte %d (%v): %s", syntax.Offset, err, resultExpected)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, errors.New("truncated: the JSON ends inside its object: " + resultExpected)
+		case errors.As(err, &typ) && typ.Field == "":
+			return nil, fmt.Errorf("a JSON %s: %s", typ.Value, resultExpected)
+		case errors.As(err, &typ):
+			return nil, fmt.Errorf("field %s holds a JSON %s, want a %s: %s", typ.Field, typ.Value, typ.Type, resultExpected)
+		}
 		return nil, fmt.Errorf("not a result document: %v", err)
 	}
 	if dec.More() {
