@@ -242,6 +242,10 @@ var badInputs = []badInput{
 	{name: "explore --result --out the same file", args: "explore --scenario chain --result {dir}/x.json --out {dir}/x.json", code: exitUsage,
 		want: "--out {dir}/x.json and --result {dir}/x.json are the same file"},
 	{name: "bench --check --update", args: "bench --check --update", code: exitUsage, want: "--check and --update exclude each other"},
+	{name: "bench --check --baseline missing", args: "bench --check --baseline {dir}/missing.json", code: exitUsage,
+		want: "(create it with: go run ./cmd/simrun bench --update --baseline {dir}/missing.json)"},
+	{name: "bench --check --baseline not a baseline", files: map[string]string{"r.json": `{"format": "simrun-result/1"}`}, args: "bench --check --baseline {dir}/r.json", code: exitUsage,
+		want: `r.json: no "metrics" object: expected the metrics baseline 'go run ./cmd/simrun bench --update --baseline {dir}/r.json' writes`},
 	{name: "list extra", args: "list extra", code: exitUsage, want: `unexpected argument "extra"`},
 	{name: "list --bad", args: "list --bad", code: exitUsage, want: "flag provided but not defined: -bad"},
 

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/parsleysim/parsleysim/benchmarks"
+	"github.com/parsleysim/parsleysim/scenarios"
 )
 
 // benchUsage is the help text of `simrun bench`.
@@ -38,7 +41,7 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	check := fs.Bool("check", false, "compare with the baseline; exit 1 if any metric moved")
 	update := fs.Bool("update", false, "rewrite the baseline with the new figures")
 	jsonOut := fs.Bool("json", false, "print the metrics as JSON (the baseline's format)")
-	baseline := fs.String("baseline", "results/sim-metrics.json", "the baseline `FILE`")
+	baseline := fs.String("baseline", defaultBaseline, "the baseline `FILE`")
 	report := fs.String("report", "", "write README.md and the SVG plots into `DIR`, created if missing, from DIR/sim-metrics.json and DIR/bench.txt")
 	rest, code, ok := fs.parse(args, stdout, stderr)
 	if !ok {
@@ -115,18 +118,33 @@ func benchMain(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// defaultBaseline is the committed baseline --baseline names by default.
+const defaultBaseline = "results/sim-metrics.json"
+
+// updateCommand is the command that rewrites the baseline at path.
+func updateCommand(path string) string {
+	if path == defaultBaseline {
+		return benchmarks.BaselineCommand
+	}
+	return benchmarks.BaselineCommand + " --baseline " + scenarios.ShellQuote(path)
+}
+
 // benchCheck compares b with the baseline file and reports every metric that moved.
 func benchCheck(b *benchmarks.Baseline, path string, stdout, stderr io.Writer) int {
 	old, err := benchmarks.ReadBaseline(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "simrun bench: %v (create it with: %s)\n", err, updateCommand(path))
+		return exitUsage
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun bench: %v (create it with: %s)\n", err, benchmarks.BaselineCommand)
+		fmt.Fprintf(stderr, "simrun bench: %v: expected the metrics baseline '%s' writes\n", err, updateCommand(path))
 		return exitUsage
 	}
 	changes := benchmarks.Compare(old, b)
 	if len(changes) > 0 {
 		fmt.Fprintf(stderr, "simrun bench: %d of %d exact metrics differ from %s:\n%s", len(changes), b.MetricCount(), path,
 			benchmarks.FormatChanges(changes))
-		fmt.Fprintf(stderr, "if the change is intended, rewrite the baseline: %s\n", benchmarks.BaselineCommand)
+		fmt.Fprintf(stderr, "if the change is intended, rewrite the baseline: %s\n", updateCommand(path))
 		return exitViolation
 	}
 	fmt.Fprintf(stdout, "simrun bench: %d exact metrics match %s\n", b.MetricCount(), path)
