@@ -8,6 +8,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/world"
 )
 
 // Benchmarks of the world with every check on.
@@ -89,17 +90,12 @@ func BenchmarkScale(b *testing.B) {
 		b.Run(fmt.Sprintf("processes=%d", n), func(b *testing.B) {
 			scn := gridScenario(n)
 			set := throughputSettings(3)
+			set.RestartCheck = swarm.RestartCheck{} // the world's own run, no rerun
 			var res *spec.Result
 			var liveBytes uint64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				opts := RunOptions{}
-				w := newWorld(scn, &set, choose.NewRandom(uint64(i)), &opts)
-				res = w.run()
-				b.StopTimer()
-				liveBytes = liveHeap()
-				runtime.KeepAlive(w)
-				b.StartTimer()
+				res = world.RunObserved(scn, set, choose.NewRandom(uint64(i)), RunOptions{}, &heapAtEnd{b: b, live: &liveBytes})
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*res.Steps), "ns/action")
@@ -107,6 +103,37 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(float64(res.Stats.Deliveries), "deliveries")
 			b.ReportMetric(float64(liveBytes)/float64(n), "liveB/process")
 		})
+	}
+}
+
+// heapAtEnd measures the live heap at the end of a run, with its world alive, outside the timer.
+type heapAtEnd struct {
+	b    *testing.B
+	live *uint64
+}
+
+func (h *heapAtEnd) Started(*world.World)       {}
+func (h *heapAtEnd) Scripted(*world.World, int) {}
+func (h *heapAtEnd) Finished(w *world.World, _ *spec.Result) {
+	h.b.StopTimer()
+	*h.live = liveHeap()
+	runtime.KeepAlive(w)
+	h.b.StartTimer()
+}
+
+// diamondScenario: p1 forwards in to mid; p2 receives in and mid and sends to out.
+func diamondScenario() *spec.Scenario {
+	return &spec.Scenario{
+		Name: "diamond",
+		Topics: []spec.TopicSpec{
+			{Name: "in", Partitions: 1, External: true},
+			{Name: "mid", Partitions: 1},
+			{Name: "out", Partitions: 1},
+		},
+		Processes: []spec.ProcessSpec{
+			{Name: "p1", Receives: []string{"in"}, Sends: []string{"mid"}},
+			{Name: "p2", Receives: []string{"in", "mid"}, Sends: []string{"out"}},
+		},
 	}
 }
 

@@ -1,37 +1,21 @@
-// Package sim is the simulated world: a seeded scheduler that drives many Parsley nodes over the
-// deterministic substrate, a Kafka-Streams-like host per process, the ground-truth oracle
-// (package oracle) fed with the world's events, virtual time (package vclock), and replay. Each
-// step's events go to the sinks of package trace.
+// Package sim is the simulator's front door: one run of a scenario (Run), the same run observed
+// between scripted actions (RunObserved, with the views a person reading a scenario file wants:
+// each process's state, deliveries and holds with their blockers, and every record), the
+// restart-invisibility check of a scripted scenario (CheckRestartInvisibility), and the
+// exhaustive exploration of a small scope (Explore, ShortestViolation, ReplayPath,
+// ExploreSettings).
 //
-// The oracle observes; it does not share. The world hands it events, each dated with the step and
-// the virtual time (oracle.At) — a record produced, a transaction's end, a log moved, a topic
-// created or deleted, an execution's received channels and start positions, a feed, a drain, a
-// delivery, an emission with its bytes, a commit, a crash or refusal, a zombie's commit, the faults
-// that entitle a process to fail closed, the end of the run — and it keeps its own model of the
-// world (oracle.Oracle: the message table, each channel's log) and of each process (oracle.Proc,
-// and the reference node that runs in lockstep with its engine, oracle.Reference, both kept in the
-// process's shell so that the explorer's clone copies them with the process). The session tiers
-// (package tiers, whose Host the world is) hand it their operations and it keeps the sessions'
-// truth (oracle.Sessions, beside the tiers). Its checkers, one per criterion, live in package
-// oracle, which cannot see the host (oracle.TestOracleSeesNoHost); the world judges nothing itself
-// (TestWorldJudgesNothing): restart invisibility, which re-runs the world, is run from here
-// (check_restart.go) and judged with the oracle's comparison. The oracle reports each violation as
-// it finds it to the world (oracle.Reporter), which traces it. The world asks it queries (RecordAt,
-// FedHigh, PendingHead, HeldBack, Ledger, DeliverySequence).
+// The world itself, and the one skeleton every run follows, are package world's (sim/world): the
+// scheduler, the hosts, the actions and faults, the scheduling heuristics, the oracle's feed, the
+// explorer's side of the seam (clone, canonical hash, persistent sets). The search is package
+// explore's, which drives worlds through its World interface. This package holds no second copy
+// of the run: Run and CheckRestartInvisibility are world's, RunObserved observes world's run
+// through a world.Observer, and the explorer's entry points hand world.ExploreConfig to package
+// explore.
 //
-// A run is a pure function of its scenario, its settings and its choices. Every schedule and fault
-// decision goes through one Chooser; durations, topic IDs and payload bytes come from separate
-// streams derived from the seed (Streams), so they neither multiply the explorer's branches nor
-// shift when a new kind of choice is added. Nothing in this package reads the wall clock, iterates
-// a map in an order that matters, or starts a goroutine on the deterministic path.
-//
-// Every run of a world follows one skeleton (run.go): every process started, the safety phase
-// (a script, the scheduler's steps, or an exploration's), then the liveness phase and the
-// end-of-run checks; RunObserved observes it through hooks. Exhaustive exploration is package
-// explore's search; sim's entry points (Explore, ShortestViolation, ReplayPath: explore.go) build
-// its configuration from a scenario: the root world, and three services on the world's side of
-// the seam (the canonical hash, explore.Hasher; the persistent sets' dependencies,
-// explore.Persistent; the sleep sets' transition identities). The search drives worlds through
-// package explore's World interface, which *world implements (explore_seam.go): cloning, the
-// steps, the recorded script, the violations, the end of a run.
+// A run is a pure function of its scenario, its settings and its choices: every schedule and
+// fault decision goes through one Chooser (package choose), durations, topic IDs and payload
+// bytes come from separate streams derived from the seed (world.Streams), and nothing on the
+// deterministic path reads the wall clock, iterates a map in an order that matters or starts a
+// goroutine.
 package sim

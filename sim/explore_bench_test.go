@@ -2,6 +2,8 @@ package sim
 
 import (
 	"testing"
+
+	"github.com/parsleysim/parsleysim/sim/explore/budget"
 )
 
 // BenchmarkExplore measures exhaustive exploration speed in states per second, with every check
@@ -14,12 +16,19 @@ import (
 //
 //	go test -run '^$' -bench Explore -benchtime 3x ./sim
 func BenchmarkExplore(b *testing.B) {
+	mustBudget := func(s string) budget.Budget {
+		bud, err := budget.Parse(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return bud
+	}
 	for _, c := range []struct{ name, budget string }{
 		{"scope=chain/budget=msgs2", "msgs=2"},
 		{"scope=chain/budget=msgs1-crash1", "msgs=1,crash=1"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			opts := ExploreOptions{Budget: mustBudget(b, c.budget), Reduce: true}
+			opts := ExploreOptions{Budget: mustBudget(c.budget), Reduce: true}
 			var states, sum int
 			for b.Loop() {
 				r := Explore(chainScope(), opts)

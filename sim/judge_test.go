@@ -21,9 +21,9 @@ import (
 
 // The world hands the oracle events; it judges nothing itself. Every criterion but
 // RESTART_INVISIBILITY is judged in package oracle, which cannot see the host
-// (oracle.TestOracleSeesNoHost); RESTART_INVISIBILITY re-runs the world (check_restart.go), so
-// it is run from here, but its verdicts are the oracle's (oracle.CompareDeliveries,
-// oracle.RestartViolation). A checker written in package sim would have to report what it
+// (oracle.TestOracleSeesNoHost); RESTART_INVISIBILITY re-runs the world (world/check_restart.go),
+// so it is run from the world, but its verdicts are the oracle's (oracle.CompareDeliveries,
+// oracle.RestartViolation). A checker written in package world (or sim) would have to report what it
 // finds, through the oracle's Violate or as a violation it builds itself: verdicts finds both,
 // by what the identifiers resolve to (so neither a method value, an import's other name nor a
 // type alias hides one), and such a checker is a red test, and belongs in package oracle, fed
@@ -127,10 +127,10 @@ func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
 	})
 }
 
-// simSources reads package sim's non-test Go files.
-func simSources(t *testing.T) map[string]string {
+// worldSources reads package world's non-test Go files.
+func worldSources(t *testing.T) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
+	files, err := filepath.Glob("world/*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func simSources(t *testing.T) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[f] = string(b)
+		out[filepath.Base(f)] = string(b)
 	}
 	if len(out) < 20 || out["world.go"] == "" {
 		t.Fatalf("found %d source files: the test is not looking at the package", len(out))
@@ -190,7 +190,7 @@ func TestWorldJudgesNothing(t *testing.T) {
 		}
 		checked[strings.TrimPrefix(path, "github.com/parsleysim/parsleysim/")] = true
 	}
-	for _, p := range []string{"sim", "sim/tiers", "sim/targets", "sim/swarm", "sim/explore"} {
+	for _, p := range []string{"sim", "sim/world", "sim/tiers", "sim/targets", "sim/swarm", "sim/explore"} {
 		if !checked[p] {
 			t.Errorf("package %s was not checked: the test is not looking at the packages", p)
 		}
@@ -200,13 +200,13 @@ func TestWorldJudgesNothing(t *testing.T) {
 	}
 }
 
-// TestWorldJudgesNothingBites adds to package sim checkers that report violations through the
+// TestWorldJudgesNothingBites adds to package world checkers that report violations through the
 // oracle (a call, and a method value under another name) and that build violations themselves
 // (under an import's other name and a type alias too), and checks exactly their verdicts are
 // reported; a type of the same name elsewhere and a method of the same name on another type are
 // not.
 func TestWorldJudgesNothingBites(t *testing.T) {
-	const src = `package sim
+	const src = `package world
 
 import (
 	sp "github.com/parsleysim/parsleysim/sim/spec"
@@ -220,7 +220,7 @@ type judge struct{}
 
 func (judge) Violate() {}
 
-func (w *world) checkPeeks(p *proc) []sp.Violation {
+func (w *World) checkPeeks(p *proc) []sp.Violation {
 	if p.status == procRunning {
 		w.or.Violate(w.at(), sp.CritS1, p.idx, "peeked")
 	}
@@ -233,9 +233,9 @@ func (w *world) checkPeeks(p *proc) []sp.Violation {
 	return []sp.Violation{*v, {Criterion: sp.CritS3}}
 }
 `
-	sources := simSources(t)
+	sources := worldSources(t)
 	sources["check_peeks.go"] = src
-	got := verdicts(t, "github.com/parsleysim/parsleysim/sim", sources)
+	got := verdicts(t, "github.com/parsleysim/parsleysim/sim/world", sources)
 	want := []string{
 		"check_peeks.go:17:8: reports a violation (Violate)",
 		"check_peeks.go:19:17: reports a violation (Violate)",

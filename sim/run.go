@@ -1,170 +1,32 @@
 package sim
 
 import (
-	"slices"
-
-	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
-	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
-	"github.com/parsleysim/parsleysim/sim/trace"
-	"github.com/parsleysim/parsleysim/substrate"
+	"github.com/parsleysim/parsleysim/sim/world"
 )
 
-// RunOptions are the parts of a run that are not settings: sabotage, the data streams and the
-// trace sinks.
-type RunOptions struct {
-	Sabotage     node.Sabotage     // engine sabotage (zero = honest)
-	HostSabotage spec.HostSabotage // host sabotage (zero = honest)
-	Streams      Streams           // if zero, NewStreams(set.Seed)
-	Sinks        []trace.Sink      // every event goes to each, in order
-	// RecordScript makes Result.Script the safety phase's actions as a script: the same run
-	// replayed as Scenario.Script, robust to actions being removed or inserted.
-	RecordScript bool
-	// Disabled lists criteria the oracle does not report (a disabled REFERENCE does not even run
-	// its reference nodes), for tests only: one that shows what a criterion alone catches (the run
-	// passes without it), or that judges what the other criteria catch (a diagram of the S1
-	// violation IGNORE_CAUSES makes). No command sets it.
-	Disabled []spec.Criterion
-	// Substrate, when not nil, makes each world's Kafka from its topic IDs and step (nil: the model).
-	Substrate func(ids func() substrate.TopicID, step func() int) substrate.Substrate
-
-	hooks *testHooks
-	// explored says the world is a state of an exploration, which the explorer clones and
-	// hashes: every engine journals its calls (world_clone_engine.go) and the scheduling
-	// heuristics skip their weighing (world.explored). Only the explorer sets it.
-	explored bool
-	restart  *restartPoint
-}
-
-// reports reports whether the oracle reports violations of criterion c (RunOptions.Disabled).
-func (o *RunOptions) reports(c spec.Criterion) bool { return !slices.Contains(o.Disabled, c) }
+// RunOptions are the parts of a run that are not settings: sabotage, the data streams, the trace
+// sinks, the recorded script, the substrate (world.RunOptions).
+type RunOptions = world.RunOptions
 
 // Run executes one run of scn under set, making every schedule and fault decision through ch:
-// the safety phase (set.SafetySteps actions chosen by ch, or scn.Script when given), then the
-// liveness phase (faults off; every process started, fed, drained and committed until nothing
-// moves, at most set.LivenessStepsMax actions; skipped when that is 0), then the end-of-run
-// checks, and, when set.RestartCheck asks for it and the run passed, the restart check
-// (check_restart.go: the script once more with a clean restart inserted; not with opts.Streams
-// given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
+// every process started, the safety phase (set.SafetySteps actions chosen by ch, or scn.Script
+// when given), then the liveness phase (faults off; every process started, fed, drained and
+// committed until nothing moves, at most set.LivenessStepsMax actions; skipped when that is 0),
+// then the end-of-run checks, and, when set.RestartCheck asks for it and the run passed, the
+// restart check (the script once more with a clean restart inserted; not with opts.Streams
+// given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock
+// reaches the result. The run is package world's (world.Run).
 func Run(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *spec.Result {
-	return runScenario(scn, set, ch, opts, nil)
+	return world.Run(scn, set, ch, opts)
 }
 
-// runScenario is Run with the run's phases observed by obs (nil: not observed).
-func runScenario(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions, obs runObserver) *spec.Result {
-	if err := scn.Validate(); err != nil {
-		panic("sim: " + err.Error())
-	}
-	check := set.RestartCheck.On && opts.restart == nil && opts.Streams.isZero() && opts.reports(spec.CritRestartInvisibility)
-	caller := opts
-	if check {
-		opts.RecordScript = true
-	}
-	res := newWorld(scn, &set, ch, &opts).runObserved(obs)
-	if check && res.Verdict == "pass" {
-		if vs := checkRestart(scn, set, caller, res); len(vs) > 0 {
-			res.Violations, res.Verdict = append(res.Violations, vs...), "violation"
-		}
-	}
-	if !caller.RecordScript {
-		res.Script = nil
-	}
-	return res
-}
-
-// The run skeleton: startAll, the safety phase (a script, the scheduler's steps, or an
-// exploration's), finish. Run and RunObserved run it whole (world.runObserved); an exploration
-// starts its root with startAll and ends terminal states and replayed paths with finish.
-
-// runObserver is told of a run's progress (RunObserved's snapshots): after the initial starts,
-// after script action i, and after the end-of-run checks, with the result.
-type runObserver interface {
-	started(w *world)
-	scripted(w *world, i int)
-	finished(w *world, res *spec.Result)
-}
-
-// run executes the phases of a run and returns its result.
-func (w *world) run() *spec.Result { return w.runObserved(nil) }
-
-// runObserved executes the phases of a run, observed by obs when not nil, and returns its result.
-func (w *world) runObserved(obs runObserver) *spec.Result {
-	w.startAll()
-	if obs != nil {
-		obs.started(w)
-	}
-	if script := w.scn.Script; len(script) > 0 {
-		for i := range script {
-			w.runScripted(i, &script[i])
-			w.maybeRestart(i)
-			if obs != nil {
-				obs.scripted(w, i)
-			}
-		}
-	} else {
-		w.safetyPhase()
-	}
-	w.finish()
-	res := w.result()
-	if obs != nil {
-		obs.finished(w, res)
-	}
-	return res
-}
-
-// startAll starts every process, each as a step of its own.
-func (w *world) startAll() {
-	w.hooks = w.opts.hooks
-	for _, p := range w.procs {
-		w.step++
-		w.action = spec.ActStart
-		p.start(true)
-	}
-}
-
-// safetyPhase runs the scheduled actions of the safety phase.
-func (w *world) safetyPhase() {
-	for n := 0; n < w.set.SafetySteps; n++ {
-		if _, ok := w.scheduledStep(nil); !ok { // the masks the memo keeps
-			return
-		}
-	}
-}
-
-// scheduledStep chooses an enabled action through the world's chooser and performs it as one
-// step, returning its kind; ok is false, and nothing is done, when nothing is enabled. masks is
-// scratch of one entry per process, or nil for the masks the memo keeps (chooseAction).
-func (w *world) scheduledStep(masks []explore.Mask) (k spec.ActionKind, ok bool) {
-	if k, ok = w.chooseAction(masks); ok {
-		w.step++
-		w.do(k, masks)
-	}
-	return k, ok
-}
-
-// finish ends the safety phase and runs the liveness phase (unless the settings switch it off)
-// and the end-of-run checks.
-func (w *world) finish() {
-	w.stats.SafetySteps = w.step
-	if w.set.LivenessStepsMax > 0 {
-		w.livenessPhase()
-	}
-	w.or.OnRunEnd(w.at(), w.set.LivenessStepsMax > 0)
-}
-
-// result assembles the Result.
-func (w *world) result() *spec.Result {
-	w.or.FillStats(&w.stats, w.clock.Now())
-	r := &spec.Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.or.Violations(), Stats: w.stats,
-		Steps: w.step, Choices: w.chooser.Choices(), Script: w.script}
-	if len(w.or.Violations()) > 0 {
-		r.Verdict = "violation"
-	}
-	r.Deliveries = make([][]uint64, len(w.procs))
-	for i, p := range w.procs {
-		r.Deliveries[i] = p.o.DeliverySequence()
-	}
-	return r
+// CheckRestartInvisibility runs scn (which must have a Script) with and without a clean restart
+// of process proc after script action after (a no-op unless proc is running with its step
+// committed then), and returns a RESTART_INVISIBILITY violation for each process whose committed
+// delivery sequence differs, naming the first difference (world.CheckRestartInvisibility).
+func CheckRestartInvisibility(scn *spec.Scenario, set swarm.Settings, opts RunOptions, proc string, after int) []spec.Violation {
+	return world.CheckRestartInvisibility(scn, set, opts, proc, after)
 }

@@ -10,14 +10,15 @@ import (
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
-	"github.com/parsleysim/parsleysim/substrate"
+	"github.com/parsleysim/parsleysim/sim/world"
 )
 
 // Observed scripted runs: what a person reading a scenario file wants to see between actions and
 // what its expectations assert — each process's state, committed deliveries and holds with their
 // blockers (the engine's Status, SPEC §7.2), and every record with its parsley.causes header and
-// payload. RunObserved is Run with an observer of the run's phases (runObserver) that snapshots
-// the world after the initial starts, after each script action and at the end.
+// payload. RunObserved is Run with an observer of the run's phases (world.Observer) that snapshots
+// the world after the initial starts, after each script action and at the end, through what
+// the world shows an observer (world/observe.go).
 
 // Observed is an observed scripted run: the result, one snapshot after the initial starts, one
 // after each script action, one at the end, and every record the run produced.
@@ -42,6 +43,8 @@ type Observed struct {
 	obs []deliveryObserver
 	// unsettled lists the records whose state or payload a later snapshot may still learn.
 	unsettled []uint64
+	// actions is the number of script actions (the last snapshot's Action).
+	actions int
 }
 
 // viewAt is a process view and the snapshot from which it held.
@@ -168,35 +171,35 @@ type CauseView struct {
 // RunObserved runs scn as Run does (the same run: the observer only reads the world),
 // snapshotting the world after each scripted action.
 func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Observed {
-	ob := &Observed{}
-	runScenario(scn, set, ch, opts, ob)
+	ob := &Observed{actions: len(scn.Script)}
+	world.RunObserved(scn, set, ch, opts, ob)
 	return ob
 }
 
-// started implements runObserver: the first snapshot.
-func (ob *Observed) started(w *world) {
-	ob.views, ob.obs = make([][]viewAt, len(w.procs)), make([]deliveryObserver, len(w.procs))
+// Started implements world.Observer: the first snapshot.
+func (ob *Observed) Started(w *world.World) {
+	ob.views, ob.obs = make([][]viewAt, w.Processes()), make([]deliveryObserver, w.Processes())
 	ob.snapshot(w, -1)
 }
 
-// scripted implements runObserver: the snapshot after script action i.
-func (ob *Observed) scripted(w *world, i int) { ob.snapshot(w, i) }
+// Scripted implements world.Observer: the snapshot after script action i.
+func (ob *Observed) Scripted(w *world.World, i int) { ob.snapshot(w, i) }
 
-// finished implements runObserver: the result, the last snapshot and the records' final states.
-func (ob *Observed) finished(w *world, res *spec.Result) {
+// Finished implements world.Observer: the result, the last snapshot and the records' final states.
+func (ob *Observed) Finished(w *world.World, res *spec.Result) {
 	ob.Result = res
-	ob.snapshot(w, len(w.scn.Script))
+	ob.snapshot(w, ob.actions)
 	for i := range ob.Messages {
-		ob.Messages[i].State = w.or.Msg(uint64(i) + 1).State.String()
+		ob.Messages[i].State = w.Oracle().Msg(uint64(i) + 1).State.String()
 	}
 }
 
 // snapshot records the processes whose view changed and brings the message table up to date.
-func (ob *Observed) snapshot(w *world, action int) {
+func (ob *Observed) snapshot(w *world.World, action int) {
 	k := len(ob.Snapshots)
-	s := Snapshot{Action: action, Step: w.step}
-	for i, p := range w.procs {
-		v := w.viewProcess(p, &ob.obs[i])
+	s := Snapshot{Action: action, Step: w.Steps()}
+	for i := range w.Processes() {
+		v := viewProcess(w, i, &ob.obs[i])
 		if h := ob.views[i]; len(h) > 0 && sameView(&h[len(h)-1].view, &v) {
 			continue
 		}
@@ -204,37 +207,30 @@ func (ob *Observed) snapshot(w *world, action int) {
 		s.Changed = append(s.Changed, i)
 	}
 	ob.Snapshots = append(ob.Snapshots, s)
-	for len(ob.Incarnations) < len(w.incs) {
-		inc := int32(len(ob.Incarnations))
-		ob.Incarnations = append(ob.Incarnations, IncarnationView{Topic: w.topics[w.incs[inc].topic].spec.Name,
-			Number: w.incarnationNumber(inc), ID: node.TopicID(w.incs[inc].id).String()})
+	for len(ob.Incarnations) < w.Incarnations() {
+		topic, number, id := w.Incarnation(int32(len(ob.Incarnations)))
+		ob.Incarnations = append(ob.Incarnations, IncarnationView{Topic: topic, Number: number, ID: node.TopicID(id).String()})
 	}
-	for len(ob.Messages) < w.or.NumMsgs() {
+	or := w.Oracle()
+	for len(ob.Messages) < or.NumMsgs() {
 		uid := uint64(len(ob.Messages) + 1)
-		ob.Messages = append(ob.Messages, w.viewMessage(uid))
+		ob.Messages = append(ob.Messages, viewMessage(w, uid))
 		ob.unsettled = append(ob.unsettled, uid)
 	}
 	// A record's payload is read when it is first fetchable after an action; one pending, or
 	// committed but behind an open transaction, is looked at again after the next action.
 	kept := ob.unsettled[:0]
 	for _, uid := range ob.unsettled {
-		mv, m := &ob.Messages[uid-1], w.or.Msg(uid)
+		mv, m := &ob.Messages[uid-1], or.Msg(uid)
 		mv.State = m.State.String()
 		if m.State == oracle.MsgCommitted {
-			w.readPayload(mv, m)
+			readPayload(w, mv, m)
 		}
-		if m.State == oracle.MsgPending || m.State == oracle.MsgCommitted && !mv.PayloadKnown && w.mayFetchLater(m) {
+		if m.State == oracle.MsgPending || m.State == oracle.MsgCommitted && !mv.PayloadKnown && w.Fetchable(m.Ch, m.Pos) {
 			kept = append(kept, uid)
 		}
 	}
 	ob.unsettled = kept
-}
-
-// mayFetchLater reports whether a committed record not read back yet may still be: its topic's
-// incarnation is alive and the record is not below the partition's log start (both only ever
-// move one way).
-func (w *world) mayFetchLater(m *oracle.Message) bool {
-	return w.alive(m.Ch) && m.Pos >= int64(w.offsets(m.Ch).LogStart)
 }
 
 // sameView reports whether two views of one process are equal.
@@ -246,29 +242,23 @@ func sameView(a, b *ProcessView) bool {
 		})
 }
 
-// viewProcess renders process p, bringing its delivery list up to date.
-func (w *world) viewProcess(p *proc, d *deliveryObserver) ProcessView {
-	d.update(p)
-	v := ProcessView{Name: p.spec.Name, delivered: d.head}
-	switch p.status {
-	case procRunning:
-		v.State = "running"
-	case procFailed:
-		v.State, v.Refusal = "refused", p.refusalWhy
-	default:
-		v.State = "down"
-	}
-	if p.status != procRunning || p.eng == nil {
+// viewProcess renders process i of w, bringing its delivery list up to date.
+func viewProcess(w *world.World, i int, d *deliveryObserver) ProcessView {
+	d.update(w.ProcessOracle(i))
+	v := ProcessView{Name: w.ProcessName(i), delivered: d.head}
+	v.State, v.Refusal = w.ProcessState(i)
+	st, ok := w.EngineStatus(i)
+	if !ok {
 		return v
 	}
-	for _, cs := range p.eng.Status().Channels {
-		c := w.nodeChan(cs.Channel)
-		h := HoldView{Channel: w.shortChan(cs.Channel), Head: int64(cs.Head), Held: cs.Held}
-		if c >= 0 {
-			h.HeadMsg = w.or.RecordAt(c, int64(cs.Head))
+	or := w.Oracle()
+	for _, cs := range st.Channels {
+		h := HoldView{Channel: w.ChannelLabel(cs.Channel), Head: int64(cs.Head), Held: cs.Held}
+		if c := or.NodeChan(cs.Channel); c >= 0 {
+			h.HeadMsg = or.RecordAt(c, int64(cs.Head))
 		}
 		for _, b := range cs.Blockers {
-			h.Blockers = append(h.Blockers, BlockerView{Channel: w.shortChan(b.Channel), Required: int64(b.Required),
+			h.Blockers = append(h.Blockers, BlockerView{Channel: w.ChannelLabel(b.Channel), Required: int64(b.Required),
 				Settled: int64(b.Settled), SettledKnown: b.SettledKnown})
 		}
 		v.Holds = append(v.Holds, h)
@@ -276,14 +266,14 @@ func (w *world) viewProcess(p *proc, d *deliveryObserver) ProcessView {
 	return v
 }
 
-// update brings d's list to p's delivery sequence: entries below the committed count seen at the
-// last snapshot stay; the rest (the open step's then, and everything since) are read and the list
-// is rebuilt from the first that differs.
-func (d *deliveryObserver) update(p *proc) {
-	n, step := p.o.Deliveries()
+// update brings d's list to the delivery sequence of the process p is the oracle's view of:
+// entries below the committed count seen at the last snapshot stay; the rest (the open step's
+// then, and everything since) are read and the list is rebuilt from the first that differs.
+func (d *deliveryObserver) update(p *oracle.Proc) {
+	n, step := p.Deliveries()
 	from := d.committed
 	d.committed = n - int64(step)
-	tail := p.o.DeliveriesSince(from)
+	tail := p.DeliveriesSince(from)
 	// The list's entries from `from` on, last first, against the tail read now.
 	var kept []*deliveryNode
 	for e := d.head; e != nil && e.index >= from; e = e.prev {
@@ -307,68 +297,26 @@ func (d *deliveryObserver) update(p *proc) {
 }
 
 // viewMessage renders record uid (without its payload).
-func (w *world) viewMessage(uid uint64) MessageView {
-	m := w.or.Msg(uid)
-	ch := &w.chans[m.Ch]
-	v := MessageView{UID: uid, Channel: w.shortChan(ch.nc), Topic: w.topics[ch.topic].spec.Name,
-		Incarnation: w.incarnationNumber(ch.inc), Partition: ch.part, Position: m.Pos, Kind: m.Kind.String(), State: m.State.String()}
+func viewMessage(w *world.World, uid uint64) MessageView {
+	m := w.Oracle().Msg(uid)
+	ch := w.Channel(m.Ch)
+	v := MessageView{UID: uid, Channel: ch.Label, Topic: ch.Topic, Incarnation: ch.Incarnation, Partition: ch.Partition,
+		Position: m.Pos, Kind: m.Kind.String(), State: m.State.String()}
 	if m.Sender >= 0 {
-		v.Sender = w.procs[m.Sender].spec.Name
+		v.Sender = w.ProcessName(int(m.Sender))
 	}
 	for _, c := range m.Expressed.Pairs() {
-		v.Causes = append(v.Causes, CauseView{Channel: w.shortChan(c.Channel), Position: int64(c.Position)})
+		v.Causes = append(v.Causes, CauseView{Channel: w.ChannelLabel(c.Channel), Position: int64(c.Position)})
 	}
 	return v
 }
 
 // readPayload reads a committed record's key, value and timestamp back from the substrate, if
 // it is still there.
-func (w *world) readPayload(mv *MessageView, m *oracle.Message) {
-	if !w.alive(m.Ch) {
+func readPayload(w *world.World, mv *MessageView, m *oracle.Message) {
+	r, ok := w.ReadBack(m.Ch, m.Pos)
+	if !ok {
 		return
 	}
-	recs, _, err := w.sub.Fetch(w.chans[m.Ch].tp, substrate.Offset(m.Pos), 1)
-	if err != nil || len(recs) == 0 || int64(recs[0].Offset) != m.Pos {
-		return
-	}
-	r := recs[0].Record
 	mv.Key, mv.Value, mv.TimestampMicros, mv.PayloadKnown = r.Key, r.Value, r.TimestampMicros, true
-}
-
-// shortChan names a node channel as topic/partition, adding #incarnation for any incarnation but
-// the first; a channel the world never created is rendered by its topic ID.
-func (w *world) shortChan(nc node.Channel) string {
-	c := w.nodeChan(nc)
-	if c < 0 {
-		return nc.String()
-	}
-	ch := &w.chans[c]
-	name := w.topics[ch.topic].spec.Name
-	if ch.inc != w.firstIncarnation(ch.topic) {
-		name += fmt.Sprintf("#%d", w.incarnationNumber(ch.inc))
-	}
-	return fmt.Sprintf("%s/%d", name, ch.part)
-}
-
-// firstIncarnation returns the world index of topic t's first incarnation.
-func (w *world) firstIncarnation(t int) int32 {
-	for i := range w.incs {
-		if w.incs[i].topic == t {
-			return int32(i)
-		}
-	}
-	return -1
-}
-
-// incarnationNumber counts topic t's incarnations before inc: 0 for the first, 1 for the first
-// recreation, and so on (per topic, unlike the world's global incarnation index).
-func (w *world) incarnationNumber(inc int32) int {
-	t := w.incs[inc].topic
-	n := 0
-	for i := int32(0); i < inc; i++ {
-		if w.incs[i].topic == t {
-			n++
-		}
-	}
-	return n
 }

@@ -10,6 +10,21 @@ import (
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
+// chainScope: p1 reads ext and sends to mid; p2 reads both.
+func chainScope() *spec.Scenario {
+	return &spec.Scenario{Name: "chain",
+		Topics: []spec.TopicSpec{{Name: "ext", Partitions: 1, External: true}, {Name: "mid", Partitions: 1}},
+		Processes: []spec.ProcessSpec{
+			{Name: "p1", Receives: []string{"ext"}, Sends: []string{"mid"}},
+			{Name: "p2", Receives: []string{"ext", "mid"}},
+		}}
+}
+
+// act is one scripted action.
+func act(k spec.ActionKind, process, topic string) spec.ScriptedAction {
+	return spec.ScriptedAction{Kind: k, Process: process, Topic: topic}
+}
+
 // chainScript is n rounds of: produce to ext, p1 delivers it and forwards it to mid, p2 delivers
 // both; every fourth round p2 crashes before committing (its deliveries of the round are taken
 // back) and starts again.

@@ -7,7 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// RESTART_INVISIBILITY in an exploration (package sim's check_restart.go has the criterion). At a sampled
+// RESTART_INVISIBILITY in an exploration (package world's check_restart.go has the criterion). At a sampled
 // share of the distinct states the search visits (one in 64, chosen by the state's hash:
 // restartSampleShift), one process that is running with its step committed there is restarted
 // cleanly on a copy of the state's world, and both the copy and another copy without the restart

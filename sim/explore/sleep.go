@@ -13,7 +13,7 @@ import (
 // is every topic it receives or sends to (all partitions, all incarnations; every topic when
 // redeclarations are in the budget, since one may add any topic to it). Every other transition
 // is dependent on every transition. Why independent transitions of the world commute is the
-// world's argument (package sim, explore_por.go); what the search does with them is: a
+// world's argument (package world, explore_por.go); what the search does with them is: a
 // transition t explored from s before u, and independent of u, is put to sleep in s·u, since
 // s·u·t = s·t·u is reached from s·t. Sleep sets prune transitions, not states.
 

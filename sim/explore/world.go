@@ -6,7 +6,7 @@
 // the identity of a local transition, the canonical hash). What a world's state means (its
 // canonical encoding, which of its transitions depend on which) is the world's business, behind
 // the Hasher and Persistent interfaces; the search sees only hashes, action tables and filters.
-// Config says how to build an exploration's root and these services; package sim builds it from
+// Config says how to build an exploration's root and these services; package world builds it from
 // a scenario.
 //
 // The search (search*.go): depth-first with deduplication by hash and the state-caching

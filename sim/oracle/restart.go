@@ -1,7 +1,7 @@
 package oracle
 
 // RESTART_INVISIBILITY's judgement of a run with a clean restart inserted against the run
-// without it (the runs themselves are the simulator's: sim/check_restart.go, and package
+// without it (the runs themselves are the simulator's: sim/world/check_restart.go, and package
 // explore's search, sim/explore/search_restart.go).
 
 import (

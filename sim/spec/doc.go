@@ -6,5 +6,5 @@
 // (engine, host, session tiers) in one registry, the criteria the oracle judges and the violations
 // it reports, a run's result and the stats of what it exercised, and FileError, the error every
 // reader of a text file (replay file, scenario file) returns. It holds value types and the
-// functions and methods that only read them; whatever needs a world stays in package sim.
+// functions and methods that only read them; whatever needs a world is in package world (sim/world).
 package spec

@@ -46,10 +46,10 @@ type Stats struct {
 	Zombies      int                 `json:"zombies_fenced"`
 	AbortedTxns  int                 `json:"aborted_txns"`
 	OpenTxns     int                 `json:"open_txns"`
-	// RestartChecks counts the RESTART_INVISIBILITY checks the run made (sim/check_restart.go): 1
+	// RestartChecks counts the RESTART_INVISIBILITY checks the run made (sim/world/check_restart.go): 1
 	// when its settings asked for one and the drawn process was restartable from the drawn point.
 	RestartChecks int `json:"restart_checks"`
-	// CommitCrashes counts the crashes inside a commit sequence (sim/host_commit.go).
+	// CommitCrashes counts the crashes inside a commit sequence (sim/world/host_commit.go).
 	CommitCrashes int `json:"commit_crashes"`
 
 	// CorruptDecodable counts the corrupt records whose headers the reference decoder reads:

@@ -20,7 +20,7 @@ const (
 	HostResetPastLogStart
 	// HostStateBeforeCommit writes a step's ordering state to the state store by itself before
 	// the step's transaction commits (a state store flushed before the commit), so a crash
-	// between the two leaves the state of a step that never committed (sim/host_commit.go).
+	// between the two leaves the state of a step that never committed (sim/world/host_commit.go).
 	HostStateBeforeCommit
 	// HostStateAfterCommit writes a step's ordering state to the state store by itself after the
 	// step's transaction committed, so a crash between the two loses the state of a step that

@@ -1,6 +1,6 @@
 package swarm
 
-// The timing rules of the world's schedule (sim/world_schedule.go): when a rule raises the weight
+// The timing rules of the world's schedule (sim/world/world_schedule.go): when a rule raises the weight
 // of an enabled action kind, and by how much. The rules change weights only, never which kinds
 // are enabled.
 const (

@@ -1,6 +1,6 @@
 package swarm
 
-// The bias weights of the world's target choices (sim/world_targets.go): each is what a receiver
+// The bias weights of the world's target choices (sim/world/world_targets.go): each is what a receiver
 // that makes a target interesting adds to the target's weight, or what a target's shape
 // multiplies or divides it by. Every candidate keeps a weight of at least 1, so they change how
 // likely a target is, never whether it can be chosen.
@@ -23,7 +23,7 @@ const (
 	// record on a partition nobody receives, or whose receivers have all stopped, refuses
 	// nothing and exposes nothing.
 	TargetCorruptReader = 48
-	// TargetRewindable is added to a rewind's process when it is not doomed (sim/world_doomed.go:
+	// TargetRewindable is added to a rewind's process when it is not doomed (sim/world/world_doomed.go:
 	// a doomed process refuses at its next start whatever it re-reads) and to a received
 	// channel that has a record between its log start and the committed position (the rewind
 	// re-feeds something): a rewind re-feeds delivered records, which the engine must drop as

@@ -1,0 +1,52 @@
+// Package world is the simulated world and how one run of it goes: a seeded scheduler that drives
+// many Parsley nodes over the deterministic substrate, a Kafka-Streams-like host per process
+// (host*.go), the session tiers (package tiers, whose Host the world is), the actions and faults
+// (world_actions.go, world_faults.go, world_produce.go, world_script.go, world_restart.go), the
+// scheduling heuristics that bias the swarm's choices towards the shapes that find bugs
+// (world_targets.go, world_schedule.go, world_doomed.go, world_shapes.go,
+// world_deletion_only.go; their rules are listed in package swarm's doc), and the ground-truth
+// oracle (package oracle) fed with the world's events. Package sim is its front door: Run,
+// RunObserved and the explorer's entry points call it.
+//
+// The oracle observes; it does not share. The world hands it events, each dated with the step and
+// the virtual time (oracle.At) — a record produced, a transaction's end, a log moved, a topic
+// created or deleted, an execution's received channels and start positions, a feed, a drain, a
+// delivery, an emission with its bytes, a commit, a crash or refusal, a zombie's commit, the faults
+// that entitle a process to fail closed, the end of the run — and it keeps its own model of the
+// world (oracle.Oracle: the message table, each channel's log) and of each process (oracle.Proc,
+// and the reference node that runs in lockstep with its engine, oracle.Reference, both kept in the
+// process's shell so that the explorer's clone copies them with the process). The session tiers
+// hand it their operations and it keeps the sessions' truth (oracle.Sessions, beside the tiers).
+// Its checkers, one per criterion, live in package oracle, which cannot see the host
+// (oracle.TestOracleSeesNoHost); the world judges nothing itself (sim's TestWorldJudgesNothing):
+// restart invisibility, which re-runs the world, is run from here (check_restart.go) and judged
+// with the oracle's comparison. The oracle reports each violation as it finds it to the world
+// (oracle.Reporter), which traces it. The world asks it queries (RecordAt, FedHigh, PendingHead,
+// HeldBack, Ledger, DeliverySequence).
+//
+// A run is a pure function of its scenario, its settings and its choices. Every schedule and fault
+// decision goes through one Chooser; durations, topic IDs and payload bytes come from separate
+// streams derived from the seed (Streams), so they neither multiply the explorer's branches nor
+// shift when a new kind of choice is added. Nothing in this package reads the wall clock, iterates
+// a map in an order that matters, or starts a goroutine on the deterministic path.
+//
+// Every run of a world follows one skeleton (run.go): every process started, the safety phase (a
+// script, the scheduler's steps, or an exploration's), then the liveness phase and the end-of-run
+// checks. Run runs it whole, and RunObserved tells an Observer of its phases, which reads the
+// world between actions through observe.go's queries (package sim's snapshots of a scripted run).
+//
+// Exhaustive exploration is package explore's search; ExploreConfig builds its configuration from
+// a scenario: the root world, and three services on the world's side of the seam (the canonical
+// hash, explore.Hasher: world_hash*.go, explore_canonical.go; the persistent sets'
+// dependencies, explore.Persistent: explore_persistent*.go, explore_por.go; the sleep sets'
+// transition identities). The search drives worlds through package explore's World interface,
+// which *World implements (explore_seam.go): cloning (world_clone*.go, copy-on-write), the steps,
+// the recorded script, the violations, the end of a run.
+//
+// What it exports, and why: the run (Run, RunObserved with its Observer, RunOptions, Streams,
+// CheckRestartInvisibility, which package sim serves), the exploration's configuration
+// (ExploreOptions, ExploreConfig, ExploreSettings, which sim's explorer entry points hand to
+// package explore), World as explore.World, and what an observer reads of a world
+// (observe.go). Tests that tamper with a world (testHooks) live here, since the hooks are not
+// exported.
+package world

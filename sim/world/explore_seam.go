@@ -1,0 +1,173 @@
+package world
+
+import (
+	"math/rand/v2"
+
+	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/explore"
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
+)
+
+// The explorer's seam: what an exploration does to a world. The explorer's search (package
+// explore: the sequential, parallel, sharded, shortest-path and replaying searches and the
+// restart check) touches a world only through explore.World, which *World implements here;
+// behind it the world keeps its host, its oracle, its substrate and the copy-on-write state a
+// clone shares.
+// Three services the search asks of a world are about the world's meaning, so they are on the
+// world's side and read its insides: the canonical hash (explore.Hasher, implemented by
+// stateHasher: world_hash*.go, explore_canonical.go), the dependencies that make a persistent
+// set (explore.Persistent, implemented by persistentSets: explore_persistent*.go) and the
+// identity of a local transition, which sleep sets put to sleep (LocalTransition).
+
+var _ explore.World = (*World)(nil)
+
+// newExploredWorld returns the root of an exploration: the world of scn under set with every
+// process started, its script empty.
+func newExploredWorld(scn *spec.Scenario, set *swarm.Settings, opts *RunOptions) *World {
+	w := newWorld(scn, set, choose.NewReplay(nil), opts)
+	w.startAll()
+	w.script = nil
+	return w
+}
+
+// released returns the world a released explore.World is, for w's clone to reuse, or nil (none,
+// or w's hooks say to reuse none).
+func (w *World) released(into explore.World) *World {
+	if into == nil || (w.hooks != nil && w.hooks.noRecycle) {
+		return nil
+	}
+	return into.(*World)
+}
+
+// Clone implements explore.World: a copy-on-write copy (world_clone*.go) that steps on its own.
+func (w *World) Clone(into explore.World, ids *rand.PCG, ch choose.Chooser) explore.World {
+	return w.cloneInto(w.released(into), ids, ch)
+}
+
+// EndCopy implements explore.World: a copy that owns every part it shares and has found no
+// violation yet, for the restart check to run to its end.
+func (w *World) EndCopy(into explore.World, ids *rand.PCG) explore.World {
+	c := w.cloneInto(w.released(into), ids, choose.NewReplay(nil))
+	if c.hooks != nil && c.hooks.finishing != nil {
+		h := *c.hooks
+		h.finishing = nil
+		c.hooks = &h
+	}
+	c.ownAll()
+	c.or.ClearViolations()
+	return c
+}
+
+// IDs implements explore.World: the world's own copy of the topic-ID stream.
+func (w *World) IDs() *rand.PCG { return &w.idsPCG }
+
+// Actions implements explore.World: chooseAction's options, with every enabled kind weighing 1.
+// A swarm run weighs the enabled action kinds (the settings' weights, raised by
+// shapeKindWeights); an exploration enumerates every enabled kind whatever its weight
+// (explore.StepChooser and the recorder read only which weights are non-zero), so this skips the
+// weighing: the boosts only raise weights of kinds already enabled, never enable or disable one.
+// TestExploreActionChoiceMatchesRun checks that a state's actions are chooseAction's options in
+// every state of a few scopes.
+func (w *World) Actions(a *explore.Actions) {
+	if cap(a.Masks) < len(w.procs) {
+		a.Masks = make([]explore.Mask, len(w.procs))
+	}
+	a.Masks = a.Masks[:len(w.procs)]
+	var any explore.Mask
+	for i, p := range w.procs {
+		a.Masks[i] = w.maskOf(p)
+		any |= a.Masks[i]
+	}
+	a.Enabled, a.Left = false, 0
+	liveExt := w.liveExternals > 0
+	for k := range spec.NumActionKinds {
+		a.Weights[k] = 0
+		if w.set.Weights[k] == 0 {
+			continue
+		}
+		a.Left |= 1 << k
+		if w.kindEnabled(spec.ActionKind(k), any, liveExt) {
+			a.Weights[k], a.Enabled = 1, true
+		}
+	}
+}
+
+// Step implements explore.World: one step offering the kinds of weights and the processes of
+// masks, decided by the world's chooser.
+func (w *World) Step(weights []uint32, masks []explore.Mask) spec.ActionKind {
+	k := spec.ActionKind(w.chooser.Choose("action", weights))
+	w.step++
+	w.do(k, masks)
+	return k
+}
+
+// Replay implements explore.World: one step as a run takes it (scheduledStep), answered by ch.
+func (w *World) Replay(ch choose.Chooser) spec.ActionKind {
+	w.chooser = choose.NewRecorder(ch)
+	k, _ := w.scheduledStep(make([]explore.Mask, len(w.procs)))
+	return k
+}
+
+// TakeScript implements explore.World: the actions recorded since the last call.
+func (w *World) TakeScript(dst []spec.ScriptedAction) []spec.ScriptedAction {
+	dst = append(dst, w.script...)
+	w.script = w.script[:0]
+	return dst
+}
+
+// Violations, Settings, SetSettings, Result, Processes, Restartable, Restart and ProcessName
+// implement explore.World (see there); Processes and ProcessName also serve an Observer.
+func (w *World) Violations() []spec.Violation    { return w.or.Violations() }
+func (w *World) Settings() *swarm.Settings       { return w.set }
+func (w *World) SetSettings(set *swarm.Settings) { w.set = set }
+func (w *World) Result() *spec.Result            { return w.result() }
+func (w *World) Processes() int                  { return len(w.procs) }
+func (w *World) Restartable(i int) bool          { return restartable(w.procs[i]) }
+func (w *World) Restart(i int)                   { w.cleanRestart(w.procs[i]) }
+func (w *World) ProcessName(i int) string        { return w.procs[i].spec.Name }
+
+// Finish implements explore.World: the liveness phase and the end-of-run checks, after telling
+// the test hooks of a state the search ends.
+func (w *World) Finish() {
+	if w.hooks != nil && w.hooks.finishing != nil {
+		w.hooks.finishing(w)
+	}
+	w.finish()
+}
+
+// Hash implements explore.Hasher for the worlds of this package.
+func (h *stateHasher) Hash(w explore.World, extra []byte) explore.HashKey {
+	return h.hash(w.(*World), extra)
+}
+
+// Filter implements explore.Persistent for the worlds of this package.
+func (ps *persistentSets) Filter(w explore.World, acts *explore.Actions, into *explore.Filter) *explore.Filter {
+	return w.(*World).persistentFilter(ps, acts, into)
+}
+
+// LocalTransition implements explore.World: the step just taken as a sleep-set transition (a
+// feed, drain or commit of one process), read from the one action it recorded.
+func (w *World) LocalTransition() (explore.TransitionKey, bool) {
+	if len(w.script) != 1 {
+		return explore.TransitionKey{}, false
+	}
+	a := &w.script[0]
+	if a.Kind != spec.ActFeed && a.Kind != spec.ActDrain && a.Kind != spec.ActCommit {
+		return explore.TransitionKey{}, false
+	}
+	k := explore.TransitionKey{Kind: a.Kind, Proc: w.procByName(a.Process).idx, Topic: -1}
+	if a.Kind == spec.ActFeed {
+		k.Topic = w.topicByName[a.Topic]
+	}
+	return k, true
+}
+
+// Deliveries implements explore.World: every process's committed first deliveries, in order.
+func (w *World) Deliveries() [][]uint64 {
+	out := make([][]uint64, len(w.procs))
+	for i, p := range w.procs {
+		out[i] = p.o.DeliverySequence()
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+package world
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// TestCloneCoversEveryField fails when a field is added to a struct World.clone copies, so the
+// clone (and the canonical hash, world_hash*.go) is revisited: a field the clone shares by
+// mistake makes two explored branches write into one another.
+func TestCloneCoversEveryField(t *testing.T) {
+	known := map[string][]string{
+		"World": {"scn", "set", "opts", "chooser", "sub", "model", "streams", "clock", "budget", "topics", "topicByName",
+			"incs", "chans", "procs", "or", "recent", "recentN", "ext", "step", "action", "liveness",
+			"stats", "refusalsShared", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
+			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
+			"readers", "declarers", "topicIncs", // persistent in an explored world (chanindex.Persistent)
+			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)
+			"sess",     // session actors: tiers.Actors.Clone and AppendCanonical (their own test covers their fields)
+			"targets",  // a memo of what the world's state answers, not state: a clone builds its own
+			"identity", // identityReport's last answer: a clone's history is the same up to the clone
+			"deaths"},  // copied by value; the count of incarnations not alive, which the hash has
+		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
+			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
+			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store", "refHash",
+			"share", // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
+			"ref"},  // the reference node: shared copy-on-write (oracle.Reference.ShareWith), hashed in appendRef
+		"pcState":      {"ch", "received", "readPos", "lastFed", "startPos", "committedPos"},
+		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
+	}
+	for _, v := range []any{World{}, proc{}, pcState{}, extProducers{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			if name := typ.Field(i).Name; !slices.Contains(known[typ.Name()], name) {
+				t.Errorf("%s.%s is new: make world_clone.go copy it and world_hash*.go encode it if it is state, then list it here", typ.Name(), name)
+			}
+		}
+	}
+}

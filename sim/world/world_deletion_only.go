@@ -1,0 +1,71 @@
+package world
+
+import "github.com/parsleysim/parsleysim/sim/spec"
+
+// Deletion-only topics (TopicSpec.DeletionOnly). A scenario reserves such a topic for the deletion
+// fault (TopicSpec.spares names the rule once): no corrupt record (externalWeight), truncation (truncationWeight; no retention policy,
+// world.go), recreation (externalWeight) or redeclaration (maskOf, redeclareWeight) is aimed at it
+// or at its receivers, so they are still running, holding its messages, when a deletion comes
+// due. Every other rule treats it as any external topic: it is produced to, fed, crashed around.
+// A deletion of it is due early once it has a blocked head to strand (deletionOnlyHeld), and
+// weighs targetDeletionOnlyHeld times more then: its receivers stop (in an honest run) without
+// costing any other fault a receiver. There is no such reservation for truncation: the extra
+// topic and reader it needs thin out the produce and the steps the other receivers get.
+
+// readsDeletionOnly reports whether p declares a deletion-only topic: its declaration is not
+// redeclared (a removal with holds would stop it before the deletion it waits for), and it is no
+// receiver a fault of another kind can be aimed at (aimableReceivers).
+func (p *proc) readsDeletionOnly() bool {
+	for _, t := range p.declared {
+		if p.w.topics[t].spec.Spares(spec.ActRedeclare) {
+			return true
+		}
+	}
+	return false
+}
+
+// quarryDeletePct is the part of the safety phase, in percent, from which a deletion is due as
+// soon as a deletion-only topic has a blocked head to delete past (deletionOnlyHeld).
+const quarryDeletePct = 30
+
+// targetDeletionOnlyHeld multiplies the weight of deleting a deletion-only topic that has a
+// blocked head (topicBlocked): that is what the topic is there for.
+const targetDeletionOnlyHeld = 16
+
+// deletionOnlyHeld reports whether a live deletion-only topic has a blocked head to delete past
+// (topicBlocked): the deletion quarry (above) is ready, its deletion comes due (deletionDueEarly)
+// and weighs targetDeletionOnlyHeld times more. Deleting a topic under a held message is the only
+// shape that exposes delivery past a dead hold.
+func (w *World) deletionOnlyHeld() bool {
+	for t := range w.topics {
+		if w.topics[t].spec.DeletionOnly && w.topics[t].inc >= 0 && w.topicBlocked(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// topicBlocked reports whether a process that has not failed closed and is not doomed holds a
+// blocked head a rollback keeps (blockedOnTopic) on topic t.
+func (w *World) topicBlocked(t int) bool {
+	for _, p := range w.procs {
+		if p.status != procFailed && !p.doomed() && p.blockedOnTopic(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyFaultable reports whether fault kind k may be aimed at some external topic (one that does
+// not spare it, TopicSpec.spares; and, when live is set, is live): a corrupt record needs a live
+// one, a recreation any one. Without it those kinds are disabled (kindEnabled) rather than aimed
+// at a topic that spares them.
+func (w *World) anyFaultable(k spec.ActionKind, live bool) bool {
+	for t := range w.topics {
+		ts := w.topics[t].spec
+		if ts.External && !ts.Spares(k) && (!live || w.topics[t].inc >= 0) {
+			return true
+		}
+	}
+	return false
+}

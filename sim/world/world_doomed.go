@@ -1,0 +1,153 @@
+package world
+
+import (
+	"slices"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
+
+// Doomed processes: the survivors of earlier faults. A fail-closed fault (a truncation past a
+// read position, a recreated topic, a deleted topic with holds, a removed channel with holds)
+// entitles its receivers to refuse; an honest engine stops them at their next read or start. A
+// sabotaged engine that ignores that one fault keeps them running, and only a run that goes on
+// long enough shows what they then do wrong (S8, RECREATION, S9, a liveness hole). The fault
+// targets (world_targets.go) therefore spare doomed processes: a second fault on a process an
+// earlier one already stops tests nothing new in an honest run, and stops the survivor before it
+// shows the first fault in a sabotaged one. Everything here reads the world's state only, never
+// the sabotage mode.
+
+// doomed reports whether live process p is already entitled to fail closed by an earlier fault,
+// so that it stops (where its engine honours the refusal) as soon as it next reads or starts: the
+// refusal ledger marks it (a removed channel with holds, a recreated or held-on deleted topic), or
+// a received channel's log start has passed its read position. Fail-closed faults spare doomed
+// processes (their targets weigh the minimum, and they are no target for faultHasTarget): a
+// second fault on a process an earlier one already stops tests nothing new, and where the engine
+// does not stop it, the second fault would stop it before it shows what the first one did. It
+// reads the world's state only, never the sabotage mode. An unread corrupt record is no doom:
+// sparing its readers takes them from the recreation fault.
+func (p *proc) doomed() bool {
+	if p.status == procFailed {
+		return false
+	}
+	if l := p.o.Ledger(); l.RemovedHeld || l.IdentityChanged || l.DeletedHeld {
+		return true
+	}
+	for _, pc := range p.recv {
+		if p.w.alive(pc.ch) && max(p.readPosition(pc), 0) < int64(p.w.offsets(pc.ch).LogStart) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldOnDead reports whether p is running while it holds fed, undelivered messages on a received
+// channel that no longer exists (a deleted topic's, or a recreated topic's old incarnation): its
+// engine carried on where an honest one refuses (CHANNEL_DELETED_WITH_UNDELIVERED_MESSAGES,
+// CHANNEL_IDENTITY_CHANGED), so it survives only in a sabotaged run. Such a survivor is no target
+// of a crash, stop, migration or zombie (maskOf) in swarm runs (Settings.SpareDeadHoldSurvivors;
+// explorations still enumerate those faults): each restarts it, rolls back what it delivered
+// since its last commit (a staged S9 violation with it) and, when the restart drops its feed
+// state, can lose the hold, so the survivor is left running to deliver past its dead hold, or
+// not. It reads the world's state only, never the sabotage mode; an honest run never has a
+// running process holding on a dead channel (its receivers refuse at the restart the deletion or
+// recreation forces), so its schedule is unchanged.
+func (p *proc) heldOnDead() bool {
+	return p.status == procRunning && slices.ContainsFunc(p.recv, func(pc *pcState) bool {
+		return !p.w.alive(pc.ch) && p.o.HasPending(pc.ch)
+	})
+}
+
+// receivesTopic reports whether p's current (or, when down, last) received set has a channel of
+// topic t: a process may declare a topic without receiving any of its partitions (its task has
+// no partition of that topic), and then deleting or recreating the topic does not touch it.
+func (p *proc) receivesTopic(t int) bool {
+	return slices.ContainsFunc(p.recv, func(pc *pcState) bool {
+		return p.w.chans[pc.ch].topic == t
+	})
+}
+
+// sparesDoomed reports whether no doomed process receives a channel of topic t, so a fail-closed
+// fault on t stops no survivor of an earlier one; doomed is proc.doomed, or a memo of it.
+func (w *World) sparesDoomed(t int, doomed func(*proc) bool) bool {
+	for _, inc := range w.topicIncs.Of(t) {
+		in := &w.incs[inc]
+		for c := in.firstChan; c < in.firstChan+int32(in.parts); c++ {
+			for _, i := range w.readers.Of(int(c)) {
+				p := w.procs[i]
+				if p.receivesTopic(t) && doomed(p) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// removedWithHolds reports whether a redeclaration has already removed a channel some process held
+// messages on: the run has exercised that shape, and each further one only stops another receiver.
+func (w *World) removedWithHolds() bool {
+	for _, p := range w.procs {
+		if p.o.Ledger().RemovedHeld {
+			return true
+		}
+	}
+	return false
+}
+
+// aimableReceivers counts the processes that have not failed closed, are not doomed by an
+// earlier fault, and receive a channel of a live external topic.
+func (w *World) aimableReceivers() int {
+	n := 0
+	for _, p := range w.procs {
+		if p.status == procFailed || p.doomed() || p.readsDeletionOnly() {
+			continue
+		}
+		for _, pc := range p.recv {
+			if w.alive(pc.ch) && w.topics[w.chans[pc.ch].topic].spec.External {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// deleteEarlyPct is the part of the safety phase, in percent, before which a deletion is never
+// due early (deletionDueEarly).
+const deleteEarlyPct = 30
+
+// deleteHoldAgeSteps is how many world steps a blocked head must have been held before an early
+// deletion strands it (deletionDueEarly): long enough for what queues behind it to be fed and
+// drained first (a FIFO hold is the other fault that head exposes; the deletion stops its
+// receiver in an honest run).
+const deleteHoldAgeSteps = 30
+
+// deletionDueEarly reports whether a topic deletion should come due before its step
+// (Settings.FaultAtStep, 55-90% of the safety phase): from quarryDeletePct of the safety phase on,
+// once a deletion-only topic has a blocked head to strand (world_deletion_only.go); and from
+// deleteEarlyPct of the safety phase on, once at most one process is left to aim a fault at
+// (aimableReceivers) and a receiver has held a blocked head that a deletion can strand for
+// deleteHoldAgeSteps (agedDeletionTarget). The run is losing its receivers, and by its step the
+// deletion would most often find no hold to delete past. It reads the world's state only, never
+// the sabotage mode. Waiting for one receiver left and an aged hold, rather than coming due at any
+// blocked head, keeps the deletion from stopping the receivers the FIFO and corrupt-header checks
+// need.
+func (w *World) deletionDueEarly() bool {
+	if w.step+1 >= len(w.procs)+w.set.SafetySteps*quarryDeletePct/100 && w.deletionOnlyHeld() {
+		return true
+	}
+	if w.step+1 < len(w.procs)+w.set.SafetySteps*deleteEarlyPct/100 {
+		return false
+	}
+	return w.aimableReceivers() <= 1 && w.agedDeletionTarget(w.step-deleteHoldAgeSteps)
+}
+
+// agedDeletionTarget reports whether a deletion has a target (faultHasTarget) whose blocked head
+// was fed at step since or earlier.
+func (w *World) agedDeletionTarget(since int) bool {
+	return w.anyFaultTarget(spec.ActDeleteTopic, func(p *proc, t int) bool {
+		return p.anyOnTopic(t, func(pc *pcState) bool {
+			return p.committedBlockedHead(pc) && p.o.PendingHead(pc.ch).FedStep <= since
+		})
+	})
+}
