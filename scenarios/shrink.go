@@ -49,7 +49,7 @@ type Shrunk struct {
 	Result    *spec.Result // the shrunk run (replayed from Choices)
 	Hash      string
 	Choices   []int // every answer of the shrunk run: what the replay file records
-	Given     int   // the shrunk list's length before the replay filled in fallback answers
+	Given     int   // how many of the run's answers came from the shrunk list; the replay filled in the rest
 	Script    []spec.ScriptedAction
 	// ScriptFails says the scenario file of the shrunk script, parsed and run with RunFile,
 	// fails with Criterion first and meets its expectations; File is its text (written even when
@@ -181,7 +181,7 @@ func (s *shrinkRun) shrinkSteps(hi int, choices []int) {
 
 // finish replays the shrunk choices once more, recording the run's exact answers and script.
 func (s *shrinkRun) finish(choices []int) (*Shrunk, error) {
-	res, _, hash := replayChoices(s.spec, choices, func(o *sim.RunOptions) { o.RecordScript = true })
+	res, used, hash := replayChoices(s.spec, choices, func(o *sim.RunOptions) { o.RecordScript = true })
 	if !failsFirst(res, s.target) {
 		return nil, fmt.Errorf("shrink of seed %d: the shrunk run no longer fails with %s (a nondeterministic run?)", s.spec.Seed, s.target)
 	}
@@ -191,5 +191,5 @@ func (s *shrinkRun) finish(choices []int) (*Shrunk, error) {
 		return nil, fmt.Errorf("shrink of seed %d: the recorded choices do not replay the shrunk run (hash %s vs %s)", s.spec.Seed, hash2, hash)
 	}
 	return &Shrunk{Spec: s.spec, Criterion: s.target, Result: res, Hash: hash, Choices: res.Choices,
-		Given: len(choices), Script: res.Script, After: sizeOf(res)}, nil
+		Given: used, Script: res.Script, After: sizeOf(res)}, nil
 }

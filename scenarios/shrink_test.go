@@ -74,6 +74,9 @@ func TestShrinkBudget(t *testing.T) {
 	if out.Attempts > 12 || !out.Exhausted || !failsFirst(out.Result, out.Criterion) {
 		t.Fatalf("%d attempts (budget 12), exhausted %v, violations %v", out.Attempts, out.Exhausted, out.Result.Violations)
 	}
+	if out.Given > out.After.Choices {
+		t.Errorf("%d choices given of the shrunk run's %d: a run cannot use more of the list than it answers", out.Given, out.After.Choices)
+	}
 }
 
 // TestShrinkPassingSeed: a seed that passes has nothing to shrink, and the error says so.
