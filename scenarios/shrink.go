@@ -181,7 +181,7 @@ func (s *shrinkRun) shrinkSteps(hi int, choices []int) {
 
 // finish replays the shrunk choices once more, recording the run's exact answers and script.
 func (s *shrinkRun) finish(choices []int) (*Shrunk, error) {
-	res, used, hash := replayChoices(s.spec, choices, func(o *sim.RunOptions) { o.RecordScript = true })
+	res, given, hash := replayChoices(s.spec, choices, func(o *sim.RunOptions) { o.RecordScript = true })
 	if !failsFirst(res, s.target) {
 		return nil, fmt.Errorf("shrink of seed %d: the shrunk run no longer fails with %s (a nondeterministic run?)", s.spec.Seed, s.target)
 	}
@@ -191,5 +191,5 @@ func (s *shrinkRun) finish(choices []int) (*Shrunk, error) {
 		return nil, fmt.Errorf("shrink of seed %d: the recorded choices do not replay the shrunk run (hash %s vs %s)", s.spec.Seed, hash2, hash)
 	}
 	return &Shrunk{Spec: s.spec, Criterion: s.target, Result: res, Hash: hash, Choices: res.Choices,
-		Given: used, Script: res.Script, After: sizeOf(res)}, nil
+		Given: given, Script: res.Script, After: sizeOf(res)}, nil
 }
