@@ -573,7 +573,7 @@ func TestEventsSessionDamaged(t *testing.T) {
 		if honest {
 			damage = spec.TokenIntact
 		}
-		f.o.OnTokenAccepted(f.at(), &f.s, 0, 1, damage, "read op 1 of m used it as past{}")
+		f.o.OnTokenAccepted(f.at(), &f.s, 0, 1, damage, func() string { return "read op 1 of m used it as past{}" })
 		if honest {
 			f.expectNone()
 		} else {

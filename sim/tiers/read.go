@@ -30,7 +30,9 @@ func (s *Actors) read(c, mi, start int) {
 		return
 	}
 	m := &s.models[mi]
-	s.or.OnTokenAccepted(s.host.At(), &s.truth, c, op, damage, fmt.Sprintf("read op %d of %s used it as %s", op, m.spec.Name, token))
+	s.or.OnTokenAccepted(s.host.At(), &s.truth, c, op, damage, func() string {
+		return fmt.Sprintf("read op %d of %s used it as %s", op, m.spec.Name, token)
+	})
 	served := make([]int, len(m.partitions))
 	recorded := make([]session.CausalPast, len(m.partitions))
 	redirected := false

@@ -61,7 +61,9 @@ func (s *Actors) write(c int, ch int32, txn, commit bool) {
 	h.Produced(ch, wr.pos, wr.uid, committed)
 	h.Count("writes")
 	s.traceWrite(&wr, committed)
-	s.or.OnTokenAccepted(h.At(), &s.truth, c, wr.op, wr.damaged, fmt.Sprintf("write op %d produced %s", wr.op, s.or.MsgName(wr.uid)))
+	s.or.OnTokenAccepted(h.At(), &s.truth, c, wr.op, wr.damaged, func() string {
+		return fmt.Sprintf("write op %d produced %s", wr.op, s.or.MsgName(wr.uid))
+	})
 	s.or.OnSessionWrite(h.At(), &s.truth, c, wr.op, wr.uid, committed, wr.minted.Causes())
 	cl.token, cl.reading = wr.minted.Encode(), true
 }
