@@ -243,7 +243,7 @@ func (o *Oracle) OnProduced(e Produced, now int64) uint64 {
 	m := Message{Ch: e.C, Pos: e.Pos, Sender: -1, Kind: e.Kind, State: e.State, Key: e.Rec.Key, Value: e.Rec.Value}
 	if e.Observed != 0 {
 		obs := o.msgs[e.Observed-1]
-		m.Expressed, m.Past = o.StampOf(e.Observed), obs.Past.Clone()
+		m.Expressed, m.Past = o.StampOf(e.Observed), withRoom(obs.Past, 1)
 		m.Past.Merge(o.ids[obs.Ch].nc, node.Offset(obs.Pos))
 	}
 	if hs := e.Rec.Headers; len(hs) > 0 {
@@ -262,9 +262,15 @@ func (o *Oracle) OnProduced(e Produced, now int64) uint64 {
 // StampOf is what an observer of record uid stamps: what uid's header names plus its coordinate.
 func (o *Oracle) StampOf(uid uint64) node.Causes {
 	m := o.msgs[uid-1]
-	c := m.Expressed.Clone()
+	c := withRoom(m.Expressed, 1)
 	c.Merge(o.ids[m.Ch].nc, node.Offset(m.Pos))
 	return c
+}
+
+// withRoom returns a copy of c with room for extra more channels, so that merging them into the
+// copy does not allocate again.
+func withRoom(c node.Causes, extra int) node.Causes {
+	return c.CloneInto(make([]node.Cause, 0, c.Len()+extra))
 }
 
 // msgsHeadroom is the spare capacity a copied message table gets for the step's emissions.

@@ -67,7 +67,7 @@ func CausesFromWire(causes []wire.Cause) node.Causes {
 	}
 	// An empty frontier with room for every cause: merged in channel order, each one appends in
 	// place, so the frontier is built in one allocation of its final size.
-	out := node.Causes{}.CloneInto(make([]node.Cause, 0, len(causes)))
+	out := withRoom(node.Causes{}, len(causes))
 	for _, c := range causes {
 		out.Merge(node.Channel{Topic: node.TopicID(c.Channel.Topic), Partition: node.Partition(c.Channel.Partition)}, node.Offset(c.Position))
 	}

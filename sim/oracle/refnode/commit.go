@@ -11,6 +11,21 @@ func (n *Node) Commit() *State {
 		return nil
 	}
 	n.version = formatVersion
-	return &State{Version: n.version, Bindings: n.bindings, Fed: slices.Clone(n.fed), Held: n.held.clipped(),
-		Frontier: slices.Clone(n.frontier), Past: slices.Clone(n.past), valid: true}
+	last := n.last
+	st := &State{Version: n.version, Bindings: n.bindings, Fed: sameOrCopy(last.Fed, n.fed), Held: last.Held,
+		Frontier: sameOrCopy(last.Frontier, n.frontier), Past: sameOrCopy(last.Past, n.past), valid: true}
+	if !buffers(last.Held).same(n.held) {
+		st.Held = n.held.clipped()
+	}
+	n.last = st
+	return st
+}
+
+// sameOrCopy returns committed, a committed list, when p names the same positions, else a copy of
+// p.
+func sameOrCopy(committed, p Positions) Positions {
+	if slices.Equal(committed, p) {
+		return committed
+	}
+	return slices.Clone(p)
 }

@@ -43,6 +43,10 @@ type Node struct {
 	// Per execution, memory only.
 	floor   Positions // fedUpTo at the end of initialisation
 	lastFed Positions // last position fed in this execution
+	// last is the committed state this execution started from or last committed: a list the
+	// next commit would copy unchanged from it is shared with it instead (a State is never
+	// changed).
+	last *State
 
 	identityDone bool
 	refusal      *Refusal
@@ -61,7 +65,7 @@ func Start(committed *State, init Init) (*Node, *Refusal) {
 		committed = &State{}
 	}
 	n := &Node{
-		budget: init.BudgetBytes, version: committed.Version,
+		budget: init.BudgetBytes, version: committed.Version, last: committed,
 		fed: slices.Clone(committed.Fed), held: buffers(committed.Held).clipped(),
 		frontier: slices.Clone(committed.Frontier), past: slices.Clone(committed.Past),
 	}
@@ -107,11 +111,13 @@ func Start(committed *State, init Init) (*Node, *Refusal) {
 			n.fed.Raise(s.Channel, s.Position-1) // start position
 		}
 	}
+	n.floor = make(Positions, 0, len(n.received))
 	for _, c := range n.received {
 		if f, ok := n.fed.Get(c); ok {
 			n.floor.Set(c, f) // session floor
 		}
 	}
+	n.lastFed = make(Positions, 0, len(n.received))
 	return n, nil
 }
 
@@ -156,8 +162,17 @@ func (n *Node) Refusal() *Refusal { return n.refusal }
 
 // receives reports whether c is in R.
 func (n *Node) receives(c Channel) bool {
-	_, ok := slices.BinarySearchFunc(n.received, c, compareChannels)
-	return ok
+	k := keyOf(c)
+	lo, hi := 0, len(n.received)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keyOf(n.received[m]).less(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(n.received) && n.received[lo] == c
 }
 
 // binding returns the topic ID name is bound to, if it is.

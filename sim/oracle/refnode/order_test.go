@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// TestChannelOrderIsByteOrder: compareChannels orders topic IDs by their bytes unsigned, then
-// partitions, on random IDs that differ in one byte (each position in turn, high bit set or
-// not) or not at all.
+// TestChannelOrderIsByteOrder: compareChannels and the channel keys' order (the binary
+// searches') order topic IDs by their bytes unsigned, then partitions, on random IDs that differ
+// in one byte (each position in turn, high bit set or not) or not at all.
 func TestChannelOrderIsByteOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
@@ -28,6 +28,9 @@ func TestChannelOrderIsByteOrder(t *testing.T) {
 		}
 		if got := compareChannels(a, b); got != want {
 			t.Fatalf("compareChannels(%v, %v) = %d, want %d", a, b, got, want)
+		}
+		if got := keyOf(a).less(keyOf(b)); got != (want < 0) {
+			t.Fatalf("keyOf(%v).less(keyOf(%v)) = %v, want %v", a, b, got, want < 0)
 		}
 	}
 }

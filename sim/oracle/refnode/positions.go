@@ -15,9 +15,19 @@ type Entry struct {
 	Position Position
 }
 
-// find returns where c is, or would be inserted, and whether it is there.
+// find returns where c is, or would be inserted, and whether it is there (a binary search).
 func (p Positions) find(c Channel) (int, bool) {
-	return slices.BinarySearchFunc(p, c, func(e Entry, c Channel) int { return compareChannels(e.Channel, c) })
+	k := keyOf(c)
+	lo, hi := 0, len(p)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keyOf(p[m].Channel).less(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(p) && p[lo].Channel == c
 }
 
 // Get returns c's position, if p has one.
@@ -30,7 +40,7 @@ func (p Positions) Get(c Channel) (Position, bool) {
 
 // Set sets c's position.
 func (p *Positions) Set(c Channel, pos Position) {
-	if q := *p; len(q) == 0 || compareChannels(q[len(q)-1].Channel, c) < 0 {
+	if q := *p; len(q) == 0 || keyOf(q[len(q)-1].Channel).less(keyOf(c)) {
 		*p = append(q, Entry{Channel: c, Position: pos}) // after every channel: no search
 		return
 	}
@@ -83,7 +93,17 @@ type Buffer struct {
 type buffers []Buffer
 
 func (b buffers) find(c Channel) (int, bool) {
-	return slices.BinarySearchFunc(b, c, func(x Buffer, c Channel) int { return compareChannels(x.Channel, c) })
+	k := keyOf(c)
+	lo, hi := 0, len(b)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keyOf(b[m].Channel).less(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(b) && b[lo].Channel == c
 }
 
 // on returns c's held messages (nil when none).
@@ -101,6 +121,22 @@ func (b buffers) clipped() buffers {
 		out[i] = Buffer{Channel: x.Channel, Messages: slices.Clip(x.Messages)}
 	}
 	return out
+}
+
+// same reports whether b and c hold the same messages on the same channels. Held messages never
+// change and a buffer only loses heads or gains tails, so two views of a channel's buffer with
+// the same first message and length hold the same messages.
+func (b buffers) same(c buffers) bool {
+	if len(b) != len(c) {
+		return false
+	}
+	for i := range b {
+		x, y := b[i].Messages, c[i].Messages
+		if b[i].Channel != c[i].Channel || len(x) != len(y) || (len(x) > 0 && x[0] != y[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // set makes msgs c's buffer (removing it when msgs is empty).

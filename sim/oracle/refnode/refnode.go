@@ -44,16 +44,39 @@ func (c Channel) String() string { return fmt.Sprintf("%s/%d", c.Topic, c.Partit
 func (c Channel) valid() bool { return c.Topic != TopicID{} && c.Partition >= 0 }
 
 // compareChannels is channel order (SPEC §2.2, wire constraint 4): the topic ID's bytes
-// unsigned, then the partition. The bytes are compared as two big-endian 64-bit halves, which
-// orders them exactly as byte by byte does.
+// unsigned, then the partition.
 func compareChannels(a, b Channel) int {
-	if r := cmp.Compare(binary.BigEndian.Uint64(a.Topic[:8]), binary.BigEndian.Uint64(b.Topic[:8])); r != 0 {
+	x, y := keyOf(a), keyOf(b)
+	if r := cmp.Compare(x.hi, y.hi); r != 0 {
 		return r
 	}
-	if r := cmp.Compare(binary.BigEndian.Uint64(a.Topic[8:]), binary.BigEndian.Uint64(b.Topic[8:])); r != 0 {
+	if r := cmp.Compare(x.lo, y.lo); r != 0 {
 		return r
 	}
-	return cmp.Compare(a.Partition, b.Partition)
+	return cmp.Compare(x.part, y.part)
+}
+
+// chanKey is a channel's place in channel order: the topic ID as two big-endian 64-bit halves,
+// which order as its bytes unsigned do, then the partition.
+type chanKey struct {
+	hi, lo uint64
+	part   int32
+}
+
+// keyOf returns c's key.
+func keyOf(c Channel) chanKey {
+	return chanKey{binary.BigEndian.Uint64(c.Topic[:8]), binary.BigEndian.Uint64(c.Topic[8:]), c.Partition}
+}
+
+// less reports whether k comes before l in channel order.
+func (k chanKey) less(l chanKey) bool {
+	if k.hi != l.hi {
+		return k.hi < l.hi
+	}
+	if k.lo != l.lo {
+		return k.lo < l.lo
+	}
+	return k.part < l.part
 }
 
 // Position is an offset on a channel.

@@ -1,7 +1,5 @@
 package wire
 
-import "slices"
-
 // DecodeHeaders reads the causes of a record from its whole header list, as a receiver must
 // (seed "Placement"), and appends them to dst (nil: a list of its own; a caller that converts
 // the causes at once can decode into storage of its own): no parsley.causes header means no
@@ -89,8 +87,12 @@ func (d *decoder) value(dst []Cause) ([]Cause, *Refusal) {
 		return nil, r
 	}
 	// Every cause takes at least nine bytes (a one-byte partition and a position), so the rest of
-	// the value bounds how many there can be.
-	causes := slices.Grow(dst, (len(d.in)-d.at)/9)
+	// the value bounds how many there can be: a list of its own gets room for that many, while a
+	// caller's list, whose room is its caller's guess, grows only if the causes outgrow it.
+	causes := dst
+	if cap(dst) == 0 && len(d.in) > d.at {
+		causes = make([]Cause, 0, (len(d.in)-d.at)/9)
+	}
 	var previous TopicID
 	for g := uint32(1); g <= topicCount; g++ {
 		if causes, previous, r = d.group(causes, g, topicCount, previous); r != nil {
