@@ -71,3 +71,31 @@ func TestReadmeLayoutNamesEveryPackage(t *testing.T) {
 		t.Errorf("the README's layout table names %s/, which is not in the repository", dir)
 	}
 }
+
+// goFileRef matches a Go source path quoted in a document, such as `sim/world/host*.go` or
+// `cmd/simrun/badinput_test.go`.
+var goFileRef = regexp.MustCompile("`((?:sim|node|scenarios|substrate|cmd|benchmarks|deploy|tidy|docs)/[A-Za-z0-9_./*-]*\\.go)`")
+
+// TestDocumentsNameExistingFiles fails when the README, a document under docs/ or the
+// scenario-file reference names a Go file (or a glob of them) that the repository does not
+// have, so a reader sent to a file finds it after code moves between packages.
+func TestDocumentsNameExistingFiles(t *testing.T) {
+	docs := []string{"README.md", "docs/PROTOCOL.md", "scenarios/scenariofile/FORMAT.md"}
+	refs := 0
+	for _, doc := range docs {
+		data, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range goFileRef.FindAllStringSubmatch(string(data), -1) {
+			refs++
+			matches, err := filepath.Glob(filepath.Join(root, m[1]))
+			if err != nil || len(matches) == 0 {
+				t.Errorf("%s names %s, which the repository does not have", doc, m[1])
+			}
+		}
+	}
+	if refs < 10 {
+		t.Fatalf("%d Go file references in %v: the test is not reading them", refs, docs)
+	}
+}

@@ -128,7 +128,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// The explorer's garbage is short-lived clones; its live heap is a few megabytes (the
-		// visited set lives outside the Go heap, sim/explore_visited_mem_linux.go), so a higher
+		// visited set lives outside the Go heap, sim/explore/visited/mem_linux.go), so a higher
 		// GOGC than the default spares collections without holding much more memory
 		// (results/explore.md). A GOGC in the environment wins.
 		debug.SetGCPercent(400)
