@@ -61,12 +61,12 @@ func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
 // that the cause at the same position of the list found in the table's last call (its hint),
 // checked by a full key compare (an unused slot is all zero and never matches a cause, whose
 // channel is never the zero channel); only where that slot holds another channel is the cause
-// hashed and probed for (more probes only where keys collide), and the hint moved to the slot
-// found. A caller deciding the same channel list again and again, as a receiver does for one
-// sender, so pays no hash; a caller alternating between lists pays a failed key compare and a
-// hint's store per cause on top of the probe. Causes further down the list are probed for. A decision costs the same
-// whatever the table's width; the deliverable path calls nothing but decideFrom for a list
-// longer than hintWidth.
+// hashed and probed for (more probes only where keys collide), the hint following the probe to
+// where it stops. A caller deciding the same channel list again and again, as a receiver does
+// for one sender, so pays no hash; a caller alternating between lists pays a failed key compare
+// and hint stores per cause on top of the probe. Causes further down the list are probed for. A
+// decision costs the same whatever the table's width; the deliverable path calls nothing but
+// decideFrom for a list longer than hintWidth.
 //
 // Decide writes the hints, so it is a write to the table: calls on one table must not run
 // concurrently with each other, as with Receive, Settle and Drop.
@@ -85,8 +85,8 @@ causes:
 		e := &slots[uint64(h)&m]
 		if e.ch != c.Channel {
 			for s := slotHash(&c.Channel); ; s++ {
+				hint[i] = uint32(s & m)
 				if e = &slots[s&m]; e.ch == c.Channel {
-					hint[i] = uint32(s & m)
 					break
 				}
 				if !e.used {

@@ -77,7 +77,7 @@ func (e *Engine) offer(m *HeldMessage) bool {
 func (e *Engine) deliver(i, j int, d *Delivery) bool {
 	c := &e.chans[i]
 	m := c.held.msg(j)
-	d.Channel, d.Position, d.Record, d.Causes = m.Channel, m.Position, m.Record, m.Causes
+	*d = Delivery(*m)
 	var x *causeIndex
 	if j >= len(c.held.restored) {
 		x = c.held.own.at(j - len(c.held.restored)).index

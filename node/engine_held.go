@@ -44,11 +44,16 @@ func (b *heldBuffer) front() *HeldMessage { return b.msg(0) }
 // dropAt removes the j-th held message: the head in O(1) (a restored head is skipped over, never
 // cleared: the slot is the committed state's), anything else after materialize.
 func (b *heldBuffer) dropAt(j int) {
-	if len(b.restored) == 0 {
+	switch {
+	case len(b.restored) > 0:
+		b.dropRestoredAt(j)
+	case j == 0: // fifo.dropAt(0) for heldEntry: the slot is zeroed in place, not by a copy
+		b.own.items[b.own.head] = heldEntry{}
+		b.own.head++
+		b.own.maybeCompact()
+	default:
 		b.own.dropAt(j)
-		return
 	}
-	b.dropRestoredAt(j)
 }
 
 // dropRestoredAt is dropAt while restored holds remain.
