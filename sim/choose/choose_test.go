@@ -125,3 +125,27 @@ func TestReplayErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayChooseAllocatesNothing: a replayed decision, answered from the recording or (once it
+// diverged) by the first enabled option, allocates nothing.
+func TestReplayChooseAllocatesNothing(t *testing.T) {
+	weights := []uint32{0, 3, 1}
+	r := NewReplay(make([]int, 1000)) // answer 0 names a zero weight: the first call diverges
+	r.Choose("first", weights)
+	if r.Err() == nil {
+		t.Fatal("answer 0 over a zero weight did not diverge")
+	}
+	answers := make([]int, 1000)
+	for i := range answers {
+		answers[i] = 1 + i%2
+	}
+	ok := NewReplay(answers)
+	for _, c := range []*Replay{r, ok} {
+		if n := testing.AllocsPerRun(100, func() { c.Choose("x", weights) }); n != 0 {
+			t.Fatalf("Replay.Choose allocates %.1f times per decision", n)
+		}
+	}
+	if ok.Err() != nil {
+		t.Fatalf("the recording diverged: %v", ok.Err())
+	}
+}

@@ -26,11 +26,15 @@ func NewReplay(choices []int) *Replay {
 // Choose returns the next recorded answer, or, once an error is recorded, the first non-zero
 // option (see the type comment).
 func (c *Replay) Choose(label string, weights []uint32) int {
-	return c.ChooseFrom(label, dense(weights))
+	return replayChoose(c, label, dense(weights))
 }
 
 // ChooseFrom is Choose over the list o stands for.
-func (c *Replay) ChooseFrom(label string, o Options) int {
+func (c *Replay) ChooseFrom(label string, o Options) int { return replayChoose(c, label, o) }
+
+// replayChoose is Choose and ChooseFrom, generic so that Choose's list is not boxed as an
+// Options, which would allocate at every decision.
+func replayChoose[O Options](c *Replay, label string, o O) int {
 	decision := c.next
 	if c.err == nil && decision >= len(c.choices) {
 		c.err = &ReplayError{Decision: decision, Label: label, Options: o.Len(),
@@ -90,7 +94,7 @@ func (e *ReplayError) Error() string {
 
 // firstNonZero returns the index of the first non-zero weight, panicking if there is none (a
 // caller bug: the Chooser contract promises one).
-func firstNonZero(label string, o Options) int {
+func firstNonZero[O Options](label string, o O) int {
 	if o.Total() == 0 {
 		panic("sim: Choose(" + label + "): every weight is zero")
 	}
