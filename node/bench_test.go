@@ -119,8 +119,8 @@ func benchGate(w int) (Causes, *SettledTable) {
 
 // benchGateMixed is benchGate's deliverable case for two senders taking turns: two lists of w
 // channels each, at a receiver of those 2w and 2w others interleaved with them, all settled above
-// the causes. Deciding the lists in turn finds every hint of the table set by the other list:
-// the cost of a hint's miss.
+// the causes. Deciding the lists in turn is a table gating many senders: no call's lookups
+// follow the last call's.
 func benchGateMixed(w int) ([2]Causes, *SettledTable) {
 	var lists [2]Causes
 	table := &SettledTable{}

@@ -57,66 +57,26 @@ func Decide(causes Causes, received ReceivedSet, settled SettledView) Verdict {
 }
 
 // Decide is Decide(causes, t, t) without the interfaces: the gate's entry point for a caller that
-// holds its views in a table. Each of the first hintWidth causes is first looked for in the slot
-// that the cause at the same position of the list found in the table's last call (its hint),
-// checked by a full key compare (an unused slot is all zero and never matches a cause, whose
-// channel is never the zero channel); only where that slot holds another channel is the cause
-// hashed and probed for (more probes only where keys collide), the hint following the probe to
-// where it stops. A caller deciding the same channel list again and again, as a receiver does
-// for one sender, so pays no hash; a caller alternating between lists pays a failed key compare
-// and hint stores per cause on top of the probe. Causes further down the list are probed for. A
-// decision costs the same whatever the table's width; the deliverable path calls nothing but
-// decideFrom for a list longer than hintWidth.
+// holds its views in a table. Each cause is one probe of the table's hash index (more only where
+// keys collide), so a decision costs the same whatever the table's width and whichever lists
+// came before; the deliverable path is one call, to a loop that calls nothing.
 //
-// Decide writes the hints, so it is a write to the table: calls on one table must not run
-// concurrently with each other, as with Receive, Settle and Drop.
+// Decide only reads the table: calls on one table may run concurrently with each other (not with
+// Receive, Settle or Drop).
 func (t *SettledTable) Decide(causes Causes) Verdict {
-	cs := causes.pairs
-	cs = cs[:len(cs):len(cs)] // the verdict's path reads the causes, never appends to them
-	slots := t.slots
-	if len(slots) == 0 {
-		return Verdict{} // nothing received: every cause is skipped
-	}
-	m := uint64(len(slots) - 1)
-	hint := t.hint[:min(len(cs), hintWidth)]
-causes:
-	for i, h := range hint {
-		c := &cs[i]
-		e := &slots[uint64(h)&m]
-		if e.ch != c.Channel {
-			for s := slotHash(&c.Channel); ; s++ {
-				hint[i] = uint32(s & m)
-				if e = &slots[s&m]; e.ch == c.Channel {
-					break
-				}
-				if !e.used {
-					continue causes // not received: never blocks
-				}
-			}
-		}
-		if c.Position > e.settled {
-			return t.blockedFrom(cs, i)
-		}
-	}
-	if len(cs) > hintWidth {
-		return t.decideFrom(cs, hintWidth)
+	if i := firstBlocked(t.slots, causes.pairs); i >= 0 {
+		return t.blockedFrom(causes.pairs, i)
 	}
 	return Verdict{}
 }
 
-// decideFrom is Decide for the causes from cs[i] on, each probed for without a hint.
-func (t *SettledTable) decideFrom(cs []Cause, i int) Verdict {
-	if b := firstBlocked(t.slots, cs[i:]); b >= 0 {
-		return t.blockedFrom(cs, i+b)
-	}
-	return Verdict{}
-}
-
-// firstBlocked returns the index of the first cause of cs blocked in slots (a table's index),
-// probed for, or −1 when every cause is satisfied or not received. It calls nothing.
+// firstBlocked returns the index of the first cause of cs blocked in slots (a table's index), or
+// −1 when every cause is satisfied or not received. It calls nothing. It compares a slot's key
+// before testing whether the slot is used, which is sound because a cause's channel is never the
+// zero channel (a decoded topic ID is never zero), the key of every unused slot.
 func firstBlocked(slots []settledEntry, cs []Cause) int {
 	if len(slots) == 0 {
-		return -1
+		return -1 // nothing received: every cause is skipped
 	}
 	m := uint64(len(slots) - 1)
 causes:
@@ -205,16 +165,13 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // SettledTable is a ReceivedSet and a SettledView in one value: the received channels, each with
 // its settled position once one is known. Decide and AppendBlockers recognise a *SettledTable
-// passed as both views and answer each cause with a look at one slot (the hint Decide keeps
-// for its position in the list) or one probe of its hash index, instead of two interface calls
-// and two searches per cause. Any other views take the general path.
+// passed as both views and answer each cause with one probe of its hash index instead of two
+// interface calls and two searches per cause. Any other views take the general path.
 //
 // The index is open addressing with linear probing over a power-of-two array of 32-byte slots,
-// at most half full, so a received channel costs 64 to 128 bytes; the hints are 64 bytes a
-// table. The hash is fixed (no seed): the table is as deterministic as the rest of the package,
-// and a key that collides costs probes, never a wrong answer. A hint is only ever a slot to look
-// at first: a stale one (the list changed, or a Drop or grow moved the entry) costs one key
-// compare, never a wrong answer.
+// at most half full, so a received channel costs 64 to 128 bytes. The hash is fixed (no seed):
+// the table is as deterministic as the rest of the package, and a key that collides costs
+// probes, never a wrong answer.
 //
 // The zero value receives nothing. Invariants: n slots are used; every used slot is reached from
 // its key's home slot (slotHash) by probing forward without crossing an unused slot;
@@ -222,12 +179,7 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 type SettledTable struct {
 	slots []settledEntry
 	n     int
-	hint  [hintWidth]uint32
 }
-
-// hintWidth is how many leading positions of a cause list have a hint in a SettledTable (each a
-// slot index, 4 bytes): the widths a receiver's senders name in practice.
-const hintWidth = 16
 
 // settledEntry is one slot: a received channel and its settled position, or unused (all zero).
 // Invariant: settled is −1 when known is false, so that the gate's test of a cause (whose
@@ -395,37 +347,32 @@ func sameTable(received ReceivedSet, settled SettledView) *SettledTable {
 
 // appendBlockersFrom appends to *dst the blocker of every blocked cause from causes[i] on.
 func (t *SettledTable) appendBlockersFrom(dst *[]Blocker, causes []Cause, i int) {
-	*dst = appendSlotBlockers(*dst, t.slots, &t.hint, causes, i)
+	*dst = appendSlotBlockers(*dst, t.slots, causes[i:])
 }
 
-// appendSlotBlockers appends to out the blocker of every blocked cause from causes[i] on, found
-// as Decide finds them (a hint checked, else a probe, the hint then moved), and returns the
-// extended slice. It takes the slots and the buffer as values rather than the table and a
-// pointer, so its walk keeps both in registers and stores nothing through memory but the
-// blockers and the hints that moved.
-func appendSlotBlockers(out []Blocker, slots []settledEntry, hint *[hintWidth]uint32, causes []Cause, i int) []Blocker {
+// appendSlotBlockers appends to out the blocker of every blocked cause, probing slots as
+// firstBlocked does, and returns the extended slice. It takes the slots and the buffer as values
+// rather than the table and a pointer, so its walk keeps both in registers and stores nothing
+// through memory but the blockers.
+func appendSlotBlockers(out []Blocker, slots []settledEntry, causes []Cause) []Blocker {
 	if len(slots) == 0 {
 		return out
 	}
 	m := uint64(len(slots) - 1)
-	for ; i < len(causes); i++ {
+causes:
+	for i := range causes {
 		c := &causes[i]
-		var e *settledEntry
-		if i < hintWidth {
-			e = &slots[uint64(hint[i])&m]
-		}
-		if e == nil || e.ch != c.Channel {
-			s := probe(slots, &c.Channel)
-			if s < 0 {
-				continue // not received: never blocks
+		for s := slotHash(&c.Channel); ; s++ {
+			e := &slots[s&m]
+			if e.ch == c.Channel {
+				if c.Position > e.settled {
+					out = appendBlocker(out, c, e.settled, e.known)
+				}
+				continue causes
 			}
-			if i < hintWidth {
-				hint[i] = uint32(s)
+			if !e.used {
+				continue causes // not received: never blocks
 			}
-			e = &slots[s]
-		}
-		if c.Position > e.settled {
-			out = appendBlocker(out, c, e.settled, e.known)
 		}
 	}
 	return out

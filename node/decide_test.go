@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/bits"
+	"reflect"
 	"slices"
 	"sort"
 	"testing"
@@ -336,13 +337,9 @@ func TestSettledTableNearKeys(t *testing.T) {
 // TestSettledTableMatchesModel drives a table with random Receive, Settle and Drop calls over a
 // pool that includes channels colliding in the hash, and after every call holds Len, Receives,
 // Settled and the gate to a map and to mergeWalk, the plain merge of sorted causes with the
-// sorted received channels; the invariants are checked after every call too. The gate is asked
-// about a list drawn anew, the last list again, or one of a few lists kept from the start
-// (alternating lists), so Decide meets its hints right, stale after a Drop or a grow, and set by
-// another list; the test fails if either kind of hint went unexercised.
+// sorted received channels; the invariants are checked after every call too.
 func TestSettledTableMatchesModel(t *testing.T) {
 	displacedRuns := 0
-	var hintsRight, hintsStale int
 	rapid.Check(t, func(t *rapid.T) {
 		pool := rapid.SliceOfNDistinct(genGateChannel(), 1, 10, func(c Channel) Channel { return c }).Draw(t, "pool")
 		for i, n := 0, rapid.IntRange(0, 12).Draw(t, "colliders"); i < n; i++ {
@@ -359,15 +356,6 @@ func TestSettledTableMatchesModel(t *testing.T) {
 			}
 		}
 		pick := rapid.SampledFrom(pool)
-		drawList := func(label string) Causes {
-			var causesIn []Cause
-			for _, c := range rapid.SliceOfN(pick, 0, 8).Draw(t, label) {
-				causesIn = append(causesIn, Cause{c, Offset(rapid.Int64Range(0, 6).Draw(t, "position"))})
-			}
-			return CausesOf(causesIn...)
-		}
-		kept := []Causes{drawList("kept list"), drawList("kept list")}
-		var causes Causes
 		var tab SettledTable
 		received, settled := map[Channel]bool{}, map[Channel]Offset{}
 		displacedSeen := false
@@ -403,15 +391,11 @@ func TestSettledTableMatchesModel(t *testing.T) {
 					t.Fatalf("step %d: %v: Receives %v, Settled %d,%v; want %v, %d,%v", step, c, tab.Receives(c), p, known, received[c], wp, wk)
 				}
 			}
-			switch rapid.IntRange(0, 3).Draw(t, "list") {
-			case 0:
-				causes = drawList("causes")
-			case 1: // the last list again
-			default:
-				causes = rapid.SampledFrom(kept).Draw(t, "kept")
+			var causesIn []Cause
+			for _, c := range rapid.SliceOfN(pick, 0, 8).Draw(t, "causes") {
+				causesIn = append(causesIn, Cause{c, Offset(rapid.Int64Range(0, 6).Draw(t, "position"))})
 			}
-			right, stale := tab.hintsOf(causes)
-			hintsRight, hintsStale = hintsRight+right, hintsStale+stale
+			causes := CausesOf(causesIn...)
 			want := mergeWalk(causes.pairs, received, settled)
 			if naive := naiveDecide(causes.pairs, received, settled); !slices.Equal(want, naive) {
 				t.Fatalf("mergeWalk %v, naive model %v", want, naive)
@@ -430,33 +414,13 @@ func TestSettledTableMatchesModel(t *testing.T) {
 	if displacedRuns == 0 {
 		t.Fatal("no run displaced an entry from its home slot: the probe runs went untested")
 	}
-	if hintsRight == 0 || hintsStale == 0 {
-		t.Fatalf("hints right %d times, stale %d times: both must be exercised", hintsRight, hintsStale)
-	}
 }
 
-// hintsOf counts, among the received channels of causes that have a hint, those whose hint names
-// their slot and those whose hint names another slot.
-func (t *SettledTable) hintsOf(causes Causes) (right, stale int) {
-	for i, c := range causes.pairs {
-		s := t.find(&c.Channel)
-		if i >= hintWidth || s < 0 {
-			continue
-		}
-		if uint64(t.hint[i])&uint64(len(t.slots)-1) == uint64(s) {
-			right++
-		} else {
-			stale++
-		}
-	}
-	return right, stale
-}
-
-// TestSettledTableStaleHints decides one list, then moves its channels' slots under its hints
-// (a Drop that shifts a probe run back, a grow that places every entry again, a channel dropped
-// and received again elsewhere), and checks each later decision against the merge walk, and
-// that the hints were stale before the decision and right after it.
-func TestSettledTableStaleHints(t *testing.T) {
+// TestSettledTableGateAfterMoves moves a list's channels to other slots between decisions (a Drop
+// that shifts a probe run back, a grow that places every entry again, a channel dropped and
+// received again elsewhere) and checks Decide and AppendBlockers against the merge walk after
+// each move.
+func TestSettledTableGateAfterMoves(t *testing.T) {
 	var tab SettledTable
 	received, settled := map[Channel]bool{}, map[Channel]Offset{}
 	settle := func(ch Channel, pos Offset) {
@@ -476,44 +440,50 @@ func TestSettledTableStaleHints(t *testing.T) {
 	settle(a, 10)
 	settle(b, 3)
 	causes := CausesOf(Cause{a, 5}, Cause{b, 5}, Cause{fxChannel(7, 0), 1})
-	steps := 0
-	decide := func(step string, wantStale bool) {
+	decide := func(step string) {
 		t.Helper()
-		if _, stale := tab.hintsOf(causes); (stale > 0) != wantStale {
-			t.Fatalf("%s: %d stale hints before the decision, want stale %v", step, stale, wantStale)
-		}
 		want := mergeWalk(causes.pairs, received, settled)
-		calls := []func() (string, []Blocker){
-			func() (string, []Blocker) { return "Decide", tab.Decide(causes).Blockers },
-			func() (string, []Blocker) { return "AppendBlockers", AppendBlockers(nil, causes, &tab, &tab) },
+		if got := tab.Decide(causes).Blockers; !slices.Equal(got, want) {
+			t.Fatalf("%s: Decide = %v, merge walk = %v", step, got, want)
 		}
-		if steps++; steps%2 == 0 {
-			calls[0], calls[1] = calls[1], calls[0] // each moves the hints on its own
-		}
-		for _, call := range calls {
-			if name, got := call(); !slices.Equal(got, want) {
-				t.Fatalf("%s: %s = %v, merge walk = %v", step, name, got, want)
-			} else if _, stale := tab.hintsOf(causes); stale > 0 {
-				t.Fatalf("%s: %d stale hints after %s", step, stale, name)
-			}
+		if got := AppendBlockers(nil, causes, &tab, &tab); !slices.Equal(got, want) {
+			t.Fatalf("%s: AppendBlockers = %v, merge walk = %v", step, got, want)
 		}
 		if err := tab.check(); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
 	}
-	decide("first", true)
-	decide("again", false)
+	decide("first")
 	drop(base) // a and b shift back one slot each
-	decide("after a Drop", true)
+	decide("after a Drop")
 	for i := range 20 { // the table grows twice: every entry is placed again
 		settle(fxChannel(100+i, 0), 1)
 	}
-	decide("after a grow", true)
+	decide("after a grow")
 	drop(a)
 	settle(a, 4) // back, in another slot: now blocked at settled 4
-	decide("after a channel came back elsewhere", true)
+	decide("after a channel came back elsewhere")
 	drop(b) // a, placed after b in their home's run, shifts back
-	decide("after b went", true)
+	decide("after b went")
+}
+
+// TestSettledTableDecideOnlyReads decides lists that take turns, deliverable and blocked, and
+// through AppendBlockers too, and checks that the table, every field and every slot, is as it
+// was: Decide is a read, so a receiver may gate several senders at once on one table.
+func TestSettledTableDecideOnlyReads(t *testing.T) {
+	lists, tab := benchGateMixed(4)
+	blocked := CausesOf(Cause{lists[0].pairs[0].Channel, 1 << 40}, Cause{fxChannel(999, 0), 1})
+	before := *tab
+	before.slots = slices.Clone(tab.slots)
+	for range 3 {
+		for _, causes := range []Causes{lists[0], lists[1], blocked} {
+			tab.Decide(causes)
+			AppendBlockers(nil, causes, tab, tab)
+			if !reflect.DeepEqual(*tab, before) {
+				t.Fatalf("deciding %v changed the table", causes)
+			}
+		}
+	}
 }
 
 // TestSettledTableSequentialIDsProbeLittle fills tables with topic IDs that count up in their
