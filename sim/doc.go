@@ -15,7 +15,7 @@
 //
 // A run is a pure function of its scenario, its settings and its choices: every schedule and
 // fault decision goes through one Chooser (package choose), durations, topic IDs and payload
-// bytes come from separate streams derived from the seed (world.Streams), and nothing on the
+// bytes come from separate streams derived from the seed, and nothing on the
 // deterministic path reads the wall clock, iterates a map in an order that matters or starts a
 // goroutine.
 package sim

@@ -22,10 +22,6 @@ type ExploreResult = explore.Result
 // ExploreViolation is one violation an exploration found and a path to it (explore.Violation).
 type ExploreViolation = explore.Violation
 
-// ExploreRestart names the clean restart a RESTART_INVISIBILITY violation found in an
-// exploration inserted (explore.Restart).
-type ExploreRestart = explore.Restart
-
 // MaxSplitDepth bounds the split depth of a sharded exploration.
 const MaxSplitDepth = explore.MaxSplitDepth
 

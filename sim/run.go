@@ -16,9 +16,8 @@ type RunOptions = world.RunOptions
 // when given), then the liveness phase (faults off; every process started, fed, drained and
 // committed until nothing moves, at most set.LivenessStepsMax actions; skipped when that is 0),
 // then the end-of-run checks, and, when set.RestartCheck asks for it and the run passed, the
-// restart check (the script once more with a clean restart inserted; not with opts.Streams
-// given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock
-// reaches the result. The run is package world's (world.Run).
+// restart check (the script once more with a clean restart inserted). It is deterministic: no map
+// order, goroutine or wall clock reaches the result. The run is package world's (world.Run).
 func Run(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *spec.Result {
 	return world.Run(scn, set, ch, opts)
 }

@@ -3,8 +3,8 @@ package choose
 import "math/rand/v2"
 
 // chooserStream is the PCG stream constant of the schedule chooser ("choose" in ASCII). The
-// durations, IDs and payload streams (NewStreams) and the swarm settings use other constants, so
-// the schedule never shares a sequence with them.
+// world's data streams (durations, topic IDs, payloads, corruptions) and the swarm settings use
+// other constants, so the schedule never shares a sequence with them.
 const chooserStream = 0x63686f6f7365
 
 // Random answers every decision with a weighted draw from a math/rand/v2 PCG seeded from

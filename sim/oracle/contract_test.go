@@ -14,9 +14,9 @@ import (
 )
 
 // The oracle observes; it does not share. Its checkers judge from the events the world hands it
-// and from its own state: the package cannot see the world (it does not import package sim, nor
-// anything of the simulator but the vocabulary, its own sub-packages and the channel index), and
-// it names none of the things a host or a world holds — an engine, the substrate's model — so a
+// and from its own state: the package cannot see the world (it does not import package sim or
+// sim/world, nor anything of the simulator but the vocabulary, its own sub-packages and the
+// channel index), and it names none of the things a host or a world holds — an engine, the substrate's model — so a
 // checker that wanted to read host state would need an event to carry it.
 
 // mayImport are the module's packages the oracle may import.
@@ -106,16 +106,16 @@ func TestOracleSeesNoHostBites(t *testing.T) {
 
 import (
 	"github.com/parsleysim/parsleysim/node"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/world"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
-func (o *Oracle) checkPeeks(e *node.Engine, m *substrate.Model) bool { return sim.Peek(e, m) }
+func (o *Oracle) checkPeeks(e *node.Engine, m *substrate.Model) bool { return world.Peek(e, m) }
 `
 	sources := packageSources(t)
 	sources["check_peeks.go"] = src
 	got := hostUses(t, sources)
-	want := []string{"imports github.com/parsleysim/parsleysim/sim", "uses node.Engine", "uses substrate.Model"}
+	want := []string{"imports github.com/parsleysim/parsleysim/sim/world", "uses node.Engine", "uses substrate.Model"}
 	for _, w := range want {
 		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "check_peeks.go") && strings.HasSuffix(s, ": "+w) }) {
 			t.Errorf("check_peeks.go's %q was not reported (got %q)", w, got)

@@ -19,40 +19,40 @@
 // The measurements that chose each rule and its weights are in results/heuristics.md.
 // TestShapesTable keeps the table and the code in step.
 //
-//	rule                     file                            shape
-//	swarmKinds               sim/swarm/swarm.go              each seed switches on its own subset of fault classes
-//	scaleFailClosed          sim/swarm/swarm.go              faults that stop receivers for good come about once a run
-//	drawFaultSchedule        sim/swarm/swarm.go              each fail-closed fault is due once, late in the safety phase
-//	stampWhereDeleted        sim/swarm/swarm.go              a seed that deletes topics produces stamped records to hold
-//	rewindStopWeight         sim/swarm/swarm.go              a seed that rewinds has a way to stop a process
-//	holdPauseSteps           sim/swarm/swarm.go              swarm runs pause feeding a held message's cause
-//	lastCall                 sim/world/world_schedule.go     every fault class a seed switches on fires before the end
-//	dueFailClosed            sim/world/world_schedule.go     a due fail-closed fault fires at a target that shows something
-//	dueEarlyKinds            sim/world/world_schedule.go     a recreation comes due early while receivers still run
-//	deletionDueEarly         sim/world/world_doomed.go       a deletion comes due early at an aged blocked head
-//	removeHeldChannelsLate   sim/world/world_schedule.go     a redeclaration removes a channel with holds, once, late
-//	redeclareProcWeight      sim/world/world_targets.go      the redeclared process holds on a removable channel
-//	redeclareWeight          sim/world/world_targets.go      the redeclared topic is one the process holds on
-//	doomed                   sim/world/world_doomed.go       faults spare processes an earlier fault already stops
-//	heldOnDead               sim/world/world_doomed.go       a survivor holding on a dead channel is left running
-//	deletionOnlyHeld         sim/world/world_deletion_only.go      the deletion quarry: a topic kept for its deletion
-//	externalWeight           sim/world/world_targets.go      produce and topic faults aim at receivers that meet them
-//	partitionWeight          sim/world/world_targets.go      the same aim at partition grain
-//	truncationWeight         sim/world/world_targets.go      truncations aim at channels running receivers have not read
-//	truncationOffsetWeight   sim/world/world_targets.go      a truncation passes one receiver's position, not several
-//	TargetUndisturbed        sim/swarm/targets.go            fail-closed faults spread over the topology
-//	TargetUnreadCorrupt      sim/swarm/targets.go            a topic change spares a corrupt record still to be read
-//	truncationCandidates     sim/world/world_faults.go       truncation offsets sit at receivers' positions and held heads
-//	drawCorruption           sim/world/world_produce.go      a due corrupt-header fault writes a header no engine may decode
-//	crashInsideCommit        sim/world/host_commit.go        a seeded share of crashes lands inside a commit
-//	rewindProcWeight         sim/world/world_targets.go      a rewind targets a process that can start again
-//	rewindChannelWeight      sim/world/world_targets.go      a rewind re-feeds records
-//	rewindCandidates         sim/world/world_faults.go       rewind offsets land on records, not markers
-//	lagChannel               sim/world/world_actions.go      one channel of each receiver lags, so records wait for causes
-//	feedPaused               sim/world/world_shapes.go       a held message's cause is not fed for a while
-//	heldCauseLast            sim/world/world_actions.go      a held message's cause is fed last
-//	waitingRecordBoost       sim/world/world_actions.go      a record that will be held is fed first
-//	chooseObserved           sim/world/world_actions.go      a stamped record names a record its receivers have not been fed
+//	rule                     file                              shape
+//	swarmKinds               sim/swarm/swarm.go                each seed switches on its own subset of fault classes
+//	scaleFailClosed          sim/swarm/swarm.go                faults that stop receivers for good come about once a run
+//	drawFaultSchedule        sim/swarm/swarm.go                each fail-closed fault is due once, late in the safety phase
+//	stampWhereDeleted        sim/swarm/swarm.go                a seed that deletes topics produces stamped records to hold
+//	rewindStopWeight         sim/swarm/swarm.go                a seed that rewinds has a way to stop a process
+//	holdPauseSteps           sim/swarm/swarm.go                swarm runs pause feeding a held message's cause
+//	lastCall                 sim/world/world_schedule.go       every fault class a seed switches on fires before the end
+//	dueFailClosed            sim/world/world_schedule.go       a due fail-closed fault fires at a target that shows something
+//	dueEarlyKinds            sim/world/world_schedule.go       a recreation comes due early while receivers still run
+//	deletionDueEarly         sim/world/world_doomed.go         a deletion comes due early at an aged blocked head
+//	removeHeldChannelsLate   sim/world/world_schedule.go       a redeclaration removes a channel with holds, once, late
+//	redeclareProcWeight      sim/world/world_targets.go        the redeclared process holds on a removable channel
+//	redeclareWeight          sim/world/world_targets.go        the redeclared topic is one the process holds on
+//	doomed                   sim/world/world_doomed.go         faults spare processes an earlier fault already stops
+//	heldOnDead               sim/world/world_doomed.go         a survivor holding on a dead channel is left running
+//	deletionOnlyHeld         sim/world/world_deletion_only.go  the deletion quarry: a topic kept for its deletion
+//	externalWeight           sim/world/world_targets.go        produce and topic faults aim at receivers that meet them
+//	partitionWeight          sim/world/world_targets.go        the same aim at partition grain
+//	truncationWeight         sim/world/world_targets.go        truncations aim at channels running receivers have not read
+//	truncationOffsetWeight   sim/world/world_targets.go        a truncation passes one receiver's position, not several
+//	TargetUndisturbed        sim/swarm/targets.go              fail-closed faults spread over the topology
+//	TargetUnreadCorrupt      sim/swarm/targets.go              a topic change spares a corrupt record still to be read
+//	truncationCandidates     sim/world/world_faults.go         truncation offsets sit at receivers' positions and held heads
+//	drawCorruption           sim/world/world_produce.go        a due corrupt-header fault writes a header no engine may decode
+//	crashInsideCommit        sim/world/host_commit.go          a seeded share of crashes lands inside a commit
+//	rewindProcWeight         sim/world/world_targets.go        a rewind targets a process that can start again
+//	rewindChannelWeight      sim/world/world_targets.go        a rewind re-feeds records
+//	rewindCandidates         sim/world/world_faults.go         rewind offsets land on records, not markers
+//	lagChannel               sim/world/world_actions.go        one channel of each receiver lags, so records wait for causes
+//	feedPaused               sim/world/world_shapes.go         a held message's cause is not fed for a while
+//	heldCauseLast            sim/world/world_actions.go        a held message's cause is fed last
+//	waitingRecordBoost       sim/world/world_actions.go        a record that will be held is fed first
+//	chooseObserved           sim/world/world_actions.go        a stamped record names a record its receivers have not been fed
 //
 // The random topology's own shapes (how many external topics, how many readers each, the deletion
 // quarry's silent reader) are rules of package scenarios (random_topology.go, random_quarry.go).

@@ -9,7 +9,8 @@ import (
 )
 
 // swarmStream is the PCG stream constant of settings expansion ("swarm" in ASCII), distinct from
-// the schedule chooser's and NewStreams', so settings never share a sequence with the run.
+// the schedule chooser's and the world's data streams', so settings never share a sequence with
+// the run.
 const swarmStream = 0x737761726d
 
 // Default step budgets. The safety phase of a default run is 250–500 actions (the size of the

@@ -282,8 +282,8 @@ func TestEveryCriterionHasAGuard(t *testing.T) {
 	}
 }
 
-// declaredCriteria parses every non-test Go file under this directory for constants of type
-// Criterion (or pkg.Criterion) and returns their values, sorted.
+// declaredCriteria parses every non-test Go file under sim/ (the parent directory) for constants
+// of type Criterion (or pkg.Criterion) and returns their values, sorted.
 func declaredCriteria(t *testing.T) []spec.Criterion {
 	t.Helper()
 	var out []spec.Criterion

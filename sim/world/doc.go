@@ -26,7 +26,7 @@
 //
 // A run is a pure function of its scenario, its settings and its choices. Every schedule and fault
 // decision goes through one Chooser; durations, topic IDs and payload bytes come from separate
-// streams derived from the seed (Streams), so they neither multiply the explorer's branches nor
+// streams derived from the seed (streams.go), so they neither multiply the explorer's branches nor
 // shift when a new kind of choice is added. Nothing in this package reads the wall clock, iterates
 // a map in an order that matters, or starts a goroutine on the deterministic path.
 //
@@ -43,7 +43,7 @@
 // which *World implements (explore_seam.go): cloning (world_clone*.go, copy-on-write), the steps,
 // the recorded script, the violations, the end of a run.
 //
-// What it exports, and why: the run (Run, RunObserved with its Observer, RunOptions, Streams,
+// What it exports, and why: the run (Run, RunObserved with its Observer, RunOptions,
 // CheckRestartInvisibility, which package sim serves), the exploration's configuration
 // (ExploreOptions, ExploreConfig, ExploreSettings, which sim's explorer entry points hand to
 // package explore), World as explore.World, and what an observer reads of a world

@@ -75,7 +75,7 @@ func ExploreConfig(scn *spec.Scenario, opts ExploreOptions) explore.Config {
 	cfg := explore.Config{
 		Root: func() (explore.World, *rand.PCG) {
 			streams, ids := exploreStreams(set.Seed)
-			ro := &RunOptions{Sabotage: opts.Sabotage, HostSabotage: opts.HostSabotage, Streams: streams,
+			ro := &RunOptions{Sabotage: opts.Sabotage, HostSabotage: opts.HostSabotage, streams: streams,
 				RecordScript: true, explored: true, hooks: opts.hooks, Disabled: opts.Disabled}
 			s := set
 			return newExploredWorld(scn, &s, ro), ids
@@ -141,7 +141,7 @@ const exploreStepMicros = 100
 // two by Lemire's method, which rejects a word w whose low product w*n mod 2^64 falls below
 // 2^64 mod n and draws again, so an all-zero source made IntN(3) (an aborted transaction's record
 // count) loop forever. constWord*n < 2^64 for every n below 2^24, so the draw is 0 and never
-// rejected, and its low 40 bits (the bytes world.payload takes) are zero, as 0's were.
+// rejected, and its low 40 bits (the bytes World.payload takes) are zero, as 0's were.
 type constSource struct{}
 
 // constWord is every word constSource returns (see there).
@@ -151,8 +151,8 @@ func (constSource) Uint64() uint64 { return constWord }
 
 // exploreStreams returns the data streams of an exploration, and the ID stream's PCG (cloned with
 // every world). An explored corrupt produce draws nothing from its stream (drawCorruption).
-func exploreStreams(seed uint64) (Streams, *rand.PCG) {
+func exploreStreams(seed uint64) (dataStreams, *rand.PCG) {
 	ids := rand.NewPCG(seed, idsStream)
-	return Streams{Durations: rand.New(constSource{}), IDs: rand.New(ids), Payloads: rand.New(constSource{}),
+	return dataStreams{Durations: rand.New(constSource{}), IDs: rand.New(ids), Payloads: rand.New(constSource{}),
 		Corruptions: rand.New(constSource{})}, ids
 }

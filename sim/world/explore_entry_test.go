@@ -5,8 +5,8 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// exploreScope, shortestViolation and replayPath are package sim's entry points of the search,
-// for this package's tests, which set options (the test hooks) that package sim cannot.
+// exploreScope, shortestViolation and replayPath mirror sim's Explore, ShortestViolation and
+// ReplayPath for this package's tests, which set options (the test hooks) that package sim cannot.
 
 func exploreScope(scn *spec.Scenario, opts ExploreOptions) explore.Result {
 	if err := scn.Validate(); err != nil {

@@ -116,16 +116,29 @@ func (w *World) TakeScript(dst []spec.ScriptedAction) []spec.ScriptedAction {
 	return dst
 }
 
-// Violations, Settings, SetSettings, Result, Processes, Restartable, Restart and ProcessName
-// implement explore.World (see there); Processes and ProcessName also serve an Observer.
-func (w *World) Violations() []spec.Violation    { return w.or.Violations() }
-func (w *World) Settings() *swarm.Settings       { return w.set }
+// Violations implements explore.World: the violations the oracle found so far.
+func (w *World) Violations() []spec.Violation { return w.or.Violations() }
+
+// Settings implements explore.World: the run's settings.
+func (w *World) Settings() *swarm.Settings { return w.set }
+
+// SetSettings implements explore.World: the settings the rest of the run uses.
 func (w *World) SetSettings(set *swarm.Settings) { w.set = set }
-func (w *World) Result() *spec.Result            { return w.result() }
-func (w *World) Processes() int                  { return len(w.procs) }
-func (w *World) Restartable(i int) bool          { return restartable(w.procs[i]) }
-func (w *World) Restart(i int)                   { w.cleanRestart(w.procs[i]) }
-func (w *World) ProcessName(i int) string        { return w.procs[i].spec.Name }
+
+// Result implements explore.World: the run's result as it stands.
+func (w *World) Result() *spec.Result { return w.result() }
+
+// Processes implements explore.World, and serves an Observer: the number of processes.
+func (w *World) Processes() int { return len(w.procs) }
+
+// Restartable implements explore.World: whether process i can take a clean restart now.
+func (w *World) Restartable(i int) bool { return restartable(w.procs[i]) }
+
+// Restart implements explore.World: a clean restart of process i.
+func (w *World) Restart(i int) { w.cleanRestart(w.procs[i]) }
+
+// ProcessName implements explore.World, and serves an Observer: process i's scenario name.
+func (w *World) ProcessName(i int) string { return w.procs[i].spec.Name }
 
 // Finish implements explore.World: the liveness phase and the end-of-run checks, after telling
 // the test hooks of a state the search ends.

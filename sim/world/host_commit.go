@@ -21,7 +21,7 @@ import (
 //
 // A crash can land after any call of the sequence (ActCommitCrash: between two calls, or after the
 // last and before the host's own bookkeeping), and a superseded execution (a zombie) runs the same
-// sequence with its own read positions, emissions and fenced producer (world.zombie). What is
+// sequence with its own read positions, emissions and fenced producer (World.zombie). What is
 // judged is what reached the substrate and the state store, never what the host says it did:
 //   - the oracle takes the step as committed when its transaction commits (stepCommitted, the
 //     durable point), and the reference node commits its own state there;

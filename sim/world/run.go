@@ -12,12 +12,10 @@ import (
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
-// RunOptions are the parts of a run that are not settings: sabotage, the data streams and the
-// trace sinks.
+// RunOptions are the parts of a run that are not settings: sabotage and the trace sinks.
 type RunOptions struct {
 	Sabotage     node.Sabotage     // engine sabotage (zero = honest)
 	HostSabotage spec.HostSabotage // host sabotage (zero = honest)
-	Streams      Streams           // if zero, NewStreams(set.Seed)
 	Sinks        []trace.Sink      // every event goes to each, in order
 	// RecordScript makes Result.Script the safety phase's actions as a script: the same run
 	// replayed as Scenario.Script, robust to actions being removed or inserted.
@@ -30,10 +28,12 @@ type RunOptions struct {
 	// Substrate, when not nil, makes each world's Kafka from its topic IDs and step (nil: the model).
 	Substrate func(ids func() substrate.TopicID, step func() int) substrate.Substrate
 
-	hooks *testHooks
+	// streams are the data streams (zero: newDataStreams(set.Seed)); only the explorer sets them.
+	streams dataStreams
+	hooks   *testHooks
 	// explored says the world is a state of an exploration, which the explorer clones and
 	// hashes: every engine journals its calls (world_clone_engine.go) and the scheduling
-	// heuristics skip their weighing (world.explored). Only the explorer sets it.
+	// heuristics skip their weighing (World.explored). Only the explorer sets it.
 	explored bool
 	restart  *restartPoint
 }
@@ -46,8 +46,8 @@ func (o *RunOptions) reports(c spec.Criterion) bool { return !slices.Contains(o.
 // liveness phase (faults off; every process started, fed, drained and committed until nothing
 // moves, at most set.LivenessStepsMax actions; skipped when that is 0), then the end-of-run
 // checks, and, when set.RestartCheck asks for it and the run passed, the restart check
-// (check_restart.go: the script once more with a clean restart inserted; not with opts.Streams
-// given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
+// (check_restart.go: the script once more with a clean restart inserted; not with
+// data streams given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
 func Run(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *spec.Result {
 	return RunObserved(scn, set, ch, opts, nil)
 }
@@ -59,7 +59,7 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 	if err := scn.Validate(); err != nil {
 		panic("world: " + err.Error())
 	}
-	check := set.RestartCheck.On && opts.restart == nil && opts.Streams.isZero() && opts.reports(spec.CritRestartInvisibility)
+	check := set.RestartCheck.On && opts.restart == nil && opts.streams.isZero() && opts.reports(spec.CritRestartInvisibility)
 	caller := opts
 	if check {
 		opts.RecordScript = true
@@ -77,7 +77,7 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 }
 
 // The run skeleton: startAll, the safety phase (a script, the scheduler's steps, or an
-// exploration's), finish. Run and RunObserved run it whole (world.runObserved); an exploration
+// exploration's), finish. Run and RunObserved run it whole (World.runObserved); an exploration
 // starts its root with startAll and ends terminal states and replayed paths with finish.
 
 // Observer is told of a run's progress, so that it can read the world between actions (package
@@ -88,9 +88,6 @@ type Observer interface {
 	Scripted(w *World, i int)
 	Finished(w *World, res *spec.Result)
 }
-
-// run executes the phases of a run and returns its result.
-func (w *World) run() *spec.Result { return w.runObserved(nil) }
 
 // runObserved executes the phases of a run, observed by obs when not nil, and returns its result.
 func (w *World) runObserved(obs Observer) *spec.Result {

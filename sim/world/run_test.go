@@ -10,6 +10,10 @@ import (
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
+// run executes the phases of a run, unobserved, and returns its result: a test's run of a world
+// it built or tampered with itself.
+func (w *World) run() *spec.Result { return w.runObserved(nil) }
+
 // TestRunDeterministic: the same seed gives the same event sequence, result and choices; another
 // seed gives another run.
 func TestRunDeterministic(t *testing.T) {

@@ -15,18 +15,18 @@ const (
 	corruptionsStream = 0x636f7272
 )
 
-// Streams are the run's data streams: virtual durations, topic IDs, payload bytes and corrupt
+// dataStreams are the run's data streams: virtual durations, topic IDs, payload bytes and corrupt
 // headers. They are separate from the Chooser so that they neither multiply an explorer's
 // branches nor shift when a new kind of choice is added; corruptions have their own so that a
 // recorded script, which carries the headers it drew, replays without drawing them and leaves
 // the payloads after them where they were.
-type Streams struct {
+type dataStreams struct {
 	Durations, IDs, Payloads, Corruptions *rand.Rand
 }
 
-// NewStreams derives the four data streams from a run seed (math/rand/v2 PCG).
-func NewStreams(seed uint64) Streams {
-	return Streams{
+// newDataStreams derives the four data streams from a run seed (math/rand/v2 PCG).
+func newDataStreams(seed uint64) dataStreams {
+	return dataStreams{
 		Durations:   rand.New(rand.NewPCG(seed, durationsStream)),
 		IDs:         rand.New(rand.NewPCG(seed, idsStream)),
 		Payloads:    rand.New(rand.NewPCG(seed, payloadsStream)),
@@ -35,12 +35,12 @@ func NewStreams(seed uint64) Streams {
 }
 
 // isZero reports whether no stream was given.
-func (s Streams) isZero() bool {
+func (s dataStreams) isZero() bool {
 	return s.Durations == nil && s.IDs == nil && s.Payloads == nil && s.Corruptions == nil
 }
 
 // topicIDs adapts the IDs stream to the substrate's topic ID source.
-func (s Streams) topicIDs() func() substrate.TopicID {
+func (s dataStreams) topicIDs() func() substrate.TopicID {
 	return func() substrate.TopicID {
 		var id substrate.TopicID
 		for i := 0; i < 16; i += 8 {

@@ -18,7 +18,7 @@ import (
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
-// world is one run's simulated universe: the substrate model, the topics and their incarnations,
+// World is one run's simulated universe: the substrate model, the topics and their incarnations,
 // the processes with their hosts and engines, the oracle (its model of the world, with the
 // message table and every channel's shadow log, its view of each process, the violations it
 // found), the clock and the stats.
@@ -34,7 +34,7 @@ type World struct {
 	// sub is the world's Kafka; model is sub when that is the model (else nil), for the model's own calls.
 	sub     substrate.Substrate
 	model   *substrate.Model
-	streams Streams
+	streams dataStreams
 	clock   vclock.Clock
 	budget  int // metadata budget handed to every engine (0 = node default)
 
@@ -81,7 +81,7 @@ type World struct {
 	readers, declarers, topicIncs chanindex.Sets
 	script                        []spec.ScriptedAction
 	// idsPCG is a cloned world's own copy of the ID stream, drawn through idsRand and idsFn, which
-	// point at it (world.bindIDs); unset in a world that was never cloned into.
+	// point at it (World.bindIDs); unset in a world that was never cloned into.
 	idsPCG  rand.PCG
 	idsRand *rand.Rand
 	idsFn   func() substrate.TopicID
@@ -145,9 +145,9 @@ type channel struct {
 // newWorld builds the world of a scenario: the model with every topic created (incarnation 0 of
 // each), retention set on external topics, and one host per process.
 func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *RunOptions) *World {
-	streams := opts.Streams
+	streams := opts.streams
 	if streams.isZero() {
-		streams = NewStreams(set.Seed)
+		streams = newDataStreams(set.Seed)
 	}
 	w := &World{
 		scn: scn, set: set, opts: opts, streams: streams,

@@ -75,7 +75,7 @@ func (w *World) cloneInto(into *World, ids *rand.PCG, ch choose.Chooser) *World 
 	return c
 }
 
-// shareRefusals makes c's refusal counts (a copy of w's, world.cloneInto) share w's map
+// shareRefusals makes c's refusal counts (a copy of w's, World.cloneInto) share w's map
 // copy-on-write: a transition rarely refuses, so most clones never copy it.
 func (w *World) shareRefusals(c *World) {
 	c.stats.Refusals = w.stats.Refusals
@@ -111,7 +111,7 @@ func (c *World) bindIDs(old *worldStorage, ids *rand.PCG) {
 	c.idsRand, c.idsFn = old.idsRand, old.idsFn
 	if c.idsRand == nil {
 		c.idsRand = rand.New(&c.idsPCG)
-		c.idsFn = Streams{IDs: c.idsRand}.topicIDs()
+		c.idsFn = dataStreams{IDs: c.idsRand}.topicIDs()
 	}
 	c.streams.IDs = c.idsRand
 }
@@ -139,7 +139,7 @@ type procShare struct {
 }
 
 // cloneInto copies p's shell into world w, into the storage of c when not nil (a process shell of
-// a world the explorer is done with: world.cloneInto): every field of the struct, with the deep
+// a world the explorer is done with: World.cloneInto): every field of the struct, with the deep
 // state shared (procShare) until own. A transition changes at most the processes it acts on, so
 // most processes of a clone are never deep-copied.
 func (p *proc) cloneInto(c *proc, w *World) *proc {
@@ -180,7 +180,7 @@ func (p *proc) cloneInto(c *proc, w *World) *proc {
 
 // own prepares p for a change: it forgets p's cached hash and, if p's deep state is shared with
 // another world's process, copies it. Every action calls it on each process it may change before
-// changing it (world.do, livenessPhase).
+// changing it (World.do, livenessPhase).
 func (p *proc) own() {
 	p.share.hashedBy, p.share.freeBy = nil, nil
 	p.w.targets.Stale(p.idx)
@@ -204,7 +204,7 @@ func (p *proc) storage() *procStore {
 }
 
 // procStore is the storage a process shell's own copies its state into: allocated the first time
-// and reused whenever the shell is recycled (world.cloneInto) — by then the world it belonged to
+// and reused whenever the shell is recycled (World.cloneInto) — by then the world it belonged to
 // and every world that shared its storage are released, so nothing reads it any more.
 type procStore struct {
 	pcs    chanindex.Index[pcState]

@@ -66,7 +66,7 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 }
 
 // TestRecycledWorldsExploreAlike explores scopes, the explorer recycling the worlds it is done
-// with (world.cloneInto into a released world), and checks that it reaches exactly the states
+// with (World.cloneInto into a released world), and checks that it reaches exactly the states
 // the exploration of the same scopes reaches when no world reuses a released one (unreduced,
 // both), and reduced only states that one reaches: a world recycled while something still read
 // it would change a state's hash.
