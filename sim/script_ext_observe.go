@@ -172,25 +172,29 @@ type CauseView struct {
 // snapshotting the world after each scripted action.
 func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Observed {
 	ob := &Observed{actions: len(scn.Script)}
-	world.RunObserved(scn, set, ch, opts, ob)
+	world.RunObserved(scn, set, ch, opts, observer{ob})
 	return ob
 }
 
+// observer is the world.Observer that fills an Observed: unexported, so a caller handed the
+// Observed cannot write into it through the Observer's methods, and sim's API names no world.
+type observer struct{ ob *Observed }
+
 // Started implements world.Observer: the first snapshot.
-func (ob *Observed) Started(w *world.World) {
-	ob.views, ob.obs = make([][]viewAt, w.Processes()), make([]deliveryObserver, w.Processes())
-	ob.snapshot(w, -1)
+func (o observer) Started(w *world.World) {
+	o.ob.views, o.ob.obs = make([][]viewAt, w.Processes()), make([]deliveryObserver, w.Processes())
+	o.ob.snapshot(w, -1)
 }
 
 // Scripted implements world.Observer: the snapshot after script action i.
-func (ob *Observed) Scripted(w *world.World, i int) { ob.snapshot(w, i) }
+func (o observer) Scripted(w *world.World, i int) { o.ob.snapshot(w, i) }
 
 // Finished implements world.Observer: the result, the last snapshot and the records' final states.
-func (ob *Observed) Finished(w *world.World, res *spec.Result) {
-	ob.Result = res
-	ob.snapshot(w, ob.actions)
-	for i := range ob.Messages {
-		ob.Messages[i].State = w.Oracle().Msg(uint64(i) + 1).State.String()
+func (o observer) Finished(w *world.World, res *spec.Result) {
+	o.ob.Result = res
+	o.ob.snapshot(w, o.ob.actions)
+	for i := range o.ob.Messages {
+		o.ob.Messages[i].State = w.Oracle().Msg(uint64(i) + 1).State.String()
 	}
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -9,6 +10,23 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
+
+// TestObservedNamesNoWorld fails when a method of Observed takes or returns a type of package
+// world: a result handed to a caller exposes no way to write into it as the world's observer.
+func TestObservedNamesNoWorld(t *testing.T) {
+	typ := reflect.TypeOf(&Observed{})
+	for i := range typ.NumMethod() {
+		m := typ.Method(i)
+		for _, u := range slices.Concat(slices.Collect(m.Type.Ins()), slices.Collect(m.Type.Outs())) {
+			for u.Kind() == reflect.Pointer || u.Kind() == reflect.Slice {
+				u = u.Elem()
+			}
+			if u.PkgPath() == "github.com/parsleysim/parsleysim/sim/world" {
+				t.Errorf("Observed.%s names world.%s", m.Name, u.Name())
+			}
+		}
+	}
+}
 
 // chainScope: p1 reads ext and sends to mid; p2 reads both.
 func chainScope() *spec.Scenario {
