@@ -17,8 +17,9 @@ func TestMasksMatchModel(t *testing.T) {
 		seen := make([]uint32, n)    // what the memo should have
 		stale := make([]bool, n)     // marked since its last computation
 		lastTimed := make([]bool, n) // what its last computation reported
-		m := New(n, 0, 0, 0, func(int, uint8, func(int, uint8)) bool { return false })
-		masks := m.Masks(func(i int) (uint32, bool) { return now[i], timed[i] })
+		m := New(n, 0, 0, 0, func(int, uint8, func(int, uint8)) bool { return false },
+			func(i int) (uint32, bool) { return now[i], timed[i] })
+		masks := m.Masks()
 		for i := range n {
 			stale[i] = true
 		}

@@ -32,6 +32,7 @@ type Memo struct {
 	cur   *proc // the contribution add is building
 	f     Contribution
 	addf  func(int, uint8) // add, bound once
+	mask  MaskFunc         // computes the action masks, built at the first Masks call
 	masks *Masks           // the processes' action masks, stale when their contributions are
 	decl  *Declarers       // the declarer counts, stale with them too
 }
@@ -45,10 +46,10 @@ type proc struct {
 
 // New returns a memo for procs processes and topics topics keeping the kinds in kinds, of which
 // the kinds in ignoreDoomed are not held back by doomed receivers, whose contributions f
-// computes; every process starts stale.
-func New(procs, topics int, kinds, ignoreDoomed uint8, f Contribution) *Memo {
+// computes, and whose action masks mask computes (see Masks); every process starts stale.
+func New(procs, topics int, kinds, ignoreDoomed uint8, f Contribution, mask MaskFunc) *Memo {
 	m := &Memo{kinds: kinds, ignoreDoomed: ignoreDoomed, procs: make([]proc, procs), stale: make([]bool, procs),
-		doomedRecv: make([]int32, topics), f: f}
+		doomedRecv: make([]int32, topics), f: f, mask: mask}
 	m.addf = m.add
 	for j := range m.cand {
 		if kinds&(1<<j) != 0 {
@@ -80,10 +81,11 @@ func (m *Memo) Stale(i int) {
 }
 
 // Masks returns the processes' action masks, which the memo marks stale with the contributions,
-// computed by f; f is taken at the first call, which makes every mask stale.
-func (m *Memo) Masks(f MaskFunc) *Masks {
+// computed by the memo's MaskFunc; they are built at the first call, every mask stale. A memo
+// whose masks are never asked for (an exploration's) keeps none.
+func (m *Memo) Masks() *Masks {
 	if m.masks == nil {
-		m.masks = newMasks(len(m.procs), f)
+		m.masks = newMasks(len(m.procs), m.mask)
 	}
 	return m.masks
 }

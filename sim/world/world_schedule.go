@@ -62,7 +62,7 @@ func (w *World) rewindable(p *proc) bool {
 func (w *World) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
 	var any explore.Mask
 	if masks == nil {
-		any = explore.Mask(w.memo().Masks(w.maskAt).Refresh())
+		any = explore.Mask(w.memo().Masks().Refresh())
 	}
 	for i, p := range w.procs[:len(masks)] {
 		masks[i] = w.maskOf(p)
@@ -201,7 +201,7 @@ func (w *World) maskAt(i int) (uint32, bool) {
 func (w *World) chooseProc(label string, k spec.ActionKind, masks []explore.Mask) *proc {
 	var kept choose.Options
 	if masks == nil {
-		kept = w.targets.Masks(w.maskAt).Kind(int(k))
+		kept = w.targets.Masks().Kind(int(k))
 		if k != spec.ActRedeclare && k != spec.ActRewind { // every weight 1: drawn from the memo's index
 			return w.procs[w.chooser.ChooseFrom(label, kept)]
 		}

@@ -37,7 +37,7 @@ func FaultTargetsChecked(scn *spec.Scenario, seed uint64) (checks, yes int, err 
 	}
 	w = newWorld(scn, &set, labelChooser{choose.NewRandom(seed), check}, &RunOptions{})
 	w.targets = targets.New(len(w.procs), len(w.topics), 1<<len(swarm.FailClosedKinds)-1, // a memo of every kind, all stale
-		1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf)
+		1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf, w.maskAt)
 	w.run()
 	return checks, yes, err
 }
@@ -121,7 +121,7 @@ func MasksChecked(scn *spec.Scenario, seed uint64) (checks, set int, err error) 
 			err = fmt.Errorf("seed %d step %d: identity report remembered as %v and %v, computed as %v and %v", seed, w.step, dead, recreated, d, r)
 			return
 		}
-		m := w.targets.Masks(w.maskAt)
+		m := w.targets.Masks()
 		var members [spec.NumActionKinds][]int
 		for i, p := range w.procs {
 			got, want := explore.Mask(0), w.maskOf(p)
