@@ -29,7 +29,7 @@ func BenchmarkOracle(b *testing.B) {
 	}
 	step := 0
 	at := func() At { step++; return At{Step: step, Micros: int64(step)} }
-	o.OnReceived(at(), &p, recv, make([]node.Cause, chans))
+	o.OnReceived(at(), &p, recv, make([]node.Cause, chans), nil, nil)
 	o.OnStart(&p)
 	var uids []uint64
 	var last [chans]int64

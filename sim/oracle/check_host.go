@@ -47,6 +47,51 @@ func (o *Oracle) checkStartPositions(at At, p *Proc) {
 	}
 }
 
+// checkStartRule checks that each start position is the one SPEC §7.4 gives the execution
+// (H2), computed from what it starts from rather than from the host's choice: the group's
+// committed offset; without one, the committed state's fedUpTo+1; 0 when the state names the
+// channel (in its frontier or delivered past) without covering it; for a channel the state never
+// named (a joiner), and for one whose fedUpTo is the deleted-channel marker, the log start of the
+// live incarnation, whose first fetch then decides whether retention still holds it. A dead
+// channel is never fetched: it starts at 0. A host that starts lower than the rule fails closed
+// (POSITIONS_DISCARDED_UNREAD) over records nothing entitled it to read; one that starts higher
+// skips records the rule would have it fetch.
+func (o *Oracle) checkStartRule(at At, p *Proc, recv []int32, starts []node.Cause, offs []substrate.GroupOffset, stored *node.State) {
+	for i, c := range recv {
+		if want := o.specStart(c, offs, stored); int64(starts[i].Position) != want {
+			o.Violate(at, spec.CritHost, p.idx, fmt.Sprintf("H2: start position %d on %s, where SPEC §7.4 starts it at %d",
+				starts[i].Position, o.ChanName(c), want))
+		}
+	}
+}
+
+// specStart is channel c's start position by SPEC §7.4 for an execution starting from the
+// committed offsets offs and the committed state stored.
+func (o *Oracle) specStart(c int32, offs []substrate.GroupOffset, stored *node.State) int64 {
+	nc := o.Channel(c)
+	tp := substrate.TopicPartition{Topic: substrate.TopicID(nc.Topic), Partition: substrate.Partition(nc.Partition)}
+	for i := len(offs) - 1; i >= 0; i-- {
+		if offs[i].TopicPartition == tp {
+			return int64(offs[i].Offset)
+		}
+	}
+	if stored != nil {
+		f, fed := stored.FedUpTo(nc)
+		_, inFrontier := stored.Frontier().Lookup(nc)
+		_, inPast := stored.DeliveredPast().Lookup(nc)
+		switch {
+		case fed && f < node.MaxOffset:
+			return int64(f) + 1
+		case !fed && (inFrontier || inPast):
+			return 0
+		}
+	}
+	if !o.Alive(c) {
+		return 0
+	}
+	return o.logStart(c)
+}
+
 // OnZombieCommit judges a superseded execution's attempt at p's commit sequence: it reports H6
 // when the attempt changed what the next start reads, the group's committed offsets (offs before
 // the attempt, now after it) or the state store (the committed state was state before it, after

@@ -61,7 +61,7 @@ func (f *fixture) record(c int32, pos int64, past ...node.Cause) uint64 {
 
 // receive starts an execution receiving channels recv, each from position 0.
 func (f *fixture) receive(recv ...int32) {
-	f.o.OnReceived(f.at(), f.p, recv, make([]node.Cause, len(recv)))
+	f.o.OnReceived(f.at(), f.p, recv, make([]node.Cause, len(recv)), nil, nil)
 	f.o.OnStart(f.p)
 }
 
@@ -332,8 +332,19 @@ func TestEventsHostH2(t *testing.T) {
 	f.p.BeginStep()
 	f.commit()
 	f.record(0, 0)
-	f.o.OnReceived(f.at(), f.p, []int32{0}, []node.Cause{{Channel: nc(1), Position: 1}})
+	offs := []substrate.GroupOffset{{TopicPartition: substrate.TopicPartition{Topic: substrate.TopicID(nc(1).Topic)}, Offset: 1}}
+	f.o.OnReceived(f.at(), f.p, []int32{0}, []node.Cause{{Channel: nc(1), Position: 1}}, offs, nil)
 	f.expect(spec.CritHost, "H2: start position 1 on a#0/0 covers m1")
+}
+
+func TestEventsHostStartRule(t *testing.T) {
+	// A joiner (no committed offset, no state) starts at the log start of its live incarnation.
+	f := newFixture(t)
+	f.o.OnLogMoved(0, 3, 5)
+	f.o.OnReceived(f.at(), f.p, []int32{0}, []node.Cause{{Channel: nc(1), Position: 3}}, nil, nil)
+	f.expectNone()
+	f.o.OnReceived(f.at(), f.p, []int32{0}, []node.Cause{{Channel: nc(1), Position: 0}}, nil, nil)
+	f.expect(spec.CritHost, "H2: start position 0 on a#0/0, where SPEC §7.4 starts it at 3")
 }
 
 func TestEventsHostH6(t *testing.T) {

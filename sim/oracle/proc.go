@@ -6,6 +6,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // The oracle's view of a process: ground truth from what the simulator did. It never reads
@@ -148,8 +149,11 @@ func (p *Proc) setDeliveries(v int64) {
 
 // OnReceived notes the channels an execution of p receives (recv, sorted) and their start
 // positions (starts[i] is recv[i]'s), whether or not it starts, and checks the start positions
-// (H2). recv is the oracle's from then on.
-func (o *Oracle) OnReceived(at At, p *Proc, recv []int32, starts []node.Cause) {
+// against what the execution starts from (H2): the group's committed offsets offs as the
+// substrate holds them and the committed ordering state stored as the state store holds it (nil:
+// none). recv is the oracle's from then on.
+func (o *Oracle) OnReceived(at At, p *Proc, recv []int32, starts []node.Cause, offs []substrate.GroupOffset, stored *node.State) {
+	o.checkStartRule(at, p, recv, starts, offs, stored)
 	for _, c := range p.recv {
 		p.chans.At(c).received = false
 	}

@@ -305,6 +305,44 @@ func TestCheckHostH2(t *testing.T) {
 	expect(t, spec.CritHost, honest, broken)
 }
 
+func TestCheckHostJoinerStart(t *testing.T) {
+	// p starts receiving y after retention dropped y's first two records: y is a joiner (no
+	// committed offset, never named by p's state), so SPEC §7.4 starts it at y's log start, 2. A
+	// host that starts it at 0 fails closed with POSITIONS_DISCARDED_UNREAD though nothing p was
+	// entitled to read was lost.
+	scn := &spec.Scenario{
+		Name:      "joiner-after-retention",
+		Topics:    []spec.TopicSpec{{Name: "x", Partitions: 1, External: true}, {Name: "y", Partitions: 1, External: true}},
+		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"x"}}},
+		Script: []spec.ScriptedAction{
+			{Kind: spec.ActProducePlain, Topic: "y"}, {Kind: spec.ActProducePlain, Topic: "y"},
+			{Kind: spec.ActProducePlain, Topic: "x"},
+			act(spec.ActFeed, "p", "x"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""), act(spec.ActStop, "p", ""),
+			{Kind: spec.ActRedeclare, Process: "p", Topic: "y", Add: true},
+			{Kind: spec.ActDeleteRecords, Topic: "y", Offset: 2},
+			act(spec.ActStart, "p", ""),
+			{Kind: spec.ActProducePlain, Topic: "y"},
+			act(spec.ActFeed, "p", "y"), act(spec.ActDrain, "p", ""), act(spec.ActCommit, "p", ""),
+		},
+	}
+	const y = 1 // y's channel: channels are numbered in topic order
+	hooks := &testHooks{startPosition: func(p int, c int32, s int64) int64 {
+		if c == y {
+			return 0
+		}
+		return s
+	}}
+	honest := runScripted(scn, RunOptions{}, false)
+	broken := runScripted(scn, RunOptions{hooks: hooks}, false)
+	expect(t, spec.CritHost, honest, broken)
+	for _, v := range broken.Violations {
+		if v.Criterion == spec.CritHost && strings.Contains(v.Detail, "start position 0 on y") && strings.Contains(v.Detail, "starts it at 2") {
+			return
+		}
+	}
+	t.Fatalf("no HOST violation naming y's start positions 0 and 2: %v", broken.Violations)
+}
+
 func TestCheckLiveness(t *testing.T) {
 	// SILENT_DROP drops position 3: the fourth record is fed and never delivered.
 	script := []spec.ScriptedAction{

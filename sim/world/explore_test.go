@@ -365,7 +365,7 @@ func TestFailedProcessHash(t *testing.T) {
 		}
 		p, in, _ := stageDiamondDeliveries(w, inverted)
 		if feeds > 0 { // a later execution fed the delivered cause again: a history that differs
-			w.or.OnReceived(w.at(), &p.o, []int32{in}, []node.Cause{{Channel: w.chans[in].nc}})
+			w.or.OnReceived(w.at(), &p.o, []int32{in}, []node.Cause{{Channel: w.chans[in].nc}}, nil, nil)
 			p.o.BeginStep()
 			w.or.OnFeed(w.at(), &p.o, in, w.or.RecordAt(in, 0), 0, p.storage())
 			w.or.OnCommit(w.at(), &p.o)

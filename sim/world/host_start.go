@@ -197,7 +197,7 @@ func (p *proc) setReceived(recv []int32, starts []node.Cause, offs []substrate.G
 			pc.committedPos = o
 		}
 	}
-	p.w.or.OnReceived(p.w.at(), &p.o, recv, starts)
+	p.w.or.OnReceived(p.w.at(), &p.o, recv, starts, offs, p.committed)
 }
 
 // identityReport lists every dead topic ID the world ever had, split into deleted and recreated
