@@ -31,8 +31,6 @@ package world
 // checks made). One process, one point per run: each point costs a run of the whole script.
 
 import (
-	"slices"
-
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -75,7 +73,7 @@ func checkRestart(scn *spec.Scenario, set swarm.Settings, opts RunOptions, res *
 	re.Script = script
 	set.RestartCheck = swarm.RestartCheck{}
 	opts.Sinks, opts.RecordScript = nil, false
-	opts.Disabled = append(slices.Clip(opts.Disabled), spec.CritReference)
+	opts.noReference = true
 	opts.restart = &restartPoint{after: after, orLater: true, from: rc.Process % len(scn.Processes), at: -1}
 	restarted := Run(&re, set, choose.NewRandom(set.Seed), opts)
 	if opts.restart.at < 0 {

@@ -176,7 +176,7 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 			w.externals++
 		}
 	}
-	w.or = oracle.New(names, opts.Disabled, scn.MetadataBudgetBytes)
+	w.or = oracle.New(names, opts.disabled(), scn.MetadataBudgetBytes)
 	w.or.SetReporter(w)
 	for i := range scn.Topics {
 		w.createIncarnation(i)
