@@ -107,8 +107,8 @@ func (p *proc) receivedChannels() []int32 {
 }
 
 // buildInit assembles the engine's Init: received channels, the declared bindings as resolved,
-// the sent topics, and start positions (H2, SPEC §7.4): the committed group offset; else fedUpTo+1
-// from the ordering state; else 0 if the state names the channel or it is dead; else the log start.
+// the sent topics, and start positions (H2): the committed group offset; without one, coverage+1
+// from the ordering state; without that, the log start (EARLIEST) — 0 for a dead channel.
 // init.StartPositions[i] is recv[i]'s start position. The lists live in room, when they fit.
 func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset, room *initRoom) node.Init {
 	w := p.w
@@ -130,18 +130,21 @@ func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset, ro
 	}
 	for i, c := range recv {
 		nc := w.chans[c].nc
-		s := int64(0)
+		s := int64(-1)
 		if o, ok := committedOffset(committedOffs, w.chans[c].tp); ok {
 			s = o
-		} else if f, fed, named := p.committedCover(nc); fed && f < node.MaxOffset {
+		} else if f, ok := p.committedFed(nc); ok && f < node.MaxOffset {
 			s = int64(f) + 1
-		} else if w.alive(c) && !named {
+		} else if w.alive(c) {
 			s = int64(w.offsets(c).LogStart)
+		} else {
+			s = 0
 		}
 		if p.w.hooks != nil && p.w.hooks.startPosition != nil {
 			s = p.w.hooks.startPosition(p.idx, c, s)
 		}
-		init.Received[i], init.StartPositions[i] = nc, node.Cause{Channel: nc, Position: node.Offset(s)}
+		init.Received[i] = nc
+		init.StartPositions[i] = node.Cause{Channel: nc, Position: node.Offset(s)}
 	}
 	return init
 }
@@ -166,15 +169,12 @@ func committedOffset(offs []substrate.GroupOffset, tp substrate.TopicPartition) 
 	return 0, false
 }
 
-// committedCover returns nc's committed fedUpTo and whether the committed state names nc unfed.
-func (p *proc) committedCover(nc node.Channel) (f node.Offset, fed, named bool) {
+// committedFed returns fedUpTo of nc in the committed ordering state.
+func (p *proc) committedFed(nc node.Channel) (node.Offset, bool) {
 	if p.committed == nil {
-		return 0, false, false
+		return 0, false
 	}
-	f, fed = p.committed.FedUpTo(nc)
-	_, inFrontier := p.committed.Frontier().Lookup(nc)
-	_, inPast := p.committed.DeliveredPast().Lookup(nc)
-	return f, fed, !fed && (inFrontier || inPast)
+	return p.committed.FedUpTo(nc)
 }
 
 // setReceived installs the execution's received channels and their read positions (starts[i]
