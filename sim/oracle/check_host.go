@@ -49,13 +49,15 @@ func (o *Oracle) checkStartPositions(at At, p *Proc) {
 
 // checkStartRule checks that each start position is the one SPEC §7.4 gives the execution
 // (H2), computed from what it starts from rather than from the host's choice: the group's
-// committed offset; without one, the committed state's fedUpTo+1; 0 when the state names the
-// channel (in its frontier or delivered past) without covering it; for a channel the state never
-// named (a joiner), and for one whose fedUpTo is the deleted-channel marker, the log start of the
-// live incarnation, whose first fetch then decides whether retention still holds it. A dead
+// committed offset; without one, the committed state's fedUpTo+1; otherwise, and for a channel
+// whose fedUpTo is the deleted-channel marker, the log start of the live incarnation, whose first
+// fetch then decides whether retention still holds it (a channel joining the received set, whose
+// causes behind the delivered past the join clamp then drops: SPEC §9 scenario 13). A dead
 // channel is never fetched: it starts at 0. A host that starts lower than the rule fails closed
 // (POSITIONS_DISCARDED_UNREAD) over records nothing entitled it to read; one that starts higher
-// skips records the rule would have it fetch.
+// skips records the rule would have it fetch. §7.4's "0 if the state names the channel but never
+// covered it" is not judged: read literally (names = frontier or delivered past) it contradicts
+// scenario 13's "survives retention at the clamp position", and the host follows scenario 13.
 func (o *Oracle) checkStartRule(at At, p *Proc, recv []int32, starts []node.Cause, offs []substrate.GroupOffset, stored *node.State) {
 	for i, c := range recv {
 		if want := o.specStart(c, offs, stored); int64(starts[i].Position) != want {
@@ -65,8 +67,8 @@ func (o *Oracle) checkStartRule(at At, p *Proc, recv []int32, starts []node.Caus
 	}
 }
 
-// specStart is channel c's start position by SPEC §7.4 for an execution starting from the
-// committed offsets offs and the committed state stored.
+// specStart is channel c's start position by the rule checkStartRule states, for an execution
+// starting from the committed offsets offs and the committed state stored.
 func (o *Oracle) specStart(c int32, offs []substrate.GroupOffset, stored *node.State) int64 {
 	nc := o.Channel(c)
 	tp := substrate.TopicPartition{Topic: substrate.TopicID(nc.Topic), Partition: substrate.Partition(nc.Partition)}
@@ -76,14 +78,8 @@ func (o *Oracle) specStart(c int32, offs []substrate.GroupOffset, stored *node.S
 		}
 	}
 	if stored != nil {
-		f, fed := stored.FedUpTo(nc)
-		_, inFrontier := stored.Frontier().Lookup(nc)
-		_, inPast := stored.DeliveredPast().Lookup(nc)
-		switch {
-		case fed && f < node.MaxOffset:
+		if f, fed := stored.FedUpTo(nc); fed && f < node.MaxOffset {
 			return int64(f) + 1
-		case !fed && (inFrontier || inPast):
-			return 0
 		}
 	}
 	if !o.Alive(c) {
