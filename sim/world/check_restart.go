@@ -72,8 +72,7 @@ func checkRestart(scn *spec.Scenario, set swarm.Settings, opts RunOptions, res *
 	re := *scn
 	re.Script = script
 	set.RestartCheck = swarm.RestartCheck{}
-	opts.Sinks, opts.RecordScript = nil, false
-	opts.noReference = true
+	opts.Sinks, opts.RecordScript, opts.noReference = nil, false, true
 	opts.restart = &restartPoint{after: after, orLater: true, from: rc.Process % len(scn.Processes), at: -1}
 	restarted := Run(&re, set, choose.NewRandom(set.Seed), opts)
 	if opts.restart.at < 0 {

@@ -130,21 +130,18 @@ func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset, ro
 	}
 	for i, c := range recv {
 		nc := w.chans[c].nc
-		s := int64(-1)
+		s := int64(0) // a dead channel's
 		if o, ok := committedOffset(committedOffs, w.chans[c].tp); ok {
 			s = o
 		} else if f, ok := p.committedFed(nc); ok && f < node.MaxOffset {
 			s = int64(f) + 1
 		} else if w.alive(c) {
 			s = int64(w.offsets(c).LogStart)
-		} else {
-			s = 0
 		}
 		if p.w.hooks != nil && p.w.hooks.startPosition != nil {
 			s = p.w.hooks.startPosition(p.idx, c, s)
 		}
-		init.Received[i] = nc
-		init.StartPositions[i] = node.Cause{Channel: nc, Position: node.Offset(s)}
+		init.Received[i], init.StartPositions[i] = nc, node.Cause{Channel: nc, Position: node.Offset(s)}
 	}
 	return init
 }

@@ -34,24 +34,13 @@ type RunOptions struct {
 	// explored says the world is a state of an exploration, which the explorer clones and
 	// hashes: every engine journals its calls (world_clone_engine.go) and the scheduling
 	// heuristics skip their weighing (World.explored). Only the explorer sets it.
-	explored bool
-	restart  *restartPoint
-	// noReference leaves out the reference nodes: the restart check's rerun, which is judged by
-	// comparing its deliveries with the first run's, where REFERENCE already ran.
-	noReference bool
+	explored    bool
+	restart     *restartPoint
+	noReference bool // no reference nodes: the restart check's rerun (REFERENCE judged the first run)
 }
 
 // reports reports whether the oracle reports violations of criterion c (RunOptions.Disabled).
 func (o *RunOptions) reports(c spec.Criterion) bool { return !slices.Contains(o.Disabled, c) }
-
-// disabled lists the criteria the oracle does not report: Disabled, and REFERENCE when the
-// reference nodes are left out (noReference).
-func (o *RunOptions) disabled() []spec.Criterion {
-	if o.noReference {
-		return append(slices.Clip(o.Disabled), spec.CritReference)
-	}
-	return o.Disabled
-}
 
 // Run executes one run of scn under set, making every schedule and fault decision through ch:
 // the safety phase (set.SafetySteps actions chosen by ch, or scn.Script when given), then the

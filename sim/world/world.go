@@ -176,7 +176,11 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 			w.externals++
 		}
 	}
-	w.or = oracle.New(names, opts.disabled(), scn.MetadataBudgetBytes)
+	disabled := opts.Disabled
+	if opts.noReference {
+		disabled = append(slices.Clip(disabled), spec.CritReference)
+	}
+	w.or = oracle.New(names, disabled, scn.MetadataBudgetBytes)
 	w.or.SetReporter(w)
 	for i := range scn.Topics {
 		w.createIncarnation(i)
