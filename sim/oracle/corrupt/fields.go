@@ -25,15 +25,7 @@ type pair struct {
 // groupsOf lays causes out as the canonical value does: by topic ID, then partition.
 func groupsOf(causes []wire.Cause) []group {
 	sorted := slices.Clone(causes)
-	slices.SortFunc(sorted, func(a, b wire.Cause) int {
-		switch {
-		case a.Channel.Less(b.Channel):
-			return -1
-		case b.Channel.Less(a.Channel):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(sorted, wire.CompareCauses)
 	var out []group
 	for _, c := range sorted {
 		if len(out) == 0 || out[len(out)-1].id != c.Channel.Topic {

@@ -13,9 +13,9 @@ import (
 // set encodes as 01 00.
 func Encode(causes []Cause) []byte {
 	sorted := causes // read only: sorted in a copy of its own when not in channel order already
-	if !slices.IsSortedFunc(sorted, compareCauses) {
+	if !slices.IsSortedFunc(sorted, CompareCauses) {
 		sorted = slices.Clone(causes)
-		slices.SortFunc(sorted, compareCauses)
+		slices.SortFunc(sorted, CompareCauses)
 	}
 	groups := 0 // the number of topics named
 	for i, c := range sorted {
@@ -50,8 +50,9 @@ func Encode(causes []Cause) []byte {
 	return out
 }
 
-// compareCauses orders causes by channel (constraint 4).
-func compareCauses(a, b Cause) int {
+// CompareCauses orders causes by channel (constraint 4), as a slices.SortFunc comparison: the
+// order a canonical value lists them in.
+func CompareCauses(a, b Cause) int {
 	switch {
 	case a.Channel.Less(b.Channel):
 		return -1
