@@ -186,9 +186,6 @@ func NewKfake(opts ...kfake.Opt) (*Kafka, error) {
 	return k, nil
 }
 
-// Cluster returns the embedded kfake cluster, or nil against real brokers.
-func (k *Kafka) Cluster() *kfake.Cluster { return k.cluster }
-
 // Close implements Substrate.
 func (k *Kafka) Close() error {
 	k.cl.Close()

@@ -22,30 +22,46 @@ import (
 // purpose, each with the reason. A key is the package's directory in the repository and the name
 // ("node.ExtractCauses"), with the type for a method or a field ("node.State.HeldCount").
 var exportAllowed = map[string]string{
-	"node.ExtractCauses":              "the node's public API: a host reads a record's causes with it",
-	"node.State.HeldCount":            "the node's public API: a host reports the depth of a committed state's holds",
-	"node.Verdict.Deliverable":        "the node's public API: the one question a caller of Decide asks of its verdict",
-	"node.SettledTable.Receive":       "the node's public API: a host that gates with a SettledTable of its own adds a channel to the received set when it is assigned",
-	"node.SettledTable.Drop":          "the node's public API: a host that gates with a SettledTable of its own removes a channel from the received set when it is revoked",
-	"node.State.Equal":                "the node's public API: a host compares a committed ordering state with the one it read back from its store",
-	"node/session.CausalPast.IsEmpty": "the session token's public API: an application asks whether a past names anything before sending it along",
-	"node/session.CausalPast.Equal":   "the session token's public API: an application compares two pasts (a token it kept and one it read back)",
-	"node/statecodec.EncodeDelta":     "the stored form of a delta, specified in the package doc beside the state's: a host that journals deltas instead of whole states writes them with it",
-	"node/statecodec.DecodeDelta":     "the stored form of a delta, specified in the package doc beside the state's: a host that journals deltas reads them back with it",
-	"scenarios.Random":                "the catalogue's public API: the random scenario of a seed as a value, for a Go test that runs or changes it",
-	"sim/rapidchoose.New":             "the rapid chooser's public API: a user's own property test drives the simulator's choices with it",
-	"scenarios.RunSeed":               "the catalogue's public API: one seed of a spec, as simrun --seed runs it, for a Go test of a scenario",
-	"sim/oracle/wire.Families":        "the reference decoder's refusal families, listed beside their constants so that a family added there reaches the corruption generator's test, which checks every family is generated",
+	"node.ReasonOrderingStateLost":                hostRaised,
+	"node.ReasonTaskWidthChanged":                 hostRaised,
+	"node.ReasonSubstrateMisconfigured":           hostRaised,
+	"node.ReasonHandlerReturnedNullEffects":       hostRaised,
+	"node.ReasonStateAccessToUndeclaredStore":     hostRaised,
+	"node.ReasonApplicationPayloadUndecodable":    hostRaised,
+	"node.ReasonApplicationPayloadUnserializable": hostRaised,
+	"node.ExtractCauses":                          "the node's public API: a host reads a record's causes with it",
+	"node.State.HeldCount":                        "the node's public API: a host reports the depth of a committed state's holds",
+	"node.Verdict.Deliverable":                    "the node's public API: the one question a caller of Decide asks of its verdict",
+	"node.SettledTable.Receive":                   "the node's public API: a host that gates with a SettledTable of its own adds a channel to the received set when it is assigned",
+	"node.SettledTable.Drop":                      "the node's public API: a host that gates with a SettledTable of its own removes a channel from the received set when it is revoked",
+	"node.State.Equal":                            "the node's public API: a host compares a committed ordering state with the one it read back from its store",
+	"node/session.CausalPast.IsEmpty":             "the session token's public API: an application asks whether a past names anything before sending it along",
+	"node/session.CausalPast.Equal":               "the session token's public API: an application compares two pasts (a token it kept and one it read back)",
+	"node/statecodec.EncodeDelta":                 "the stored form of a delta, specified in the package doc beside the state's: a host that journals deltas instead of whole states writes them with it",
+	"node/statecodec.DecodeDelta":                 "the stored form of a delta, specified in the package doc beside the state's: a host that journals deltas reads them back with it",
+	"scenarios.Random":                            "the catalogue's public API: the random scenario of a seed as a value, for a Go test that runs or changes it",
+	"sim/rapidchoose.New":                         "the rapid chooser's public API: a user's own property test drives the simulator's choices with it",
+	"scenarios.RunSeed":                           "the catalogue's public API: one seed of a spec, as simrun --seed runs it, for a Go test of a scenario",
+	"node.SettledTable.Len":                       "the node's public API: a host that gates with a SettledTable of its own asks how many channels it receives",
+	"node.State.Clone":                            "the node's public API: a host snapshots its committed state before a step (CloneInto is the same into recycled storage)",
+	"substrate.Model.Clone":                       "the model's public API: a user of the model forks a world's Kafka with it (CloneWithIDs and CloneInto are its variants)",
+	"sim/oracle/wire.Families":                    "the reference decoder's refusal families, listed beside their constants so that a family added there reaches the corruption generator's test, which checks every family is generated",
 }
 
+// hostRaised is the reason the refusal reasons that only a host raises are exported: SPEC names
+// them beside the engine's, and a host reports a refusal of its own under these names.
+const hostRaised = "the node's public API: a refusal reason SPEC names that a host raises, not the engine"
+
 // TestExportsHaveNonTestUsers fails when an exported identifier of a non-main package of the
-// project (a package-level name, a method or a field of an exported type) is used by tests and by
-// no non-test file of the project. It type-checks the whole module from source (go list
-// -export gives the dependencies' export data) and names each such identifier and where it is
-// declared. A method whose name some interface has is taken as used
-// (through the interface, as fmt uses String), and so is a field a struct tag names for an
-// encoder. Make such an identifier unexported, move it into the test that uses it, or, for a
-// deliberate public API, list it in exportAllowed with the reason.
+// project (a package-level name, a method or a field of an exported type) is used by no non-test
+// file of the project: one only tests use, and one nothing uses at all. It type-checks the whole
+// module from source (go list -export gives the dependencies' export data) and names each such
+// identifier and where it is declared. A method that makes its type implement an interface
+// (of the module or of a package it imports) is taken as used through the interface, as fmt uses
+// String, and so are an error type's Unwrap, Is and As, which package errors calls, and a field
+// a struct tag names for an encoder. Make such an identifier unexported, move it into the test
+// that uses it, delete it, or, for a deliberate public API, list it in exportAllowed with the
+// reason.
 func TestExportsHaveNonTestUsers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("type-checks the whole module")
@@ -63,9 +79,10 @@ func TestExportsHaveNonTestUsers(t *testing.T) {
 	}
 }
 
-// testOnlyExports returns the exported identifiers of m that only tests use and allowed does not
-// list, each with where it is declared, sorted; and the entries of allowed that are wrong (one
-// that non-test code uses, one without a reason, one that names nothing).
+// testOnlyExports returns the exported identifiers of m that no non-test code uses and allowed
+// does not list, each with where it is declared and whether tests use it, sorted; and the
+// entries of allowed that are wrong (one that non-test code uses, one without a reason, one that
+// names nothing).
 func (m *module) testOnlyExports(allowed map[string]string) (bad, stale []string) {
 	for _, d := range m.declared {
 		reason, listed := allowed[d.key]
@@ -80,10 +97,14 @@ func (m *module) testOnlyExports(allowed map[string]string) (bad, stale []string
 		case listed || usedByCode:
 			continue
 		}
-		if !m.usedByTest[d.pos] || d.method && m.interfaceMethods[d.name] {
+		if d.method && m.implementsWith(d) {
 			continue
 		}
-		bad = append(bad, fmt.Sprintf("%s (%s): exported, and only tests use it", d.key, m.relPosition(d.pos)))
+		if m.usedByTest[d.pos] {
+			bad = append(bad, fmt.Sprintf("%s (%s): exported, and only tests use it", d.key, m.relPosition(d.pos)))
+		} else {
+			bad = append(bad, fmt.Sprintf("%s (%s): exported, and nothing uses it", d.key, m.relPosition(d.pos)))
+		}
 	}
 	for key := range allowed {
 		if !m.declaredKeys[key] {
@@ -96,10 +117,11 @@ func (m *module) testOnlyExports(allowed map[string]string) (bad, stale []string
 }
 
 // TestExportsCheckBites runs the check on a module written for it: an identifier used only by its
-// package's own tests and one used only by an external test are reported; one that another
-// package uses, one used within its package, an allowed one with a reason, and one nothing uses
-// at all are not; and an allowed entry that names nothing, or one that non-test code uses, is
-// stale.
+// package's own tests, one used only by an external test, one nothing uses, and a method whose
+// name an interface has but which makes no type implement it are reported; one that another
+// package uses, one used within its package, an allowed one with a reason, a method that
+// implements an interface, and an error's Unwrap are not; and an allowed entry that names
+// nothing, or one that non-test code uses, is stale.
 func TestExportsCheckBites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module")
@@ -116,6 +138,29 @@ func InTest() int          { return 2 }
 func InExternalTest() int  { return 3 }
 func Allowed() int         { return 4 }
 func Unused() int          { return 5 }
+
+// Sizer is implemented by T, not by U, which has Size but not Unit.
+type Sizer interface {
+	Size() int
+	Unit() string
+}
+
+type T struct{}
+
+func (T) Size() int     { return 1 }
+func (T) Unit() string  { return "B" }
+
+type U struct{}
+
+func (U) Size() int { return 2 }
+
+type E struct{ err error }
+
+func (e E) Error() string { return e.err.Error() }
+func (e E) Unwrap() error { return e.err }
+
+// Sizes uses the interface, T and U, so that only their methods' uses are in question.
+func Sizes(s Sizer) (int, T, U, E) { return s.Size(), T{}, U{}, E{} }
 `,
 		"a/a_test.go": `package a
 
@@ -133,11 +178,11 @@ import (
 
 func TestOut(t *testing.T) { _ = a.InExternalTest() }
 `,
-		"b/b.go": `package b
+		"b/b.go": `package main
 
 import "example.com/fixture/a"
 
-func B() int { return a.Used() }
+func main() { n, _, _, _ := a.Sizes(a.T{}); println(a.Used() + n) }
 `,
 	}
 	for name, body := range files {
@@ -156,7 +201,7 @@ func B() int { return a.Used() }
 		key, _, _ := strings.Cut(b, " ")
 		keys = append(keys, key)
 	}
-	if want := []string{"a.InExternalTest", "a.InTest"}; !slices.Equal(keys, want) {
+	if want := []string{"a.InExternalTest", "a.InTest", "a.U.Size", "a.Unused"}; !slices.Equal(keys, want) {
 		t.Errorf("reported %v, want %v (all: %q)", keys, want, bad)
 	}
 	if len(stale) != 2 || !strings.Contains(stale[0], "a.Gone") || !strings.Contains(stale[1], "a.Used") {
@@ -184,19 +229,22 @@ type exported struct {
 	name   string
 	pos    token.Pos
 	method bool
+	recv   *types.Named // a method's receiver type
 }
 
 // module is the type-checked project: what it exports and which exported identifiers its
 // non-test code and its tests use (by declaring position).
 type module struct {
-	fset             *token.FileSet
-	path             string // the module path
-	dir              string // the module's directory
-	declared         []exported
-	declaredKeys     map[string]bool
-	usedByCode       map[token.Pos]bool
-	usedByTest       map[token.Pos]bool
-	interfaceMethods map[string]bool
+	fset         *token.FileSet
+	path         string // the module path
+	dir          string // the module's directory
+	declared     []exported
+	declaredKeys map[string]bool
+	usedByCode   map[token.Pos]bool
+	usedByTest   map[token.Pos]bool
+	// interfaces are error and the interface types with methods declared at package level in
+	// the module's packages and the packages they import, transitively.
+	interfaces []*types.Interface
 }
 
 // loadModule type-checks every package of the module, its in-package tests with it and its
@@ -237,7 +285,7 @@ func loadModule(t *testing.T, dir string) *module {
 
 	m := &module{
 		fset: token.NewFileSet(), path: modulePath, dir: dir, declaredKeys: map[string]bool{},
-		usedByCode: map[token.Pos]bool{}, usedByTest: map[token.Pos]bool{}, interfaceMethods: map[string]bool{},
+		usedByCode: map[token.Pos]bool{}, usedByTest: map[token.Pos]bool{},
 	}
 	gc := importer.ForCompiler(m.fset, "gc", func(path string) (io.ReadCloser, error) {
 		file, ok := exports[path]
@@ -247,6 +295,8 @@ func loadModule(t *testing.T, dir string) *module {
 		return os.Open(file)
 	})
 	checked := map[string]*types.Package{} // the module's packages, without their tests
+	seenInterfaces := map[*types.Package]bool{}
+	m.interfaces = append(m.interfaces, types.Universe.Lookup("error").Type().Underlying().(*types.Interface))
 	imp := importerFunc(func(path string) (*types.Package, error) {
 		if p, ok := checked[path]; ok {
 			return p, nil
@@ -285,7 +335,7 @@ func loadModule(t *testing.T, dir string) *module {
 		}
 		checked[p.ImportPath] = pkg
 		record(info, m.usedByCode)
-		collectInterfaceMethods(pkg, m.interfaceMethods, map[*types.Package]bool{})
+		m.interfaces = collectInterfaces(pkg, m.interfaces, seenInterfaces)
 		if p.Name != "main" {
 			m.declare(pkg, code, info)
 		}
@@ -338,6 +388,7 @@ func (m *module) declare(pkg *types.Package, files []*ast.File, info *types.Info
 		}
 		var key string
 		method := false
+		var recvType *types.Named
 		switch o := obj.(type) {
 		case *types.Func:
 			sig := o.Signature()
@@ -355,6 +406,7 @@ func (m *module) declare(pkg *types.Package, files []*ast.File, info *types.Info
 			}
 			key = dir + "." + named.Obj().Name() + "." + o.Name()
 			method = true
+			recvType = named
 		case *types.Var:
 			if o.IsField() {
 				if o.Embedded() || tagged[id.Pos()] {
@@ -377,7 +429,7 @@ func (m *module) declare(pkg *types.Package, files []*ast.File, info *types.Info
 			}
 			key = dir + "." + obj.Name()
 		}
-		m.declared = append(m.declared, exported{key: key, name: obj.Name(), pos: obj.Pos(), method: method})
+		m.declared = append(m.declared, exported{key: key, name: obj.Name(), pos: obj.Pos(), method: method, recv: recvType})
 		m.declaredKeys[key] = true
 	}
 	sort.Slice(m.declared, func(i, j int) bool { return m.declared[i].key < m.declared[j].key })
@@ -403,25 +455,50 @@ func fieldOwner(pkg *types.Package, f *types.Var) string {
 	return ""
 }
 
-// collectInterfaceMethods adds to names the method names of every interface type declared at
-// package level in pkg and in the packages it imports, transitively.
-func collectInterfaceMethods(pkg *types.Package, names map[string]bool, seen map[*types.Package]bool) {
+// collectInterfaces appends to found the interface types with methods declared at package level
+// in pkg and in the packages it imports, transitively, each package once.
+func collectInterfaces(pkg *types.Package, found []*types.Interface, seen map[*types.Package]bool) []*types.Interface {
 	if seen[pkg] {
-		return
+		return found
 	}
 	seen[pkg] = true
 	for _, name := range pkg.Scope().Names() {
 		if tn, ok := pkg.Scope().Lookup(name).(*types.TypeName); ok {
-			if iface, ok := tn.Type().Underlying().(*types.Interface); ok {
-				for i := range iface.NumMethods() {
-					names[iface.Method(i).Name()] = true
-				}
+			if iface, ok := tn.Type().Underlying().(*types.Interface); ok && iface.NumMethods() > 0 {
+				found = append(found, iface)
 			}
 		}
 	}
 	for _, imp := range pkg.Imports() {
-		collectInterfaceMethods(imp, names, seen)
+		found = collectInterfaces(imp, found, seen)
 	}
+	return found
+}
+
+// errorsCalls are the methods package errors calls on an error that has them.
+var errorsCalls = []string{"Unwrap", "Is", "As"}
+
+// implementsWith reports whether method d is used through an interface: its receiver type (or a
+// pointer to it) implements an interface that has a method of d's name, or it is an error's
+// method that package errors calls.
+func (m *module) implementsWith(d exported) bool {
+	ptr := types.NewPointer(d.recv)
+	if slices.Contains(errorsCalls, d.name) && types.Implements(ptr, m.interfaces[0]) {
+		return true
+	}
+	for _, iface := range m.interfaces {
+		has := false
+		for i := range iface.NumMethods() {
+			if iface.Method(i).Name() == d.name {
+				has = true
+				break
+			}
+		}
+		if has && (types.Implements(d.recv, iface) || types.Implements(ptr, iface)) {
+			return true
+		}
+	}
+	return false
 }
 
 // importerFunc makes a function a types.Importer.

@@ -56,12 +56,6 @@ func (x Index[T]) search(c int32) (int, bool) {
 // bisection over the few channels most processes hold.
 const linearMax = 8
 
-// Get returns channel c's value and whether there is one.
-func (x Index[T]) Get(c int32) (*T, bool) {
-	v := x.At(c)
-	return v, v != nil
-}
-
 // At returns channel c's value, nil if there is none. Written without calls, so that it inlines:
 // the explorer looks channels up on every transition.
 func (x Index[T]) At(c int32) *T {

@@ -61,9 +61,6 @@ func (s *JSONLinesSink) Flush() error {
 	return s.err
 }
 
-// Err returns the first write error, if any.
-func (s *JSONLinesSink) Err() error { return s.err }
-
 // TimelineSink writes a readable timeline, one line per event (simrun -v):
 //
 //	step    12  t=    1830us  feed          fed        p2  orders#1/0@4  msg 17  detail

@@ -63,13 +63,6 @@ func (p *Positions) Raise(c Channel, pos Position) {
 	}
 }
 
-// Delete removes c.
-func (p *Positions) Delete(c Channel) {
-	if i, ok := p.find(c); ok {
-		*p = slices.Delete(*p, i, i+1)
-	}
-}
-
 // positionsOf builds a map from entries in any order; a channel named twice keeps the larger
 // position.
 func positionsOf(entries ...Entry) Positions {
