@@ -27,9 +27,7 @@ const MaxSplitDepth = explore.MaxSplitDepth
 
 // Explore explores every schedule of scn within opts and returns the result.
 func Explore(scn *spec.Scenario, opts ExploreOptions) ExploreResult {
-	if err := scn.Validate(); err != nil {
-		panic("sim: " + err.Error())
-	}
+	mustBeValid(scn)
 	return explore.Explore(world.ExploreConfig(scn, opts))
 }
 

@@ -19,7 +19,17 @@ type RunOptions = world.RunOptions
 // restart check (the script once more with a clean restart inserted). It is deterministic: no map
 // order, goroutine or wall clock reaches the result. The run is package world's (world.Run).
 func Run(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *spec.Result {
+	mustBeValid(scn)
 	return world.Run(scn, set, ch, opts)
+}
+
+// mustBeValid panics, naming this package, when scn is not a valid scenario: sim's entry points
+// take a scenario a caller built, and a panic should name the call the caller made, not the
+// package the run goes on into.
+func mustBeValid(scn *spec.Scenario) {
+	if err := scn.Validate(); err != nil {
+		panic("sim: " + err.Error())
+	}
 }
 
 // CheckRestartInvisibility runs scn (which must have a Script) with and without a clean restart
@@ -27,5 +37,6 @@ func Run(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOpti
 // committed then), and returns a RESTART_INVISIBILITY violation for each process whose committed
 // delivery sequence differs, naming the first difference (world.CheckRestartInvisibility).
 func CheckRestartInvisibility(scn *spec.Scenario, set swarm.Settings, opts RunOptions, proc string, after int) []spec.Violation {
+	mustBeValid(scn)
 	return world.CheckRestartInvisibility(scn, set, opts, proc, after)
 }

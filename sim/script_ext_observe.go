@@ -172,6 +172,7 @@ type CauseView struct {
 // snapshotting the world after each scripted action.
 func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Observed {
 	ob := &Observed{actions: len(scn.Script)}
+	mustBeValid(scn)
 	world.RunObserved(scn, set, ch, opts, observer{ob})
 	return ob
 }
