@@ -185,25 +185,26 @@ func sameShape(b []byte, n int) int {
 }
 
 // decodeSameGroups is decodeSame after the shape check: b holds exactly len(list) groups, and
-// pairs has len(list) entries.
+// pairs has len(list) entries. It walks the groups from the last to the first, cutting each off
+// b's end, so b's start never moves (moving it costs a pointer mask a group); the answer does
+// not depend on the order.
 func decodeSameGroups(pairs []Cause, b []byte, list []Cause) bool {
 	pairs = pairs[:len(list)]
-	for k := range list {
+	for k := len(list) - 1; k >= 0; k-- {
 		if len(b) < simpleGroupBytes {
 			return false // never: the length was checked, but the loop's reads need it said
 		}
-		g := b[:simpleGroupBytes]
-		b = b[simpleGroupBytes:]
+		g := (*[simpleGroupBytes]byte)(b[len(b)-simpleGroupBytes:])
+		b = b[:len(b)-simpleGroupBytes]
 		l := &list[k].Channel
 		p := &pairs[k]
-		// The group's topic ID, its tag (a partition count, then the partition) and its
-		// big-endian position.
+		// The group's topic ID, its tag (a partition count of 1, then the list's partition,
+		// below 0x80) and its big-endian position, below 2^63−1 (pos+1 is then positive as a
+		// signed integer).
 		p.Channel.Topic = [topicIDBytes]byte(g[:topicIDBytes])
-		tag := uint16(g[16]) | uint16(g[17])<<8
-		pos := uint64(g[18])<<56 | uint64(g[19])<<48 | uint64(g[20])<<40 | uint64(g[21])<<32 |
-			uint64(g[22])<<24 | uint64(g[23])<<16 | uint64(g[24])<<8 | uint64(g[25])
-		if p.Channel.Topic != l.Topic || tag != 1|uint16(l.Partition)<<8 || pos >= uint64(MaxOffset) {
-			return false // tag: a partition count of 1, then the list's partition
+		pos := binary.BigEndian.Uint64(g[18:])
+		if p.Channel.Topic != l.Topic || g[16] != 1 || Partition(g[17]) != l.Partition || int64(pos+1) <= 0 {
+			return false
 		}
 		p.Channel.Partition, p.Position = l.Partition, Offset(pos)
 	}
