@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/explore/budget"
+	"github.com/parsleysim/parsleysim/sim/explore/persistent"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
@@ -19,7 +20,7 @@ import (
 // branch: durations are constant, payloads constant, and topic IDs follow the seed's ID stream,
 // cloned with each world, so a path's k-th incarnation has the ID a plain run of the same seed
 // gives it. The world's side of the seam gives the search its canonical hash (world_hash*.go,
-// explore_canonical.go) and its persistent sets (explore_persistent*.go); every terminal state
+// explore_canonical.go) and a view for package persistent's sets (explore_persistent.go); every terminal state
 // gets the checks a random run ends with (the liveness phase, LIVENESS at quiescence and lifetime
 // S1), and a sampled share of all states the restart check.
 
@@ -64,6 +65,8 @@ type ExploreOptions struct {
 	ProgressEvery int
 
 	hooks *testHooks
+	// persistentTweaks change the persistent sets' computation, for the tests that check it.
+	persistentTweaks persistent.Tweaks
 }
 
 // ExploreConfig is the exploration of scn under opts, for package explore's search (package

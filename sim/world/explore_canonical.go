@@ -2,6 +2,7 @@ package world
 
 import (
 	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/explore/persistent"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -38,11 +39,11 @@ func worldActorsRollbackFree(w *World) bool {
 // metadata budget.
 func settingsRollbackFree(scn *spec.Scenario, set *swarm.Settings) bool {
 	for k := range spec.NumActionKinds {
-		if set.Weights[k] > 0 && !rollbackFreeKinds[k] { // left(w, k)
+		if set.Weights[k] > 0 && !rollbackFreeKinds[k] { // budget left
 			return false
 		}
 	}
-	return frontierFitsBudget(scn, set)
+	return persistent.FrontierFitsBudget(scn, set)
 }
 
 // rollbackFreeMemo memoizes settingsRollbackFree for a hasher, which asks at every hash. A world's

@@ -9,12 +9,15 @@ import (
 
 // TestPersistentMemoMatchesPlain explores states of the reference topology with every fault the
 // persistent sets handle and checks that each state's persistent-set filter is the same with the
-// dependency memo (persistentSets.memo) as without it. It fails if the memo leaked from one state
+// dependency memo (package persistent's) as without it. It fails if the memo leaked from one state
 // to the next or answered for the wrong actor.
 func TestPersistentMemoMatchesPlain(t *testing.T) {
 	for _, budget := range []string{"msgs=2,crash=1,delete=1,truncate=1", "msgs=3,crash=1"} {
 		opts := ExploreOptions{Budget: mustBudget(t, budget), Reduce: true}
-		ps := ExploreConfig(referenceScope(), opts).Persistent().(*persistentSets)
+		ps := ExploreConfig(referenceScope(), opts).Persistent()
+		plainOpts := opts
+		plainOpts.persistentTweaks.NoMemo = true
+		noMemo := ExploreConfig(referenceScope(), plainOpts).Persistent()
 		checked, reduced := 0, 0
 		visitStates(referenceScope(), opts, 2000, func(w *World, _ explore.HashKey, _ []byte, _ explore.Hasher) {
 			acts := new(explore.Actions)
@@ -22,10 +25,8 @@ func TestPersistentMemoMatchesPlain(t *testing.T) {
 			if !acts.Enabled {
 				return
 			}
-			ps.noMemo = false
 			memo := filterValue(ps.Filter(w, acts, new(explore.Filter)))
-			ps.noMemo = true
-			plain := filterValue(ps.Filter(w, acts, new(explore.Filter)))
+			plain := filterValue(noMemo.Filter(w, acts, new(explore.Filter)))
 			if memo != plain {
 				t.Fatalf("%s: state %d: filter with the memo %+v, without %+v", budget, checked, memo, plain)
 			}

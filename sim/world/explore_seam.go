@@ -16,8 +16,8 @@ import (
 // clone shares.
 // Three services the search asks of a world are about the world's meaning, so they are on the
 // world's side and read its insides: the canonical hash (explore.Hasher, implemented by
-// stateHasher: world_hash*.go, explore_canonical.go), the dependencies that make a persistent
-// set (explore.Persistent, implemented by persistentSets: explore_persistent*.go) and the
+// stateHasher: world_hash*.go, explore_canonical.go), the persistent sets (explore.Persistent:
+// package persistent's, over the view of explore_persistent.go) and the
 // identity of a local transition, which sleep sets put to sleep (LocalTransition).
 
 var _ explore.World = (*World)(nil)
@@ -152,11 +152,6 @@ func (w *World) Finish() {
 // Hash implements explore.Hasher for the worlds of this package.
 func (h *stateHasher) Hash(w explore.World, extra []byte) explore.HashKey {
 	return h.hash(w.(*World), extra)
-}
-
-// Filter implements explore.Persistent for the worlds of this package.
-func (ps *persistentSets) Filter(w explore.World, acts *explore.Actions, into *explore.Filter) *explore.Filter {
-	return w.(*World).persistentFilter(ps, acts, into)
 }
 
 // LocalTransition implements explore.World: the step just taken as a sleep-set transition (a

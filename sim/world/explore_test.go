@@ -221,19 +221,13 @@ type exactResult struct {
 // (no hash abstraction: the reduction is compared alone), unsound leaving out a persistent-set
 // rule.
 func exploreExact(scn *spec.Scenario, opts ExploreOptions, unsound bool) exactResult {
+	opts.persistentTweaks.LeaveOutSkipRule = unsound
 	res, r := exploreRecorded(scn, opts, func(cfg *explore.Config, _ *stateRecorder) {
-		hasher, pers := cfg.Hasher, cfg.Persistent
+		hasher := cfg.Hasher
 		cfg.Hasher = func() explore.Hasher {
 			h := hasher().(*stateHasher)
 			h.exact = true
 			return h
-		}
-		if unsound {
-			cfg.Persistent = func() explore.Persistent {
-				ps := pers().(*persistentSets)
-				ps.unsoundForTest = true
-				return ps
-			}
 		}
 	})
 	return exactResult{res, r.terminals}
