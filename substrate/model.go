@@ -17,8 +17,7 @@ import (
 //
 // Each partition's log is a slice indexed by offset - base, so produce and fetch are a bounds
 // check and a slice access. A TopicID is resolved by a small direct-mapped cache, else by a scan
-// of the few incarnations (a map past topicScanMax); a caller that keeps incarnation numbers
-// skips even that (IncarnationOffsets).
+// of the few incarnations (a map past topicScanMax).
 type Model struct {
 	ids func() TopicID
 	// seeded is the ID source of a model built by NewSeededModel; Clone copies it by value so a

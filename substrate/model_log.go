@@ -168,30 +168,6 @@ func (m *Model) ListOffsets(tp TopicPartition) (Offsets, error) {
 	return p.offsets(), nil
 }
 
-// IncarnationOffsets is ListOffsets for partition part of incarnation inc (the incarnation
-// number, see Incarnation), for a caller that keeps incarnation numbers: it skips resolving a
-// topic ID, which is most of ListOffsets' work (the simulator's state hash lists the offsets of
-// every live channel on every explored state). Its errors are ListOffsets' for that incarnation's
-// ID, and ErrUnknownTopic for a number no incarnation has.
-func (m *Model) IncarnationOffsets(inc int32, part Partition) (Offsets, error) {
-	if i := int(inc); i >= 0 && i < len(m.topics) {
-		t := &m.topics[i]
-		if j := int(part); !t.deleted && j >= 0 && j < len(t.partitions) {
-			return t.partitions[j].offsets(), nil
-		}
-	}
-	return Offsets{}, m.incarnationError(inc, part)
-}
-
-// incarnationError says why IncarnationOffsets did not resolve partition part of incarnation
-// inc.
-func (m *Model) incarnationError(inc int32, part Partition) error {
-	if uint(inc) >= uint(len(m.topics)) {
-		return fmt.Errorf("%w: incarnation %d of %d", ErrUnknownTopic, inc, len(m.topics))
-	}
-	return m.partitionError(TopicPartition{Topic: m.topics[inc].id, Partition: part})
-}
-
 // DeleteRecords implements Substrate.
 func (m *Model) DeleteRecords(tp TopicPartition, before Offset) error {
 	idx, p, err := m.livePartition(tp)

@@ -378,6 +378,26 @@ func (o *Oracle) Slots(c int32) []uint64 { return o.logs[c].slots }
 // digest (0: stale), which every change to the slots or their messages clears.
 func (o *Oracle) ShadowLog(c int32) ([]uint64, *uint64) { return o.logs[c].slots, &o.logs[c].digest }
 
+// ObservedAll is the header an observer of the last committed record of every live channel
+// would stamp: those records' expressed causes and their coordinates.
+func (o *Oracle) ObservedAll() node.Causes {
+	var out node.Causes
+	for c := range o.logs {
+		if !o.logs[c].alive {
+			continue
+		}
+		slots := o.logs[c].slots
+		for i := len(slots) - 1; i >= 0; i-- {
+			if uid := slots[i]; uid != 0 && o.Msg(uid).State == MsgCommitted {
+				out.MergeFrom(o.Msg(uid).Expressed)
+				out.Merge(o.ids[c].nc, node.Offset(i))
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Channel is channel c's node channel.
 func (o *Oracle) Channel(c int32) node.Channel { return o.ids[c].nc }
 

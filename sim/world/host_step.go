@@ -185,6 +185,7 @@ func (p *proc) send(em spec.Emission, tsMicros int64) bool {
 		panic(fmt.Sprintf("world: produce of %s to %s: %v", p.spec.Name, w.chanName(c), err))
 	}
 	p.stepChans = append(p.stepChans, c)
+	w.logMoved(c)
 	w.staleChannelTargets(c) // its high watermark moved; the LSO moves at the step's end
 	uid := w.or.OnSend(w.at(), &p.o, c, int64(off), rec.Key, rec.Value, stamped.Headers)
 	w.stats.Sent++

@@ -140,6 +140,8 @@ type channel struct {
 	// lso mirrors the substrate's last stable offset, refreshed after every operation that can
 	// move it; feeding is enabled below it.
 	lso int64
+	// offs mirrors the model's offsets of the channel (World.offsets; refreshLSO, logMoved).
+	offs substrate.Offsets
 }
 
 // newWorld builds the world of a scenario: the model with every topic created (incarnation 0 of
@@ -250,28 +252,43 @@ func (w *World) chanOf(inc int32, part int) int32 {
 // alive reports whether channel c's incarnation is live.
 func (w *World) alive(c int32) bool { return w.incs[w.chans[c].inc].alive }
 
-// refreshLSO re-reads channel c's last stable offset from the substrate.
+// refreshLSO re-reads live channel c's offsets (and LSO) from the substrate.
 func (w *World) refreshLSO(c int32) {
 	ch := &w.chans[c]
 	if !w.incs[ch.inc].alive {
+		w.logMoved(c)
 		return
 	}
-	offs := w.offsets(c)
-	ch.lso = int64(offs.LastStable)
+	offs := w.listOffsets(c)
+	ch.lso, ch.offs = int64(offs.LastStable), offs
 	w.staleChannelTargets(c)
 	w.or.OnLogMoved(c, int64(offs.LogStart), int64(offs.HighWatermark))
 }
 
-// offsets returns the substrate's offsets of a live channel.
-func (w *World) offsets(c int32) substrate.Offsets {
+// logMoved re-reads channel c's mirror where refreshLSO comes later or never: a record of an
+// open transaction, a fence. For a dead c it is the same partition of the name's current
+// incarnation, where a transaction that wrote to c puts its marker (substrate.Model's endTxn).
+func (w *World) logMoved(c int32) {
 	ch := &w.chans[c]
-	var offs substrate.Offsets
-	var err error
-	if w.model != nil { // by incarnation number, which skips resolving the topic ID
-		offs, err = w.model.IncarnationOffsets(ch.inc, ch.tp.Partition)
-	} else {
-		offs, err = w.sub.ListOffsets(ch.tp)
+	if cur := w.topics[ch.topic].inc; !w.incs[ch.inc].alive && cur >= 0 {
+		c = w.chanOf(cur, int(ch.part))
 	}
+	if w.model != nil && c >= 0 && w.alive(c) {
+		w.chans[c].offs = w.listOffsets(c)
+	}
+}
+
+// offsets returns the substrate's offsets of a live channel (on the model, its mirror).
+func (w *World) offsets(c int32) substrate.Offsets {
+	if w.model != nil {
+		return w.chans[c].offs
+	}
+	return w.listOffsets(c)
+}
+
+// listOffsets asks the substrate for the offsets of live channel c.
+func (w *World) listOffsets(c int32) substrate.Offsets {
+	offs, err := w.sub.ListOffsets(w.chans[c].tp)
 	if err != nil {
 		panic(fmt.Sprintf("world: list offsets of %s: %v", w.chanName(c), err))
 	}

@@ -39,7 +39,7 @@ func corruptWorld(t *testing.T, explored bool, due int) *World {
 // channel's last record would stamp.
 func TestExploredCorruptProduceBranchesOverEveryRepresentative(t *testing.T) {
 	w := corruptWorld(t, true, 0)
-	base := oracle.WireCauses(w.observedAll())
+	base := oracle.WireCauses(w.or.ObservedAll())
 	if len(base) < 2 {
 		t.Fatalf("base %v: want the last records of in and mid", base)
 	}
@@ -67,7 +67,7 @@ func TestDueCorruptFaultIsUndecodable(t *testing.T) {
 			t.Fatalf("a due fault drew %+v, which decodes", c)
 		}
 	}
-	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{oracle.EncodeCauses(w.observedAll())}, nil, nil)
+	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{oracle.EncodeCauses(w.or.ObservedAll())}, nil, nil)
 	if !w.faultDue(spec.ActProduceCorrupt) {
 		t.Fatal("a near miss that decodes fired the fault")
 	}

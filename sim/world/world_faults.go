@@ -255,6 +255,9 @@ func (w *World) zombie(p *proc) {
 	oldChans := slices.Clone(p.stepChans)
 	_, err := w.sub.InitTransactions(p.txnID)
 	must(err)
+	for _, c := range oldChans { // the fence aborted the old execution's transaction
+		w.logMoved(c)
+	}
 	offs := w.appendCommittedOffsets(nil, p.group)
 	state := p.committed
 	p.committedShared = true // a write to the state store replaces it: the check sees it

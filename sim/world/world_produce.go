@@ -33,12 +33,10 @@ type extProducers struct {
 
 func (e *extProducers) init(w *World) {
 	var err error
-	if e.abortTxn, err = w.sub.InitTransactions("ext-abort"); err != nil {
-		panic(err)
-	}
-	if e.openTxn, err = w.sub.InitTransactions("ext-open"); err != nil {
-		panic(err)
-	}
+	e.abortTxn, err = w.sub.InitTransactions("ext-abort")
+	must(err)
+	e.openTxn, err = w.sub.InitTransactions("ext-open")
+	must(err)
 }
 
 // payload draws an external record's key (one byte) and value (hop count 0, then 4 bytes).
@@ -104,11 +102,11 @@ func (w *World) produceCorrupt(c int32, values [][]byte, key, value []byte) uint
 // miss that decodes stops nobody. An exploration branches instead, through the Chooser, over the
 // generator's fixed set of representatives (every shape, the field-level ones at every kind of
 // field), corrupting the header an observer of every live channel's last committed record would
-// write: a function of the shadow logs the canonical state holds, where the candidates' order is
-// not.
+// write (oracle.Oracle.ObservedAll): a function of the shadow logs the canonical state holds,
+// where the candidates' order is not.
 func (w *World) drawCorruption() corrupt.Corruption {
 	if w.explored() {
-		reps := corrupt.Representatives(oracle.WireCauses(w.observedAll()))
+		reps := corrupt.Representatives(oracle.WireCauses(w.or.ObservedAll()))
 		return reps[w.chooser.ChooseFrom("produce-corrupt.shape", choose.Uniform(len(reps)))]
 	}
 	var base node.Causes
@@ -122,26 +120,6 @@ func (w *World) drawCorruption() corrupt.Corruption {
 		shapes = corrupt.Undecodable
 	}
 	return corrupt.Draw(w.streams.Corruptions, shapes, oracle.WireCauses(base))
-}
-
-// observedAll is the header an observer of the last committed record of every live channel
-// would stamp: those records' expressed causes and their coordinates.
-func (w *World) observedAll() node.Causes {
-	var out node.Causes
-	for c := range w.chans {
-		if !w.alive(int32(c)) {
-			continue
-		}
-		slots := w.or.Slots(int32(c))
-		for o := len(slots) - 1; o >= 0; o-- {
-			if uid := slots[o]; uid != 0 && w.or.Msg(uid).State == oracle.MsgCommitted {
-				out.MergeFrom(w.or.Msg(uid).Expressed)
-				out.Merge(w.chans[c].nc, node.Offset(o))
-				break
-			}
-		}
-	}
-	return out
 }
 
 // produceStamped writes a record stamped by an observer of committed record r: its header is
@@ -193,6 +171,7 @@ func (w *World) txnOpen(c int32, n int) {
 		uid := w.or.OnProduced(oracle.Produced{C: c, Pos: int64(off), Kind: oracle.MsgPlain, State: oracle.MsgPending, Rec: rec}, w.clock.Now())
 		w.ext.openUIDs = append(w.ext.openUIDs, uid)
 	}
+	w.logMoved(c)
 	w.staleChannelTargets(c) // its high watermark moved; the LSO stays until the transaction ends
 	w.ext.open = true
 	w.ext.openChans = append(w.ext.openChans, c)

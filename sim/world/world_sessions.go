@@ -45,7 +45,7 @@ func (h *sessionHost) ChooseFrom(label string, o choose.Options) int {
 func (h *sessionHost) Payload() (key, value []byte) { return (*World)(h).payload() }
 func (h *sessionHost) Frontier(p int) node.Causes   { return h.procs[p].eng.Frontier() }
 func (h *sessionHost) HighWatermark(ch int32) int64 {
-	return int64((*World)(h).offsets(ch).HighWatermark)
+	return int64((*World)(h).listOffsets(ch).HighWatermark) // asked before Produced refreshes the mirror
 }
 
 func (h *sessionHost) Count(name string) {
