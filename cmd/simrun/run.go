@@ -467,7 +467,7 @@ func printHeader(w io.Writer, prep *scenarios.Prepared) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "settings:\n%s", indent(prep.Settings.Describe(), "  "))
+	fmt.Fprintf(w, "settings:\n%s", indent(prep.Settings.Describe(prep.Scenario.Processes), "  "))
 }
 
 // printReport prints what the run exercised, each violation, the verdict, the hash and, on a

@@ -10,8 +10,8 @@ import (
 // Describe prints every option of the settings, seed first, one per line, the way a run prints
 // them before its first step so a person sees what this seed does: the step budgets, the scalar
 // fault knobs, then each action kind in offer order with its weight (or "off") and its virtual
-// duration range in microseconds.
-func (s Settings) Describe() string {
+// duration range in microseconds. processes are the run's, which the restart check picks from.
+func (s Settings) Describe(processes []spec.ProcessSpec) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed                     %d\n", s.Seed)
 	fmt.Fprintf(&b, "safety_steps             %d\n", s.SafetySteps)
@@ -23,11 +23,11 @@ func (s Settings) Describe() string {
 	fmt.Fprintf(&b, "feed_lag_factor          %s\n", offIfZero(int64(s.FeedLagFactor), ""))
 	fmt.Fprintf(&b, "hold_pause_steps         %s\n", offIfZero(int64(s.HoldPauseSteps), ""))
 	fmt.Fprintf(&b, "spare_survivors          %s\n", onOff(s.SpareDeadHoldSurvivors))
-	fmt.Fprintf(&b, "restart_check            %s\n", s.RestartCheck.describe())
-	fmt.Fprintf(&b, "commit_crash_pct         %s\n", offIfZero(int64(s.CommitCrashPct), "%"))
+	fmt.Fprintf(&b, "restart_check            %s\n", s.RestartCheck.describe(processes))
+	fmt.Fprintf(&b, "commit_crash_pct         %s\n", s.describeCommitCrash())
 	on := 0
 	for k := range spec.NumActionKinds {
-		if s.Weights[k] > 0 {
+		if s.Weights[k] > 0 || (k == spec.ActCommitCrash && s.commitCrashes()) {
 			on++
 		}
 	}
@@ -42,9 +42,29 @@ func (s Settings) Describe() string {
 		if s.FaultAtStep[k] > 0 {
 			at = fmt.Sprintf(" due from step %d", s.FaultAtStep[k])
 		}
+		if k == spec.ActCommitCrash && s.commitCrashes() {
+			weight, at = fmt.Sprintf("%d%%", s.CommitCrashPct), " (a share of the crashes: commit_crash_pct)"
+		}
 		fmt.Fprintf(&b, "  %-22s %-6s %d..%d%s\n", k, weight, d.Min, d.Max, at)
 	}
 	return b.String()
+}
+
+// commitCrashes reports whether the run crashes processes inside their commits: a share
+// CommitCrashPct of the scheduled crashes does, so never when crashes are off.
+func (s Settings) commitCrashes() bool {
+	return s.CommitCrashPct > 0 && s.Weights[spec.ActCrash] > 0
+}
+
+// describeCommitCrash renders CommitCrashPct as what the run does with it.
+func (s Settings) describeCommitCrash() string {
+	switch {
+	case s.CommitCrashPct == 0:
+		return "off"
+	case !s.commitCrashes():
+		return fmt.Sprintf("off: crash is off (%d%% of the crashes mid-step when it is on)", s.CommitCrashPct)
+	}
+	return fmt.Sprintf("%d%% of the crashes of a process with its step uncommitted land inside its commit", s.CommitCrashPct)
 }
 
 func offIfZero(v int64, unit string) string {

@@ -3,6 +3,8 @@ package swarm
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // RestartCheck says whether a run checks RESTART_INVISIBILITY once it has passed, and where: at
@@ -38,11 +40,17 @@ func drawRestartCheck(seed uint64) RestartCheck {
 	return rc
 }
 
-// describe renders the check for Settings.Describe, with the share of seeds that get one.
-func (rc RestartCheck) describe() string {
+// describe renders the check for Settings.Describe, with the share of seeds that get one: the
+// process the drawn index picks among processes (taken modulo their number, as the run takes
+// it), and that the run restarts the next one after it when that one is not running with its
+// step committed there.
+func (rc RestartCheck) describe(processes []spec.ProcessSpec) string {
 	if !rc.On {
 		return fmt.Sprintf("off (on for %d%% of seeds)", RestartCheckSharePct)
 	}
-	return fmt.Sprintf("process %d (modulo the process count) from %d.%d%% of the script on (on for %d%% of seeds)",
-		rc.Process, rc.AtPermille/10, rc.AtPermille%10, RestartCheckSharePct)
+	if len(processes) == 0 {
+		return fmt.Sprintf("on, but no process to restart (on for %d%% of seeds)", RestartCheckSharePct)
+	}
+	return fmt.Sprintf("%s (or the next process running with its step committed) from %d.%d%% of the script on (on for %d%% of seeds)",
+		processes[rc.Process%len(processes)].Name, rc.AtPermille/10, rc.AtPermille%10, RestartCheckSharePct)
 }

@@ -73,7 +73,7 @@ func TestExpandSettingsShape(t *testing.T) {
 
 func TestDescribeListsEveryOptionSeedFirst(t *testing.T) {
 	s := ExpandSettings(42)
-	d := s.Describe()
+	d := s.Describe(nil)
 	lines := strings.Split(d, "\n")
 	if !strings.HasPrefix(lines[0], "seed") || !strings.HasSuffix(lines[0], " 42") {
 		t.Fatalf("first line %q, want the seed", lines[0])
@@ -89,8 +89,38 @@ func TestDescribeListsEveryOptionSeedFirst(t *testing.T) {
 		}
 	}
 	s.Weights[spec.ActZombie] = 0
-	if !strings.Contains(s.Describe(), "zombie                 off") {
-		t.Errorf("an off kind is not marked off:\n%s", s.Describe())
+	if !strings.Contains(s.Describe(nil), "zombie                 off") {
+		t.Errorf("an off kind is not marked off:\n%s", s.Describe(nil))
+	}
+}
+
+// TestDescribeSaysWhatTheRunDoes holds the restart check's line to the process the run restarts
+// (the drawn index modulo the process count, by name) and the commit crash's two lines to each
+// other and to whether crashes happen at all.
+func TestDescribeSaysWhatTheRunDoes(t *testing.T) {
+	procs := []spec.ProcessSpec{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	s := ExpandSettings(42)
+	s.RestartCheck = RestartCheck{On: true, Process: 1520, AtPermille: 814}
+	d := s.Describe(procs)
+	if want := "restart_check            c (or the next process running with its step committed) from 81.4%"; !strings.Contains(d, want) {
+		t.Errorf("Describe lacks %q:\n%s", want, d)
+	}
+	if strings.Contains(d, "1520") || strings.Contains(d, "modulo") {
+		t.Errorf("Describe gives the drawn index, not the process:\n%s", d)
+	}
+	s.CommitCrashPct, s.Weights[spec.ActCrash] = 62, 100
+	d = s.Describe(procs)
+	for _, want := range []string{"commit_crash_pct         62% of the crashes", "commit-crash           62%"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Describe lacks %q:\n%s", want, d)
+		}
+	}
+	s.Weights[spec.ActCrash] = 0
+	d = s.Describe(procs)
+	for _, want := range []string{"commit_crash_pct         off: crash is off", "commit-crash           off"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("with crashes off, Describe lacks %q:\n%s", want, d)
+		}
 	}
 }
 
