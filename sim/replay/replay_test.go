@@ -78,7 +78,13 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 		line       int
 		want       string
 	}{
-		{"empty", "# only a comment\n", 0, "empty file"},
+		{"empty", "", 0, "empty file (0 bytes)"},
+		{"only comments", "# only a comment\n", 0, `truncated at byte 17: the file ends before its first line "parsley-sim-replay 1"`},
+		{"cut inside the comments", "# a comment cut sh", 0, "truncated at byte 18"},
+		{"binary", "\xf0r\xec\x00\x01 random bytes\n", 1, "not a replay file: binary data (byte 0xf0 at column 1)"},
+		{"long first line", strings.Repeat("hello ", 1000) + "\n", 1, `got "hello hello hello hello hello hello hell"... (5999 bytes)`},
+		{"cut inside a header line", "parsley-sim-replay 1\nscenario random\nseed 1\nsabo", 4, `unknown header line "sabo" (expected one of scenario, seed, sabotage, host-sabotage, steps, processes, verdict, hash, choices) (the file ends inside this line, at byte 48: truncated?)`},
+		{"cut after the header", "parsley-sim-replay 1\nscenario random\nseed 1\n", 0, `truncated at byte 44: the file ends before the "choices N" line`},
 		{"not a replay", "hello world\n", 1, `expected "parsley-sim-replay 1"`},
 		{"version", "parsley-sim-replay 9\n", 1, `unsupported replay format version "9"`},
 		{"bad seed", "parsley-sim-replay 1\nscenario random\nseed -4\n", 3, `"seed N"`},
@@ -87,11 +93,10 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 		{"bad hash", "parsley-sim-replay 1\nhash xyz\n", 2, "16 lowercase hex digits"},
 		{"bad verdict", "parsley-sim-replay 1\nverdict maybe\n", 2, `"verdict pass" or "verdict violation"`},
 		{"bad steps", "parsley-sim-replay 1\nsteps many\n", 2, `"steps N"`},
-		{"no choices", "parsley-sim-replay 1\nscenario random\nseed 1\n", 0, `before the "choices N" line`},
 		{"bad choice", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 3\n0 x 1\n", 5, `got "x"`},
 		{"negative choice", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 1\n-1\n", 5, `got "-1"`},
 		{"too many", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 1\n0\n1\n", 6, "more choices than the 1 announced on line 4"},
-		{"too few", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 4\n0 1\n", 5, "2 choices, but line 4 announced 4"},
+		{"too few", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 4\n0 1\n", 5, "the file ends at byte 58 after 2 choices, but line 4 announced 4"},
 		{"no scenario", "parsley-sim-replay 1\nseed 1\nchoices 0\n", 0, `missing the "scenario" header line`},
 		{"bad name", "parsley-sim-replay 1\nscenario two words\n", 2, `"scenario" followed by a name`},
 		{"count above the limit", "parsley-sim-replay 1\nscenario random\nseed 1\nchoices 10000000000\n0\n", 4, "integer in 0..16000000"},
@@ -106,6 +111,9 @@ func TestReplayBadFilesNameTheLine(t *testing.T) {
 			}
 			if fe.File != "bad.replay" || fe.Line != tc.line || !strings.Contains(fe.Msg, tc.want) {
 				t.Fatalf("error %q (line %d), want line %d containing %q", err, fe.Line, tc.line, tc.want)
+			}
+			if len(fe.Msg) > 300 {
+				t.Fatalf("error of %d bytes quotes too much of the file: %q", len(fe.Msg), fe.Msg)
 			}
 			if tc.line > 0 && !strings.HasPrefix(err.Error(), "bad.replay:") {
 				t.Fatalf("error %q does not start with the file and line", err)
@@ -122,7 +130,7 @@ func TestParseReplayAllocatesByContent(t *testing.T) {
 	runtime.ReadMemStats(&ms0)
 	_, err := Parse("big.replay", strings.NewReader(text))
 	runtime.ReadMemStats(&ms1)
-	if err == nil || !strings.Contains(err.Error(), "3 choices, but line 4 announced") {
+	if err == nil || !strings.Contains(err.Error(), "after 3 choices, but line 4 announced") {
 		t.Fatalf("error %v, want the count mismatch", err)
 	}
 	if grew := ms1.TotalAlloc - ms0.TotalAlloc; grew > 1<<20 {
