@@ -414,7 +414,7 @@ func finding(sc scopes.Scope, opts sim.ExploreOptions, a exploreArgs, v sim.Expl
 		return f
 	}
 	f.File = path
-	f.Reproduce = fmt.Sprintf("%s run %s --sabotage %s", reproPrefix, scenarios.ShellQuote(path), orNone(a.sabotage))
+	f.Reproduce = fmt.Sprintf("%s run %s --sabotage %s", repoCommand, scenarios.ShellQuote(path), orNone(a.sabotage))
 	return f
 }
 
@@ -464,7 +464,7 @@ func (r scopeReport) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s (process %d, %s, shortest path %d steps): %s\n", f.Criterion, f.Process, where, f.Steps, f.Detail)
 		if f.File != "" {
-			fmt.Fprintf(w, "    wrote %s; reproduce: %s\n", f.File, f.Reproduce)
+			fmt.Fprintf(w, "    wrote %s; reproduce: %s\n", f.File, forUser(f.Reproduce))
 		} else if f.Reproduce != "" {
 			fmt.Fprintf(w, "    %s\n", f.Reproduce)
 		}

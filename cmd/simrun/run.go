@@ -24,8 +24,34 @@ import (
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
-// reproPrefix starts every printed reproduction command: run from the repository root.
-const reproPrefix = "go run ./cmd/simrun"
+// repoCommand starts the reproduction commands written into documents (JSON reports, replay
+// files, scenario files): run from the repository root, they work for anyone with the source.
+const repoCommand = "go run ./cmd/simrun"
+
+// userCommand starts the reproduction commands printed for the person at the terminal: the
+// command they ran.
+var userCommand = commandFor(os.Args[0])
+
+// commandFor returns the command that runs simrun as arg0 (os.Args[0]) did: arg0 itself for a
+// built binary, repoCommand for a binary that `go run` (or `go test`) built in a go-build
+// directory it deletes on exit.
+func commandFor(arg0 string) string {
+	if arg0 == "" || slices.ContainsFunc(strings.Split(filepath.ToSlash(arg0), "/"), func(elem string) bool {
+		return strings.HasPrefix(elem, "go-build")
+	}) {
+		return repoCommand
+	}
+	return scenarios.ShellQuote(arg0)
+}
+
+// forUser rewrites a document's reproduction command (starting with repoCommand) to start with
+// the command the user ran.
+func forUser(command string) string {
+	if rest, ok := strings.CutPrefix(command, repoCommand); ok {
+		return userCommand + rest
+	}
+	return command
+}
 
 // cli is where a command writes and where it saves automatic replay files; tests give their own.
 type cli struct {
@@ -418,7 +444,7 @@ func writeJSON(w io.Writer, prep *scenarios.Prepared, out outcome, savePath stri
 		rep.Violations = []spec.Violation{}
 	}
 	if savePath != "" {
-		rep.ReplayCommand = reproPrefix + " replay " + scenarios.ShellQuote(savePath) + out.live.Flags()
+		rep.ReplayCommand = repoCommand + " replay " + scenarios.ShellQuote(savePath) + out.live.Flags()
 	}
 	if !out.live.IsModel() {
 		rep.Substrate = out.live.Substrate
@@ -496,9 +522,9 @@ func printReport(w io.Writer, prep *scenarios.Prepared, out outcome, savePath st
 	}
 	if out.res.Verdict != "pass" {
 		if savePath != "" {
-			fmt.Fprintf(w, "reproduce: %s replay %s%s\n", reproPrefix, scenarios.ShellQuote(savePath), out.live.Flags())
+			fmt.Fprintf(w, "reproduce: %s replay %s%s\n", userCommand, scenarios.ShellQuote(savePath), out.live.Flags())
 		}
-		fmt.Fprintf(w, "   re-run: %s%s\n", scenarios.RerunCommand(prep.Spec), out.live.Flags())
+		fmt.Fprintf(w, "   re-run: %s%s\n", forUser(scenarios.RerunCommand(prep.Spec)), out.live.Flags())
 	}
 }
 

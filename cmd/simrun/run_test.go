@@ -237,3 +237,40 @@ func TestStatsFieldsRoundFractions(t *testing.T) {
 		t.Errorf("statsFields = %v, want %v", got, want)
 	}
 }
+
+// TestReproduceLinesNameTheCommandRun: a built binary's reproduction lines start with the binary
+// as it was run, a `go run` build's (deleted when it exits) with repoCommand; the JSON report,
+// a document, always says repoCommand.
+func TestReproduceLinesNameTheCommandRun(t *testing.T) {
+	for arg0, want := range map[string]string{
+		"./simrun":                          "./simrun",
+		"/usr/local/bin/simrun":             "/usr/local/bin/simrun",
+		"/home/a b/simrun":                  `'/home/a b/simrun'`,
+		"/tmp/go-build1234/b001/exe/simrun": repoCommand,
+		"/tmp/go-build99/b001/simrun.test":  repoCommand,
+		"":                                  repoCommand,
+	} {
+		if got := commandFor(arg0); got != want {
+			t.Errorf("commandFor(%q) = %q, want %q", arg0, got, want)
+		}
+	}
+	defer func(was string) { userCommand = was }(userCommand)
+	userCommand = "./bin/simrun"
+	dir := t.TempDir()
+	code, out, errs := invoke(t, dir, "--seed", "1", "--steps", "120", "--sabotage", "IGNORE_CAUSES")
+	if code != exitViolation {
+		t.Fatalf("exit %d, want 1:\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"\nreproduce: ./bin/simrun replay ", "\n   re-run: ./bin/simrun --seed 1 --scenario random --sabotage IGNORE_CAUSES --steps 120\n", "\nshrink: ./bin/simrun --seed 1 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "go run") {
+		t.Errorf("a built binary's output names go run:\n%s", out)
+	}
+	_, out, _ = invoke(t, t.TempDir(), "--seed", "1", "--steps", "120", "--sabotage", "IGNORE_CAUSES", "--json")
+	if !strings.Contains(out, `"replay_command": "go run ./cmd/simrun replay `) {
+		t.Errorf("the JSON report's command is not the repository's:\n%s", out)
+	}
+}

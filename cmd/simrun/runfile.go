@@ -218,7 +218,7 @@ func printRunFile(w io.Writer, a *runFileArgs, run *scenariofile.FileRun) {
 	if !run.OK() && !a.live.IsModel() {
 		// The file is the run, but not the substrate it ran on: a finding on kfake or brokers
 		// (a divergence above all) is repeated there, compared as it was.
-		fmt.Fprintf(w, "   re-run: %s run %s", reproPrefix, scenarios.ShellQuote(a.path))
+		fmt.Fprintf(w, "   re-run: %s run %s", userCommand, scenarios.ShellQuote(a.path))
 		if a.sabotage != "" {
 			fmt.Fprintf(w, " --sabotage %s", a.sabotage)
 		}

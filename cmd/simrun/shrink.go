@@ -139,7 +139,7 @@ func (c cli) shrinkTo(cfg scenarios.ShrinkConfig, paths shrinkOutputs) int {
 
 // printShrunk prints what a shrink found and wrote.
 func printShrunk(w io.Writer, out *scenarios.Shrunk, replayPath, filePath string) {
-	fmt.Fprintf(w, "shrink: %s, first violation %s\n", scenarios.RerunCommand(out.From), out.Criterion)
+	fmt.Fprintf(w, "shrink: %s, first violation %s\n", forUser(scenarios.RerunCommand(out.From)), out.Criterion)
 	fmt.Fprintf(w, "  before: %s\n", out.Before)
 	fmt.Fprintf(w, "  after:  %s; %d choices given, the rest the first enabled option\n", out.After, out.Given)
 	if out.ScriptFails {
@@ -153,13 +153,13 @@ func printShrunk(w io.Writer, out *scenarios.Shrunk, replayPath, filePath string
 	}
 	fmt.Fprintf(w, "  attempts: %d runs%s\n", out.Attempts, budget)
 	fmt.Fprintf(w, "violation: %s\n", out.Result.Violations[0])
-	fmt.Fprintf(w, "replay file: %s\n  reproduce: %s replay %s\n", replayPath, reproPrefix, scenarios.ShellQuote(replayPath))
+	fmt.Fprintf(w, "replay file: %s\n  reproduce: %s replay %s\n", replayPath, userCommand, scenarios.ShellQuote(replayPath))
 	if filePath != "" {
 		sab := ""
 		if out.Spec.Sabotage != "" {
 			sab = " --sabotage " + out.Spec.Sabotage
 		}
-		fmt.Fprintf(w, "scenario file: %s\n  run: %s run%s %s\n", filePath, reproPrefix, sab, scenarios.ShellQuote(filePath))
+		fmt.Fprintf(w, "scenario file: %s\n  run: %s run%s %s\n", filePath, userCommand, sab, scenarios.ShellQuote(filePath))
 	}
 }
 

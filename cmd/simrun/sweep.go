@@ -416,7 +416,7 @@ func printSweep(w io.Writer, rep *scenarios.SweepReport, how string, elapsed tim
 	if len(rep.Failures) > 0 {
 		fmt.Fprintf(w, "failing seeds (%d, shortest first):\n", len(rep.Failures))
 		for _, f := range rep.Failures {
-			fmt.Fprintf(w, "  seed %d: %s\n    %s\n", f.Seed, f.Detail, f.Replay)
+			fmt.Fprintf(w, "  seed %d: %s\n    %s\n", f.Seed, f.Detail, forUser(f.Replay))
 		}
 	}
 	if rep.TraceDigest != "" {
