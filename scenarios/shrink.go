@@ -24,7 +24,9 @@ import (
 //     so the scenario file written from it reproduces the failure without the choice list. A
 //     scripted run is not always the same run as the chosen one (the liveness phase and the data
 //     streams may go differently), so when the shrunk run's script does not fail the same way the
-//     original run's script is tried instead.
+//     original run's script is tried instead;
+//  5. the topology: the processes the script never names and then the topics nothing names, each
+//     dropped only when the smaller scenario file still fails the same way (shrink_topology.go).
 
 // DefaultShrinkAttempts bounds a shrink's runs when ShrinkConfig.Attempts is 0.
 const DefaultShrinkAttempts = 500
@@ -56,6 +58,9 @@ type Shrunk struct {
 	// it does not, with a note).
 	ScriptFails bool
 	File        []byte
+	// topologyOf is the process and topic counts of the run's scenario when File's is smaller (the
+	// topology pass dropped what the failure does not need), else zero.
+	topologyOf [2]int
 
 	Before, After Size
 	Attempts      int // runs made, of the budget

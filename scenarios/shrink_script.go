@@ -63,6 +63,14 @@ func (s *shrinkRun) shrinkScript(out *Shrunk, original []spec.ScriptedAction) {
 		}
 		out.Script, out.ScriptStats = shrink.List(out.Script, test, nil, s.left())
 		s.attempts += out.ScriptStats.Attempts
+		if small := s.shrinkTopology(scn, out.Script); small != scn {
+			c := *small
+			c.Script = out.Script
+			if last := s.scriptRun(small, out.Script); s.fileReproduces(formatShrunk(&c, s.spec, out, last)) {
+				out.topologyOf = [2]int{len(scn.Processes), len(scn.Topics)}
+				scn = small
+			}
+		}
 		last = s.scriptRun(scn, out.Script)
 	}
 	c := *scn
@@ -96,6 +104,10 @@ func formatShrunk(scn *spec.Scenario, spec Spec, out *Shrunk, last *spec.Result)
 		fmt.Sprintf("Shrunk reproduction of %s: the first violation is %s.", RerunCommand(out.From), out.Criterion),
 		fmt.Sprintf("Before: %s. After: %s; this script: %d actions.", out.Before, out.After, len(scn.Script)),
 		fmt.Sprintf("Run it: %s FILE (the settings line keeps the seed's swarm settings and data streams).", run),
+	}
+	if of := out.topologyOf; of[0] > 0 {
+		comments = append(comments, fmt.Sprintf("Topology: %d of the run's %d processes and %d of its %d topics; without the others it fails the same way.",
+			len(scn.Processes), of[0], len(scn.Topics), of[1]))
 	}
 	if out.ScriptFails && last != nil {
 		comments = append(comments, "Violation: "+last.Violations[0].String())

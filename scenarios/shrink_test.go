@@ -54,6 +54,14 @@ func TestShrinkDropHeld(t *testing.T) {
 	if err != nil || !run.OK() || !failsFirst(run.Result, spec.CritReference) {
 		t.Fatalf("the scenario file does not reproduce REFERENCE (err %v, failures %v):\n%s", err, run.Failures, out.File)
 	}
+	prep, err := cfg.Spec.Prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Scenario.Processes) >= len(prep.Scenario.Processes) || !bytes.Contains(out.File, []byte("\n# Topology: ")) {
+		t.Fatalf("the scenario file keeps %d of the run's %d processes: want only those the failure needs\n%s",
+			len(f.Scenario.Processes), len(prep.Scenario.Processes), out.File)
+	}
 	honest, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{})
 	if err != nil || honest.Result.Verdict != "pass" {
 		t.Fatalf("the scenario file fails without the sabotage too: %v %v", err, honest.Result.Violations)
