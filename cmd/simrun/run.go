@@ -278,7 +278,7 @@ func (c cli) execute(prep *scenarios.Prepared, ch choose.Chooser, o outputs) out
 		}
 	}
 	if o.verbose {
-		tl := trace.NewTimelineSink(c.stdout)
+		tl := trace.NewTimelineSink(c.stdout, prep.Scenario)
 		opts.Sinks = append(opts.Sinks, tl)
 		flushers = append(flushers, tl.Flush)
 	}

@@ -71,7 +71,7 @@ func runFileMain(args []string, stdout, stderr io.Writer) int {
 		opts.Sinks = append(opts.Sinks, pic.sink)
 	}
 	if a.verbose {
-		tl := trace.NewTimelineSink(stdout)
+		tl := trace.NewTimelineSink(stdout, f.Scenario)
 		opts.Sinks = append(opts.Sinks, tl)
 		flushers = append(flushers, tl.Flush)
 	}

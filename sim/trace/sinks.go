@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // CollectSink keeps a copy of every event, in order: for tests and for the determinism check.
@@ -61,19 +63,22 @@ func (s *JSONLinesSink) Flush() error {
 	return s.err
 }
 
-// TimelineSink writes a readable timeline, one line per event (simrun -v):
+// TimelineSink writes a readable timeline of a run, one line per event (simrun -v), naming
+// processes and channels as the scenario file and its story do:
 //
 //	step    12  t=    1830us  feed          fed        p2  orders#1/0@4  msg 17  detail
 //
-// Columns that do not apply are left out. Call Flush at the end of the run.
+// (orders#1 is the topic's first recreation; its first incarnation is plain orders). Columns
+// that do not apply are left out. Call Flush at the end of the run.
 type TimelineSink struct {
-	w   *bufio.Writer
-	err error
+	w     *bufio.Writer
+	names *names
+	err   error
 }
 
-// NewTimelineSink returns a sink writing the readable timeline to w.
-func NewTimelineSink(w io.Writer) *TimelineSink {
-	return &TimelineSink{w: bufio.NewWriter(w)}
+// NewTimelineSink returns a sink writing the readable timeline of a run of scn to w.
+func NewTimelineSink(w io.Writer, scn *spec.Scenario) *TimelineSink {
+	return &TimelineSink{w: bufio.NewWriter(w), names: newNames(scn)}
 }
 
 // Record writes ev as one timeline line.
@@ -81,7 +86,8 @@ func (s *TimelineSink) Record(ev *Event) {
 	if s.err != nil {
 		return
 	}
-	_, s.err = io.WriteString(s.w, FormatEvent(ev)+"\n")
+	s.names.learn(ev)
+	_, s.err = io.WriteString(s.w, formatEvent(ev, s.names)+"\n")
 }
 
 // Flush writes out buffered lines and returns the first error met, if any.
@@ -93,26 +99,43 @@ func (s *TimelineSink) Flush() error {
 	return s.err
 }
 
-// FormatEvent renders ev as one readable timeline line (without a newline).
-func FormatEvent(ev *Event) string {
+// FormatEvent renders ev as one readable timeline line (without a newline), in the world's own
+// numbering (process indices, incarnations numbered across the world: T#G/P).
+func FormatEvent(ev *Event) string { return formatEvent(ev, nil) }
+
+// formatEvent renders ev as one timeline line, naming processes and channels with n (nil: the
+// world's numbering).
+func formatEvent(ev *Event, n *names) string {
 	var b strings.Builder
 	name := ev.ActionName
 	if name == "" {
 		name = ev.Action.String()
 	}
 	fmt.Fprintf(&b, "step %5d  t=%10dus  %-15s %-10s", ev.Step, ev.TimeMicros, name, ev.Kind)
+	detail := ev.Detail
+	if n != nil {
+		detail = n.detail(ev)
+	}
 	if ev.Process >= 0 {
-		fmt.Fprintf(&b, " p%d", ev.Process)
+		if n != nil {
+			fmt.Fprintf(&b, " %s", n.process(ev.Process))
+		} else {
+			fmt.Fprintf(&b, " p%d", ev.Process)
+		}
 	}
 	if ev.Topic != "" {
-		fmt.Fprintf(&b, " %s#%d/%d@%d", ev.Topic, ev.Incarn, ev.Partition, ev.Position)
+		if n != nil {
+			fmt.Fprintf(&b, " %s/%d@%d", n.incarnation(ev.Topic, ev.Incarn), ev.Partition, ev.Position)
+		} else {
+			fmt.Fprintf(&b, " %s#%d/%d@%d", ev.Topic, ev.Incarn, ev.Partition, ev.Position)
+		}
 	}
 	if ev.Msg != 0 {
 		fmt.Fprintf(&b, " msg %d", ev.Msg)
 	}
-	if ev.Detail != "" {
+	if detail != "" {
 		b.WriteString("  ")
-		b.WriteString(ev.Detail)
+		b.WriteString(detail)
 	}
 	return strings.TrimRight(b.String(), " ")
 }

@@ -121,8 +121,12 @@ func TestJSONLinesSink(t *testing.T) {
 
 func TestTimelineSink(t *testing.T) {
 	var buf bytes.Buffer
-	s := NewTimelineSink(&buf)
-	evs := sampleEvents()
+	scn := &spec.Scenario{Topics: []spec.TopicSpec{{Name: "pay"}, {Name: "orders"}},
+		Processes: []spec.ProcessSpec{{Name: "a"}, {Name: "b"}, {Name: "shipper"}}}
+	s := NewTimelineSink(&buf, scn)
+	evs := append(sampleEvents(),
+		Event{Step: 3, Kind: "recreated", Process: -1, Detail: "orders#2 replaces #1"},
+		Event{Step: 4, Kind: "fed", Process: 2, Topic: "orders", Incarn: 2, Msg: 2, Detail: "blocked by orders#1/0@0 and orders#2/0@1"})
 	for i := range evs {
 		s.Record(&evs[i])
 	}
@@ -133,13 +137,24 @@ func TestTimelineSink(t *testing.T) {
 	if len(lines) != len(evs) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(evs), buf.String())
 	}
-	for _, want := range []string{"step     1", "feed", "held", "p2", "orders#1/0@0", "msg 1", "blocked by orders#1/1@3"} {
+	for _, want := range []string{"step     1", "feed", "held", "shipper", "orders/0@0", "msg 1", "blocked by orders/1@3"} {
 		if !strings.Contains(lines[2], want) && !strings.Contains(lines[1], want) {
 			t.Errorf("timeline lines 2-3 lack %q:\n%s\n%s", want, lines[1], lines[2])
 		}
 	}
+	// A scenario file's notation: the first incarnation is the topic's name, the N-th recreation
+	// T#N, whatever the world's numbering across topics.
+	if want := "orders#1 replaces orders"; !strings.HasSuffix(lines[4], want) {
+		t.Errorf("recreation line %q, want it to end %q", lines[4], want)
+	}
+	if want := "shipper orders#1/0@0 msg 2  blocked by orders/0@0 and orders#1/0@1"; !strings.HasSuffix(lines[5], want) {
+		t.Errorf("line %q, want it to end %q", lines[5], want)
+	}
 	if strings.Contains(lines[0], " p-1") {
 		t.Errorf("process -1 printed: %s", lines[0])
+	}
+	if got := FormatEvent(&evs[2]); !strings.Contains(got, " p2 orders#1/0@0 msg 1  blocked by orders#1/1@3") {
+		t.Errorf("FormatEvent, the world's numbering, gives %q", got)
 	}
 }
 
