@@ -97,3 +97,43 @@ func TestScenarioFilesAnyTopicIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestStorySaysWhyAnActionIsSkipped: a scripted action that does not apply is skipped, and the
+// story says why: the process does not receive the topic it is fed (naming what it does
+// receive), is down, is already running, or has refused.
+func TestStorySaysWhyAnActionIsSkipped(t *testing.T) {
+	text := `topic e partitions=1 external
+topic c1 partitions=1
+process p1 receives=e sends=c1
+process p2 receives=c1
+produce topic=e value=A
+feed p2 topic=e
+start p1
+crash p1
+feed p1 topic=e
+produce-corrupt topic=e
+start p1
+feed p1 topic=e
+feed p1 topic=e
+drain p1
+`
+	f, err := scenariofile.ParseFile("skips.txt", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := scenariofile.RunFile(f, scenariofile.FileRunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	story := strings.Join(run.Story, "\n")
+	for _, want := range []string{
+		"> feed p2 topic=e\n  skipped: p2 does not receive e (its last start received c1)\n",
+		"> start p1\n  skipped: p1 is already running\n",
+		"> feed p1 topic=e\n  skipped: p1 is down\n",
+		"> drain p1\n  skipped: p1 has refused (UNDECODABLE_METADATA) and takes no further action\n",
+	} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story lacks %q:\n%s", want, story)
+		}
+	}
+}

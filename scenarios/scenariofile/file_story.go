@@ -26,10 +26,15 @@ type story struct {
 	ob     *sim.Observed
 	events []trace.Event
 	ids    map[string]string // topic ID (as refusals print it) -> short topic name
+	// action is the index of the script action whose events are being rendered (-1: none).
+	action int
+	// receives[i] is the topics process i's last start received (its "started" event).
+	receives []map[string]bool
 }
 
 func newStory(f *File, ob *sim.Observed, events []trace.Event) *story {
-	s := &story{f: f, ob: ob, events: events, ids: map[string]string{}}
+	s := &story{f: f, ob: ob, events: events, ids: map[string]string{}, action: -1,
+		receives: make([]map[string]bool, len(f.Scenario.Processes))}
 	for _, inc := range ob.Incarnations {
 		s.ids[inc.ID] = shortTopic(inc.Topic, inc.Number)
 	}
@@ -70,7 +75,9 @@ func (s *story) render() []string {
 	script := s.f.Scenario.Script
 	for i, a := range script {
 		out = append(out, "> "+FormatAction(a))
+		s.action = i
 		take(snaps[i+1].Step)
+		s.action = -1
 		note(i + 1)
 		if a.Kind != spec.ActFeed {
 			out = append(out, s.holdChanges(i+1, changed, last)...)

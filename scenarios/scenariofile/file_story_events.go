@@ -2,9 +2,13 @@ package scenariofile
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
@@ -32,6 +36,7 @@ func (s *story) eventLine(e *trace.Event) string {
 	case "stopped":
 		return who + " stopped"
 	case "started":
+		s.started(e)
 		return who + " started: " + s.rename(e.Detail)
 	case "refused":
 		return who + " refused " + s.rename(e.Detail)
@@ -43,7 +48,7 @@ func (s *story) eventLine(e *trace.Event) string {
 		if who != "" {
 			return fmt.Sprintf("%s read past markers or aborted records on %s: read position now %d", who, s.eventChan(e), e.Position)
 		}
-		return "skipped: the action does not apply here"
+		return "skipped: " + s.skipReason()
 	}
 	return s.worldLine(e, who)
 }
@@ -120,4 +125,61 @@ func (s *story) producedLine(e *trace.Event) string {
 		return line + " (hand-made header) causes " + causesText(m)
 	}
 	return fmt.Sprintf("%s (%s) causes %s", line, m.Kind, causesText(m))
+}
+
+// receivedChannel matches a channel of a "started" event's received list, topic#G/P@O.
+var receivedChannel = regexp.MustCompile(`([A-Za-z0-9_.-]+)#\d+/\d+@`)
+
+// started notes the topics a process's start received.
+func (s *story) started(e *trace.Event) {
+	if e.Process < 0 || e.Process >= len(s.receives) {
+		return
+	}
+	topics := map[string]bool{}
+	for _, m := range receivedChannel.FindAllStringSubmatch(e.Detail, -1) {
+		topics[m[1]] = true
+	}
+	s.receives[e.Process] = topics
+}
+
+// skipReason says why the script action being rendered did not apply, from its process's state
+// before it (the snapshot that precedes it) and the topics the process's last start received.
+func (s *story) skipReason() string {
+	const generic = "the action does not apply here"
+	if s.action < 0 {
+		return generic
+	}
+	a := s.f.Scenario.Script[s.action]
+	i := slices.IndexFunc(s.f.Scenario.Processes, func(p spec.ProcessSpec) bool { return p.Name == a.Process })
+	if i < 0 {
+		return generic
+	}
+	v := s.ob.View(s.action, i)
+	needsDown := a.Kind == spec.ActStart || a.Kind == spec.ActRewind || a.Kind == spec.ActRedeclare
+	switch {
+	case v.State == "refused":
+		return fmt.Sprintf("%s has refused (%s) and takes no further action", a.Process, v.Refusal)
+	case needsDown && v.State == "running":
+		if a.Kind == spec.ActStart {
+			return a.Process + " is already running"
+		}
+		return a.Process + " is running (an operator " + a.Kind.String() + "s a stopped process)"
+	case !needsDown && v.State != "running":
+		return a.Process + " is down"
+	case a.Kind == spec.ActFeed && a.Topic != "" && !s.receives[i][a.Topic]:
+		return fmt.Sprintf("%s does not receive %s (its last start received %s)", a.Process, a.Topic, s.receivedList(i))
+	case a.Kind == spec.ActFeed && a.Topic != "":
+		return fmt.Sprintf("%s has nothing to fetch on %s (its read position is at the last stable offset, or the channel is deleted)", a.Process, a.Topic)
+	case a.Kind == spec.ActFeed:
+		return a.Process + " has nothing to fetch on any channel it receives"
+	}
+	return generic
+}
+
+// receivedList names the topics process i's last start received, for a reason.
+func (s *story) receivedList(i int) string {
+	if len(s.receives[i]) == 0 {
+		return "none"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(s.receives[i])), ", ")
 }
