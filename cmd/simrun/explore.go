@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -126,13 +125,10 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 			return usageError(stderr, "simrun explore", "--out: %v", err)
 		}
 	}
-	if _, set := os.LookupEnv("GOGC"); !set {
-		// The explorer's garbage is short-lived clones; its live heap is a few megabytes (the
-		// visited set lives outside the Go heap, sim/explore/visited/mem_linux.go), so a higher
-		// GOGC than the default spares collections without holding much more memory
-		// (results/explore.md). A GOGC in the environment wins.
-		debug.SetGCPercent(400)
-	}
+	// The explorer's garbage is short-lived clones; its live heap is a few megabytes (the visited
+	// set lives outside the Go heap, sim/explore/visited/mem_linux.go), so collecting less often
+	// costs little memory (results/explore.md).
+	collectLessOften()
 	start := time.Now()
 	reports, err := exploreScopes(a.scopes(), a, stdout, stderr, progress)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 )
 
@@ -45,6 +46,16 @@ var defaultRun = withoutStdin(runMain)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// collectLessOften sets the garbage collector's target to 400% of the live heap (Go's default is
+// 100%) unless the environment sets GOGC, which wins: for the commands whose garbage is
+// short-lived and whose live heap is small (explore, sweep), collections then run about a
+// quarter as often, for a heap at most five times the live one.
+func collectLessOften() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
 }
 
 // run dispatches on the first argument and returns the exit code. A first argument that is not

@@ -102,6 +102,9 @@ func sweepMain(args []string, stdout, stderr io.Writer) int {
 	// and delete their topics, as on Ctrl-C.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A sweep's garbage is each run's worlds, dropped when the run ends; the live heap is one run
+	// per worker and the report, so collecting less often costs little memory.
+	collectLessOften()
 	return sweepCommand(ctx, args, stdout, stderr, isTerminal(os.Stderr))
 }
 
