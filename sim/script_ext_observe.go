@@ -182,16 +182,16 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 type observer struct{ ob *Observed }
 
 // Started implements world.Observer: the first snapshot.
-func (o observer) Started(w world.View) {
+func (o observer) Started(w *world.World) {
 	o.ob.views, o.ob.obs = make([][]viewAt, w.Processes()), make([]deliveryObserver, w.Processes())
 	o.ob.snapshot(w, -1)
 }
 
 // Scripted implements world.Observer: the snapshot after script action i.
-func (o observer) Scripted(w world.View, i int) { o.ob.snapshot(w, i) }
+func (o observer) Scripted(w *world.World, i int) { o.ob.snapshot(w, i) }
 
 // Finished implements world.Observer: the result, the last snapshot and the records' final states.
-func (o observer) Finished(w world.View, res *spec.Result) {
+func (o observer) Finished(w *world.World, res *spec.Result) {
 	o.ob.Result = res
 	o.ob.snapshot(w, o.ob.actions)
 	for i := range o.ob.Messages {
@@ -200,7 +200,7 @@ func (o observer) Finished(w world.View, res *spec.Result) {
 }
 
 // snapshot records the processes whose view changed and brings the message table up to date.
-func (ob *Observed) snapshot(w world.View, action int) {
+func (ob *Observed) snapshot(w *world.World, action int) {
 	k := len(ob.Snapshots)
 	s := Snapshot{Action: action, Step: w.Steps()}
 	for i := range w.Processes() {
@@ -248,7 +248,7 @@ func sameView(a, b *ProcessView) bool {
 }
 
 // viewProcess renders process i of w, bringing its delivery list up to date.
-func viewProcess(w world.View, i int, d *deliveryObserver) ProcessView {
+func viewProcess(w *world.World, i int, d *deliveryObserver) ProcessView {
 	d.update(w.ProcessOracle(i))
 	v := ProcessView{Name: w.ProcessName(i), delivered: d.head}
 	v.State, v.Refusal = w.ProcessState(i)
@@ -302,7 +302,7 @@ func (d *deliveryObserver) update(p *oracle.Proc) {
 }
 
 // viewMessage renders record uid (without its payload).
-func viewMessage(w world.View, uid uint64) MessageView {
+func viewMessage(w *world.World, uid uint64) MessageView {
 	m := w.Oracle().Msg(uid)
 	ch := w.Channel(m.Ch)
 	v := MessageView{UID: uid, Channel: ch.Label, Topic: ch.Topic, Incarnation: ch.Incarnation, Partition: ch.Partition,
@@ -318,7 +318,7 @@ func viewMessage(w world.View, uid uint64) MessageView {
 
 // readPayload reads a committed record's key, value and timestamp back from the substrate, if
 // it is still there.
-func readPayload(w world.View, mv *MessageView, m *oracle.Message) {
+func readPayload(w *world.World, mv *MessageView, m *oracle.Message) {
 	r, ok := w.ReadBack(m.Ch, m.Pos)
 	if !ok {
 		return

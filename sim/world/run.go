@@ -83,26 +83,25 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 
 // Observer is told of a run's progress, so that it can read the world between actions (package
 // sim's snapshots of a scripted run): Started after the initial starts, Scripted after script
-// action i, Finished after the end-of-run checks, with the result. It reads the world through a
-// View, which only reads.
+// action i, Finished after the end-of-run checks, with the result. It must only read the world.
 type Observer interface {
-	Started(v View)
-	Scripted(v View, i int)
-	Finished(v View, res *spec.Result)
+	Started(w *World)
+	Scripted(w *World, i int)
+	Finished(w *World, res *spec.Result)
 }
 
 // runObserved executes the phases of a run, observed by obs when not nil, and returns its result.
 func (w *World) runObserved(obs Observer) *spec.Result {
 	w.startAll()
 	if obs != nil {
-		obs.Started(View{w})
+		obs.Started(w)
 	}
 	if script := w.scn.Script; len(script) > 0 {
 		for i := range script {
 			w.runScripted(i, &script[i])
 			w.maybeRestart(i)
 			if obs != nil {
-				obs.Scripted(View{w}, i)
+				obs.Scripted(w, i)
 			}
 		}
 	} else {
@@ -111,7 +110,7 @@ func (w *World) runObserved(obs Observer) *spec.Result {
 	w.finish()
 	res := w.result()
 	if obs != nil {
-		obs.Finished(View{w}, res)
+		obs.Finished(w, res)
 	}
 	return res
 }
