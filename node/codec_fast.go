@@ -165,34 +165,21 @@ func simpleList(list []Cause) bool {
 // the place of the ascending check, and the length is checked once, so a value with a sender's
 // usual channel list decodes in one pass over fixed offsets. TestDecodeSameMatchesStrict holds it
 // to the strict parser.
+//
+// The shape check is sameShape's, written out so that the walk makes no call; the walk takes the
+// groups from the last to the first, cutting each off b's end, so b's start never moves (moving
+// it costs a pointer mask a group), and stops before the count; the answer does not depend on
+// the order.
 func decodeSame(pairs []Cause, b []byte, list []Cause) bool {
-	off := sameShape(b, len(list))
-	return off >= 0 && len(pairs) == len(list) && decodeSameGroups(pairs, b[off:], list)
-}
-
-// sameShape returns where b's first group starts when b has the shape of a value naming a simple
-// list of n channels (the version byte, n as a minimal varint of one or two bytes, then exactly n
-// groups of simpleGroupBytes), else −1.
-func sameShape(b []byte, n int) int {
-	if len(b) < 2 || b[0] != wireVersion {
-		return -1
+	if len(pairs) != len(list) || len(b) < 2 || b[0] != wireVersion {
+		return false
 	}
-	count, off := varintShort(b, 1)
-	if off < 0 || int(count) != n || len(b)-off != n*simpleGroupBytes {
-		return -1
+	if count, off := varintShort(b, 1); off < 0 || int(count) != len(list) || len(b)-off != len(list)*simpleGroupBytes {
+		return false
 	}
-	return off
-}
-
-// decodeSameGroups is decodeSame after the shape check: b holds exactly len(list) groups, and
-// pairs has len(list) entries. It walks the groups from the last to the first, cutting each off
-// b's end, so b's start never moves (moving it costs a pointer mask a group); the answer does
-// not depend on the order.
-func decodeSameGroups(pairs []Cause, b []byte, list []Cause) bool {
-	pairs = pairs[:len(list)]
 	for k := len(list) - 1; k >= 0; k-- {
 		if len(b) < simpleGroupBytes {
-			return false // never: the length was checked, but the loop's reads need it said
+			return false // never: the length was checked, but the reads need it said
 		}
 		g := (*[simpleGroupBytes]byte)(b[len(b)-simpleGroupBytes:])
 		b = b[:len(b)-simpleGroupBytes]
@@ -209,4 +196,18 @@ func decodeSameGroups(pairs []Cause, b []byte, list []Cause) bool {
 		p.Channel.Partition, p.Position = l.Partition, Offset(pos)
 	}
 	return true
+}
+
+// sameShape returns where b's first group starts when b has the shape of a value naming a simple
+// list of n channels (the version byte, n as a minimal varint of one or two bytes, then exactly n
+// groups of simpleGroupBytes), else −1.
+func sameShape(b []byte, n int) int {
+	if len(b) < 2 || b[0] != wireVersion {
+		return -1
+	}
+	count, off := varintShort(b, 1)
+	if off < 0 || int(count) != n || len(b)-off != n*simpleGroupBytes {
+		return -1
+	}
+	return off
 }

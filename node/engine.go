@@ -221,13 +221,22 @@ func (e *Engine) fail(r *Refusal) *Refusal {
 }
 
 // mustIndex is index for channels the caller promised are received; anything else is a
-// programming error of the host.
+// programming error of the host. Small enough to inline: the panic's message is built only when
+// it is printed.
 func (e *Engine) mustIndex(ch Channel) int {
 	i := e.index(ch)
 	if i < 0 {
-		panic(fmt.Sprintf("node: channel %v is not in the received set", ch))
+		panic(notReceived(ch))
 	}
 	return i
+}
+
+// notReceived is mustIndex's panic: a channel outside the received set.
+type notReceived Channel
+
+// Error says which channel.
+func (ch notReceived) Error() string {
+	return fmt.Sprintf("node: channel %v is not in the received set", Channel(ch))
 }
 
 // markDirty puts chans[i] on the list of channels the next Commit reports.

@@ -22,47 +22,40 @@ type causeArena struct {
 	chunk []Cause
 }
 
-// decodeCauses strictly decodes a parsley.causes value received on c (exactly Decode's rules and
-// errors) into storage carved from the engine's current chunk, and reports whether it names the
-// channels c's last header named (engine_index.go): by decodeSame when that list is simple, which
-// decodes such a value faster than the general walk, else by comparing the lists.
-func (e *Engine) decodeCauses(value []byte, c *chanState) (Causes, bool, error) {
-	if c.lastSimple {
-		if causes, ok := e.causes.decodeSame(value, c.lastList); ok {
-			return causes, true, nil
-		}
-		// A value naming a simple list of fewer than 16,384 channels (an entry count of one or
-		// two bytes) decodes by decodeSame or not at all; a longer list's repeat is taken as a
-		// changed list.
-		causes, err := e.causes.decode(value)
-		return causes, false, err
-	}
-	causes, err := e.causes.decode(value)
-	return causes, err == nil && sameChannels(c.lastList, causes.pairs), err
-}
-
 // decodeSame is decode by decodeSame (codec_fast.go), which succeeds only when value names exactly
 // the channels of list, a simple list: the storage is carved as decode carves it.
 func (a *causeArena) decodeSame(value []byte, list []Cause) (Causes, bool) {
 	n := len(list)
-	off := sameShape(value, n) // before reserving: a value of another shape costs no room
-	if off < 0 {
+	if n > causeChunkShareMax || cap(a.chunk)-len(a.chunk) < n {
+		return a.decodeSameNew(value, list)
+	}
+	room := a.chunk[len(a.chunk) : len(a.chunk)+n : len(a.chunk)+n]
+	if !decodeSame(room, value, list) {
+		return Causes{}, false
+	}
+	a.chunk = a.chunk[:len(a.chunk)+n]
+	return Causes{pairs: room}, true
+}
+
+// decodeSameNew is decodeSame into new storage: a chunk of its own for a list too long to share
+// one, else a new chunk. The shape is checked first, so a value of another shape costs no room.
+func (a *causeArena) decodeSameNew(value []byte, list []Cause) (Causes, bool) {
+	n := len(list)
+	if sameShape(value, n) < 0 {
 		return Causes{}, false
 	}
 	var room []Cause
 	if n > causeChunkShareMax {
 		room = make([]Cause, n)
 	} else {
-		if cap(a.chunk)-len(a.chunk) < n {
-			a.chunk = make([]Cause, 0, causeChunkPairs)
-		}
-		room = a.chunk[len(a.chunk) : len(a.chunk)+n : len(a.chunk)+n]
+		a.chunk = make([]Cause, 0, causeChunkPairs)
+		room = a.chunk[:n:n]
 	}
-	if !decodeSameGroups(room, value[off:], list) {
+	if !decodeSame(room, value, list) {
 		return Causes{}, false
 	}
 	if n <= causeChunkShareMax {
-		a.chunk = a.chunk[:len(a.chunk)+n]
+		a.chunk = a.chunk[:n]
 	}
 	return Causes{pairs: room}, true
 }

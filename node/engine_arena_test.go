@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestDecodeCausesMatchesDecode(t *testing.T) {
 				in = mutate(t, in)
 			}
 			want, wantErr := Decode(in)
-			got, same, err := e.decodeCauses(in, &c)
+			got, same, err := decodeCauses(e, in, &c)
 			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !got.Equal(want) {
 				t.Fatalf("value %d %x: decodeCauses = %v, %v; Decode = %v, %v", i, in, got, err, want, wantErr)
 			}
@@ -50,13 +51,26 @@ func TestDecodeCausesMatchesDecode(t *testing.T) {
 	})
 }
 
+// decodeCauses is the decode of Receive's extractCauses on value alone, as received on c, an
+// undecodable value's refusal detail returned as the error.
+func decodeCauses(e *Engine, value []byte, c *chanState) (Causes, bool, error) {
+	causes, same, r := e.extractCauses(c, 0, []Header{{Key: HeaderKey, Value: value}})
+	if r != nil {
+		if r.Reason != ReasonUndecodableMetadata {
+			return Causes{}, false, r
+		}
+		return Causes{}, false, errors.New(r.Detail)
+	}
+	return causes, same, nil
+}
+
 // TestDecodeCausesAmortisesAllocations: narrow headers share chunks, so decoding many of them
 // allocates about once a chunk, not once a header.
 func TestDecodeCausesAmortisesAllocations(t *testing.T) {
 	value := Encode(CausesOf(Cause{fxChannel(1, 0), 5}, Cause{fxChannel(2, 0), 6}))
 	e := newEngine(Init{}, Options{})
 	allocs := testing.AllocsPerRun(1000, func() {
-		if c, _, err := e.decodeCauses(value, &chanState{}); err != nil || c.Len() != 2 {
+		if c, _, err := decodeCauses(e, value, &chanState{}); err != nil || c.Len() != 2 {
 			t.Fatalf("decodeCauses = %v, %v", c, err)
 		}
 	})

@@ -14,7 +14,9 @@ package node
 // Delivery returned from a call is copied through memory twice (and zeroed when nothing is
 // delivered), which cost more than the rest of a delivery's bookkeeping.
 func (e *Engine) Next() (d Delivery, ok bool) {
-	ok = e.next(&d)
+	if e.heldCount > 0 {
+		ok = e.next(&d)
+	}
 	return d, ok
 }
 
@@ -39,25 +41,20 @@ func (e *Engine) next(d *Delivery) bool {
 			}
 			continue
 		}
-		if e.offerHead(&c.held) {
+		// The head goes to the gate by its causes' index when it has one.
+		var ok bool
+		if b := &c.held; len(b.restored) == 0 && b.own.at(0).index != nil && e.opts.Sabotage != SabotageIgnoreCauses {
+			h := b.own.at(0)
+			e.counters.HeadsOffered++
+			ok = e.satisfiedAt(h.msg.Causes.pairs, h.index)
+		} else {
+			ok = e.offer(b.front())
+		}
+		if ok {
 			return e.deliver(i, 0, d)
 		}
 	}
 	return false
-}
-
-// offerHead asks the gate whether the head of b is deliverable now: by its causes' index when it
-// has one.
-func (e *Engine) offerHead(b *heldBuffer) bool {
-	if len(b.restored) > 0 || e.opts.Sabotage == SabotageIgnoreCauses {
-		return e.offer(b.front())
-	}
-	h := b.own.at(0)
-	if h.index == nil {
-		return e.offer(&h.msg)
-	}
-	e.counters.HeadsOffered++
-	return e.satisfiedAt(h.msg.Causes.pairs, h.index)
 }
 
 // offer asks the gate whether m is deliverable now.
@@ -76,16 +73,26 @@ func (e *Engine) offer(m *HeldMessage) bool {
 // through memory, and a copy of it costs more than the rest of a delivery's bookkeeping.
 func (e *Engine) deliver(i, j int, d *Delivery) bool {
 	c := &e.chans[i]
-	m := c.held.msg(j)
-	*d = Delivery(*m)
 	var x *causeIndex
-	if j >= len(c.held.restored) {
-		x = c.held.own.at(j - len(c.held.restored)).index
+	var state holdState
+	if b := &c.held; j == 0 && len(b.restored) == 0 {
+		// The usual delivery, an own head, is read and cleared in place (fifo.dropAt(0) would
+		// build the zero entry apart and copy it in).
+		h := b.own.at(0)
+		*d, x, state = Delivery(h.msg), h.index, h.state
+		*h = heldEntry{}
+		b.own.head++
+		b.own.maybeCompact()
+	} else {
+		*d, state = Delivery(*b.msg(j)), b.state(j)
+		if j >= len(b.restored) {
+			x = b.own.at(j - len(b.restored)).index
+		}
+		b.dropAt(j)
 	}
-	if c.held.state(j) == holdFlushed {
-		e.removed = append(e.removed, HoldRef{Channel: m.Channel, Position: m.Position})
+	if state == holdFlushed {
+		e.removed = append(e.removed, HoldRef{Channel: d.Channel, Position: d.Position})
 	}
-	c.held.dropAt(j) // m is dead from here: read d
 	c.refreshGate()
 	e.heldCount--
 	if e.heldCount == 0 {

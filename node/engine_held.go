@@ -45,20 +45,8 @@ func (b *heldBuffer) front() *HeldMessage { return b.msg(0) }
 // cleared: the slot is the committed state's), anything else after materialize.
 func (b *heldBuffer) dropAt(j int) {
 	switch {
-	case len(b.restored) > 0:
-		b.dropRestoredAt(j)
-	case j == 0: // fifo.dropAt(0) for heldEntry: the slot is zeroed in place, not by a copy
-		b.own.items[b.own.head] = heldEntry{}
-		b.own.head++
-		b.own.maybeCompact()
-	default:
+	case len(b.restored) == 0:
 		b.own.dropAt(j)
-	}
-}
-
-// dropRestoredAt is dropAt while restored holds remain.
-func (b *heldBuffer) dropRestoredAt(j int) {
-	switch {
 	case j == 0:
 		b.restored = b.restored[1:]
 	case j < len(b.restored):

@@ -65,7 +65,7 @@ func sameChannels(a, b []Cause) bool {
 }
 
 // noteList remembers causes as c's last header's list once the frontier merge is done, and returns
-// their index when the list repeats (same, from decodeCauses): built now, under the current layout,
+// their index when the list repeats (same, from extractCauses): built now, under the current layout,
 // the second time a list is seen or when the layout it was built under changed. The last list is
 // then the index's copy, so no decode chunk stays reachable through it.
 func (e *Engine) noteList(c *chanState, causes []Cause, same bool) *causeIndex {

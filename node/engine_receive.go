@@ -77,9 +77,11 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 
 // extractCauses is SPEC §2.2 step 2: no header → no causes; two or more → undecodable; raw length
 // over the budget → METADATA_BUDGET_EXCEEDED, judged before decoding; decode failure →
-// undecodable. same reports whether the causes name the channels the last header on c named.
+// undecodable. The causes are decoded (exactly Decode's rules and errors) into storage carved from
+// the engine's chunk (engine_arena.go). same reports whether they name the channels the last
+// header on c named (engine_index.go): by decodeSame when that list is simple, which decodes such
+// a value faster than the general walk, else by comparing the lists.
 func (e *Engine) extractCauses(c *chanState, pos Offset, headers []Header) (_ Causes, same bool, _ *Refusal) {
-	ch := c.ch
 	var value []byte
 	var present bool
 	var err error
@@ -94,24 +96,32 @@ func (e *Engine) extractCauses(c *chanState, pos Offset, headers []Header) (_ Ca
 		if e.opts.Sabotage == SabotageUndecodableAsAbsent {
 			return Causes{}, false, nil
 		}
-		return Causes{}, false, refuse(ReasonUndecodableMetadata, ch, pos, "%v", err)
+		return Causes{}, false, refuse(ReasonUndecodableMetadata, c.ch, pos, "%v", err)
 	}
 	if !present {
 		return Causes{}, false, nil
 	}
 	if len(value) > e.budgetBytes {
-		return Causes{}, false, refuse(ReasonMetadataBudgetExceeded, ch, pos,
+		return Causes{}, false, refuse(ReasonMetadataBudgetExceeded, c.ch, pos,
 			"%s header is %d bytes, budget %d", HeaderKey, len(value), e.budgetBytes)
 	}
 	e.counters.HeaderBytesDecoded += uint64(len(value))
-	causes, same, err := e.decodeCauses(value, c)
+	if c.lastSimple {
+		if causes, ok := e.causes.decodeSame(value, c.lastList); ok {
+			return causes, true, nil
+		}
+	}
+	causes, err := e.causes.decode(value)
 	if err != nil {
 		if e.opts.Sabotage == SabotageUndecodableAsAbsent {
 			return Causes{}, false, nil
 		}
-		return Causes{}, false, refuse(ReasonUndecodableMetadata, ch, pos, "%v", err)
+		return Causes{}, false, refuse(ReasonUndecodableMetadata, c.ch, pos, "%v", err)
 	}
-	return causes, same, nil
+	// A value naming a simple list of fewer than 16,384 channels (an entry count of one or two
+	// bytes) decodes by decodeSame or not at all; a longer list's repeat is taken as a changed
+	// list.
+	return causes, !c.lastSimple && sameChannels(c.lastList, causes.pairs), nil
 }
 
 // mergeFrontier merges causes into the frontier (pointwise maximum) and refuses when the frontier

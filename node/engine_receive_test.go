@@ -2,6 +2,7 @@ package node
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -180,8 +181,9 @@ func TestReceiveHidesReservedHeaders(t *testing.T) {
 func TestReceiveUnreceivedChannelPanics(t *testing.T) {
 	e := etStart(t, nil, etInit(etCh(1, 0)), Options{})
 	defer func() {
-		if recover() == nil {
-			t.Fatal("no panic")
+		r := recover()
+		if want := fmt.Sprintf("node: channel %v is not in the received set", etCh(2, 0)); fmt.Sprint(r) != want {
+			t.Fatalf("panic %v, want %q", r, want)
 		}
 	}()
 	e.Receive(etCh(2, 0), 0, etRec("x"))
