@@ -69,8 +69,8 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 					continue
 				}
 				st := p.ref.Live().Clone().Commit()
-				if !oracle.SameCommitted(p.eng.view().Snapshot(), st, nil) {
-					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, oracle.RefState(p.eng.view().Snapshot()).Diff(st))
+				if !oracle.SameCommitted(p.eng.View().Snapshot(), st, nil) {
+					t.Fatalf("%s: the live model means other than the honest engine: %s", p.spec.Name, oracle.RefState(p.eng.View().Snapshot()).Diff(st))
 				}
 				cw := w.cloneInto(nil, &w.idsPCG, w.chooser)
 				if h.Hash(cw, extra) != k {

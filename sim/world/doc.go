@@ -39,9 +39,10 @@
 // a scenario: the root world, and three services on the world's side of the seam (the canonical
 // hash, explore.Hasher: world_hash*.go, explore_canonical.go; the persistent sets,
 // explore.Persistent: package persistent's rules over the view of explore_persistent.go; the
-// sleep sets' transition identities). The search drives worlds through package explore's World interface,
-// which *World implements (explore_seam.go): cloning (world_clone*.go, copy-on-write), the steps,
-// the recorded script, the violations, the end of a run.
+// sleep sets' transition identities). The search drives worlds through package explore's World
+// interface, which *World implements (explore_seam.go): cloning (world_clone.go, copy-on-write,
+// each engine behind package engine's reference), the steps, the recorded script, the
+// violations, the end of a run.
 //
 // What it exports, and why: the run (Run, RunObserved with its Observer, RunOptions,
 // CheckRestartInvisibility, which package sim serves), the exploration's configuration

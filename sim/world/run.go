@@ -32,7 +32,7 @@ type RunOptions struct {
 	streams dataStreams
 	hooks   *testHooks
 	// explored says the world is a state of an exploration, which the explorer clones and
-	// hashes: every engine journals its calls (world_clone_engine.go) and the scheduling
+	// hashes: every engine journals its calls (package engine) and the scheduling
 	// heuristics skip their weighing (World.explored). Only the explorer sets it.
 	explored    bool
 	restart     *restartPoint

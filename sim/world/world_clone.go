@@ -11,12 +11,13 @@ import (
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/world/engine"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
 // Cloning a world for the explorer. A clone is an independent world that continues exactly as
 // the original would: same substrate, same shadow logs and messages, same hosts, engines (copied
-// from the original's on their first change, world_clone_engine.go) and oracle. What a run only reports
+// from the original's on their first change: package engine) and oracle. What a run only reports
 // (the latency samples, the trace) is not carried over; the stats are.
 //
 // Sharing rules: everything immutable after creation is shared (scenario, topic specs, message
@@ -148,23 +149,18 @@ func (p *proc) cloneInto(c *proc, w *World) *proc {
 	}
 	store := c.storage() // the shell's own storage (p's is not c's to reuse), free again
 	store.inUse = false
-	store.causes = store.causes[:0] // every frontier carved from it belonged to released worlds
-	store.recycleCommitted()
-	store.recycleEngines()
+	store.pool.Recycle() // every frontier, state and engine made in it belonged to released worlds
 	// The shell's own buffers, which its earlier worlds filled: a clone starts with none (below).
 	lat, fetched := c.o.LatencyBuffer(), c.fetchBuf[:0]
 	// The engine the shell's engStore copied into, or its unused spare, or one its starts built:
 	// free again as well.
-	spare := c.engStore.eng
+	spare := c.engStore.Storage()
 	if spare == nil {
-		spare = c.engStore.spare
-	}
-	if spare == nil {
-		spare = store.freeEngine()
+		spare = store.pool.FreeEngine()
 	}
 	*c = *p
 	c.store = store
-	c.engStore = engineRef{spare: spare} // not p's: c reads p.eng until it owns its state
+	c.engStore.Reset(spare) // not p's: c reads p.eng until it owns its state
 	c.w = w
 	p.share.shared, c.share.shared = true, true
 	// resolved and everResolved are shared for good: resolve replaces them rather than changing
@@ -189,7 +185,7 @@ func (p *proc) own() {
 	}
 	p.share.shared = false
 	// declared is shared for good: redeclare replaces it rather than changing it in place.
-	p.eng = p.eng.cloneInto(&p.engStore)
+	p.eng = p.eng.CloneInto(&p.engStore)
 	p.stepChans = slices.Clone(p.stepChans)
 	p.ownChannelStates()
 	p.o.Own(&p.storage().oracle)
@@ -211,18 +207,10 @@ type procStore struct {
 	recv   []*pcState
 	states []pcState
 	oracle oracle.ProcStore // the oracle's channel states and step log (oracle.Proc.Own)
-	// causes is the block the oracle's frontiers are cloned into on their first change
-	// (CauseRoom): every step shares the frontiers (oracle.Proc.BeginStep), so each frontier a
-	// step changes was one small allocation, and its first insertion another.
-	causes []node.Cause
+	// pool is the engines, committed states and frontier copies the shell made (package engine).
+	pool engine.Pool
 	// inUse says the shell's current state lives in it.
 	inUse bool
-	// committedMade are the committed states the shell's commits cloned into (applyDelta) since
-	// it was last recycled; committedFree those of earlier lives, which no world reads any more.
-	committedMade, committedFree []*node.State
-	// enginesMade and enginesFree are the same for the engines the shell's starts built
-	// (startEngine).
-	enginesMade, enginesFree []*node.Engine
 }
 
 // deadEngine returns an engine no world reads any more for p's start to build in
@@ -232,101 +220,31 @@ func (p *proc) deadEngine() *node.Engine {
 	if p.store == nil {
 		return nil
 	}
-	if e := p.store.freeEngine(); e != nil {
+	if e := p.store.pool.FreeEngine(); e != nil {
 		return e
 	}
-	e := p.engStore.spare
-	p.engStore.spare = nil
-	return e
+	return p.engStore.TakeSpare()
 }
 
-// freeEngine takes an engine of an earlier life off st's free list, or returns nil.
-func (st *procStore) freeEngine() *node.Engine { return popFree(&st.enginesFree) }
-
-// popFree takes the last entry off free list l, clearing its slot so the list keeps no reference
-// to what it hands out, or returns nil when l is empty.
-func popFree[T any](l *[]*T) *T {
-	n := len(*l)
-	if n == 0 {
-		return nil
-	}
-	v := (*l)[n-1]
-	(*l)[n-1] = nil
-	*l = (*l)[:n-1]
-	return v
-}
-
-// noteStarted records an engine a start of the shell built (up to enginesMadeMax a life; none
-// for a shell with no storage), to be reused once the shell is recycled.
+// noteStarted records an engine a start of the shell built, to be reused once the shell is
+// recycled (none for a shell with no storage).
 func (st *procStore) noteStarted(e *node.Engine) {
-	if st != nil && len(st.enginesMade) < enginesMadeMax {
-		st.enginesMade = append(st.enginesMade, e)
+	if st != nil {
+		st.pool.NoteStarted(e)
 	}
 }
 
-// enginesMadeMax bounds the started engines a shell records in one life (an explored transition
-// restarts a process at most once or twice).
-const enginesMadeMax = 4
-
-// recycleEngines frees the engines the shell's starts built: called when the shell is recycled.
-func (st *procStore) recycleEngines() {
-	for i, e := range st.enginesMade {
-		if len(st.enginesFree) < enginesMadeMax {
-			st.enginesFree = append(st.enginesFree, e)
-		}
-		st.enginesMade[i] = nil
-	}
-	st.enginesMade = st.enginesMade[:0]
-}
-
-// committedStorage returns a dead committed state to clone into (node.State.CloneInto), or a new
-// one; either way recorded as made by the shell (up to committedMadeMax a life: a shell that is
-// never recycled, outside the explorer, keeps no list; nor does one with no storage yet).
+// committedStorage returns a committed state to clone into (node.State.CloneInto) from the
+// shell's pool, or a new one for a shell with no storage (outside the explorer).
 func (st *procStore) committedStorage() *node.State {
-	if st == nil || len(st.committedMade) >= committedMadeMax {
+	if st == nil {
 		return new(node.State)
 	}
-	s := popFree(&st.committedFree)
-	if s == nil {
-		s = new(node.State)
-	}
-	st.committedMade = append(st.committedMade, s)
-	return s
+	return st.pool.CommittedStorage()
 }
 
-// committedMadeMax bounds the committed states a shell records in one life (the explorer's
-// worlds live for one transition, which commits a process at most a few times).
-const committedMadeMax = 8
-
-// recycleCommitted frees the committed states the shell made: called when the shell is recycled,
-// when the world it belonged to and every world that shared its states are released.
-func (st *procStore) recycleCommitted() {
-	for i, s := range st.committedMade {
-		st.committedFree = append(st.committedFree, s)
-		st.committedMade[i] = nil
-	}
-	st.committedMade = st.committedMade[:0]
-}
-
-// CauseRoom carves room for a copy of a frontier of n entries, with causeHeadroom spare, from
-// the store's block (a new block when it is full: the pieces carved from the old one stay where
-// they are, and a recycled shell starts again at the beginning of its latest block).
-func (st *procStore) CauseRoom(n int) []node.Cause {
-	need := n + causeHeadroom
-	if cap(st.causes)-len(st.causes) < need {
-		st.causes = make([]node.Cause, 0, max(causeBlockLen, need))
-	}
-	at := len(st.causes)
-	st.causes = st.causes[:at+need]
-	return st.causes[at : at : at+need]
-}
-
-// causeHeadroom is the spare capacity of a frontier copy (a step's receipts and deliveries mostly
-// raise positions in place, and add a channel or two); causeBlockLen a block's length.
-const (
-	causeHeadroom = 2
-	causeBlockLen = 256
-)
+// CauseRoom implements the oracle's frontier storage (oracle.Proc.Own's copies) from the pool.
+func (st *procStore) CauseRoom(n int) []node.Cause { return st.pool.CauseRoom(n) }
 
 // ownChannelStates copies p's channel states (pcs, recv) into the shell's store, emptied first if
 // p reads it already.

@@ -40,7 +40,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 				if p.eng == nil {
 					continue
 				}
-				e := p.eng.view()
+				e := p.eng.View()
 				snap := e.Snapshot()
 				holds += snap.HeldCount()
 				want := snapshotEncoding(nil, w, snap)

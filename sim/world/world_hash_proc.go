@@ -23,7 +23,7 @@ import (
 // the committed state and the engine are the costly parts, so their hashes are cached as well:
 // a committed state in the process by identity once it is marked shared (copy-on-write: it never
 // changes again), an engine in its reference by its identity and the number of changing calls
-// made to it (world_clone_engine.go).
+// made to it (package engine).
 
 // stateHash is a committed state's cached hash (in its process's procShare): valid while by is
 // the hasher and the process's committed state is st (which never changes in place once hashed:
@@ -32,16 +32,6 @@ type stateHash struct {
 	by  *stateHasher
 	st  *node.State
 	key explore.HashKey
-}
-
-// engineHash is an engine's cached hash (in its engineRef): valid while by is the hasher and the
-// reference reads eng after changes changing calls. Holding eng keeps the engine reachable, so its
-// address is not reused by another engine.
-type engineHash struct {
-	by      *stateHasher
-	eng     *node.Engine
-	changes int
-	key     explore.HashKey
 }
 
 // procHashCaches are the stateHasher's caches.
@@ -190,17 +180,18 @@ func (h *stateHasher) appendEngine(b []byte, p *proc) []byte {
 	if r == nil {
 		return append(b, 0)
 	}
-	eh := &r.hash
-	if eh.by != h || eh.eng != r.view() || eh.changes != r.changes || h.verify {
+	key, ok := r.CachedHash(h)
+	if !ok || h.verify {
 		c := h.caches
 		c.sub = appendEngineState(c.sub[:0], p)
-		key := h.sum(c.sub)
-		h.checkCached(eh.by == h && eh.eng == r.view() && eh.changes == r.changes && eh.key != key, "engine", p)
-		*eh = engineHash{by: h, eng: r.view(), changes: r.changes, key: key}
+		fresh := h.sum(c.sub)
+		h.checkCached(ok && key != fresh, "engine", p)
+		key = fresh
+		r.SetHash(h, key)
 	}
 	b = append(b, 1)
-	b = binary.LittleEndian.AppendUint64(b, eh.key[0])
-	return binary.LittleEndian.AppendUint64(b, eh.key[1])
+	b = binary.LittleEndian.AppendUint64(b, key[0])
+	return binary.LittleEndian.AppendUint64(b, key[1])
 }
 
 // appendEngineState encodes a live engine: its whole ordering state (as its Snapshot would
@@ -209,20 +200,19 @@ func (h *stateHasher) appendEngine(b []byte, p *proc) []byte {
 // journal is encoded as well.
 func appendEngineState(b []byte, p *proc) []byte {
 	w, eng := p.w, p.eng
-	live := eng.view()
+	live := eng.View()
 	b = live.AppendCanonical(b, worldEncoder{w})
 	b = live.AppendCanonicalFloors(b)
 	if r := live.Refusal(); r != nil {
 		b = state.AppendString(b, string(r.Reason))
 	}
 	b = append(b, 0)
-	if eng.j.opts.Sabotage == node.SabotageDropHeld {
-		for i := range eng.j.calls {
-			c := &eng.j.calls[i]
-			b = append(b, byte(c.kind))
-			b = appendNodeChan(b, w, c.ch)
-			b = binary.AppendVarint(b, int64(c.pos))
-		}
+	calls := eng.Calls()
+	for i := range calls {
+		c := &calls[i]
+		b = append(b, byte(c.Kind))
+		b = appendNodeChan(b, w, c.Ch)
+		b = binary.AppendVarint(b, int64(c.Pos))
 	}
 	return b
 }
