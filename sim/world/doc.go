@@ -2,9 +2,9 @@
 // many Parsley nodes over the deterministic substrate, a Kafka-Streams-like host per process
 // (host*.go), the session tiers (package tiers, whose Host the world is), the actions and faults
 // (world_actions.go, world_faults.go, world_produce.go, world_script.go, world_restart.go), the
-// scheduling heuristics that bias the swarm's choices towards the shapes that find bugs
-// (world_targets.go, world_schedule.go, world_doomed.go, world_shapes.go,
-// world_deletion_only.go; their rules are listed in package swarm's doc), and the ground-truth
+// scheduler (world_schedule.go) with the facts its rules read (world_targets.go, world_doomed.go,
+// world_shapes.go, world_deletion_only.go; the rules themselves are package shape, which reads
+// the world through shape_view.go, and its doc tables every rule), and the ground-truth
 // oracle (package oracle) fed with the world's events. Package sim is its front door: Run,
 // RunObserved and the explorer's entry points call it.
 //

@@ -64,7 +64,7 @@ func (w *World) IDs() *rand.PCG { return &w.idsPCG }
 
 // Actions implements explore.World: chooseAction's options, with every enabled kind weighing 1.
 // A swarm run weighs the enabled action kinds (the settings' weights, raised by
-// shapeKindWeights); an exploration enumerates every enabled kind whatever its weight
+// shape.KindWeights); an exploration enumerates every enabled kind whatever its weight
 // (explore.StepChooser and the recorder read only which weights are non-zero), so this skips the
 // weighing: the boosts only raise weights of kinds already enabled, never enable or disable one.
 // TestExploreActionChoiceMatchesRun checks that a state's actions are chooseAction's options in

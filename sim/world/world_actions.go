@@ -6,6 +6,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/world/shape"
 )
 
 // Executing one chosen action: pick its targets through the Chooser, advance the virtual clock,
@@ -159,62 +160,17 @@ func (w *World) doLifecycle(k spec.ActionKind, p *proc) {
 	}
 }
 
-// chooseFeedChannel picks one of p's feedable received channels. Under Settings.FeedLagFactor one
-// received channel lags the others (lagChannel), so records arrive out of order across channels.
-// Under Settings.HoldPauseSteps the choice also shapes holds: a channel a recently fed head waits
-// on is not fed (feedPaused), one any held head waits on is fed last (heldCauseLast), and a
-// channel whose next record will wait is preferred (waitingRecordBoost).
+// chooseFeedChannel picks one of p's feedable received channels that no pause keeps off
+// (feedPaused), weighed by the feed rules (shape.FeedWeight).
 func (w *World) chooseFeedChannel(p *proc) *pcState {
 	weights := w.weights.Zeroed(len(p.recv))
-	lag, fast := w.lagChannel(p), uint32(max(1, w.set.FeedLagFactor))
-	shape := w.set.HoldPauseSteps > 0
+	lag := shape.LagChannel(p.idx, len(p.recv), w.step)
 	for i, pc := range p.recv {
-		if !p.feedable(pc) || p.feedPaused(pc, w.step) {
-			continue
-		}
-		weights[i] = fast
-		if i == lag {
-			weights[i] = 1
-		}
-		switch {
-		case !shape:
-		case p.headWaitsOn(pc, 0):
-			weights[i] = 1
-		case p.nextRecordWaits(pc):
-			weights[i] *= heldCauseLast * waitingRecordBoost
-		default:
-			weights[i] *= heldCauseLast
+		if p.feedable(pc) && !p.feedPaused(pc, w.step) {
+			weights[i] = shape.FeedWeight(w.set, i == lag, func() shape.Waits { return p.waits(pc) })
 		}
 	}
 	return p.recv[w.chooser.Choose("feed.channel", weights)]
-}
-
-// heldCauseLast multiplies, under Settings.HoldPauseSteps, the feed weight of every channel but
-// those a held head waits on (headWaitsOn): the cause a held message waits for is fed last, so the
-// hold outlives its pause while the receiver has anything else to feed. A long-lived hold is what
-// the hold-related faults need: a crash that must keep it, a deletion that strands it, a later
-// record queued behind it (FIFO).
-const heldCauseLast = 100
-
-// waitingRecordBoost multiplies, under Settings.HoldPauseSteps, the feed weight of a channel
-// whose next record will be held (nextRecordWaits): feeding a record before its cause is how a
-// hold starts, so the run has holds to shape at all.
-const waitingRecordBoost = 8
-
-// feedLagWindowSteps is how many world steps one received channel of each process lags before
-// the next one does (Settings.FeedLagFactor).
-const feedLagWindowSteps = 48
-
-// lagChannel is the index in p.recv of the channel p feeds slowly now (Settings.FeedLagFactor):
-// it rotates every feedLagWindowSteps world steps, offset per process so processes lag on
-// different channels. Records then reach a receiver out of order across its channels, so a
-// record's cause on the lagging channel is often not yet fed when the record is: the record is
-// held, which uniform feeding rarely does.
-func (w *World) lagChannel(p *proc) int {
-	if len(p.recv) < 2 {
-		return -1
-	}
-	return (p.idx + w.step/feedLagWindowSteps) % len(p.recv)
 }
 
 // chooseRewindChannel picks one of down process p's channels with a committed position above 0.

@@ -24,16 +24,12 @@ func (p *proc) readsDeletionOnly() bool {
 	return false
 }
 
-// quarryDeletePct is the part of the safety phase, in percent, from which a deletion is due as
-// soon as a deletion-only topic has a blocked head to delete past (deletionOnlyHeld).
-const quarryDeletePct = 30
-
 // targetDeletionOnlyHeld multiplies the weight of deleting a deletion-only topic that has a
 // blocked head (topicBlocked): that is what the topic is there for.
 const targetDeletionOnlyHeld = 16
 
 // deletionOnlyHeld reports whether a live deletion-only topic has a blocked head to delete past
-// (topicBlocked): the deletion quarry (above) is ready, its deletion comes due (deletionDueEarly)
+// (topicBlocked): the deletion quarry (above) is ready, its deletion comes due (shape.DeletionDueEarly)
 // and weighs targetDeletionOnlyHeld times more. Deleting a topic under a held message is the only
 // shape that exposes delivery past a dead hold.
 func (w *World) deletionOnlyHeld() bool {

@@ -112,36 +112,6 @@ func (w *World) aimableReceivers() int {
 	return n
 }
 
-// deleteEarlyPct is the part of the safety phase, in percent, before which a deletion is never
-// due early (deletionDueEarly).
-const deleteEarlyPct = 30
-
-// deleteHoldAgeSteps is how many world steps a blocked head must have been held before an early
-// deletion strands it (deletionDueEarly): long enough for what queues behind it to be fed and
-// drained first (a FIFO hold is the other fault that head exposes; the deletion stops its
-// receiver in an honest run).
-const deleteHoldAgeSteps = 30
-
-// deletionDueEarly reports whether a topic deletion should come due before its step
-// (Settings.FaultAtStep, 55-90% of the safety phase): from quarryDeletePct of the safety phase on,
-// once a deletion-only topic has a blocked head to strand (world_deletion_only.go); and from
-// deleteEarlyPct of the safety phase on, once at most one process is left to aim a fault at
-// (aimableReceivers) and a receiver has held a blocked head that a deletion can strand for
-// deleteHoldAgeSteps (agedDeletionTarget). The run is losing its receivers, and by its step the
-// deletion would most often find no hold to delete past. It reads the world's state only, never
-// the sabotage mode. Waiting for one receiver left and an aged hold, rather than coming due at any
-// blocked head, keeps the deletion from stopping the receivers the FIFO and corrupt-header checks
-// need.
-func (w *World) deletionDueEarly() bool {
-	if w.step+1 >= len(w.procs)+w.set.SafetySteps*quarryDeletePct/100 && w.deletionOnlyHeld() {
-		return true
-	}
-	if w.step+1 < len(w.procs)+w.set.SafetySteps*deleteEarlyPct/100 {
-		return false
-	}
-	return w.aimableReceivers() <= 1 && w.agedDeletionTarget(w.step-deleteHoldAgeSteps)
-}
-
 // agedDeletionTarget reports whether a deletion has a target (faultHasTarget) whose blocked head
 // was fed at step since or earlier.
 func (w *World) agedDeletionTarget(since int) bool {

@@ -9,6 +9,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/targets"
+	"github.com/parsleysim/parsleysim/sim/world/shape"
 )
 
 // The safety-phase scheduler. Each step asks the Chooser which enabled action kind fires (weights
@@ -82,68 +83,8 @@ func (w *World) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
 	if total == 0 {
 		return 0, false
 	}
-	w.shapeKindWeights(weights, total)
+	shape.KindWeights(w.shapeRun(), weights, total)
 	return spec.ActionKind(w.chooser.Choose("action", weights)), true
-}
-
-// shapeKindWeights applies the schedule's weight rules to the enabled kinds' weights (total is
-// their sum before any rule): lastCall, dueFailClosed and removeHeldChannelsLate, in that order.
-// The rules change only weights, never which kinds are enabled, so the set of possible choices
-// stays the same.
-func (w *World) shapeKindWeights(weights []uint32, total uint32) {
-	end := len(w.procs) + w.set.SafetySteps
-	w.lastCall(weights, total, end)
-	w.dueFailClosed(weights, total, end)
-	w.removeHeldChannelsLate(weights, end)
-}
-
-// lastCall is the rule "every fault class a seed switches on is exercised". In the last
-// 1/swarm.LastCallFraction of the safety phase (end is the world step it ends at), every enabled
-// optional fault kind without a due step (Settings.FaultAtStep) that has not fired yet weighs at
-// least half of the enabled kinds' total: a rewind or a redeclaration, say, waits for a process
-// to be down, and a seed whose settings switch such a class on would otherwise often end without
-// it, so its sabotage modes would count the seed as eligible while nothing exposed them.
-func (w *World) lastCall(weights []uint32, total uint32, end int) {
-	if w.step+1 < end-w.set.SafetySteps/swarm.LastCallFraction {
-		return
-	}
-	for k := range spec.NumActionKinds {
-		if !swarm.AlwaysOn(spec.ActionKind(k)) && w.set.FaultAtStep[k] == 0 && weights[k] > 0 && w.stats.Actions[k] == 0 {
-			weights[k] = max(weights[k], total/2)
-		}
-	}
-}
-
-// dueFailClosed is the rule "each fail-closed fault fires once, late, at a target that shows
-// something". A fail-closed kind that is on and has not fired weighs swarm.FaultDueBoost times the
-// enabled kinds' total from its step on (faultDue: Settings.FaultAtStep, late in the safety
-// phase, after holds have built up; earlier where dueEarlyKinds or deletionDueEarly say so), as
-// soon as it has an interesting target (faultHasTarget), and in the last thirtieth of the safety
-// phase whatever its targets. A fail-closed fault stops its receivers for good in an honest run,
-// so at random times it would mostly come early and end the run's deliveries; never firing, it
-// would leave its sabotage modes unexposed.
-func (w *World) dueFailClosed(weights []uint32, total uint32, end int) {
-	lastCall := end - w.set.SafetySteps/30
-	for _, k := range swarm.FailClosedKinds {
-		if weights[k] == 0 || !w.faultDue(k) {
-			continue
-		}
-		if w.step+1 >= lastCall || w.faultHasTarget(k) {
-			weights[k] = swarm.FaultDueBoost * total
-		}
-	}
-}
-
-// removeHeldChannelsLate is the rule "a redeclaration removes a channel with holds, once, late".
-// In the last swarm.RedeclareLatePct of the safety phase, while some down process holds messages on a
-// channel a redeclaration can remove and no removal with holds has happened yet
-// (anyRemovableHolds), a redeclaration weighs swarm.RedeclareHeldBoost times more: removing a channel
-// with holds is the redeclaration that tests something (the engine must refuse rather than drop
-// the holds), and the holds are there only for a while.
-func (w *World) removeHeldChannelsLate(weights []uint32, end int) {
-	if weights[spec.ActRedeclare] > 0 && w.step+1 >= end-w.set.SafetySteps*swarm.RedeclareLatePct/100 && w.anyRemovableHolds() {
-		weights[spec.ActRedeclare] *= swarm.RedeclareHeldBoost
-	}
 }
 
 // anyRemovableHolds reports whether some down process has removableHolds while no redeclaration
@@ -300,42 +241,5 @@ func (w *World) chooseOffset(label string, cands []int64) int64 {
 	return cands[w.chooser.ChooseFrom(label, choose.Uniform(len(cands)))]
 }
 
-// faultDue reports whether fail-closed kind k is due: it is on, has not fired, and its step
-// (Settings.FaultAtStep) has come — or, for a kind that only running receivers meet
-// (dueEarlyKinds), from swarm.DueEarlyPct of the safety phase on, once at most one process is left to
-// aim it at (aimableReceivers): the run is losing its receivers to earlier faults, and at its
-// step the fault would find none. A deletion is due early the same way once it has a target
-// (deletionDueEarly).
-func (w *World) faultDue(k spec.ActionKind) bool {
-	at := w.set.FaultAtStep[k]
-	if at == 0 || w.faultFired(k) {
-		return false
-	}
-	if w.step+1 >= at {
-		return true
-	}
-	if k == spec.ActDeleteTopic && w.deletionDueEarly() {
-		return true
-	}
-	from := len(w.procs) + w.set.SafetySteps*swarm.DueEarlyPct/100
-	return slices.Contains(dueEarlyKinds, k) && w.step+1 >= from && w.aimableReceivers() <= 1
-}
-
-// faultFired reports whether fail-closed kind k has fired. A corrupt produce fires the fault only
-// with a record a receiver must refuse: a near miss that decodes is a forged record, which
-// stops nobody, so the fault stays due after one.
-func (w *World) faultFired(k spec.ActionKind) bool {
-	if k == spec.ActProduceCorrupt {
-		return w.stats.Corrupt > w.stats.CorruptDecodable
-	}
-	return w.stats.Actions[k] > 0
-}
-
-// dueEarlyKinds are the fail-closed kinds due early when the run is losing its receivers
-// (faultDue): a recreation reaches only the receivers running when it fires (a down one fails
-// closed at its next start whatever its engine does, as its stored name binding no longer
-// matches), so with no running receiver left it tests nothing. The other kinds keep their step:
-// a truncation or a corrupt record waits in the log for a receiver to read it, and a deletion
-// needs a held message; and each fault due early would stop the last receiver the other faults
-// need.
-var dueEarlyKinds = []spec.ActionKind{spec.ActRecreateTopic}
+// faultDue reports whether fail-closed kind k is due (shape.FaultDue).
+func (w *World) faultDue(k spec.ActionKind) bool { return shape.FaultDue(w.shapeRun(), k) }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/oracle"
+	"github.com/parsleysim/parsleysim/sim/world/shape"
 )
 
 // Blocked heads: the world-state shape behind most hold-related faults. A held message whose
@@ -132,7 +133,7 @@ func (w *World) laggingRecords(out []uint64) []uint64 {
 }
 
 // Holds by feed order. A message waits only if its receiver is fed it before its cause, and stays
-// held only while the cause is not fed; these predicates let the feed choice (chooseFeedChannel,
+// held only while the cause is not fed; these predicates let the feed rules (package shape,
 // Settings.HoldPauseSteps) make both likelier from the world's state alone.
 
 // nextRecordWaits reports whether the next record p would be fed on pc names a cause on another
@@ -143,6 +144,18 @@ func (p *proc) nextRecordWaits(pc *pcState) bool {
 		return false
 	}
 	return p.causeUnfed(p.w.or.Msg(p.w.or.RecordAt(pc.ch, o)), pc.ch)
+}
+
+// waits is how p's received channel pc stands to p's holds (shape.Waits): a head of another
+// channel waits on it (headWaitsOn), or its next record would be held (nextRecordWaits).
+func (p *proc) waits(pc *pcState) shape.Waits {
+	switch {
+	case p.headWaitsOn(pc, 0):
+		return shape.HeadWaits
+	case p.nextRecordWaits(pc):
+		return shape.NextWaits
+	}
+	return shape.NoWait
 }
 
 // headWaitsOn reports whether the head of another of p's received channels, fed at step since or

@@ -1,4 +1,4 @@
-package swarm
+package shape
 
 import (
 	"go/ast"
@@ -11,13 +11,15 @@ import (
 )
 
 // TestShapesTable: every rule the package doc's table of shapes lists is declared in the file the
-// table names, with a doc comment that starts with its name.
+// table names, with a doc comment that starts with its name; and every exported function of this
+// package (each a rule, or the rules of one choice in order) is a row of the table.
 func TestShapesTable(t *testing.T) {
 	src, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := 0
+	listed := map[string]bool{}
 	inTable := false
 	for _, line := range strings.Split(string(src), "\n") {
 		fields := strings.Fields(strings.TrimPrefix(line, "//"))
@@ -34,7 +36,8 @@ func TestShapesTable(t *testing.T) {
 		}
 		rows++
 		rule, file := fields[0], fields[1]
-		doc, ok := declDoc(t, filepath.Join("..", "..", file), rule)
+		listed[rule] = true
+		doc, ok := declDoc(t, filepath.Join("..", "..", "..", file), rule)
 		switch {
 		case !ok:
 			t.Errorf("the shapes table names %s in %s, which does not declare it", rule, file)
@@ -44,6 +47,31 @@ func TestShapesTable(t *testing.T) {
 	}
 	if rows < 20 {
 		t.Fatalf("found %d rows in the shapes table: the test is not reading it", rows)
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := 0
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.IsExported() {
+				funcs++
+				if !listed[fn.Name.Name] {
+					t.Errorf("%s (%s) is a rule of package shape missing from the shapes table", fn.Name.Name, path)
+				}
+			}
+		}
+	}
+	if funcs < 5 {
+		t.Fatalf("found %d exported functions in package shape: the test is not reading it", funcs)
 	}
 }
 
