@@ -6,7 +6,7 @@
 // settings; the settings know nothing of the world.
 //
 // Some of the settings are scheduling rules (swarmKinds, scaleFailClosed, drawFaultSchedule,
-// stampWhereDeleted, rewindStopWeight, holdPauseSteps, and the bias weights of targets.go): biases
+// stampWhereDeleted, rewindStopWeight, holdPauseSteps): biases
 // toward the states that expose a fault. Every such rule, of this package and of the world's
 // scheduler, is listed with the shape it builds in the table of package shape's doc
 // (sim/world/shape), which its test keeps in step with the code.

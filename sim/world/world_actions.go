@@ -178,7 +178,7 @@ func (w *World) chooseRewindChannel(p *proc) *pcState {
 	weights := w.weights.Zeroed(len(p.recv))
 	for i, pc := range p.recv {
 		if pc.committedPos > 0 && w.alive(pc.ch) {
-			weights[i] = w.rewindChannelWeight(pc)
+			weights[i] = shape.RewindChannelWeight(w.lastRecordBelow(pc.ch, int64(w.offsets(pc.ch).LogStart), pc.committedPos) >= 0)
 		}
 	}
 	return p.recv[w.chooser.Choose("rewind.channel", weights)]
@@ -189,7 +189,7 @@ func (w *World) chooseRewindChannel(p *proc) *pcState {
 func (w *World) chooseRedeclareTopic(p *proc) int {
 	weights := w.weights.Zeroed(len(w.topics))
 	for t := range w.topics {
-		weights[t] = w.redeclareWeight(p, t)
+		weights[t] = shape.RedeclareWeight((*shapeView)(w), p.idx, t)
 	}
 	for _, t := range p.sends {
 		weights[t] = 0
@@ -214,10 +214,7 @@ func (w *World) chooseObserved() uint64 {
 	cands = w.laggingRecords(cands)
 	weights := w.weights.Zeroed(len(cands))
 	for i, uid := range cands {
-		weights[i] = uint32(2 * n * w.unfedReceivers(uid))
-		if i < n {
-			weights[i] += uint32(n - i)
-		}
+		weights[i] = shape.ObservedWeight(i, n, w.unfedReceivers(uid))
 	}
 	return cands[w.chooser.Choose("stamped.observe", weights)]
 }
@@ -226,9 +223,10 @@ func (w *World) chooseObserved() uint64 {
 // with unread records at live receivers and offsets past their read positions.
 func (w *World) doDeleteRecords() {
 	weights := w.weights.Zeroed(len(w.chans))
+	r := w.shapeRun()
 	for c := range w.chans {
 		if w.alive(int32(c)) && len(w.or.Slots(int32(c))) > 0 {
-			weights[c] = w.truncationWeight(int32(c))
+			weights[c] = shape.TruncationWeight(r, int32(c))
 		}
 	}
 	if !slices.ContainsFunc(weights, func(x uint32) bool { return x != 0 }) {
@@ -243,7 +241,7 @@ func (w *World) doDeleteRecords() {
 	}
 	weights = w.weights.Zeroed(len(cands))
 	for i, o := range cands {
-		weights[i] = w.truncationOffsetWeight(c, o)
+		weights[i] = shape.TruncationOffsetWeight(r, c, o)
 	}
 	before := cands[w.chooser.Choose("truncate.offset", weights)]
 	w.record(spec.ScriptedAction{Kind: spec.ActDeleteRecords, Topic: w.topics[w.chans[c].topic].spec.Name, Partition: w.chans[c].part, Offset: before})

@@ -3,12 +3,13 @@ package world
 import "github.com/parsleysim/parsleysim/sim/spec"
 
 // Deletion-only topics (TopicSpec.DeletionOnly). A scenario reserves such a topic for the deletion
-// fault (TopicSpec.spares names the rule once): no corrupt record (externalWeight), truncation (truncationWeight; no retention policy,
-// world.go), recreation (externalWeight) or redeclaration (maskOf, redeclareWeight) is aimed at it
+// fault (TopicSpec.spares names the rule once): no corrupt record (shape.ExternalWeight),
+// truncation (shape.TruncationWeight; no retention policy, world.go), recreation
+// (shape.ExternalWeight) or redeclaration (maskOf, shape.RedeclareWeight) is aimed at it
 // or at its receivers, so they are still running, holding its messages, when a deletion comes
 // due. Every other rule treats it as any external topic: it is produced to, fed, crashed around.
 // A deletion of it is due early once it has a blocked head to strand (deletionOnlyHeld), and
-// weighs targetDeletionOnlyHeld times more then: its receivers stop (in an honest run) without
+// weighs more then (shape.ExternalWeight): its receivers stop (in an honest run) without
 // costing any other fault a receiver. There is no such reservation for truncation: the extra
 // topic and reader it needs thin out the produce and the steps the other receivers get.
 
@@ -24,13 +25,9 @@ func (p *proc) readsDeletionOnly() bool {
 	return false
 }
 
-// targetDeletionOnlyHeld multiplies the weight of deleting a deletion-only topic that has a
-// blocked head (topicBlocked): that is what the topic is there for.
-const targetDeletionOnlyHeld = 16
-
 // deletionOnlyHeld reports whether a live deletion-only topic has a blocked head to delete past
 // (topicBlocked): the deletion quarry (above) is ready, its deletion comes due (shape.DeletionDueEarly)
-// and weighs targetDeletionOnlyHeld times more. Deleting a topic under a held message is the only
+// and weighs more (shape.ExternalWeight). Deleting a topic under a held message is the only
 // shape that exposes delivery past a dead hold.
 func (w *World) deletionOnlyHeld() bool {
 	for t := range w.topics {

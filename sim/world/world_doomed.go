@@ -11,7 +11,7 @@ import (
 // entitles its receivers to refuse; an honest engine stops them at their next read or start. A
 // sabotaged engine that ignores that one fault keeps them running, and only a run that goes on
 // long enough shows what they then do wrong (S8, RECREATION, S9, a liveness hole). The fault
-// targets (world_targets.go) therefore spare doomed processes: a second fault on a process an
+// targets (package shape's target rules) therefore spare doomed processes: a second fault on a process an
 // earlier one already stops tests nothing new in an honest run, and stops the survivor before it
 // shows the first fault in a sabotaged one. Everything here reads the world's state only, never
 // the sabotage mode.

@@ -5,10 +5,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/explore"
-	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
-	"github.com/parsleysim/parsleysim/sim/swarm"
-	"github.com/parsleysim/parsleysim/sim/targets"
 	"github.com/parsleysim/parsleysim/sim/world/shape"
 )
 
@@ -137,8 +134,8 @@ func (w *World) maskAt(i int) (uint32, bool) {
 }
 
 // chooseProc picks a process whose mask (in masks or, when nil, the memo's) has kind k; a
-// redeclaration prefers one with holds it can remove (redeclareProcWeight), a rewind one that is
-// not doomed (rewindProcWeight).
+// redeclaration prefers one with holds it can remove (shape.RedeclareProcWeight), a rewind one
+// that is not doomed (shape.RewindProcWeight).
 func (w *World) chooseProc(label string, k spec.ActionKind, masks []explore.Mask) *proc {
 	var kept choose.Options
 	if masks == nil {
@@ -148,15 +145,15 @@ func (w *World) chooseProc(label string, k spec.ActionKind, masks []explore.Mask
 		}
 	}
 	weights := w.weights.Zeroed(len(w.procs))
-	for i, p := range w.procs {
+	for i := range w.procs {
 		if masks == nil && kept.Weight(i) == 0 || masks != nil && masks[i]&(1<<k) == 0 {
 			continue
 		}
 		switch k {
 		case spec.ActRedeclare:
-			weights[i] = w.redeclareProcWeight(p)
+			weights[i] = shape.RedeclareProcWeight((*shapeView)(w), i)
 		case spec.ActRewind:
-			weights[i] = rewindProcWeight(p)
+			weights[i] = shape.RewindProcWeight((*shapeView)(w), i)
 		default:
 			weights[i] = 1
 		}
@@ -165,37 +162,10 @@ func (w *World) chooseProc(label string, k spec.ActionKind, masks []explore.Mask
 }
 
 // chooseExternal picks the external topic action kind k targets — a live one, or any for a
-// recreation — biased toward interesting targets (externalWeight; obs is the record a stamped
-// record names, 0 otherwise) and returns its index. A produce's weights, sums over a topic's
-// declarers, come from counts the memo keeps (declaredOf) and, for a stamped record, from the
-// receivers of obs's channel (sharedBonus).
+// recreation — weighed by the target rules (shape.ExternalWeights; obs is the record a stamped
+// record names, 0 otherwise) and returns its index.
 func (w *World) chooseExternal(label string, k spec.ActionKind, obs uint64) int {
-	return w.chooser.Choose(label, w.externalWeights(k, obs, w.weights.Zeroed(len(w.topics))))
-}
-
-// externalWeights fills weights, zeroed, with chooseExternal's weights and returns it.
-func (w *World) externalWeights(k spec.ActionKind, obs uint64, weights []uint32) []uint32 {
-	var decl *targets.Declarers
-	if (k == spec.ActProducePlain || k == spec.ActProduceStamped) && !w.explored() {
-		decl = w.memo().Declarers(len(w.topics), w.declaredOf)
-		if m := w.msgOf(obs); m != nil && k == spec.ActProduceStamped {
-			w.sharedBonus(m, weights)
-		}
-	}
-	for t := range w.topics {
-		if !w.topics[t].spec.External || (k != spec.ActRecreateTopic && w.topics[t].inc < 0) {
-			weights[t] = 0
-		} else if decl != nil {
-			live, blocked := decl.Of(t)
-			weights[t] += 1 + live*swarm.TargetLiveReceiver
-			if k == spec.ActProducePlain {
-				weights[t] += blocked * (swarm.TargetBlockedHead / 2)
-			}
-		} else {
-			weights[t] = w.externalWeight(k, t, obs)
-		}
-	}
-	return weights
+	return w.chooser.Choose(label, shape.ExternalWeights(w.shapeRun(), k, obs, w.weights.Zeroed(len(w.topics))))
 }
 
 // declaredOf is process i's part of the declarer counts (targets.Declared).
@@ -207,31 +177,14 @@ func (w *World) declaredOf(i int, add func(t int, blocked bool)) {
 	}
 }
 
-// sharedBonus adds to weights, for a stamped record naming m, receiverBonus's part for m: per
-// live receiver of m's channel, to each other topic it declares.
-func (w *World) sharedBonus(m *oracle.Message, weights []uint32) {
-	for _, i := range w.readers.Of(int(m.Ch)) {
-		if p := w.procs[i]; p.status != procFailed && p.receivesNow(m.Ch) {
-			b := uint32(swarm.TargetSharedReceiver)
-			if p.unfedAt(m.Ch, m.Pos) {
-				b += swarm.TargetUnfedCause
-			}
-			for _, t := range p.declared {
-				if t != w.chans[m.Ch].topic {
-					weights[t] += b
-				}
-			}
-		}
-	}
-}
-
 // chooseProducePartition picks a partition channel of live topic t for a produce, biased toward
-// partitions with live receivers (partitionWeight; k and obs as for chooseExternal).
+// partitions with live receivers (shape.PartitionWeight; k and obs as for chooseExternal).
 func (w *World) chooseProducePartition(label string, k spec.ActionKind, t int, obs uint64) int32 {
 	inc := w.topics[t].inc
 	weights := w.weights.Zeroed(w.incs[inc].parts)
+	r := w.shapeRun()
 	for i := range weights {
-		weights[i] = w.partitionWeight(k, w.chanOf(inc, i), obs)
+		weights[i] = shape.PartitionWeight(r, k, w.chanOf(inc, i), obs)
 	}
 	return w.chanOf(inc, w.chooser.Choose(label, weights))
 }

@@ -11,7 +11,7 @@ import (
 // header names a record on another received channel that its receiver has not been fed yet waits
 // on that other channel: a later record on its own channel queues behind it (FIFO), deleting its
 // topic leaves a hold that cannot be delivered past, removing its channel drops a hold. Target
-// choices (world_targets.go) use these predicates to aim produces and faults at such shapes; they
+// rules (package shape) read these predicates through shapeView to aim produces and faults at such shapes; they
 // read only the world's and the oracle's state, never which sabotage mode is on.
 
 // causeUnfed reports whether message m names a cause on a channel other than except that p

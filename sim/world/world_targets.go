@@ -3,32 +3,20 @@ package world
 import (
 	"slices"
 
-	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/targets"
 )
 
-// Interesting targets. A fault or a produce aimed where nobody reads is wasted: a corrupt header
-// on a partition no process receives refuses nothing, a truncation behind every read position
-// discards nothing unread, deleting a topic whose receivers hold nothing from it tests no hold.
-// These weights bias the target choices toward the shapes that expose faults (SPEC §6.2: "holds
-// on channels about to be deleted, truncation near held heads"), from the world's state alone —
-// never from which sabotage mode is on. Every candidate keeps a weight of at least 1, so the set
-// of possible choices is the same as without the bias; the one exception is a property of the
-// scenario, not a bias: a deletion-only topic is no candidate of the other fail-closed faults
-// (world_deletion_only.go). The weights are named in sim/swarm (targets.go).
+// Interesting targets: the facts the target rules (package shape, targets.go) read through
+// shapeView, and the memo of where a fail-closed fault has a target. They read the world's
+// state alone, never which sabotage mode is on.
 
 // explored reports whether the world is being explored (RunOptions.explored). The explorer's
-// chooser tells a zero weight only from a non-zero one (explore.StepChooser.Choose): it enumerates every
-// candidate whatever its bias. The bias weights here never turn a candidate's weight to or from
-// zero (every candidate keeps at least 1; a deletion-only topic's 0 is decided first), so an
-// explored world skips computing them (TestExploredWeightsKeepCandidates).
+// chooser tells a zero weight only from a non-zero one (explore.StepChooser.Choose): it enumerates
+// every candidate whatever its bias, so an explored world skips computing bias weights that never
+// turn a candidate's weight to or from zero (shape.Run.Explored; TestExploredWeightsKeepCandidates).
 func (w *World) explored() bool { return w.opts.explored }
-
-// failClosedTarget reports whether action kind k can make a receiver fail closed: whether it is
-// one of swarm.FailClosedKinds.
-func failClosedTarget(k spec.ActionKind) bool { return slices.Contains(swarm.FailClosedKinds, k) }
 
 // topicDisturbed reports whether topic t was hit by a fault that stops receivers: it was deleted
 // or recreated, or a current channel of it was truncated (by delete-records or retention).
@@ -47,235 +35,6 @@ func (w *World) topicDisturbed(t int) bool {
 		}
 	}
 	return false
-}
-
-// externalWeight is how strongly action kind k prefers external topic t: more for every live
-// receiver (receiverBonus: every interesting receiver counts, not only the most interesting one);
-// for deleting or recreating it, more again for running receivers, for receivers
-// holding messages from it, and most for receivers whose head there waits on another channel;
-// for a stamped record naming record obs (0 for none), more for receivers of obs's channel, whose
-// copy of obs may still be undelivered, and more again when they have not been fed obs yet (the
-// stamped record arrives first and is held); for a plain record, more for receivers whose head on
-// t is blocked (the plain record queues behind it); for a corrupt record, more for running
-// receivers (swarm.TargetCorruptReader), which read it soonest. A fail-closed fault counts only receivers
-// that actually receive a partition of t and are not doomed (world_doomed.go); deleting or
-// recreating a topic a doomed process receives weighs the minimum (it would stop a survivor of an
-// earlier fault), and one that spares them all weighs swarm.TargetSpared more; one with an unread
-// corrupt record (unreadCorrupt) weighs a swarm.TargetUnreadCorrupt-th. A deletion-only topic weighs 0
-// for every fail-closed fault but its deletion, which weighs targetDeletionOnlyHeld times more
-// while it has a blocked head. A record or a topic change aimed where nobody reads is wasted: it
-// holds nothing, strands no hold, is refused by nobody.
-func (w *World) externalWeight(k spec.ActionKind, t int, obs uint64) uint32 {
-	if failClosedTarget(k) && w.topics[t].spec.Spares(k) {
-		return 0
-	}
-	if w.explored() {
-		return 1
-	}
-	endsIncarnation := k == spec.ActDeleteTopic || k == spec.ActRecreateTopic
-	if endsIncarnation && !w.sparesDoomed(t, (*proc).doomed) {
-		return 1
-	}
-	sum := uint32(0)
-	for _, i := range w.declarers.Of(t) {
-		p := w.procs[i]
-		if p.status == procFailed {
-			continue
-		}
-		if failClosedTarget(k) && (!p.receivesTopic(t) || p.doomed()) {
-			continue
-		}
-		sum += w.receiverBonus(k, p, t, obs)
-	}
-	weight := 1 + sum
-	if endsIncarnation {
-		weight += swarm.TargetSpared
-	}
-	if failClosedTarget(k) && !w.topicDisturbed(t) {
-		weight *= swarm.TargetUndisturbed
-	}
-	if endsIncarnation && w.unreadCorrupt(t) {
-		weight = max(1, weight/swarm.TargetUnreadCorrupt)
-	}
-	if k == spec.ActDeleteTopic && w.topics[t].spec.DeletionOnly && w.topicBlocked(t) {
-		weight *= targetDeletionOnlyHeld
-	}
-	return weight
-}
-
-// receiverBonus is what live receiver p of external topic t adds to externalWeight for action
-// kind k (obs as there).
-func (w *World) receiverBonus(k spec.ActionKind, p *proc, t int, obs uint64) uint32 {
-	b := uint32(swarm.TargetLiveReceiver)
-	switch k {
-	case spec.ActDeleteTopic, spec.ActRecreateTopic:
-		if p.status == procRunning {
-			b += swarm.TargetRunningReceiver
-		}
-		if p.blockedOnTopic(t) {
-			b += swarm.TargetBlockedHead
-		}
-		if p.heldBackOnTopic(t) {
-			b += swarm.TargetHeldOn
-		} else if p.holdsOnTopic(t) {
-			b += swarm.TargetHeldOn / 2
-		}
-	case spec.ActProduceStamped:
-		if m := w.msgOf(obs); m != nil && w.chans[m.Ch].topic != t && p.receivesNow(m.Ch) {
-			b += swarm.TargetSharedReceiver
-			if p.unfedAt(m.Ch, m.Pos) {
-				b += swarm.TargetUnfedCause
-			}
-		}
-	case spec.ActProducePlain:
-		if p.blockedOnTopic(t) {
-			b += swarm.TargetBlockedHead / 2
-		}
-	case spec.ActProduceCorrupt:
-		b += receiverWeight(p, swarm.TargetCorruptReader)
-	}
-	return b
-}
-
-// msgOf returns the message uid, or nil for 0.
-func (w *World) msgOf(uid uint64) *oracle.Message {
-	if uid == 0 {
-		return nil
-	}
-	return w.or.Msg(uid)
-}
-
-// partitionWeight is how strongly a produce of kind k (stamped naming record obs, or 0) prefers
-// channel c: more for every live receiver of c; for a stamped record, for each that also receives
-// obs's channel and more again if it has not been fed obs yet; for a plain record, for each whose
-// head on c is blocked (blockedHead); for a corrupt record, for each running one
-// (swarm.TargetCorruptReader). It builds, within the topic externalWeight chose, the same shapes at
-// partition grain: a stamped record that reaches a receiver before its cause and is held, a plain
-// record that queues behind a held head (FIFO), a corrupt header that a running receiver reads
-// soon. A record on a partition nobody in that position reads exposes nothing.
-func (w *World) partitionWeight(k spec.ActionKind, c int32, obs uint64) uint32 {
-	if w.explored() {
-		return 1
-	}
-	weight := uint32(1)
-	m := w.msgOf(obs)
-	for _, i := range w.readers.Of(int(c)) {
-		p := w.procs[i]
-		if p.status == procFailed || !p.receivesNow(c) {
-			continue
-		}
-		if k == spec.ActProduceCorrupt && p.doomed() {
-			return 1
-		}
-		weight += swarm.TargetLiveReceiver
-		if k == spec.ActProduceCorrupt {
-			weight += receiverWeight(p, swarm.TargetCorruptReader)
-		}
-		if m != nil && m.Ch != c && p.receivesNow(m.Ch) {
-			weight += swarm.TargetSharedReceiver
-			if p.unfedAt(m.Ch, m.Pos) {
-				weight += swarm.TargetUnfedCause
-			}
-		}
-		if k == spec.ActProducePlain && p.blockedHead(p.pcs.At(c)) {
-			weight += swarm.TargetBlockedHead / 2
-		}
-	}
-	return weight
-}
-
-// truncationWeight is how strongly a truncation prefers live channel c: more for every live
-// receiver that has not read it to its end (a truncation can discard records it has not read),
-// most for a running one, whose next fetch falls below the new log start at once.
-func (w *World) truncationWeight(c int32) uint32 {
-	if w.topics[w.chans[c].topic].spec.Spares(spec.ActDeleteRecords) {
-		return 0
-	}
-	if w.explored() {
-		return 1
-	}
-	weight := uint32(1)
-	hw := int64(w.offsets(c).HighWatermark)
-	for _, i := range w.readers.Of(int(c)) {
-		p := w.procs[i]
-		if p.status == procFailed || !p.receivesNow(c) {
-			continue
-		}
-		if p.readPosition(p.pcs.At(c)) < hw {
-			if p.doomed() {
-				return 1
-			}
-			weight += receiverWeight(p, swarm.TargetUnread)
-		}
-	}
-	if !w.topicDisturbed(w.chans[c].topic) {
-		weight *= swarm.TargetUndisturbed
-	}
-	return weight
-}
-
-// truncationOffsetWeight is how strongly a truncation of channel c prefers "delete before"
-// offset: more when it passes a live receiver's position (records it has not read), most when
-// it passes a running one's — shared by the live receivers it passes, so an offset that stops
-// one receiver is preferred to one that stops several (each stopped receiver is one fewer for
-// the run's other faults and deliveries).
-func (w *World) truncationOffsetWeight(c int32, before int64) uint32 {
-	if w.explored() {
-		return 1
-	}
-	best, passed := uint32(0), uint32(0)
-	for _, i := range w.readers.Of(int(c)) {
-		p := w.procs[i]
-		if p.status == procFailed || !p.receivesNow(c) {
-			continue
-		}
-		if before > p.readPosition(p.pcs.At(c)) {
-			if p.doomed() {
-				return 1
-			}
-			best = max(best, receiverWeight(p, swarm.TargetPastRead))
-			passed++
-		}
-	}
-	if passed == 0 {
-		return 1
-	}
-	return 1 + best/passed
-}
-
-// receiverWeight is bonus for a running receiver p, a quarter of it for a down one (which
-// meets the change only if it starts again before another fault stops it).
-func receiverWeight(p *proc, bonus uint32) uint32 {
-	if p.status == procRunning {
-		return bonus
-	}
-	return bonus / 4
-}
-
-// redeclareProcWeight is how strongly a redeclaration prefers down process p: swarm.TargetHeldOn more
-// when p holds messages on a channel a redeclaration can remove (removableHolds), is not doomed,
-// and no removal with holds has happened yet (removedWithHolds). Removing a channel with holds is
-// the redeclaration that tests something; a second one only stops another receiver.
-func (w *World) redeclareProcWeight(p *proc) uint32 {
-	if p.removableHolds() && !p.doomed() && !w.removedWithHolds() {
-		return 1 + swarm.TargetHeldOn
-	}
-	return 1
-}
-
-// redeclareWeight is how strongly a redeclaration of down process p prefers topic t: removing a
-// channel p holds messages on is the interesting change.
-func (w *World) redeclareWeight(p *proc, t int) uint32 {
-	if w.topics[t].spec.Spares(spec.ActRedeclare) {
-		return 0
-	}
-	if p.declares(t) && p.holdsOnTopic(t) {
-		if w.removedWithHolds() {
-			return 1
-		}
-		return 1 + swarm.TargetHeldOn
-	}
-	return 1
 }
 
 // receivesNow reports whether channel c is in p's current (or, when down, last) received set.
@@ -427,28 +186,6 @@ func (p *proc) unreadOnTopic(t int) bool {
 	return p.anyOnTopic(t, func(pc *pcState) bool {
 		return p.w.alive(pc.ch) && p.readPosition(pc) < int64(p.w.offsets(pc.ch).HighWatermark)
 	})
-}
-
-// rewindProcWeight is how strongly a rewind prefers down process p: more when it is not doomed
-// (swarm.TargetRewindable). A rewind re-feeds records the process delivered, which its engine must drop
-// as replays when it starts again; a doomed process refuses at its next start whatever it
-// re-reads, so rewinding it shows nothing.
-func rewindProcWeight(p *proc) uint32 {
-	if p.doomed() {
-		return 1
-	}
-	return 1 + swarm.TargetRewindable
-}
-
-// rewindChannelWeight is how strongly a rewind prefers received channel pc (committed position
-// above 0, live): more when a record lies between its log start and the committed position
-// (swarm.TargetRewindable), which the rewind can re-feed. A rewind over markers and truncated offsets
-// alone re-feeds nothing, so the engine's replay handling is not exercised.
-func (w *World) rewindChannelWeight(pc *pcState) uint32 {
-	if w.lastRecordBelow(pc.ch, int64(w.offsets(pc.ch).LogStart), pc.committedPos) < 0 {
-		return 1
-	}
-	return 1 + swarm.TargetRewindable
 }
 
 // lastRecordBelow returns the position of the last committed record of channel c in [lo,

@@ -6,6 +6,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/world/shape"
 )
 
 // TestExploredWeightsKeepCandidates: in the states swarm runs reach, the target weights an
@@ -25,7 +26,7 @@ func TestExploredWeightsKeepCandidates(t *testing.T) {
 					for _, k := range kinds {
 						for tp := range w.topics {
 							if w.topics[tp].spec.External {
-								out = append(out, w.externalWeight(k, tp, 0) == 0)
+								out = append(out, shape.ExternalWeight(w.shapeRun(), k, tp, 0) == 0)
 							}
 						}
 					}
@@ -33,9 +34,9 @@ func TestExploredWeightsKeepCandidates(t *testing.T) {
 						if !w.alive(int32(c)) {
 							continue
 						}
-						out = append(out, w.truncationWeight(int32(c)) == 0, w.partitionWeight(spec.ActProducePlain, int32(c), 0) == 0)
+						out = append(out, shape.TruncationWeight(w.shapeRun(), int32(c)) == 0, shape.PartitionWeight(w.shapeRun(), spec.ActProducePlain, int32(c), 0) == 0)
 						for _, o := range w.truncationCandidates(int32(c)) {
-							out = append(out, w.truncationOffsetWeight(int32(c), o) == 0)
+							out = append(out, shape.TruncationOffsetWeight(w.shapeRun(), int32(c), o) == 0)
 						}
 					}
 					return out

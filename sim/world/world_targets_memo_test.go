@@ -9,6 +9,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/targets"
+	"github.com/parsleysim/parsleysim/sim/world/shape"
 )
 
 // FaultTargetsChecked runs scn under seed's settings with a memo of fault targets that keeps
@@ -59,11 +60,11 @@ func ExternalWeightsChecked(scn *spec.Scenario, seed uint64) (checks, above int,
 		}
 		for _, k := range []spec.ActionKind{spec.ActProducePlain, spec.ActProduceStamped} {
 			for _, r := range w.laggingRecords(obs) {
-				got := w.externalWeights(k, r, make([]uint32, len(w.topics)))
+				got := shape.ExternalWeights(w.shapeRun(), k, r, make([]uint32, len(w.topics)))
 				for t := range w.topics {
 					want := uint32(0)
 					if w.topics[t].spec.External && w.topics[t].inc >= 0 {
-						want = w.externalWeight(k, t, r)
+						want = shape.ExternalWeight(w.shapeRun(), k, t, r)
 					}
 					if got[t] != want {
 						err = fmt.Errorf("seed %d step %d: %v naming %d: topic %d weighs %d, the scan %d", seed, w.step, k, r, t, got[t], want)

@@ -31,22 +31,23 @@
 //	dueEarlyKinds            sim/world/shape/kinds.go          a recreation comes due early while receivers still run
 //	DeletionDueEarly         sim/world/shape/kinds.go          a deletion comes due early at the quarry or at an aged blocked head
 //	RemoveHeldChannelsLate   sim/world/shape/kinds.go          a redeclaration removes a channel with holds, once, late
-//	redeclareProcWeight      sim/world/world_targets.go        the redeclared process holds on a removable channel
-//	redeclareWeight          sim/world/world_targets.go        the redeclared topic is one the process holds on
+//	RedeclareProcWeight      sim/world/shape/targets.go        the redeclared process holds on a removable channel
+//	RedeclareWeight          sim/world/shape/targets.go        the redeclared topic is one the process holds on
+//	ExternalWeight           sim/world/shape/targets.go        produce and topic faults aim at receivers that meet them
+//	ExternalWeights          sim/world/shape/targets.go        the same over every topic, a produce's from the memo's counts
+//	PartitionWeight          sim/world/shape/targets.go        the same aim at partition grain
+//	TruncationWeight         sim/world/shape/targets.go        truncations aim at channels running receivers have not read
+//	TruncationOffsetWeight   sim/world/shape/targets.go        a truncation passes one receiver's position, not several
+//	targetUndisturbed        sim/world/shape/targets.go        fail-closed faults spread over the topology
+//	targetUnreadCorrupt      sim/world/shape/targets.go        a topic change spares a corrupt record still to be read
+//	RewindProcWeight         sim/world/shape/targets.go        a rewind targets a process that can start again
+//	RewindChannelWeight      sim/world/shape/targets.go        a rewind re-feeds records
 //	doomed                   sim/world/world_doomed.go         faults spare processes an earlier fault already stops
 //	heldOnDead               sim/world/world_doomed.go         a survivor holding on a dead channel is left running
 //	deletionOnlyHeld         sim/world/world_deletion_only.go  the deletion quarry: a topic kept for its deletion
-//	externalWeight           sim/world/world_targets.go        produce and topic faults aim at receivers that meet them
-//	partitionWeight          sim/world/world_targets.go        the same aim at partition grain
-//	truncationWeight         sim/world/world_targets.go        truncations aim at channels running receivers have not read
-//	truncationOffsetWeight   sim/world/world_targets.go        a truncation passes one receiver's position, not several
-//	TargetUndisturbed        sim/swarm/targets.go              fail-closed faults spread over the topology
-//	TargetUnreadCorrupt      sim/swarm/targets.go              a topic change spares a corrupt record still to be read
 //	truncationCandidates     sim/world/world_faults.go         truncation offsets sit at receivers' positions and held heads
 //	drawCorruption           sim/world/world_produce.go        a due corrupt-header fault writes a header no engine may decode
 //	crashInsideCommit        sim/world/host_commit.go          a seeded share of crashes lands inside a commit
-//	rewindProcWeight         sim/world/world_targets.go        a rewind targets a process that can start again
-//	rewindChannelWeight      sim/world/world_targets.go        a rewind re-feeds records
 //	rewindCandidates         sim/world/world_faults.go         rewind offsets land on records, not markers
 //	LagChannel               sim/world/shape/feed.go           one channel of each receiver lags, so records wait for causes
 //	FeedWeight               sim/world/shape/feed.go           the feed rules' weight of one channel
@@ -54,6 +55,7 @@
 //	heldCauseLast            sim/world/shape/feed.go           a held message's cause is fed last
 //	waitingRecordBoost       sim/world/shape/feed.go           a record that will be held is fed first
 //	chooseObserved           sim/world/world_actions.go        a stamped record names a record its receivers have not been fed
+//	ObservedWeight           sim/world/shape/targets.go        ... most likely one several receivers have not been fed
 //
 // The random topology's own shapes (how many external topics, how many readers each, the deletion
 // quarry's silent reader) are rules of package scenarios (random_topology.go, random_quarry.go).
