@@ -112,9 +112,9 @@ type heapAtEnd struct {
 	live *uint64
 }
 
-func (h *heapAtEnd) Started(*world.World)       {}
-func (h *heapAtEnd) Scripted(*world.World, int) {}
-func (h *heapAtEnd) Finished(w *world.World, _ *spec.Result) {
+func (h *heapAtEnd) Started(world.View)       {}
+func (h *heapAtEnd) Scripted(world.View, int) {}
+func (h *heapAtEnd) Finished(w world.View, _ *spec.Result) {
 	h.b.StopTimer()
 	*h.live = liveHeap()
 	runtime.KeepAlive(w)

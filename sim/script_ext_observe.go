@@ -45,6 +45,8 @@ type Observed struct {
 	unsettled []uint64
 	// actions is the number of script actions (the last snapshot's Action).
 	actions int
+	// procs are the scenario's process names, by scenario index.
+	procs []string
 }
 
 // viewAt is a process view and the snapshot from which it held.
@@ -172,6 +174,9 @@ type CauseView struct {
 // snapshotting the world after each scripted action.
 func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *Observed {
 	ob := &Observed{actions: len(scn.Script)}
+	for _, p := range scn.Processes {
+		ob.procs = append(ob.procs, p.Name)
+	}
 	mustBeValid(scn)
 	world.RunObserved(scn, set, ch, opts, observer{ob})
 	return ob
@@ -182,16 +187,16 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 type observer struct{ ob *Observed }
 
 // Started implements world.Observer: the first snapshot.
-func (o observer) Started(w *world.World) {
-	o.ob.views, o.ob.obs = make([][]viewAt, w.Processes()), make([]deliveryObserver, w.Processes())
+func (o observer) Started(w world.View) {
+	o.ob.views, o.ob.obs = make([][]viewAt, len(o.ob.procs)), make([]deliveryObserver, len(o.ob.procs))
 	o.ob.snapshot(w, -1)
 }
 
 // Scripted implements world.Observer: the snapshot after script action i.
-func (o observer) Scripted(w *world.World, i int) { o.ob.snapshot(w, i) }
+func (o observer) Scripted(w world.View, i int) { o.ob.snapshot(w, i) }
 
 // Finished implements world.Observer: the result, the last snapshot and the records' final states.
-func (o observer) Finished(w *world.World, res *spec.Result) {
+func (o observer) Finished(w world.View, res *spec.Result) {
 	o.ob.Result = res
 	o.ob.snapshot(w, o.ob.actions)
 	for i := range o.ob.Messages {
@@ -200,11 +205,11 @@ func (o observer) Finished(w *world.World, res *spec.Result) {
 }
 
 // snapshot records the processes whose view changed and brings the message table up to date.
-func (ob *Observed) snapshot(w *world.World, action int) {
+func (ob *Observed) snapshot(w world.View, action int) {
 	k := len(ob.Snapshots)
 	s := Snapshot{Action: action, Step: w.Steps()}
-	for i := range w.Processes() {
-		v := viewProcess(w, i, &ob.obs[i])
+	for i := range ob.procs {
+		v := ob.viewProcess(w, i, &ob.obs[i])
 		if h := ob.views[i]; len(h) > 0 && sameView(&h[len(h)-1].view, &v) {
 			continue
 		}
@@ -219,7 +224,7 @@ func (ob *Observed) snapshot(w *world.World, action int) {
 	or := w.Oracle()
 	for len(ob.Messages) < or.NumMsgs() {
 		uid := uint64(len(ob.Messages) + 1)
-		ob.Messages = append(ob.Messages, viewMessage(w, uid))
+		ob.Messages = append(ob.Messages, ob.viewMessage(w, uid))
 		ob.unsettled = append(ob.unsettled, uid)
 	}
 	// A record's payload is read when it is first fetchable after an action; one pending, or
@@ -248,9 +253,9 @@ func sameView(a, b *ProcessView) bool {
 }
 
 // viewProcess renders process i of w, bringing its delivery list up to date.
-func viewProcess(w *world.World, i int, d *deliveryObserver) ProcessView {
+func (ob *Observed) viewProcess(w world.View, i int, d *deliveryObserver) ProcessView {
 	d.update(w.ProcessOracle(i))
-	v := ProcessView{Name: w.ProcessName(i), delivered: d.head}
+	v := ProcessView{Name: ob.procs[i], delivered: d.head}
 	v.State, v.Refusal = w.ProcessState(i)
 	st, ok := w.EngineStatus(i)
 	if !ok {
@@ -302,13 +307,13 @@ func (d *deliveryObserver) update(p *oracle.Proc) {
 }
 
 // viewMessage renders record uid (without its payload).
-func viewMessage(w *world.World, uid uint64) MessageView {
+func (ob *Observed) viewMessage(w world.View, uid uint64) MessageView {
 	m := w.Oracle().Msg(uid)
 	ch := w.Channel(m.Ch)
 	v := MessageView{UID: uid, Channel: ch.Label, Topic: ch.Topic, Incarnation: ch.Incarnation, Partition: ch.Partition,
 		Position: m.Pos, Kind: m.Kind.String(), State: m.State.String()}
 	if m.Sender >= 0 {
-		v.Sender = w.ProcessName(int(m.Sender))
+		v.Sender = ob.procs[m.Sender]
 	}
 	for _, c := range m.Expressed.Pairs() {
 		v.Causes = append(v.Causes, CauseView{Channel: w.ChannelLabel(c.Channel), Position: int64(c.Position)})
@@ -318,7 +323,7 @@ func viewMessage(w *world.World, uid uint64) MessageView {
 
 // readPayload reads a committed record's key, value and timestamp back from the substrate, if
 // it is still there.
-func readPayload(w *world.World, mv *MessageView, m *oracle.Message) {
+func readPayload(w world.View, mv *MessageView, m *oracle.Message) {
 	r, ok := w.ReadBack(m.Ch, m.Pos)
 	if !ok {
 		return

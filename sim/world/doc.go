@@ -33,7 +33,7 @@
 // Every run of a world follows one skeleton (run.go): every process started, the safety phase (a
 // script, the scheduler's steps, or an exploration's), then the liveness phase and the end-of-run
 // checks. Run runs it whole, and RunObserved tells an Observer of its phases, which reads the
-// world between actions through observe.go's queries (package sim's snapshots of a scripted run).
+// world between actions through a View, which only reads (package sim's snapshots of a run).
 //
 // Exhaustive exploration is package explore's search; ExploreConfig builds its configuration from
 // a scenario: the root world, and three services on the world's side of the seam (the canonical
@@ -47,7 +47,7 @@
 // What it exports, and why: the run (Run, RunObserved with its Observer, RunOptions,
 // CheckRestartInvisibility, which package sim serves), the exploration's configuration
 // (ExploreOptions, ExploreConfig, ExploreSettings, which sim's explorer entry points hand to
-// package explore), World as explore.World, and what an observer reads of a world
+// package explore), World as explore.World, and View, what an observer reads of a world
 // (observe.go). Tests that tamper with a world (testHooks) live here, since the hooks are not
 // exported.
 package world

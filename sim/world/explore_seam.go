@@ -128,7 +128,7 @@ func (w *World) SetSettings(set *swarm.Settings) { w.set = set }
 // Result implements explore.World: the run's result as it stands.
 func (w *World) Result() *spec.Result { return w.result() }
 
-// Processes implements explore.World, and serves an Observer: the number of processes.
+// Processes implements explore.World: the number of processes.
 func (w *World) Processes() int { return len(w.procs) }
 
 // Restartable implements explore.World: whether process i can take a clean restart now.
@@ -137,7 +137,7 @@ func (w *World) Restartable(i int) bool { return restartable(w.procs[i]) }
 // Restart implements explore.World: a clean restart of process i.
 func (w *World) Restart(i int) { w.cleanRestart(w.procs[i]) }
 
-// ProcessName implements explore.World, and serves an Observer: process i's scenario name.
+// ProcessName implements explore.World: process i's scenario name.
 func (w *World) ProcessName(i int) string { return w.procs[i].spec.Name }
 
 // Finish implements explore.World: the liveness phase and the end-of-run checks, after telling

@@ -81,27 +81,27 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 // exploration's), finish. Run and RunObserved run it whole (World.runObserved); an exploration
 // starts its root with startAll and ends terminal states and replayed paths with finish.
 
-// Observer is told of a run's progress, so that it can read the world between actions (package
-// sim's snapshots of a scripted run): Started after the initial starts, Scripted after script
-// action i, Finished after the end-of-run checks, with the result. It must only read the world.
+// Observer is told of a run's progress and reads the world through a View between actions
+// (package sim's snapshots of a scripted run): Started after the initial starts, Scripted after
+// script action i, Finished after the end-of-run checks, with the result.
 type Observer interface {
-	Started(w *World)
-	Scripted(w *World, i int)
-	Finished(w *World, res *spec.Result)
+	Started(v View)
+	Scripted(v View, i int)
+	Finished(v View, res *spec.Result)
 }
 
 // runObserved executes the phases of a run, observed by obs when not nil, and returns its result.
 func (w *World) runObserved(obs Observer) *spec.Result {
 	w.startAll()
 	if obs != nil {
-		obs.Started(w)
+		obs.Started(View{w})
 	}
 	if script := w.scn.Script; len(script) > 0 {
 		for i := range script {
 			w.runScripted(i, &script[i])
 			w.maybeRestart(i)
 			if obs != nil {
-				obs.Scripted(w, i)
+				obs.Scripted(View{w}, i)
 			}
 		}
 	} else {
@@ -110,7 +110,7 @@ func (w *World) runObserved(obs Observer) *spec.Result {
 	w.finish()
 	res := w.result()
 	if obs != nil {
-		obs.Finished(w, res)
+		obs.Finished(View{w}, res)
 	}
 	return res
 }
