@@ -17,7 +17,7 @@ import (
 //
 // Deduplication: a state is expanded once per canonical hash (the world's Hasher) plus the
 // budget spent. Reduction: persistent (stubborn) sets, which expand only the transitions of a set
-// of actors closed under dependency (the world's Persistent), and sleep sets over independent
+// of actors closed under dependency (Persistent: package persistent's rules), and sleep sets over independent
 // transitions (SleepTable), with the state-caching correction (explorer.enter). Every terminal
 // state — nothing enabled within the budget, or the depth bound reached — gets the checks a run
 // ends with (World.Finish); a sampled share of all states gets the restart check

@@ -5,8 +5,8 @@ import (
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
-// Sleep sets (Godefroid 1996, ch. 5), the search's side: which local transitions are independent,
-// and the sleep set a transition leads to.
+// Sleep sets (Godefroid 1996, ch. 5): which local transitions are independent, the sleep set a
+// transition leads to, and why the world's independent transitions commute.
 //
 // Independence. Two transitions are independent when they are local transitions (feed, drain or
 // commit) of two different processes whose topic footprints are disjoint. A process's footprint
@@ -20,8 +20,8 @@ import (
 // Why the world's independent transitions commute (t·u and u·t from the same state reach states
 // with equal canonical hashes, find the same violations, and neither enables or disables the
 // other). A feed, drain or commit of p reads and writes only: p's host, oracle and engine (and,
-// when p is a projector, its own projection: package tiers); the substrate logs, transactions and group offsets of p's channels (footprint topics); the shared message
-// table (it appends p's emissions: uids then differ by order, but the canonical state names a
+// when p is a projector, its own projection: package tiers); the substrate logs, transactions
+// and group offsets of p's channels (footprint topics); the shared message table (it appends p's emissions: uids then differ by order, but the canonical state names a
 // message by channel and position); the stamped producers' ring (a commit adds p's emissions:
 // hashed as a set until it wraps — scopes with stamped producers must stay under 16 committed
 // records for the argument to hold, which the catalogue does); and the virtual clock and stats,

@@ -3,9 +3,10 @@
 // steps; the search clones it, reads what its next step may do, takes one step on each clone,
 // and hashes the result to deduplicate. It drives worlds through the World interface and
 // exchanges small values with them (enabled actions, process masks, the persistent-set filter,
-// the identity of a local transition, the canonical hash). What a world's state means (its
-// canonical encoding, which of its transitions depend on which) is the world's business, behind
-// the Hasher and Persistent interfaces; the search sees only hashes, action tables and filters.
+// the identity of a local transition, the canonical hash). What a world's state means is behind
+// two interfaces: its canonical encoding is the world's business (Hasher), and which of its
+// transitions depend on which is package explore/persistent's rules over a read-only view the
+// world gives them (Persistent); the search sees only hashes, action tables and filters.
 // Config says how to build an exploration's root and these services; package world builds it from
 // a scenario.
 //
@@ -19,8 +20,8 @@
 // Its parts: the sleep sets' table of local transitions and their independence (SleepTable),
 // the chooser that enumerates a state's transitions one answer sequence at a time
 // (StepChooser), the budget a path has spent (spent.go), the released worlds a clone
-// reuses (free.go); two are packages of their own: the visited set (explore/visited) and a
-// scope's budget (explore/budget).
+// reuses (free.go); three are packages of their own: the visited set (explore/visited), a
+// scope's budget (explore/budget) and the persistent sets' rules (explore/persistent).
 package explore
 
 import (

@@ -99,10 +99,10 @@ func ExploreConfig(scn *spec.Scenario, opts ExploreOptions) explore.Config {
 		}
 		cfg.Persistent = func() explore.Persistent {
 			s := set
-			if ps := newPersistentSets(scn, &s, opts); ps != nil {
+			if ps := newPersistentFilter(scn, &s, opts); ps != nil {
 				return ps
 			}
-			return nil // not a nil *persistentSets: nil means none
+			return nil // not a nil *persistentFilter: nil means none
 		}
 	}
 	return cfg

@@ -11,26 +11,26 @@ import (
 // dependency rules read a state through, and the filter a selection becomes, in the choice
 // labels of the world's decisions.
 
-// persistentSets implements explore.Persistent for the worlds of this package.
-type persistentSets struct{ sets *persistent.Sets }
+// persistentFilter implements explore.Persistent for the worlds of this package.
+type persistentFilter struct{ sets *persistent.Sets }
 
-// newPersistentSets returns the persistent sets of an exploration of scn under set, or nil when
+// newPersistentFilter returns the persistent sets of an exploration of scn under set, or nil when
 // they do not apply: a depth bound breaks their argument, test hooks can break the world's
 // rules, and package persistent declines the rest.
-func newPersistentSets(scn *spec.Scenario, set *swarm.Settings, opts ExploreOptions) *persistentSets {
+func newPersistentFilter(scn *spec.Scenario, set *swarm.Settings, opts ExploreOptions) *persistentFilter {
 	if opts.MaxDepth > 0 || opts.hooks != nil {
 		return nil
 	}
 	if s := persistent.New(scn, set, opts.persistentTweaks); s != nil {
-		return &persistentSets{s}
+		return &persistentFilter{s}
 	}
 	return nil
 }
 
 // Filter implements explore.Persistent: the filter (written into into) that restricts w, whose
 // actions are acts, to a persistent set, or nil to expand every enabled transition.
-func (ps *persistentSets) Filter(w explore.World, acts *explore.Actions, into *explore.Filter) *explore.Filter {
-	sel, ok := ps.sets.Select((*porView)(w.(*World)), acts)
+func (ps *persistentFilter) Filter(w explore.World, acts *explore.Actions, into *explore.Filter) *explore.Filter {
+	sel, ok := ps.sets.Select((*persistentView)(w.(*World)), acts)
 	if !ok {
 		return nil
 	}
@@ -45,13 +45,13 @@ func (ps *persistentSets) Filter(w explore.World, acts *explore.Actions, into *e
 	return into
 }
 
-// porView is a world as package persistent's rules read it (persistent.View).
-type porView World
+// persistentView is a world as package persistent's rules read it (persistent.View).
+type persistentView World
 
-func (v *porView) w() *World { return (*World)(v) }
+func (v *persistentView) w() *World { return (*World)(v) }
 
 // Read implements persistent.View.
-func (v *porView) Read(st *persistent.State) {
+func (v *persistentView) Read(st *persistent.State) {
 	st.Settings, st.ExternalTxnOpen = v.set, v.ext.open
 	st.Channels = st.Channels[:0]
 	for c := range v.chans {
@@ -66,15 +66,15 @@ func (v *porView) Read(st *persistent.State) {
 	}
 	st.Processes = st.Processes[:0]
 	for _, p := range v.procs {
-		st.Processes = append(st.Processes, persistent.Process{Status: porStatus[p.status], TxnOpen: p.txnOpen, Drainable: p.drainable})
+		st.Processes = append(st.Processes, persistent.Process{Status: persistentStatus[p.status], TxnOpen: p.txnOpen, Drainable: p.drainable})
 	}
 }
 
 // HasEntries implements persistent.View.
-func (v *porView) HasEntries(c int32) bool { return len(v.or.Slots(c)) > 0 }
+func (v *persistentView) HasEntries(c int32) bool { return len(v.or.Slots(c)) > 0 }
 
 // NonCommittedIn implements persistent.View: a slot without a committed record (uid 0).
-func (v *porView) NonCommittedIn(c int32, from int64) bool {
+func (v *persistentView) NonCommittedIn(c int32, from int64) bool {
 	for o := from; o < v.chans[c].lso; o++ {
 		if v.or.RecordAt(c, o) == 0 {
 			return true
@@ -85,7 +85,7 @@ func (v *porView) NonCommittedIn(c int32, from int64) bool {
 
 // FeedSkips implements persistent.View: a feed below the log start refuses, except under the
 // host sabotage that resets such a position to the log start.
-func (v *porView) FeedSkips(i int, c int32) bool {
+func (v *persistentView) FeedSkips(i int, c int32) bool {
 	from := v.procs[i].pcs.At(c).readPos
 	if logStart := int64(v.w().offsets(c).LogStart); from < logStart {
 		if v.opts.HostSabotage != spec.HostResetPastLogStart {
@@ -96,29 +96,29 @@ func (v *porView) FeedSkips(i int, c int32) bool {
 	return v.or.FirstRecordIn(c, from, v.chans[c].lso-1) < 0
 }
 
-// porStatus is each procStatus as package persistent names it.
-var porStatus = [...]persistent.Status{procDown: persistent.Down, procRunning: persistent.Running, procFailed: persistent.Failed}
+// persistentStatus is each procStatus as package persistent names it.
+var persistentStatus = [...]persistent.Status{procDown: persistent.Down, procRunning: persistent.Running, procFailed: persistent.Failed}
 
 // Received implements persistent.View.
-func (v *porView) Received(i int, dst []persistent.Position) []persistent.Position {
+func (v *persistentView) Received(i int, dst []persistent.Position) []persistent.Position {
 	for _, pc := range v.procs[i].recv {
-		dst = append(dst, porPosition(pc))
+		dst = append(dst, persistentPosition(pc))
 	}
 	return dst
 }
 
 // PositionAt implements persistent.View.
-func (v *porView) PositionAt(i int, c int32) (persistent.Position, bool) {
+func (v *persistentView) PositionAt(i int, c int32) (persistent.Position, bool) {
 	if pc := v.procs[i].pcs.At(c); pc != nil {
-		return porPosition(pc), true
+		return persistentPosition(pc), true
 	}
 	return persistent.Position{}, false
 }
 
-// porPosition is pc as package persistent reads it.
-func porPosition(pc *pcState) persistent.Position {
+// persistentPosition is pc as package persistent reads it.
+func persistentPosition(pc *pcState) persistent.Position {
 	return persistent.Position{Chan: pc.ch, Received: pc.received, ReadPos: pc.readPos, CommittedPos: pc.committedPos}
 }
 
 // Mask implements persistent.View.
-func (v *porView) Mask(i int) explore.Mask { return v.w().maskOf(v.procs[i]) }
+func (v *persistentView) Mask(i int) explore.Mask { return v.w().maskOf(v.procs[i]) }

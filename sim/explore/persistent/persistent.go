@@ -85,9 +85,9 @@
 // breaks the argument (a reordered path crosses the bound at other states), so the sets are off
 // when MaxDepth is set, as they are for shortest counterexamples (explore.Shortest).
 //
-// Package world's TestExploreReductionIsSound compares reduced and unreduced explorations on small scopes (the
-// same terminal states and verdicts); TestPersistentSetRuleIsChecked shows the comparison failing
-// when one rule is left out.
+// Package world's TestExploreReductionIsSound compares reduced and unreduced explorations on
+// small scopes (the same terminal states and verdicts); TestPersistentSetRuleIsChecked shows the
+// comparison failing when one rule is left out.
 package persistent
 
 import (

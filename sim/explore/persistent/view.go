@@ -14,15 +14,16 @@ type View interface {
 	// whether an external transaction is open, its channels, its live topics, its processes.
 	// The lists keep st's storage when they fit.
 	Read(st *State)
-	// HasEntries reports whether channel c's log has an entry (a truncation candidate).
+	// HasEntries reports whether channel c's log has ever had an entry (its high watermark is
+	// above 0, truncated or not): a truncation candidate.
 	HasEntries(c int32) bool
 	// NonCommittedIn reports whether channel c has an entry that is not a committed record (a
-	// transaction marker, an aborted or open record) at a position from from up to its last
-	// stable offset.
+	// transaction marker, an aborted or open record) at a position in [from, LSO), LSO being its
+	// last stable offset.
 	NonCommittedIn(c int32, from int64) bool
 	// FeedSkips reports whether a feed of process i on channel c now finds no committed record
 	// below the last stable offset, so that its read position jumps there (a feed that refuses
-	// does not skip).
+	// does not skip). c is one of the channels Received lists for i.
 	FeedSkips(i int, c int32) bool
 	// Received appends to dst process i's positions on the channels its current execution
 	// receives.
