@@ -25,6 +25,7 @@ func (s Settings) Describe(processes []spec.ProcessSpec) string {
 	fmt.Fprintf(&b, "spare_survivors          %s\n", onOff(s.SpareDeadHoldSurvivors))
 	fmt.Fprintf(&b, "restart_check            %s\n", s.RestartCheck.describe(processes))
 	fmt.Fprintf(&b, "commit_crash_pct         %s\n", s.describeCommitCrash())
+	fmt.Fprintf(&b, "metadata_budget_bytes    %s\n", s.describeBudget())
 	on := 0
 	for k := range spec.NumActionKinds {
 		if s.Weights[k] > 0 || (k == spec.ActCommitCrash && s.commitCrashes()) {
@@ -65,6 +66,14 @@ func (s Settings) describeCommitCrash() string {
 		return fmt.Sprintf("off: crash is off (%d%% of the crashes mid-step when it is on)", s.CommitCrashPct)
 	}
 	return fmt.Sprintf("%d%% of the crashes of a process with its step uncommitted land inside its commit", s.CommitCrashPct)
+}
+
+// describeBudget renders MetadataBudgetBytes with the share of seeds that draw one.
+func (s Settings) describeBudget() string {
+	if s.MetadataBudgetBytes == 0 {
+		return fmt.Sprintf("the scenario's (tight for 1 seed in %d)", MetadataBudgetShare)
+	}
+	return fmt.Sprintf("%d, tight: engines whose metadata outgrows it refuse (1 seed in %d)", s.MetadataBudgetBytes, MetadataBudgetShare)
 }
 
 func offIfZero(v int64, unit string) string {

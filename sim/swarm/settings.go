@@ -68,10 +68,26 @@ type Settings struct {
 	// substrate calls of the host. 0 (scripted runs, explorations) never.
 	CommitCrashPct int
 
+	// MetadataBudgetBytes, when positive, is every engine's metadata budget in this run, drawn
+	// tight for a share of the seeds (drawMetadataBudget) so that engines refuse
+	// METADATA_BUDGET_EXCEEDED at receipt, in a drain and at a stamp; 0 leaves the scenario's
+	// (node's default unless the scenario sets one). A scenario's own budget wins over it.
+	MetadataBudgetBytes int
+
 	// WorkUnitsPerMicro converts the engine's work counters (heads offered, causes compared
 	// and merged, header bytes / 64, holds added and removed) into virtual microseconds charged
 	// on top of an action's drawn duration; 0 means the world's default (vclock.DefaultWorkUnitsPerMicro).
 	WorkUnitsPerMicro int64
+}
+
+// MetadataBudget returns the metadata budget a run of a scenario whose own budget is scenario
+// hands its engines: the scenario's when it sets one, else MetadataBudgetBytes (0: node's
+// default).
+func (s *Settings) MetadataBudget(scenario int) int {
+	if scenario != 0 {
+		return scenario
+	}
+	return s.MetadataBudgetBytes
 }
 
 // Enabled reports whether the run's settings switch action kind k on in the safety phase.

@@ -134,6 +134,7 @@ func ExpandSettings(seed uint64) Settings {
 	set.SpareDeadHoldSurvivors = true
 	set.RestartCheck = drawRestartCheck(seed)
 	set.CommitCrashPct = drawCommitCrashPct(seed)
+	set.MetadataBudgetBytes = drawMetadataBudget(seed)
 	// A crash inside a commit is a scheduled crash: it takes a crash's time, so a run's script,
 	// which records it as one, advances the clock as the run did.
 	set.DurationMicros[spec.ActCommitCrash] = set.DurationMicros[spec.ActCrash]
@@ -256,6 +257,38 @@ const CommitCrashStream = 0x636372617368
 // drawCommitCrashPct draws a seed's Settings.CommitCrashPct: 25-75%.
 func drawCommitCrashPct(seed uint64) int {
 	return 25 + rand.New(rand.NewPCG(seed, CommitCrashStream)).IntN(51)
+}
+
+// MetadataBudgetShare is how many seeds in each draw a tight metadata budget: one in
+// MetadataBudgetShare. The node's default budget (256 KiB) is never reached by a swarm run, so
+// without a drawn one the engines' budget refusals (at receipt, in a drain, at a stamp) and the
+// oracle's judgement of them (OVER_REFUSAL, REFERENCE) go unexercised. A tight budget fails its
+// receivers closed early, so it costs the seed much of what the other fault classes would
+// exercise: one seed in eight keeps that cost small while a sweep of a few hundred seeds meets
+// dozens of budget refusals.
+const MetadataBudgetShare = 8
+
+// metadataBudgetStream is the PCG stream constant of a seed's metadata budget ("budget" in
+// ASCII), distinct from every other stream, so the budget's draw moves no other draw.
+const metadataBudgetStream = 0x627564676574
+
+// metadataBudgetRange is the range a drawn budget lies in, in bytes: from a header of about six
+// causes (a one-cause header of a 16-byte topic ID is 21 bytes) to one of about fifteen, the size
+// the largest frontiers of the random topologies reach late in a run, so that only the engines
+// whose metadata grows most refuse, and late: a tighter budget fails receivers closed early and
+// costs the seed the catches of the other fault classes.
+var metadataBudgetRange = Range{Min: 120, Max: 320}
+
+// drawMetadataBudget draws a seed's Settings.MetadataBudgetBytes: for one seed in
+// MetadataBudgetShare a budget in metadataBudgetRange, else 0 (the scenario's).
+func drawMetadataBudget(seed uint64) int {
+	rng := rand.New(rand.NewPCG(seed, metadataBudgetStream))
+	on := rng.IntN(MetadataBudgetShare) == 0
+	bytes := metadataBudgetRange.Min + rng.Int64N(metadataBudgetRange.Max-metadataBudgetRange.Min+1)
+	if !on {
+		return 0
+	}
+	return int(bytes)
 }
 
 // drawRange draws a sub-range of bounds: a minimum in the lower half, a maximum above it.

@@ -1,6 +1,7 @@
 package swarm
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -191,5 +192,35 @@ func TestFaultAtStepShape(t *testing.T) {
 		if !slices.Contains(FailClosedKinds, k) && ExpandSettings(7).FaultAtStep[k] != 0 {
 			t.Errorf("%s is not fail-closed but has a due step", k)
 		}
+	}
+}
+
+// TestMetadataBudgetDraw: about one seed in MetadataBudgetShare draws a budget, inside
+// metadataBudgetRange, shown in the settings; a scenario's own budget wins over it.
+func TestMetadataBudgetDraw(t *testing.T) {
+	const seeds = 8000
+	on := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		s := ExpandSettings(seed)
+		b := s.MetadataBudgetBytes
+		if b == 0 {
+			if !strings.Contains(s.Describe(nil), "metadata_budget_bytes    the scenario's (tight for 1 seed in 8)") {
+				t.Fatalf("seed %d: no budget, described as:\n%s", seed, s.Describe(nil))
+			}
+			continue
+		}
+		on++
+		if int64(b) < metadataBudgetRange.Min || int64(b) > metadataBudgetRange.Max {
+			t.Fatalf("seed %d: budget %d outside %v", seed, b, metadataBudgetRange)
+		}
+		if want := fmt.Sprintf("metadata_budget_bytes    %d, tight", b); !strings.Contains(s.Describe(nil), want) {
+			t.Fatalf("seed %d: Describe lacks %q:\n%s", seed, want, s.Describe(nil))
+		}
+		if s.MetadataBudget(0) != b || s.MetadataBudget(4096) != 4096 {
+			t.Fatalf("seed %d: MetadataBudget(0) = %d, (4096) = %d; want %d and the scenario's 4096", seed, s.MetadataBudget(0), s.MetadataBudget(4096), b)
+		}
+	}
+	if want := seeds / MetadataBudgetShare; on < want*8/10 || on > want*12/10 {
+		t.Errorf("%d of %d seeds draw a budget, want about %d", on, seeds, want)
 	}
 }

@@ -155,7 +155,7 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 		scn: scn, set: set, opts: opts, streams: streams,
 		chooser:     choose.NewRecorder(ch),
 		clock:       vclock.New(set, streams.Durations),
-		budget:      scn.MetadataBudgetBytes,
+		budget:      set.MetadataBudget(scn.MetadataBudgetBytes),
 		topicByName: make(map[string]int, len(scn.Topics)),
 		tracing:     len(opts.Sinks) > 0,
 	}
@@ -182,7 +182,7 @@ func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *
 	if opts.noReference {
 		disabled = append(slices.Clip(disabled), spec.CritReference)
 	}
-	w.or = oracle.New(names, disabled, scn.MetadataBudgetBytes)
+	w.or = oracle.New(names, disabled, w.budget)
 	w.or.SetReporter(w)
 	for i := range scn.Topics {
 		w.createIncarnation(i)
