@@ -246,11 +246,11 @@ const (
 // Select returns the persistent set of the state v shows, whose actions are acts, as the choices
 // it allows; false means the state is expanded whole.
 func (ps *Sets) Select(v View, acts *explore.Actions) (Selection, bool) {
-	v.Read(&ps.st)
-	if ps.st.ExternalTxnOpen || len(ps.st.Channels) > 64 {
+	if acts.Left&^localKindsMask != 0 { // decided by acts alone: the state need not be read
 		return Selection{}, false
 	}
-	if acts.Left&^localKindsMask != 0 {
+	v.Read(&ps.st)
+	if ps.st.ExternalTxnOpen || len(ps.st.Channels) > 64 {
 		return Selection{}, false
 	}
 	counts, ok := ps.enabledCounts(v, acts, ps.counts[:0])
