@@ -52,7 +52,7 @@ func (v *persistentView) w() *World { return (*World)(v) }
 
 // Read implements persistent.View.
 func (v *persistentView) Read(st *persistent.State) {
-	st.Settings, st.ExternalTxnOpen = v.set, v.ext.open
+	st.ExternalTxnOpen = v.ext.open
 	st.Channels = st.Channels[:0]
 	for c := range v.chans {
 		ch := &v.chans[c]
@@ -119,6 +119,3 @@ func (v *persistentView) PositionAt(i int, c int32) (persistent.Position, bool) 
 func persistentPosition(pc *pcState) persistent.Position {
 	return persistent.Position{Chan: pc.ch, Received: pc.received, ReadPos: pc.readPos, CommittedPos: pc.committedPos}
 }
-
-// Mask implements persistent.View.
-func (v *persistentView) Mask(i int) explore.Mask { return v.w().maskOf(v.procs[i]) }

@@ -117,8 +117,10 @@ type Sets struct {
 	upstream        []uint64 // per process: topics whose records can reach its true past
 	drainSafe       bool     // no drain can refuse
 	tweaks          Tweaks
-	// st is the state Select is working on, as View.Read gives it.
-	st State
+	// st is the state Select is working on, as View.Read gives it, and kindsLeft its kinds with
+	// budget left (its actions' Left).
+	st        State
+	kindsLeft explore.Mask
 	// memo holds each actor's deps in the state Select is working on (memoKnown says which are
 	// there): the closures from every enabled actor meet the same actors, and the world does not
 	// change while they are built.
@@ -230,7 +232,7 @@ func FrontierFitsBudget(scn *spec.Scenario, set *swarm.Settings) bool {
 
 // left reports whether kind k may still run in the state being worked on (budget left; free
 // kinds always).
-func (ps *Sets) left(k spec.ActionKind) bool { return ps.st.Settings.Weights[k] > 0 }
+func (ps *Sets) left(k spec.ActionKind) bool { return ps.kindsLeft&(1<<k) != 0 }
 
 // localKindsMask are the kinds a persistent set may leave out; any other kind with budget left
 // makes a state fully expanded. procKindsMask are the process kinds that belong to a process
@@ -249,6 +251,7 @@ func (ps *Sets) Select(v View, acts *explore.Actions) (Selection, bool) {
 	if acts.Left&^localKindsMask != 0 { // decided by acts alone: the state need not be read
 		return Selection{}, false
 	}
+	ps.kindsLeft = acts.Left
 	v.Read(&ps.st)
 	if ps.st.ExternalTxnOpen || len(ps.st.Channels) > 64 {
 		return Selection{}, false
@@ -292,7 +295,7 @@ func (ps *Sets) Select(v View, acts *explore.Actions) (Selection, bool) {
 	if best == 0 {
 		return Selection{}, false
 	}
-	return ps.selection(v, best&enabled), true
+	return ps.selection(acts, best&enabled), true
 }
 
 // feedable reports whether process position r has something at or past its read position to
@@ -343,17 +346,6 @@ func (ps *Sets) enabledCounts(v View, acts *explore.Actions, counts []int) ([]in
 		}
 	}
 	return counts, true
-}
-
-// leftMask returns the process kinds with budget left.
-func (ps *Sets) leftMask() explore.Mask {
-	var m explore.Mask
-	for k := range spec.NumActionKinds {
-		if procKindsMask&(1<<k) != 0 && ps.left(spec.ActionKind(k)) {
-			m |= 1 << k
-		}
-	}
-	return m
 }
 
 // closure returns the actors reachable from seed through deps (a bitmask).
@@ -472,13 +464,14 @@ func (ps *Sets) hasKey(k *stateKeys, set uint64) bool {
 	return false
 }
 
-// selection returns the choices the enabled actors in set allow.
-func (ps *Sets) selection(v View, set uint64) Selection {
+// selection returns the choices the enabled actors in set allow, in the state whose actions are
+// acts.
+func (ps *Sets) selection(acts *explore.Actions, set uint64) Selection {
 	s := Selection{Procs: set & (1<<ps.nProcs - 1)}
-	left := ps.leftMask()
+	left := acts.Left & procKindsMask
 	for i := range ps.nProcs {
 		if s.Procs&(1<<i) != 0 {
-			s.Kinds |= uint64(v.Mask(i) & left)
+			s.Kinds |= uint64(acts.Masks[i] & left)
 		}
 	}
 	for t := range ps.env {

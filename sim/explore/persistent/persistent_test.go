@@ -15,7 +15,6 @@ type fakeView struct {
 	recv      [][]Position
 	skips     map[int32]bool // FeedSkips, per channel
 	nonCommit map[int32]bool // NonCommittedIn, per channel
-	masks     []explore.Mask
 }
 
 func (v *fakeView) Read(st *State)                          { *st = v.st }
@@ -33,7 +32,6 @@ func (v *fakeView) PositionAt(i int, c int32) (Position, bool) {
 	}
 	return Position{}, false
 }
-func (v *fakeView) Mask(i int) explore.Mask { return v.masks[i] }
 
 // pipeline is a process p0 receiving an external topic in and sending to out, which p1
 // receives, with only feeds, drains and commits in the budget.
@@ -50,12 +48,11 @@ func pipeline(t *testing.T) (*spec.Scenario, *swarm.Settings, *fakeView, *explor
 	}
 	feed := explore.Mask(1 << spec.ActFeed)
 	v := &fakeView{
-		st: State{Settings: set, Channels: []Channel{{Topic: 0, Alive: true, LSO: 1}, {Topic: 1, Alive: true, LSO: 1}},
+		st: State{Channels: []Channel{{Topic: 0, Alive: true, LSO: 1}, {Topic: 1, Alive: true, LSO: 1}},
 			LiveTopics: 3, Processes: []Process{{Status: Running}, {Status: Running}}},
-		recv:  [][]Position{{{Chan: 0, Received: true}}, {{Chan: 1, Received: true}}},
-		masks: []explore.Mask{feed, feed},
+		recv: [][]Position{{{Chan: 0, Received: true}}, {{Chan: 1, Received: true}}},
 	}
-	acts := &explore.Actions{Masks: v.masks, Left: 1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit}
+	acts := &explore.Actions{Masks: []explore.Mask{feed, feed}, Left: 1<<spec.ActFeed | 1<<spec.ActDrain | 1<<spec.ActCommit}
 	return scn, set, v, acts
 }
 

@@ -1,17 +1,13 @@
 package persistent
 
-import (
-	"github.com/parsleysim/parsleysim/sim/explore"
-	"github.com/parsleysim/parsleysim/sim/swarm"
-)
-
 // View is what the dependency rules read of one state of a world: the questions they ask, each
 // answered for the state as it is. Channels are numbered as the world numbers them (every
 // partition of every incarnation, in creation order), topics and processes as the scenario lists
 // them. A View is read only while Select runs, and the state does not change meanwhile.
 type View interface {
-	// Read fills st with what every rule reads of the state, read once per state: its settings,
-	// whether an external transaction is open, its channels, its live topics, its processes.
+	// Read fills st with what every rule reads of the state, read once per state: whether an
+	// external transaction is open, its channels, its live topics, its processes. (The kinds
+	// enabled on each process and those with budget left are the state's explore.Actions.)
 	// The lists keep st's storage when they fit.
 	Read(st *State)
 	// HasEntries reports whether channel c's log has ever had an entry (its high watermark is
@@ -31,14 +27,10 @@ type View interface {
 	// PositionAt returns process i's position on channel c, if it has one (a channel it receives
 	// or received in an earlier execution).
 	PositionAt(i int, c int32) (Position, bool)
-	// Mask is the kinds of process actions enabled on process i (explore.Actions' Masks).
-	Mask(i int) explore.Mask
 }
 
 // State is what every rule reads of a state (View.Read).
 type State struct {
-	// Settings are the state's settings: the kinds with budget left weigh more than 0.
-	Settings *swarm.Settings
 	// ExternalTxnOpen says an external producer's transaction is open.
 	ExternalTxnOpen bool
 	// Channels are the channels the world has created, by index.
