@@ -47,6 +47,30 @@ func (v *shapeView) BlockedOnTopic(p, t int) bool           { return v.procs[p].
 func (v *shapeView) HeldBackOnTopic(p, t int) bool          { return v.procs[p].heldBackOnTopic(t) }
 func (v *shapeView) HoldsOnTopic(p, t int) bool             { return v.procs[p].holdsOnTopic(t) }
 func (v *shapeView) RemovableHolds(p int) bool              { return v.procs[p].removableHolds() }
+func (v *shapeView) HeldOnDead(p int) bool                  { return v.procs[p].heldOnDead() }
+func (v *shapeView) ReadsDeletionOnly(p int) bool           { return v.procs[p].readsDeletionOnly() }
+func (v *shapeView) LSO(c int32) int64                      { return v.chans[c].lso }
+func (v *shapeView) Alive(c int32) bool                     { return (*World)(v).alive(c) }
+func (v *shapeView) RecordAt(c int32, pos int64) uint64     { return v.or.RecordAt(c, pos) }
+func (v *shapeView) FedHigh(p int, c int32) int64           { return v.procs[p].o.FedHigh(c) }
+func (v *shapeView) Received(p int) int                     { return len(v.procs[p].recv) }
+func (v *shapeView) ReceivedChannel(p, i int) int32         { return v.procs[p].recv[i].ch }
+
+func (v *shapeView) CommittedPosition(p int, c int32) int64 {
+	return v.procs[p].pcs.At(c).committedPos
+}
+
+func (v *shapeView) PendingHead(p int, c int32) (int64, bool) {
+	if head := v.procs[p].o.PendingHead(c); head != nil {
+		return head.Pos, true
+	}
+	return 0, false
+}
+
+func (v *shapeView) Bounds(c int32) (logStart, lastStable, highWatermark int64) {
+	offs := (*World)(v).offsets(c)
+	return int64(offs.LogStart), int64(offs.LastStable), int64(offs.HighWatermark)
+}
 
 func (v *shapeView) HighWatermark(c int32) int64 {
 	return int64((*World)(v).offsets(c).HighWatermark)

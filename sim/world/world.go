@@ -69,7 +69,7 @@ type World struct {
 	ev          trace.Event
 	hooks       *testHooks
 	weights     choose.Weights              // reused weight lists for target choices
-	offsetBuf   []int64                     // reused buffer of truncationCandidates
+	offsetBuf   []int64                     // reused buffer of shape.TruncationOffsets
 	procBuf     []*proc                     // reused buffer of rollbackReceivers
 	groupBuf    []substrate.GroupOffset     // reused buffer of proc.committedOffsets
 	kindWeights [spec.NumActionKinds]uint32 // reused weight buffer for the action choice

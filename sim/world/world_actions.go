@@ -108,7 +108,9 @@ func (w *World) doProcess(k spec.ActionKind, p *proc) {
 		p.feed(pc)
 	case spec.ActRewind:
 		pc := w.chooseRewindChannel(p)
-		target := w.chooseOffset("rewind.offset", w.rewindCandidates(pc))
+		lo := int64(w.offsets(pc.ch).LogStart)
+		cands := shape.RewindOffsets(lo, pc.committedPos, w.lastRecordBelow(pc.ch, lo, pc.committedPos))
+		target := w.chooseOffset("rewind.offset", cands)
 		a.Topic, a.Offset = w.topics[w.chans[pc.ch].topic].spec.Name, target
 		w.record(a)
 		w.rewind(p, pc, target)
@@ -201,20 +203,18 @@ func (w *World) chooseRedeclareTopic(p *proc) int {
 }
 
 // chooseObserved picks the record a stamped observer names: one of the latest committed records,
-// the most recent likeliest (the receivers of its channel are likelier not to have delivered it
-// yet), or the last committed record of a channel some receiver lags on (laggingRecords). Records
-// that live receivers of other channels have not been fed yet (unfedReceivers) are much likelier:
-// the stamped record can reach them first and wait for it.
+// most recent first, or the last committed record of a channel some receiver lags on
+// (shape.LaggingRecords), weighed by shape.ObservedWeight.
 func (w *World) chooseObserved() uint64 {
 	n := min(w.recentN, recentRing)
 	cands := make([]uint64, n, n+8)
 	for i := range cands {
 		cands[i] = w.recent[(w.recentN-1-i)%recentRing]
 	}
-	cands = w.laggingRecords(cands)
+	cands = shape.LaggingRecords(w.shapeRun(), cands)
 	weights := w.weights.Zeroed(len(cands))
 	for i, uid := range cands {
-		weights[i] = shape.ObservedWeight(i, n, w.unfedReceivers(uid))
+		weights[i] = shape.ObservedWeight(i, n, shape.UnfedReceivers((*shapeView)(w), uid))
 	}
 	return cands[w.chooser.Choose("stamped.observe", weights)]
 }
@@ -234,7 +234,8 @@ func (w *World) doDeleteRecords() {
 		return
 	}
 	c := int32(w.chooser.Choose("truncate.channel", weights))
-	cands := w.truncationCandidates(c)
+	cands := shape.TruncationOffsets((*shapeView)(w), c, w.offsetBuf)
+	w.offsetBuf = cands
 	if len(cands) == 0 {
 		w.truncateNothing()
 		return

@@ -5,7 +5,7 @@ import "github.com/parsleysim/parsleysim/sim/spec"
 // Deletion-only topics (TopicSpec.DeletionOnly). A scenario reserves such a topic for the deletion
 // fault (TopicSpec.spares names the rule once): no corrupt record (shape.ExternalWeight),
 // truncation (shape.TruncationWeight; no retention policy, world.go), recreation
-// (shape.ExternalWeight) or redeclaration (maskOf, shape.RedeclareWeight) is aimed at it
+// (shape.ExternalWeight) or redeclaration (shape.Redeclarable, shape.RedeclareWeight) is aimed at it
 // or at its receivers, so they are still running, holding its messages, when a deletion comes
 // due. Every other rule treats it as any external topic: it is produced to, fed, crashed around.
 // A deletion of it is due early once it has a blocked head to strand (deletionOnlyHeld), and
@@ -13,9 +13,9 @@ import "github.com/parsleysim/parsleysim/sim/spec"
 // costing any other fault a receiver. There is no such reservation for truncation: the extra
 // topic and reader it needs thin out the produce and the steps the other receivers get.
 
-// readsDeletionOnly reports whether p declares a deletion-only topic: its declaration is not
-// redeclared (a removal with holds would stop it before the deletion it waits for), and it is no
-// receiver a fault of another kind can be aimed at (aimableReceivers).
+// readsDeletionOnly reports whether p declares a deletion-only topic: it is not redeclared
+// (shape.Redeclarable), and it is no receiver a fault of another kind can be aimed at
+// (aimableReceivers).
 func (p *proc) readsDeletionOnly() bool {
 	for _, t := range p.declared {
 		if p.w.topics[t].spec.Spares(spec.ActRedeclare) {

@@ -42,15 +42,8 @@ func (p *proc) doomed() bool {
 
 // heldOnDead reports whether p is running while it holds fed, undelivered messages on a received
 // channel that no longer exists (a deleted topic's, or a recreated topic's old incarnation): its
-// engine carried on where an honest one refuses (CHANNEL_DELETED_WITH_UNDELIVERED_MESSAGES,
-// CHANNEL_IDENTITY_CHANGED), so it survives only in a sabotaged run. Such a survivor is no target
-// of a crash, stop, migration or zombie (maskOf) in swarm runs (Settings.SpareDeadHoldSurvivors;
-// explorations still enumerate those faults): each restarts it, rolls back what it delivered
-// since its last commit (a staged S9 violation with it) and, when the restart drops its feed
-// state, can lose the hold, so the survivor is left running to deliver past its dead hold, or
-// not. It reads the world's state only, never the sabotage mode; an honest run never has a
-// running process holding on a dead channel (its receivers refuse at the restart the deletion or
-// recreation forces), so its schedule is unchanged.
+// engine carried on where an honest one refuses, so it survives only in a sabotaged run
+// (shape.LeftRunning spares it).
 func (p *proc) heldOnDead() bool {
 	return p.status == procRunning && slices.ContainsFunc(p.recv, func(pc *pcState) bool {
 		return !p.w.alive(pc.ch) && p.o.HasPending(pc.ch)

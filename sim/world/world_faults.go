@@ -9,40 +9,6 @@ import (
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
-// truncationCandidates lists the interesting "delete records before" offsets of live channel c,
-// biased as SPEC §6.2 asks: every receiver's committed read position and one past it, one past a
-// running receiver's working read position, every held head and one past it, the LSO, the high
-// watermark, one past the log start. Sorted, unique, all within (log start, high watermark]; in a
-// buffer of the world's, valid until the next call. Only there does a truncation meet a reader,
-// whose next fetch then falls below the log start; a uniform offset would mostly meet none.
-func (w *World) truncationCandidates(c int32) []int64 {
-	offs := w.offsets(c)
-	lo, hi := int64(offs.LogStart), int64(offs.HighWatermark)
-	cands := append(w.offsetBuf[:0], int64(offs.LastStable), hi, lo+1)
-	for _, i := range w.readers.Of(int(c)) {
-		p := w.procs[i]
-		pc := p.pcs.At(c)
-		if pc.committedPos >= 0 {
-			cands = append(cands, pc.committedPos, pc.committedPos+1)
-		}
-		if head := p.o.PendingHead(c); head != nil {
-			cands = append(cands, head.Pos, head.Pos+1)
-		}
-		if p.status == procRunning && pc.received {
-			cands = append(cands, pc.readPos+1) // the receiver's next fetch falls below the log start
-		}
-	}
-	w.offsetBuf = cands
-	out := cands[:0]
-	for _, o := range cands {
-		if o > lo && o <= hi {
-			out = append(out, o)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // deleteRecords raises channel c's log start to before.
 func (w *World) deleteRecords(c int32, before int64) {
 	must(w.sub.DeleteRecords(w.chans[c].tp, substrate.Offset(before)))
@@ -193,27 +159,6 @@ func (w *World) redeclare(p *proc, t int) {
 		w.emitProc("redeclared", p, "added "+w.topics[t].spec.Name)
 	}
 	w.stats.Redeclares++
-}
-
-// rewindCandidates lists the offsets an operator may rewind p's committed position on c to: 0, the
-// log start, one below it, the last record below the committed position (one below it when there is
-// none), and half of it. The last record rather than the offset one below: on a transactional topic
-// that offset is usually the commit marker, and a rewind onto a marker re-feeds nothing.
-func (w *World) rewindCandidates(pc *pcState) []int64 {
-	lo := int64(w.offsets(pc.ch).LogStart)
-	back := w.lastRecordBelow(pc.ch, lo, pc.committedPos)
-	if back < 0 {
-		back = pc.committedPos - 1
-	}
-	cands := []int64{0, lo, lo - 1, back, pc.committedPos / 2}
-	out := cands[:0]
-	for _, o := range cands {
-		if o >= 0 && o < pc.committedPos {
-			out = append(out, o)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // rewind moves p's committed read position on pc back to target (never clamped to the log

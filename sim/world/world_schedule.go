@@ -18,12 +18,13 @@ import (
 var processKinds = []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind,
 	spec.ActRedeclare, spec.ActMigrate, spec.ActZombie, spec.ActCommitCrash}
 
-// maskOf computes the kinds p is an eligible target of.
+// maskOf computes the kinds p is an eligible target of, less the exemptions of the rules on
+// eligibility (shape.LeftRunning, shape.Redeclarable, shape.FeedPause).
 func (w *World) maskOf(p *proc) explore.Mask {
 	var m explore.Mask
 	switch p.status {
 	case procRunning:
-		if !w.set.SpareDeadHoldSurvivors || !p.heldOnDead() { // a survivor is left to show what it does next (world_doomed.go)
+		if !shape.LeftRunning(w.set, (*shapeView)(w), p.idx) {
 			m |= 1<<spec.ActCrash | 1<<spec.ActStop | 1<<spec.ActMigrate | 1<<spec.ActZombie
 		}
 		if p.feedableAt(w.step + 1) { // the step the chosen action runs at
@@ -40,7 +41,7 @@ func (w *World) maskOf(p *proc) explore.Mask {
 		}
 	case procDown:
 		m |= 1 << spec.ActStart
-		if !p.readsDeletionOnly() {
+		if shape.Redeclarable((*shapeView)(w), p.idx) {
 			m |= 1 << spec.ActRedeclare
 		}
 		if w.rewindable(p) {

@@ -74,21 +74,6 @@ func (p *proc) anyOnTopic(t int, cond func(*pcState) bool) bool {
 	return false
 }
 
-// unfedReceivers counts the live processes that receive the channel of message uid, have not
-// been fed it yet, and receive some other channel too: a record stamped with uid's coordinate
-// and produced on that other channel can reach them first and be held.
-func (w *World) unfedReceivers(uid uint64) int {
-	m := w.or.Msg(uid)
-	n := 0
-	for _, i := range w.readers.Of(int(m.Ch)) {
-		p := w.procs[i]
-		if p.status != procFailed && len(p.recv) > 1 && p.unfedAt(m.Ch, m.Pos) {
-			n++
-		}
-	}
-	return n
-}
-
 // removableHolds reports whether down process p holds messages on a declared topic it does not
 // send to: a redeclaration can remove a channel with holds.
 func (p *proc) removableHolds() bool {
@@ -98,38 +83,6 @@ func (p *proc) removableHolds() bool {
 		}
 	}
 	return false
-}
-
-// lagScanSlots bounds how far below a channel's last stable offset laggingRecords looks for a
-// committed record.
-const lagScanSlots = 8
-
-// laggingRecords appends to out, for every channel that a live process receiving more than one
-// channel has not been fed to its last stable offset, the last committed record below that offset
-// (within lagScanSlots): a record that receiver has not been fed, which a stamped record produced
-// on its other channel can name (chooseObserved). Channels in process and channel order, each
-// once.
-func (w *World) laggingRecords(out []uint64) []uint64 {
-	for _, p := range w.procs {
-		if p.status == procFailed || len(p.recv) < 2 {
-			continue
-		}
-		for _, pc := range p.recv {
-			lso := w.chans[pc.ch].lso
-			if !w.alive(pc.ch) || p.o.FedHigh(pc.ch) >= lso-1 {
-				continue
-			}
-			for o := lso - 1; o >= max(0, lso-lagScanSlots); o-- {
-				if uid := w.or.RecordAt(pc.ch, o); uid != 0 {
-					if !slices.Contains(out, uid) && p.unfedAt(pc.ch, o) {
-						out = append(out, uid)
-					}
-					break
-				}
-			}
-		}
-	}
-	return out
 }
 
 // Holds by feed order. A message waits only if its receiver is fed it before its cause, and stays
@@ -181,12 +134,10 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 }
 
 // feedPaused reports whether a feed at world step may not pick pc: a head p was fed within the
-// last Settings.HoldPauseSteps steps waits on it (headWaitsOn). Feeding the cause at once would
-// release the hold at the next drain; paused, the held message stays held across drains and
-// more records queue behind it, which is the shape FIFO, crash and deletion faults test.
+// pause shape.FeedPause sets waits on it (headWaitsOn).
 func (p *proc) feedPaused(pc *pcState, step int) bool {
-	pause := p.w.set.HoldPauseSteps
-	return pause > 0 && p.headWaitsOn(pc, step-pause)
+	since, on := shape.FeedPause(p.w.set, step)
+	return on && p.headWaitsOn(pc, since)
 }
 
 // feedableAt reports whether p is running and has a feedable received channel that a feed at

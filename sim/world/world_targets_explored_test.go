@@ -35,7 +35,7 @@ func TestExploredWeightsKeepCandidates(t *testing.T) {
 							continue
 						}
 						out = append(out, shape.TruncationWeight(w.shapeRun(), int32(c)) == 0, shape.PartitionWeight(w.shapeRun(), spec.ActProducePlain, int32(c), 0) == 0)
-						for _, o := range w.truncationCandidates(int32(c)) {
+						for _, o := range shape.TruncationOffsets((*shapeView)(w), int32(c), nil) {
 							out = append(out, shape.TruncationOffsetWeight(w.shapeRun(), int32(c), o) == 0)
 						}
 					}

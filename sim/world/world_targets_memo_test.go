@@ -59,7 +59,7 @@ func ExternalWeightsChecked(scn *spec.Scenario, seed uint64) (checks, above int,
 			obs = append(obs, w.recent[(w.recentN-1-i)%recentRing])
 		}
 		for _, k := range []spec.ActionKind{spec.ActProducePlain, spec.ActProduceStamped} {
-			for _, r := range w.laggingRecords(obs) {
+			for _, r := range shape.LaggingRecords(w.shapeRun(), obs) {
 				got := shape.ExternalWeights(w.shapeRun(), k, r, make([]uint32, len(w.topics)))
 				for t := range w.topics {
 					want := uint32(0)

@@ -9,9 +9,10 @@
 // of this package read the world through World, a read-only view of facts that package world
 // implements (the facts themselves, such as a blocked head or a doomed process, are computed
 // beside the data they read). Most rules change weights only, never whether a choice is possible;
-// the exceptions are the settings' own (a fault class a seed switches off, feedPaused and
-// heldOnDead, which swarm settings switch on and explorations leave off, so an exploration still
-// enumerates every schedule) and the deletion quarry's reservation, a property of the scenario.
+// the exceptions are the settings' own (a fault class a seed switches off, FeedPause and
+// LeftRunning, which swarm settings switch on and explorations leave off, so an exploration still
+// enumerates every schedule) and the deletion quarry's reservation, a property of the scenario
+// (Redeclarable, TopicSpec.Spares).
 // The measurements that chose each rule and its weights are in results/heuristics.md.
 // TestShapesTable keeps the table and the code in step: every row names an identifier its file
 // declares, and every exported function of this package has a row.
@@ -43,18 +44,20 @@
 //	RewindProcWeight         sim/world/shape/targets.go        a rewind targets a process that can start again
 //	RewindChannelWeight      sim/world/shape/targets.go        a rewind re-feeds records
 //	doomed                   sim/world/world_doomed.go         faults spare processes an earlier fault already stops
-//	heldOnDead               sim/world/world_doomed.go         a survivor holding on a dead channel is left running
+//	LeftRunning              sim/world/shape/mask.go           a survivor holding on a dead channel is left running
+//	Redeclarable             sim/world/shape/mask.go           the deletion quarry's reader is never redeclared
 //	deletionOnlyHeld         sim/world/world_deletion_only.go  the deletion quarry: a topic kept for its deletion
-//	truncationCandidates     sim/world/world_faults.go         truncation offsets sit at receivers' positions and held heads
+//	TruncationOffsets        sim/world/shape/offsets.go        truncation offsets sit at receivers' positions and held heads
 //	drawCorruption           sim/world/world_produce.go        a due corrupt-header fault writes a header no engine may decode
 //	crashInsideCommit        sim/world/host_commit.go          a seeded share of crashes lands inside a commit
-//	rewindCandidates         sim/world/world_faults.go         rewind offsets land on records, not markers
+//	RewindOffsets            sim/world/shape/offsets.go        rewind offsets land on records, not markers
 //	LagChannel               sim/world/shape/feed.go           one channel of each receiver lags, so records wait for causes
 //	FeedWeight               sim/world/shape/feed.go           the feed rules' weight of one channel
-//	feedPaused               sim/world/world_shapes.go         a held message's cause is not fed for a while
+//	FeedPause                sim/world/shape/mask.go           a held message's cause is not fed for a while
 //	heldCauseLast            sim/world/shape/feed.go           a held message's cause is fed last
 //	waitingRecordBoost       sim/world/shape/feed.go           a record that will be held is fed first
-//	chooseObserved           sim/world/world_actions.go        a stamped record names a record its receivers have not been fed
+//	LaggingRecords           sim/world/shape/observed.go       a stamped record names a recent record or one a receiver lags on
+//	UnfedReceivers           sim/world/shape/observed.go       ... counting the receivers it can reach before the named record
 //	ObservedWeight           sim/world/shape/targets.go        ... most likely one several receivers have not been fed
 //
 // The random topology's own shapes (how many external topics, how many readers each, the deletion

@@ -75,6 +75,15 @@ type World interface {
 	ChannelTopic(c int32) int
 	// HighWatermark is live channel c's high watermark.
 	HighWatermark(c int32) int64
+	// Bounds are live channel c's log start, last stable offset and high watermark, as the
+	// substrate has them now.
+	Bounds(c int32) (logStart, lastStable, highWatermark int64)
+	// LSO is channel c's last stable offset as the host last read it: a feed fetches below it.
+	LSO(c int32) int64
+	// Alive reports whether channel c belongs to a live incarnation of its topic.
+	Alive(c int32) bool
+	// RecordAt is the committed record at position pos of channel c, or 0 for none.
+	RecordAt(c int32, pos int64) uint64
 	// Message is the channel and position of the record with uid, or false for uid 0.
 	Message(uid uint64) (c int32, pos int64, ok bool)
 	// SparesDoomed reports whether no doomed process receives a channel of topic t.
@@ -106,6 +115,17 @@ type World interface {
 	// ReadPosition is where p would read channel c next (c one p ever received): the working read
 	// position of a running execution, the committed one of a down process.
 	ReadPosition(p int, c int32) int64
+	// CommittedPosition is p's committed read position on channel c (one p ever received), -1
+	// for none.
+	CommittedPosition(p int, c int32) int64
+	// PendingHead is the position of p's first fed, undelivered message on channel c, if any.
+	PendingHead(p int, c int32) (pos int64, ok bool)
+	// FedHigh is the highest position of channel c that p has been fed, -1 for none.
+	FedHigh(p int, c int32) int64
+	// Received is the number of channels in p's current (or, when down, last) received set.
+	Received(p int) int
+	// ReceivedChannel is the i-th channel of p's received set, in channel order.
+	ReceivedChannel(p, i int) int32
 	// UnfedAt reports whether p receives channel c now and has not been fed position pos of it.
 	UnfedAt(p int, c int32, pos int64) bool
 	// BlockedHead reports whether p's first fed, undelivered message on channel c (one p ever
@@ -120,6 +140,12 @@ type World interface {
 	// HoldsOnTopic reports whether p has fed, undelivered messages on a received channel of
 	// topic t's current incarnation.
 	HoldsOnTopic(p, t int) bool
+	// HeldOnDead reports whether p is running while it holds fed, undelivered messages on a
+	// received channel that no longer exists (a deleted topic's, or a recreated topic's old
+	// incarnation).
+	HeldOnDead(p int) bool
+	// ReadsDeletionOnly reports whether p declares a deletion-only topic.
+	ReadsDeletionOnly(p int) bool
 	// RemovableHolds reports whether p holds messages on a declared topic it does not send to.
 	RemovableHolds(p int) bool
 }
