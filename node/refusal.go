@@ -46,9 +46,19 @@ type Refusal struct {
 // Error renders the refusal as "REASON on channel@position: detail", omitting the parts that do
 // not apply.
 func (r *Refusal) Error() string {
-	s := string(r.Reason)
+	channel := ""
 	if r.Channel != (Channel{}) {
-		s += " on " + r.Channel.String()
+		channel = r.Channel.String()
+	}
+	return r.Describe(channel)
+}
+
+// Describe renders the refusal as Error does with its channel written as channel ("" when the
+// refusal is not about one): a host names a channel its own way (by its topic's name, not its ID).
+func (r *Refusal) Describe(channel string) string {
+	s := string(r.Reason)
+	if channel != "" {
+		s += " on " + channel
 		if r.Position >= 0 {
 			s += fmt.Sprintf("@%d", r.Position)
 		}

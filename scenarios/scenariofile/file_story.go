@@ -232,16 +232,16 @@ func (s *story) eventRecord(e *trace.Event) string {
 	return fmt.Sprintf("%s@%d", s.eventChan(e), e.Position)
 }
 
-var incarnationRef = regexp.MustCompile(`([A-Za-z0-9_.-]+)#(\d+)/`)
+var incarnationRef = regexp.MustCompile(`([A-Za-z0-9_.-]+)#(\d+)(/?)`)
 
-// rename rewrites the world's channel names (topic#globalIncarnation/) and topic IDs in a
-// detail into the story's short names.
+// rename rewrites the world's names of incarnations and channels (topic#globalIncarnation, with
+// /partition for a channel) and topic IDs in a detail into the story's short names.
 func (s *story) rename(detail string) string {
 	detail = incarnationRef.ReplaceAllStringFunc(detail, func(m string) string {
 		sub := incarnationRef.FindStringSubmatch(m)
 		g, _ := strconv.Atoi(sub[2])
 		if g < len(s.ob.Incarnations) && s.ob.Incarnations[g].Topic == sub[1] {
-			return shortTopic(sub[1], s.ob.Incarnations[g].Number) + "/"
+			return shortTopic(sub[1], s.ob.Incarnations[g].Number) + sub[3]
 		}
 		return m
 	})

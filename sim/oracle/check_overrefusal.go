@@ -22,7 +22,7 @@ func (o *Oracle) checkRefusal(at At, p *Proc, r *node.Refusal, atReceipt bool) {
 	if o.refusalInjected(p, r, atReceipt) {
 		return
 	}
-	o.Violate(at, spec.CritOverRefusal, p.idx, fmt.Sprintf("refused %s with no injected cause", r.Error()))
+	o.Violate(at, spec.CritOverRefusal, p.idx, fmt.Sprintf("refused %s with no injected cause", o.RefusalText(r)))
 }
 
 // refusalInjected decides whether the run injected the cause of refusal r at p.

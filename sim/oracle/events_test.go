@@ -592,3 +592,30 @@ func TestEventsSessionDamaged(t *testing.T) {
 		}
 	}
 }
+
+// A refusal in the trace names its channel, and the topic IDs of its detail, as the world names
+// them; a topic ID the world never created, and a refusal about no channel, stay as the engine
+// wrote them.
+func TestRefusalTextNamesChannelsAsTheWorldDoes(t *testing.T) {
+	f := newFixture(t)
+	stranger := nc(9).Topic.String()
+	for _, c := range []struct {
+		r    node.Refusal
+		want string
+	}{
+		{node.Refusal{Reason: node.ReasonUndecodableMetadata, Channel: nc(1), Position: 3,
+			Detail: "topic " + nc(2).Topic.String() + " partition 0: position 2^63-1 is reserved"},
+			"UNDECODABLE_METADATA on a#0/0@3: topic b#0 partition 0: position 2^63-1 is reserved"},
+		{node.Refusal{Reason: node.ReasonChannelIdentityChanged, Channel: nc(2), Position: -1,
+			Detail: "received topic " + nc(2).Topic.String() + " was recreated"},
+			"CHANNEL_IDENTITY_CHANGED on b#0/0: received topic b#0 was recreated"},
+		{node.Refusal{Reason: node.ReasonUndecodableMetadata, Channel: nc(1), Position: 0, Detail: "topic " + stranger},
+			"UNDECODABLE_METADATA on a#0/0@0: topic " + stranger},
+		{node.Refusal{Reason: node.ReasonUnknownOrderingStateFormat, Position: -1, Detail: "version 9"},
+			"UNKNOWN_ORDERING_STATE_FORMAT: version 9"},
+	} {
+		if got := f.o.RefusalText(&c.r); got != c.want {
+			t.Errorf("RefusalText(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -362,6 +363,23 @@ func (o *Oracle) NodeChanName(nc node.Channel) string {
 		return o.ChanName(c)
 	}
 	return nc.String()
+}
+
+// RefusalText renders r as node.Refusal.Error does, naming its channel as the world names it
+// (NodeChanName) and every topic ID of its detail that the world created by its incarnation
+// (topic#incarnation), so a trace names them as its other events do.
+func (o *Oracle) RefusalText(r *node.Refusal) string {
+	channel := ""
+	if r.Channel != (node.Channel{}) {
+		channel = o.NodeChanName(r.Channel)
+	}
+	d := *r
+	for i := range o.ids {
+		if id := &o.ids[i]; id.part == 0 && strings.Contains(d.Detail, id.nc.Topic.String()) {
+			d.Detail = strings.ReplaceAll(d.Detail, id.nc.Topic.String(), fmt.Sprintf("%s#%d", o.topics[id.topic], id.inc))
+		}
+	}
+	return d.Describe(channel)
 }
 
 // Msg returns message uid (uid >= 1). It is shared with clones and never changes: read it only.

@@ -290,7 +290,7 @@ func (p *proc) refuse(err error) {
 	p.refusalWhy = string(r.Reason)
 	w.countRefusal(r.Reason)
 	if w.tracing {
-		w.emitProc("refused", p, r.Error())
+		w.emitProc("refused", p, w.or.RefusalText(r))
 	}
 }
 
