@@ -88,7 +88,6 @@ type exploreArgs struct {
 	budget    string
 	seed      uint64
 	noReduce  bool
-	verify    bool
 	out       string
 	jsonOut   bool
 	shardFlag shardFlag
@@ -180,7 +179,6 @@ func parseExploreArgs(args []string, stdout, stderr io.Writer) (a exploreArgs, c
 	a.seed = 1
 	seedFlag(fs.FlagSet, "seed `N` of the topic IDs, so of the engines' channel order (an unsigned 64-bit integer; default 1)", &a.seed, new(bool))
 	fs.BoolVar(&a.noReduce, "no-reduce", false, "switch the partial-order reduction (persistent and sleep sets) off")
-	fs.BoolVar(&a.verify, "verify-hash-caches", false, "recompute every digest the state hasher caches and stop on a stale one (slow: for checking a change to the world)")
 	fs.StringVar(&a.out, "out", "", "counterexample `FILE` (--scenario) or directory (--catalogue)")
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object")
 	fs.Var(&a.shardFlag, "shard", "with --scenario: explore shard `i/n` of the scope (default: from a batch runner's variables, or none)")
@@ -338,7 +336,6 @@ func exploreScope(sc scopes.Scope, a exploreArgs, stderr io.Writer, progress boo
 		opts.Budget, _ = budget.Parse(a.budget)
 	}
 	opts.MaxDepth, opts.Seed, opts.Reduce = a.maxDepth, a.seed, !a.noReduce
-	opts.VerifyHashCaches = a.verify
 	opts.MaxStates, opts.StopAtFirst = a.maxStates, a.first
 	opts.Sabotage, opts.HostSabotage, _ = spec.ParseSabotage(a.sabotage)
 	opts.Shard, opts.Shards, opts.SplitDepth = a.shard.Index, a.shard.Total, a.split

@@ -1,6 +1,9 @@
 package swarm
 
-import "github.com/parsleysim/parsleysim/sim/spec"
+import (
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/spec"
+)
 
 // Range is an inclusive range of integers drawn uniformly, such as a duration in microseconds.
 type Range struct {
@@ -88,6 +91,26 @@ func (s *Settings) MetadataBudget(scenario int) int {
 		return scenario
 	}
 	return s.MetadataBudgetBytes
+}
+
+// FrontierFitsBudget reports whether no frontier of scn's processes under s can reach the
+// metadata budget (MetadataBudget, node's default when neither sets one): one pair per channel
+// that can ever exist (every partition of every incarnation), at most 40 bytes each. Then no
+// drain refuses for the budget.
+func (s *Settings) FrontierFitsBudget(scn *spec.Scenario) bool {
+	budget := s.MetadataBudget(scn.MetadataBudgetBytes)
+	if budget == 0 {
+		budget = node.DefaultMetadataBudgetBytes
+	}
+	chans := 0
+	for _, t := range scn.Topics {
+		chans += t.Partitions
+	}
+	incarnations := 1
+	if s.Weights[spec.ActRecreateTopic] > 0 {
+		incarnations = 256 // the budget caps recreations at 255
+	}
+	return 16+40*chans*incarnations < budget
 }
 
 // Enabled reports whether the run's settings switch action kind k on in the safety phase.

@@ -42,12 +42,6 @@ type ExploreOptions struct {
 	// NoRestartCheck switches the restart check at sampled states off, for tests and to measure
 	// its cost.
 	NoRestartCheck bool
-	// VerifyHashCaches makes the state hasher recompute every digest it would take from a cache
-	// (channel shadow logs, message contents, process, engine and committed-state encodings) and
-	// panic when a cached one differs: a change to the world that did not clear a cache, which
-	// would otherwise merge distinct states silently. Hashing is several times slower; the
-	// exploration is the same.
-	VerifyHashCaches bool
 	// StopAtFirst ends the exploration at the first violation.
 	StopAtFirst bool
 	// MaxStates stops the exploration (Complete false) after this many states; 0 = no cap.
@@ -85,7 +79,7 @@ func ExploreConfig(scn *spec.Scenario, opts ExploreOptions) explore.Config {
 		},
 		Hasher: func() explore.Hasher {
 			s := set
-			return newStateHasher(&s, opts.VerifyHashCaches)
+			return newStateHasher(&s)
 		},
 		Budget: opts.Budget, MaxDepth: opts.MaxDepth, StopAtFirst: opts.StopAtFirst, MaxStates: opts.MaxStates,
 		RestartCheck: !opts.NoRestartCheck && !slices.Contains(opts.Disabled, spec.CritRestartInvisibility),

@@ -2,7 +2,6 @@ package world
 
 import (
 	"github.com/parsleysim/parsleysim/node"
-	"github.com/parsleysim/parsleysim/sim/explore/persistent"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -43,7 +42,7 @@ func settingsRollbackFree(scn *spec.Scenario, set *swarm.Settings) bool {
 			return false
 		}
 	}
-	return persistent.FrontierFitsBudget(scn, set)
+	return set.FrontierFitsBudget(scn)
 }
 
 // rollbackFreeMemo memoizes settingsRollbackFree for a hasher, which asks at every hash. A world's

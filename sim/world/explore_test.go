@@ -281,7 +281,7 @@ func TestStepHashIsCanonical(t *testing.T) {
 		Topics:    []spec.TopicSpec{{Name: "x", Partitions: 1, External: true}, {Name: "y", Partitions: 1, External: true}},
 		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"x", "y"}}}}
 	set := swarm.Settings{Seed: 1}
-	h := newStateHasher(&set, false)
+	h := newStateHasher(&set)
 	after := func(feeds []int, drain bool) explore.HashKey {
 		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})
 		p := w.procs[0]
@@ -335,7 +335,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 			p.commit()
 		}
 		p.feed(p.recv[0])
-		return newStateHasher(&set, false).hash(w, nil)
+		return newStateHasher(&set).hash(w, nil)
 	}
 	if hashAfter(false, true) != hashAfter(false, false) {
 		t.Fatal("with no fault left, the commit history still tells two states apart")
@@ -350,7 +350,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 // delivered out of causal order.
 func TestFailedProcessHash(t *testing.T) {
 	set := swarm.Settings{Seed: 1}
-	h := newStateHasher(&set, false)
+	h := newStateHasher(&set)
 	hashFailed := func(feeds int, inverted bool) explore.HashKey {
 		scn := diamond()
 		w := newWorld(scn, &set, choose.NewReplay(nil), &RunOptions{explored: true})

@@ -41,7 +41,7 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 			_, r := exploreRecorded(c.scn, opts, func(_ *explore.Config, r *stateRecorder) {
 				r.noRecycle = true
 				r.visit = func(w *World, k explore.HashKey, extra []byte, _ explore.Hasher) {
-					if fresh := newStateHasher(&set, false).Hash(w, extra); fresh != k {
+					if fresh := newStateHasher(&set).Hash(w, extra); fresh != k {
 						t.Fatalf("state %d: its cached hash differs from a fresh one", len(states))
 					}
 					states = append(states, entered{w, k, slices.Clone(extra)})
@@ -52,7 +52,7 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 				if r.terminals[s.key] {
 					continue // the search ran it to its end
 				}
-				if newStateHasher(&set, false).Hash(s.w, s.extra) != s.key {
+				if newStateHasher(&set).Hash(s.w, s.extra) != s.key {
 					t.Fatalf("state %d of %d changed after the search entered it", i, len(states))
 				}
 				later++

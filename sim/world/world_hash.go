@@ -52,17 +52,16 @@ type stateHasher struct {
 	caches                *procHashCaches
 	// exact switches the explorer's abstractions off (explore_canonical.go), for tests.
 	exact bool
-	// verify makes every cached digest be recomputed and compared, panicking on a stale one
-	// (ExploreOptions.VerifyHashCaches).
+	// verify makes every cached digest be recomputed and compared, panicking on a stale one: the
+	// staleness test's hasher (TestHashCachesStayFresh).
 	verify bool
 }
 
-// newStateHasher returns a hasher of the worlds of an exploration under set; verify makes it
-// check its caches (stateHasher.verify).
-func newStateHasher(set *swarm.Settings, verify bool) *stateHasher {
+// newStateHasher returns a hasher of the worlds of an exploration under set.
+func newStateHasher(set *swarm.Settings) *stateHasher {
 	return &stateHasher{sums: stateSums,
 		withRecent: set.Weights[spec.ActProduceStamped] > 0, withClock: set.RetentionMicros > 0,
-		caches: &procHashCaches{}, verify: verify}
+		caches: &procHashCaches{}}
 }
 
 // sum hashes b.

@@ -20,8 +20,8 @@ import (
 // A message's kind, sender, channel and position never change after add. The rest of the
 // channel's encoding (last stable offset, substrate offsets) is read afresh at every hash.
 //
-// A missing invalidation would silently merge distinct states, so a hasher can verify instead
-// (ExploreOptions.VerifyHashCaches): it then recomputes every cached digest and panics on a
+// A missing invalidation would silently merge distinct states, so the staleness test's hasher
+// verifies instead (TestHashCachesStayFresh): it recomputes every cached digest and panics on a
 // mismatch.
 
 // chanDigest returns the digest of channel c's shadow log, computed on first use after a change

@@ -230,7 +230,7 @@ func (e worldEncoder) AppendChannel(b []byte, nc node.Channel) []byte {
 func (e worldEncoder) AppendTopic(b []byte, id node.TopicID) []byte { return appendTopicID(b, e.w, id) }
 
 // checkCached panics when stale says a cached hash of p's part differs from the one just
-// recomputed (only a verifying hasher recomputes a cached hash: ExploreOptions.VerifyHashCaches).
+// recomputed (only a verifying hasher recomputes a cached hash: stateHasher.verify).
 func (h *stateHasher) checkCached(stale bool, part string, p *proc) {
 	if stale {
 		panic(fmt.Sprintf("world: the cached hash of the %s of process %s is stale: a change to it did not clear it", part, p.spec.Name))

@@ -35,7 +35,7 @@
 //   - A drain of p reads p and its engine and appends p's emissions to its sent topics inside a
 //     transaction, above the LSO (no reader sees them before the commit). It moves an LSO only by
 //     refusing after an emission (the step aborts), which drainSafe rules out when no handler is
-//     custom and no frontier can reach the metadata budget (FrontierFitsBudget).
+//     custom and no frontier can reach the metadata budget (swarm.Settings.FrontierFitsBudget).
 //   - A commit of p moves the LSO of the topics its open transaction wrote (markers; emissions
 //     become committed). A crash, and a feed or drain that refuses, abort an open transaction:
 //     also LSO moves. Without an open transaction none of them touches a topic. The receivers of
@@ -93,7 +93,6 @@ package persistent
 import (
 	"math/bits"
 
-	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
@@ -180,7 +179,7 @@ func New(scn *spec.Scenario, set *swarm.Settings, tweaks Tweaks) *Sets {
 		}
 	}
 	ps.upstream = upstreamTopics(scn, topic)
-	if !FrontierFitsBudget(scn, set) {
+	if !set.FrontierFitsBudget(scn) {
 		ps.drainSafe = false
 	}
 	return ps
@@ -209,25 +208,6 @@ func upstreamTopics(scn *spec.Scenario, topic map[string]int) []uint64 {
 		}
 	}
 	return up
-}
-
-// FrontierFitsBudget reports whether no frontier of scn's processes under set can reach the
-// metadata budget: one pair per channel that can ever exist (every partition of every
-// incarnation), at most 40 bytes each. Then no drain refuses for the budget.
-func FrontierFitsBudget(scn *spec.Scenario, set *swarm.Settings) bool {
-	budget := scn.MetadataBudgetBytes
-	if budget == 0 {
-		budget = node.DefaultMetadataBudgetBytes
-	}
-	chans := 0
-	for _, t := range scn.Topics {
-		chans += t.Partitions
-	}
-	incarnations := 1
-	if set.Weights[spec.ActRecreateTopic] > 0 {
-		incarnations = 256 // the budget caps recreations at 255
-	}
-	return 16+40*chans*incarnations < budget
 }
 
 // left reports whether kind k may still run in the state being worked on (budget left; free

@@ -1,4 +1,9 @@
-package scenarios
+//go:build !race
+
+// The race detector makes the explorer about ten times slower, and this test runs no goroutines
+// of its own: it runs only without it.
+
+package world_test
 
 import (
 	"fmt"
@@ -6,20 +11,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/scenarios/scopes"
-	"github.com/parsleysim/parsleysim/sim"
+	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/world"
 )
 
 // TestHashCachesStayFresh explores the shaped catalogue — every scope honest (the reference scope
 // capped), every scope under every sabotage mode it claims, 24 scopes of the general family drawn
-// at random (capped), and random budgets with random sabotage over the shaped topologies — with the state hasher verifying its caches
-// (ExploreOptions.VerifyHashCaches): every cached digest (channel shadow logs, message contents, process,
-// engine and committed-state hashes) is recomputed at every hash and a stale one panics. A
-// change the explorer makes without clearing the cache of what it changed would otherwise merge
-// distinct states silently. Each exploration is also run without verification and must find the
-// same result.
+// at random (capped), and random budgets with random sabotage over the shaped topologies — with a
+// state hasher that verifies its caches (VerifyingExploreConfig): every cached digest (channel
+// shadow logs, message contents, frontiers, resolved topics, the settings memo, process, engine,
+// reference-node and committed-state hashes) is recomputed at every hash and a stale one panics.
+// A change the explorer makes without clearing the cache of what it changed would otherwise
+// merge distinct states silently. Each exploration is also run with the plain hasher and must
+// find the same result.
 func TestHashCachesStayFresh(t *testing.T) {
 	for _, sc := range scopes.ShapedScopes() {
 		opts, err := sc.Options()
@@ -59,7 +67,7 @@ func TestHashCachesStayFresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := sim.ExploreOptions{Budget: b, Reduce: rng.IntN(2) == 0, MaxStates: 2_000, Seed: uint64(i + 1)}
+		opts := world.ExploreOptions{Budget: b, Reduce: rng.IntN(2) == 0, MaxStates: 2_000, Seed: uint64(i + 1)}
 		if opts.Sabotage, opts.HostSabotage, err = spec.ParseSabotage(mode); err != nil {
 			t.Fatal(err)
 		}
@@ -69,18 +77,17 @@ func TestHashCachesStayFresh(t *testing.T) {
 
 // checkVerifiedExplore explores build's scenario with opts, with cache verification and without,
 // and fails unless both find the same result (a stale cache panics in the verifying run).
-func checkVerifiedExplore(t *testing.T, name string, build func() *spec.Scenario, opts sim.ExploreOptions) {
+func checkVerifiedExplore(t *testing.T, name string, build func() *spec.Scenario, opts world.ExploreOptions) {
 	t.Helper()
-	plain := sim.Explore(build(), opts)
-	var verified sim.ExploreResult
+	plain := explore.Explore(world.ExploreConfig(build(), opts))
+	var verified explore.Result
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
 				t.Fatalf("%s: %v", name, r)
 			}
 		}()
-		opts.VerifyHashCaches = true
-		verified = sim.Explore(build(), opts)
+		verified = explore.Explore(world.VerifyingExploreConfig(build(), opts))
 	}()
 	if verified.String() != plain.String() {
 		t.Errorf("%s: verifying the caches changed the exploration: %v, without %v", name, verified, plain)
@@ -110,7 +117,7 @@ func randomBudget(rng *rand.Rand) string {
 
 // randomSabotage draws a sabotage mode name, or "" (none) one time in four.
 func randomSabotage(rng *rand.Rand) string {
-	modes := append([]string{""}, CatchRateModes()...)
+	modes := append([]string{""}, scenarios.CatchRateModes()...)
 	if rng.IntN(4) == 0 {
 		return ""
 	}
