@@ -12,20 +12,28 @@ func (n *Node) Commit() *State {
 	}
 	n.version = formatVersion
 	last := n.last
-	st := &State{Version: n.version, Bindings: n.bindings, Fed: sameOrCopy(last.Fed, n.fed), Held: last.Held,
-		Frontier: sameOrCopy(last.Frontier, n.frontier), Past: sameOrCopy(last.Past, n.past), valid: true}
+	// A list that names the same positions as the last committed one is that one; the others
+	// are copied into one allocation (carve, with no spare room: a State is never changed).
+	lists := [3]Positions{last.Fed, last.Frontier, last.Past}
+	own := [3]Positions{n.fed, n.frontier, n.past}
+	var changed [3]bool
+	size := 0
+	for i := range lists {
+		if changed[i] = !slices.Equal(lists[i], own[i]); changed[i] {
+			size += len(own[i])
+		}
+	}
+	block := make(Positions, 0, size)
+	for i, p := range own {
+		if changed[i] {
+			lists[i] = carve(&block, p, 0)
+		}
+	}
+	st := &State{Version: n.version, Bindings: n.bindings, Fed: lists[0], Held: last.Held,
+		Frontier: lists[1], Past: lists[2], valid: true}
 	if !buffers(last.Held).same(n.held) {
 		st.Held = n.held.clipped()
 	}
 	n.last = st
 	return st
-}
-
-// sameOrCopy returns committed, a committed list, when p names the same positions, else a copy of
-// p.
-func sameOrCopy(committed, p Positions) Positions {
-	if slices.Equal(committed, p) {
-		return committed
-	}
-	return slices.Clone(p)
 }

@@ -64,10 +64,14 @@ func Start(committed *State, init Init) (*Node, *Refusal) {
 	if committed == nil {
 		committed = &State{}
 	}
+	// The node's five position lists share one allocation (carve): fed gains at most the
+	// received channels, floor and lastFed hold only those, the frontier and the past a few.
+	r := len(init.Received)
+	block := make(Positions, 0, len(committed.Fed)+len(committed.Frontier)+len(committed.Past)+3*r+2*listRoom)
 	n := &Node{
 		budget: init.BudgetBytes, version: committed.Version, last: committed,
-		fed: slices.Clone(committed.Fed), held: buffers(committed.Held).clipped(),
-		frontier: slices.Clone(committed.Frontier), past: slices.Clone(committed.Past),
+		fed: carve(&block, committed.Fed, r), held: buffers(committed.Held).clipped(),
+		frontier: carve(&block, committed.Frontier, listRoom), past: carve(&block, committed.Past, listRoom),
 	}
 	if n.budget == 0 {
 		n.budget = DefaultBudgetBytes
@@ -111,14 +115,30 @@ func Start(committed *State, init Init) (*Node, *Refusal) {
 			n.fed.Raise(s.Channel, s.Position-1) // start position
 		}
 	}
-	n.floor = make(Positions, 0, len(n.received))
+	n.floor = carve(&block, nil, r)
 	for _, c := range n.received {
 		if f, ok := n.fed.Get(c); ok {
 			n.floor.Set(c, f) // session floor
 		}
 	}
-	n.lastFed = make(Positions, 0, len(n.received))
+	n.lastFed = carve(&block, nil, r)
 	return n, nil
+}
+
+// listRoom is the spare room Start gives the frontier and the delivered past.
+const listRoom = 2
+
+// carve copies p to the free room of block, a list with capacity for every list carved from it,
+// and returns the copy with room more entries of spare capacity, capped there: a list that
+// outgrows its room is moved out by append on its own, so no list writes into another's, and
+// each holder of the block owns its piece alone (what sharing the State does is Commit's).
+func carve(block *Positions, p Positions, room int) Positions {
+	b := *block
+	at := len(b)
+	b = append(b, p...)
+	end := len(b)
+	*block = b[:end+room]
+	return b[at:end:end+room]
 }
 
 // Identity is SPEC §2.3 IDENTITY, once per initialisation: a recreated received topic refuses
