@@ -30,8 +30,12 @@ func (n *Node) Stamp() ([]byte, *Refusal) {
 	if n.refusal != nil {
 		return nil, n.refusal
 	}
+	if n.stamp != nil && slices.Equal(n.stamped, n.frontier) {
+		return n.stamp, nil
+	}
 	if size := encodedLen(n.frontier); size > n.budget {
 		return nil, n.fail(refuse(MetadataBudgetExceeded, "stamp of %d channels encodes to %d bytes, budget %d", len(n.frontier), size, n.budget))
 	}
-	return encodeCauses(n.frontier), nil
+	n.stamp, n.stamped = encodeCauses(n.frontier), slices.Clone(n.frontier)
+	return n.stamp, nil
 }

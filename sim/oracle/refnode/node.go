@@ -50,6 +50,13 @@ type Node struct {
 
 	identityDone bool
 	refusal      *Refusal
+
+	// stamp is the value Stamp returned last and stamped a copy of the frontier it encodes (nil
+	// before the first): a delivery's emissions all carry one frontier, so Stamp hands the value
+	// out again while the frontier is the same. Neither is ever changed, so copies share them;
+	// a cache, not state.
+	stamp   []byte
+	stamped Positions
 }
 
 // Start is SPEC §2.3 INIT, in its order: restore the committed state (refusing corrupt rows),
@@ -138,7 +145,7 @@ func carve(block *Positions, p Positions, room int) Positions {
 	b = append(b, p...)
 	end := len(b)
 	*block = b[:end+room]
-	return b[at:end:end+room]
+	return b[at : end : end+room]
 }
 
 // Identity is SPEC §2.3 IDENTITY, once per initialisation: a recreated received topic refuses
