@@ -37,7 +37,7 @@
 //
 // Exhaustive exploration is package explore's search; ExploreConfig builds its configuration from
 // a scenario: the root world, and three services on the world's side of the seam (the canonical
-// hash, explore.Hasher: world_hash*.go, explore_canonical.go; the persistent sets,
+// hash, explore.Hasher: package canon's, over the views of explore_hash.go; the persistent sets,
 // explore.Persistent: package persistent's rules over the view of explore_persistent.go; the
 // sleep sets' transition identities). The search drives worlds through package explore's World
 // interface, which *World implements (explore_seam.go): cloning (world_clone.go, copy-on-write,

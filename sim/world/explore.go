@@ -19,8 +19,8 @@ import (
 // ExploreSettings. Durations, topic IDs and payloads come from their own streams and never
 // branch: durations are constant, payloads constant, and topic IDs follow the seed's ID stream,
 // cloned with each world, so a path's k-th incarnation has the ID a plain run of the same seed
-// gives it. The world's side of the seam gives the search its canonical hash (world_hash*.go,
-// explore_canonical.go) and a view for package persistent's sets (explore_persistent.go); every terminal state
+// gives it. The world's side of the seam gives the search its canonical hash (package canon's, over
+// the views of explore_hash.go) and a view for package persistent's sets (explore_persistent.go); every terminal state
 // gets the checks a random run ends with (the liveness phase, LIVENESS at quiescence and lifetime
 // S1), and a sampled share of all states the restart check.
 

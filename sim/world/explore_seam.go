@@ -15,8 +15,8 @@ import (
 // behind it the world keeps its host, its oracle, its substrate and the copy-on-write state a
 // clone shares.
 // Three services the search asks of a world are about the world's meaning, so they are on the
-// world's side and read its insides: the canonical hash (explore.Hasher, implemented by
-// stateHasher: world_hash*.go, explore_canonical.go), the persistent sets (explore.Persistent:
+// world's side and read its insides: the canonical hash (explore.Hasher: package canon's, over
+// the views of explore_hash.go), the persistent sets (explore.Persistent:
 // package persistent's, over the view of explore_persistent.go) and the
 // identity of a local transition, which sleep sets put to sleep (LocalTransition).
 
@@ -147,11 +147,6 @@ func (w *World) Finish() {
 		w.hooks.finishing(w)
 	}
 	w.finish()
-}
-
-// Hash implements explore.Hasher for the worlds of this package.
-func (h *stateHasher) Hash(w explore.World, extra []byte) explore.HashKey {
-	return h.hash(w.(*World), extra)
 }
 
 // LocalTransition implements explore.World: the step just taken as a sleep-set transition (a

@@ -225,8 +225,8 @@ func exploreExact(scn *spec.Scenario, opts ExploreOptions, unsound bool) exactRe
 	res, r := exploreRecorded(scn, opts, func(cfg *explore.Config, _ *stateRecorder) {
 		hasher := cfg.Hasher
 		cfg.Hasher = func() explore.Hasher {
-			h := hasher().(*stateHasher)
-			h.exact = true
+			h := hasher().(stateHasher)
+			h.Exact = true
 			return h
 		}
 	})
@@ -273,7 +273,7 @@ func TestShortestViolationIsShortest(t *testing.T) {
 	}
 }
 
-// TestStepHashIsCanonical checks the canonical encoding of an open step (explore_canonical.go):
+// TestStepHashIsCanonical checks the canonical encoding of an open step (package canon, abstract.go):
 // two feeds of one step in either order hash alike, a third feed does not, and a drain that
 // delivered nothing hashes like no drain.
 func TestStepHashIsCanonical(t *testing.T) {
@@ -298,7 +298,7 @@ func TestStepHashIsCanonical(t *testing.T) {
 			p.drain()
 			p.drainable = true // only the open step differs from not draining
 		}
-		return h.hash(w, nil)
+		return h.Hash(w, nil)
 	}
 	xy, yx := after([]int{0, 1}, false), after([]int{1, 0}, false)
 	if xy != yx {
@@ -313,7 +313,7 @@ func TestStepHashIsCanonical(t *testing.T) {
 }
 
 // TestRollbackFreeHashDropsCommittedData checks the rollback-free abstraction
-// (explore_canonical.go): once no fault is left, a process that committed after its first feed
+// (package canon, abstract.go): once no fault is left, a process that committed after its first feed
 // hashes like one that did not; while a crash is left (a rollback would tell them apart) it
 // does not.
 func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
@@ -335,7 +335,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 			p.commit()
 		}
 		p.feed(p.recv[0])
-		return newStateHasher(&set).hash(w, nil)
+		return newStateHasher(&set).Hash(w, nil)
 	}
 	if hashAfter(false, true) != hashAfter(false, false) {
 		t.Fatal("with no fault left, the commit history still tells two states apart")
@@ -345,7 +345,7 @@ func TestRollbackFreeHashDropsCommittedData(t *testing.T) {
 	}
 }
 
-// TestFailedProcessHash checks the failed-process abstraction (explore_canonical.go): two
+// TestFailedProcessHash checks the failed-process abstraction (package canon, abstract.go): two
 // processes that failed closed after different histories hash alike unless one of them
 // delivered out of causal order.
 func TestFailedProcessHash(t *testing.T) {
@@ -365,7 +365,7 @@ func TestFailedProcessHash(t *testing.T) {
 			w.or.OnCommit(w.at(), &p.o)
 		}
 		p.status = procFailed
-		return h.hash(w, nil)
+		return h.Hash(w, nil)
 	}
 	if hashFailed(0, false) != hashFailed(3, false) {
 		t.Fatal("two failed processes that differ only in their history hash differently")
@@ -375,8 +375,8 @@ func TestFailedProcessHash(t *testing.T) {
 	}
 }
 
-// TestAbstractionsAreSound checks the hash abstractions of explore_canonical.go end to end: an
-// exploration that tells every concrete state apart (stateHasher.exact) reaches, once its
+// TestAbstractionsAreSound checks the hash abstractions of package canon (abstract.go) end to end: an
+// exploration that tells every concrete state apart (canon.Hasher.Exact) reaches, once its
 // terminal states are hashed with the abstractions, the same terminal states as the abstracted
 // and reduced exploration, with the same verdict, and finds every (criterion, process) pair
 // the abstracted one finds.
@@ -406,8 +406,8 @@ func TestAbstractionsAreSound(t *testing.T) {
 				hasher := cfg.Hasher
 				r.also = hasher // the abstractions, on the exact exploration's terminal states
 				cfg.Hasher = func() explore.Hasher {
-					h := hasher().(*stateHasher)
-					h.exact = true
+					h := hasher().(stateHasher)
+					h.Exact = true
 					return h
 				}
 			})

@@ -6,7 +6,7 @@ import (
 )
 
 // VerifyingExploreConfig is ExploreConfig(scn, opts) with a state hasher that recomputes every
-// digest it would take from a cache and panics when a cached one differs (stateHasher.verify),
+// digest it would take from a cache and panics when a cached one differs (canon.Hasher.Verify),
 // for the staleness test of package world_test, which explores the scenarios package's scopes.
 func VerifyingExploreConfig(scn *spec.Scenario, opts ExploreOptions) explore.Config {
 	cfg := ExploreConfig(scn, opts)
@@ -14,7 +14,7 @@ func VerifyingExploreConfig(scn *spec.Scenario, opts ExploreOptions) explore.Con
 	cfg.Hasher = func() explore.Hasher {
 		s := set
 		h := newStateHasher(&s)
-		h.verify = true
+		h.Verify = true
 		return h
 	}
 	return cfg

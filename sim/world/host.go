@@ -53,8 +53,8 @@ type proc struct {
 	// everResolved marks every topic the process ever resolved (the refusal ledger's view of
 	// which recreations may change an identity it recorded).
 	everResolved map[int]bool
-	// resolvedDigest caches the hash of resolved and everResolved's canonical encoding
-	// (world_hash_resolved.go); 0: stale. Whatever replaces the maps clears it.
+	// resolvedDigest caches the digest of resolved and everResolved's canonical encoding
+	// (package canon); 0: stale. Whatever replaces the maps clears it.
 	resolvedDigest uint64
 
 	status    procStatus
@@ -85,8 +85,6 @@ type proc struct {
 	o oracle.Proc
 	// ref is the process's reference node, in lockstep with its engine (oracle.Reference).
 	ref oracle.Reference
-	// refHash caches the canonical hashes of ref's live model and committed state (appendRef).
-	refHash refHashes
 	// share is the copy-on-write state and cached hash of an explored process (world_clone.go).
 	share procShare
 	// store is storage this process shell allocated when it owned its state in an earlier world,

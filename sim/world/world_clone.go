@@ -8,9 +8,9 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/chanindex"
 	"github.com/parsleysim/parsleysim/sim/choose"
-	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/world/canon"
 	"github.com/parsleysim/parsleysim/sim/world/engine"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -118,25 +118,16 @@ func (c *World) bindIDs(old *worldStorage, ids *rand.PCG) {
 }
 
 // procShare is a process's copy-on-write bookkeeping (world_clone.go) and its cached canonical
-// hash (world_hash_proc.go).
+// hashes (explore_hash.go).
 type procShare struct {
 	// shared says the process's deep state — channel states, received channels, declaration,
 	// step channels, engine reference and the oracle's step log — is shared with a process of
 	// another world (its clone or its original): own copies it before the first change.
 	shared bool
-	// hashedBy, when set, is the hasher whose canonical hash of the process as it is now is hash.
-	// Every change is preceded by own, which clears it; a clone's shell inherits it (the original
-	// is never changed after it is cloned, so the hash stays true in the clone until the clone
-	// owns the process).
-	hashedBy *stateHasher
-	hash     explore.HashKey
-	// freeBy and freeHash are hashedBy and hash for p's rollback-free encoding
-	// (explore_canonical.go).
-	freeBy   *stateHasher
-	freeHash explore.HashKey
-	// committed caches the committed state's hash (world_hash_proc.go); it stays valid across
-	// own, since it names the state it is the hash of.
-	committed stateHash
+	// hashes are the process's cached canonical hashes (package canon): own forgets the
+	// process's own; a clone's shell inherits them (the original is never changed after it is
+	// cloned, so they stay true in the clone until the clone owns the process).
+	hashes canon.Caches
 }
 
 // cloneInto copies p's shell into world w, into the storage of c when not nil (a process shell of
@@ -178,7 +169,7 @@ func (p *proc) cloneInto(c *proc, w *World) *proc {
 // another world's process, copies it. Every action calls it on each process it may change before
 // changing it (World.do, livenessPhase).
 func (p *proc) own() {
-	p.share.hashedBy, p.share.freeBy = nil, nil
+	p.share.hashes.Forget()
 	p.w.targets.Stale(p.idx)
 	if !p.share.shared {
 		return

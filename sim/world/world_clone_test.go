@@ -7,7 +7,7 @@ import (
 )
 
 // TestCloneCoversEveryField fails when a field is added to a struct World.clone copies, so the
-// clone (and the canonical hash, world_hash*.go) is revisited: a field the clone shares by
+// clone (and the canonical hash, explore_hash.go and package canon) is revisited: a field the clone shares by
 // mistake makes two explored branches write into one another.
 func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string][]string{
@@ -23,9 +23,9 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"deaths"},  // copied by value; the count of incarnations not alive, which the hash has
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
 			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
-			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store", "refHash",
-			"share", // copy-on-write bookkeeping and the cached hash: proc.clone, proc.own
-			"ref"},  // the reference node: shared copy-on-write (oracle.Reference.ShareWith), hashed in appendRef
+			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store",
+			"share", // copy-on-write bookkeeping and the cached hashes (canon.Caches): proc.clone, proc.own
+			"ref"},  // the reference node: shared copy-on-write (oracle.Reference.ShareWith), hashed by package canon
 		"pcState":      {"ch", "received", "readPos", "lastFed", "startPos", "committedPos"},
 		"extProducers": {"abortTxn", "openTxn", "open", "openUIDs", "openChans"},
 	}
@@ -33,7 +33,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			if name := typ.Field(i).Name; !slices.Contains(known[typ.Name()], name) {
-				t.Errorf("%s.%s is new: make world_clone.go copy it and world_hash*.go encode it if it is state, then list it here", typ.Name(), name)
+				t.Errorf("%s.%s is new: make world_clone.go copy it and explore_hash.go hand it to package canon if it is state, then list it here", typ.Name(), name)
 			}
 		}
 	}

@@ -1,15 +1,13 @@
-package world
+package canon
 
 import (
-	"github.com/parsleysim/parsleysim/node"
-	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // The explorer's abstractions of a process's state. First, an open step is encoded as what a
 // rollback would restore (oracle.Oracle.AppendProc). Second, a rollback-free process
-// (worldRollbackFree and procRollbackFree: no fault is left that could roll it back, restart it
+// (worldRollbackFree and ProcView.RollbackFree: no fault is left that could roll it back, restart it
 // or read its positions as truncation candidates, and none of its feeds or drains can refuse) is
 // encoded without its committed data — group offsets, committed ordering state, committed
 // positions, firstFixed — and without its step's rollback target: only a restart, a rollback or
@@ -17,20 +15,25 @@ import (
 // then no longer multiply the states (results/explore.md has the counts). The staged criteria,
 // the step's emissions and its corrupt record stay: a commit reads them. The abstraction is
 // decided on the world (budgets, logs) at every hash; the encoding it chooses depends on the
-// process alone and is cached like the full one (stateHasher.appendProc).
-
+// process alone and is cached like the full one (Hasher.appendProc).
+//
 // A process p is rollback-free (its step can never be rolled back and p never restarted) when
-// worldRollbackFree(p.w) && procRollbackFree(p): p is running, no fault that rolls back, restarts
-// or truncates is left, and no feed or drain of p can refuse (no unread corrupt record, no read
+// worldRollbackFree && ProcView.RollbackFree: p is running, no fault that rolls back, restarts or
+// truncates is left, and no feed or drain of p can refuse (no unread corrupt record, no read
 // position below the log start, no custom handler, no frontier can reach the metadata budget, no
 // sabotage). Then what p has committed so far (group offsets, committed ordering state, committed
 // positions) and what a rollback would restore are dead: only a restart, a rollback or a
 // truncation's candidates would read them.
+//
+// Third, a process that failed closed never acts again, and nothing reads its state any more but
+// the lifetime S1 check at the end (liveness waives it; truncation and produce targeting skip
+// it). It is encoded as failed plus whether that check finds an inversion in its deliveries
+// (appendFailed), so the ways it got there stop multiplying the states.
 
 // worldActorsRollbackFree is the part of worldRollbackFree that reads the world's options and
 // actors: no sabotage, no sessions, no open external transaction.
-func worldActorsRollbackFree(w *World) bool {
-	return w.opts.Sabotage == node.SabotageNone && w.opts.HostSabotage == spec.HostHonest && w.sess == nil && !w.ext.open
+func worldActorsRollbackFree(s *State) bool {
+	return !s.Sabotaged && s.Sessions == nil && !s.ExtOpen
 }
 
 // settingsRollbackFree is the part of worldRollbackFree that reads only the scenario and the
@@ -69,19 +72,19 @@ type rollbackFreeEntry struct {
 // worldRollbackFree is the part of being rollback-free that reads only the world, the same for
 // every process of a state (the hash decides it once per state): worldActorsRollbackFree and
 // settingsRollbackFree, the latter memoized.
-func (h *stateHasher) worldRollbackFree(w *World) bool {
-	if !worldActorsRollbackFree(w) {
+func (h *Hasher) worldRollbackFree(s *State) bool {
+	if !worldActorsRollbackFree(s) {
 		return false
 	}
-	m, key := &h.caches.free, rollbackFreeKey{w.scn, w.set}
-	if m.last.rollbackFreeKey == key && !h.verify {
+	m, key := &h.scratch.free, rollbackFreeKey{s.Scenario, s.Settings}
+	if m.last.rollbackFreeKey == key && !h.Verify {
 		return m.last.free
 	}
 	free, ok := m.seen[key]
-	if !ok || h.verify {
-		fresh := settingsRollbackFree(w.scn, w.set)
+	if !ok || h.Verify {
+		fresh := settingsRollbackFree(s.Scenario, s.Settings)
 		if ok && fresh != free {
-			panic("world: the memoized rollback-free answer of a world's settings is stale: settings changed in place")
+			panic("canon: the memoized rollback-free answer of a world's settings is stale: settings changed in place")
 		}
 		free = fresh
 		if m.seen == nil {
@@ -93,45 +96,15 @@ func (h *stateHasher) worldRollbackFree(w *World) bool {
 	return free
 }
 
-// procRollbackFree is the part of being rollback-free that reads process p: running, no custom
-// handler, no received channel read below its log start or with an unread corrupt or forged record.
-func procRollbackFree(p *proc) bool {
-	w := p.w
-	if p.status != procRunning || p.spec.Handler != nil {
-		return false
-	}
-	for _, pc := range p.recv {
-		c := pc.ch
-		if !w.alive(c) {
-			continue
-		}
-		if pc.readPos < int64(w.offsets(c).LogStart) {
-			return false
-		}
-		slots := w.or.Slots(c)
-		for o := max(pc.readPos, 0); o < int64(len(slots)); o++ {
-			if uid := slots[o]; uid != 0 && (w.or.Msg(uid).Kind == oracle.MsgCorrupt || w.or.Msg(uid).Kind == oracle.MsgForged) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // rollbackFreeKinds are the kinds that never roll back, restart or refuse a process by
 // themselves (a plain produce adds a headerless record; a txn close ends nothing of a process).
 var rollbackFreeKinds = [spec.NumActionKinds]bool{spec.ActFeed: true, spec.ActDrain: true, spec.ActCommit: true, spec.ActStart: true,
 	spec.ActProducePlain: true, spec.ActTxnClose: true}
 
-// Third, a process that failed closed never acts again, and nothing reads its state any more but
-// the lifetime S1 check at the end (liveness waives it; truncation and produce targeting skip
-// it). It is encoded as failed plus whether that check finds an inversion in its deliveries
-// (appendFailed), so the ways it got there stop multiplying the states.
-
-// appendFailed appends the canonical encoding of a failed process.
-func appendFailed(b []byte, p *proc) []byte {
+// appendFailed appends the canonical encoding of a failed process, whose state is ps.
+func appendFailed(b []byte, s *State, ps *ProcState) []byte {
 	b = append(b, 0xFE)
-	if p.w.or.HasInversion(&p.o) {
+	if s.Oracle.HasInversion(ps.Oracle) {
 		return append(b, 1)
 	}
 	return append(b, 0)
