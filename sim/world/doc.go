@@ -1,7 +1,8 @@
 // Package world is the simulated world and how one run of it goes: a seeded scheduler that drives
 // many Parsley nodes over the deterministic substrate, a Kafka-Streams-like host per process
 // (host*.go), the session tiers (package tiers, whose Host the world is), the actions and faults
-// (world_actions.go, world_faults.go, world_produce.go, world_script.go, world_restart.go), the
+// (world_actions.go, world_faults.go, world_produce.go, world_restart.go; a scenario's scripted
+// actions are package script's, which reads and drives the world through script_world.go), the
 // scheduler (world_schedule.go) with the facts its rules read (world_targets.go, world_doomed.go,
 // world_shapes.go, world_deletion_only.go; the rules themselves are package shape, which reads
 // the world through shape_view.go, and its doc tables every rule), and the ground-truth

@@ -255,3 +255,31 @@ func (w *World) truncateNothing() {
 	w.record(spec.ScriptedAction{Kind: spec.ActDeleteRecords})
 	w.emitRaw("truncated", -1, "nothing to truncate")
 }
+
+// record appends an executed action to the recorded script (RunOptions.RecordScript).
+func (w *World) record(a spec.ScriptedAction) {
+	if w.opts.RecordScript {
+		w.script = append(w.script, a)
+	}
+}
+
+// procByName returns the named process (Validate guarantees it exists).
+func (w *World) procByName(name string) *proc {
+	for _, p := range w.procs {
+		if p.spec.Name == name {
+			return p
+		}
+	}
+	panic("world: unknown process " + name)
+}
+
+// incarnationOrdinal returns incarnation inc's place among its topic's incarnations, from 1.
+func (w *World) incarnationOrdinal(inc int32) int {
+	n := 0
+	for i := range inc + 1 {
+		if w.incs[i].topic == w.incs[inc].topic {
+			n++
+		}
+	}
+	return n
+}

@@ -71,7 +71,7 @@ func TestDueCorruptFaultIsUndecodable(t *testing.T) {
 	if !w.faultDue(spec.ActProduceCorrupt) {
 		t.Fatal("a near miss that decodes fired the fault")
 	}
-	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{corruptHeader}, nil, nil)
+	w.produceCorrupt(w.chanOf(w.topics[0].inc, 0), [][]byte{{0x63, 0x01, 0x02, 0x03}}, nil, nil) // version 0x63: undecodable
 	if w.faultDue(spec.ActProduceCorrupt) {
 		t.Fatal("an undecodable record did not fire the fault")
 	}

@@ -18,10 +18,6 @@ import (
 // open for a while (an LSO stall) until txn-close ends it. The world writes its headers with the
 // reference encoder and reads what they mean with the reference decoder (oracle_wire.go).
 
-// corruptHeader is the parsley.causes value of a scripted corrupt produce that names no headers
-// (version 0x63, undecodable), so a hand-written scenario's corrupt record is always refused.
-var corruptHeader = []byte{0x63, 0x01, 0x02, 0x03}
-
 // extProducers holds the external transactional producers.
 type extProducers struct {
 	abortTxn  substrate.TxnProducer
