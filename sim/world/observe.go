@@ -80,8 +80,8 @@ func (v View) ChannelLabel(nc node.Channel) string {
 	}
 	ch := &v.w.chans[c]
 	name := v.w.topics[ch.topic].spec.Name
-	if ch.inc != v.w.firstIncarnation(ch.topic) {
-		name += fmt.Sprintf("#%d", v.w.incarnationNumber(ch.inc))
+	if n := v.w.incarnationNumber(ch.inc); n > 0 {
+		name += fmt.Sprintf("#%d", n)
 	}
 	return fmt.Sprintf("%s/%d", name, ch.part)
 }
@@ -106,18 +106,8 @@ func (v View) Fetchable(c int32, pos int64) bool {
 	return v.w.alive(c) && pos >= int64(v.w.offsets(c).LogStart)
 }
 
-// firstIncarnation returns the world index of topic t's first incarnation.
-func (w *World) firstIncarnation(t int) int32 {
-	for i := range w.incs {
-		if w.incs[i].topic == t {
-			return int32(i)
-		}
-	}
-	return -1
-}
-
-// incarnationNumber counts topic t's incarnations before inc: 0 for the first, 1 for the first
-// recreation, and so on (per topic, unlike the world's global incarnation index).
+// incarnationNumber counts the incarnations of inc's topic created before inc: 0 for the first,
+// 1 for the first recreation, and so on (per topic, unlike the world's global incarnation index).
 func (w *World) incarnationNumber(inc int32) int {
 	t := w.incs[inc].topic
 	n := 0

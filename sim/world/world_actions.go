@@ -81,7 +81,7 @@ func (w *World) doProduce(k spec.ActionKind) {
 		m := w.or.Msg(r)
 		a.Observe = spec.CauseRef{Topic: w.topics[w.chans[m.Ch].topic].spec.Name, Partition: w.chans[m.Ch].part, Position: m.Pos}
 		if inc := w.chans[m.Ch].inc; inc != w.topics[w.chans[m.Ch].topic].inc {
-			a.ObserveIncarnation = w.incarnationOrdinal(inc)
+			a.ObserveIncarnation = w.incarnationNumber(inc) + 1
 		}
 		w.record(a)
 		w.produceStamped(c, r)
@@ -271,15 +271,4 @@ func (w *World) procByName(name string) *proc {
 		}
 	}
 	panic("world: unknown process " + name)
-}
-
-// incarnationOrdinal returns incarnation inc's place among its topic's incarnations, from 1.
-func (w *World) incarnationOrdinal(inc int32) int {
-	n := 0
-	for i := range inc + 1 {
-		if w.incs[i].topic == w.incs[inc].topic {
-			n++
-		}
-	}
-	return n
 }
