@@ -27,9 +27,9 @@
 //
 // A run is a pure function of its scenario, its settings and its choices. Every schedule and fault
 // decision goes through one Chooser; durations, topic IDs and payload bytes come from separate
-// streams derived from the seed (streams.go), so they neither multiply the explorer's branches nor
-// shift when a new kind of choice is added. Nothing in this package reads the wall clock, iterates
-// a map in an order that matters, or starts a goroutine on the deterministic path.
+// streams derived from the seed (package streams), so they neither multiply the explorer's
+// branches nor shift when a new kind of choice is added. Nothing in this package reads the wall
+// clock, iterates a map in an order that matters, or starts a goroutine on the deterministic path.
 //
 // Every run of a world follows one skeleton (run.go): every process started, the safety phase (a
 // script, the scheduler's steps, or an exploration's), then the liveness phase and the end-of-run

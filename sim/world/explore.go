@@ -10,6 +10,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/explore/persistent"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/world/streams"
 )
 
 // Exhaustive exploration of a small scope: the search is package explore's (depth-first over
@@ -71,8 +72,8 @@ func ExploreConfig(scn *spec.Scenario, opts ExploreOptions) explore.Config {
 	set := ExploreSettings(opts)
 	cfg := explore.Config{
 		Root: func() (explore.World, *rand.PCG) {
-			streams, ids := exploreStreams(set.Seed)
-			ro := &RunOptions{Sabotage: opts.Sabotage, HostSabotage: opts.HostSabotage, streams: streams,
+			ds, ids := streams.Explore(set.Seed)
+			ro := &RunOptions{Sabotage: opts.Sabotage, HostSabotage: opts.HostSabotage, streams: ds,
 				RecordScript: true, explored: true, hooks: opts.hooks, Disabled: opts.Disabled}
 			s := set
 			return newExploredWorld(scn, &s, ro), ids
@@ -131,25 +132,3 @@ const exploreRetentionRecords = 1
 
 // exploreStepMicros is every action's virtual duration in an exploration.
 const exploreStepMicros = 100
-
-// constSource is the payload and durations stream of an exploration: every bounded draw is zero,
-// so every external record carries the same bytes and a transaction writes one record, whatever
-// the order. Its word is constWord, not 0: math/rand/v2 draws a bound n that is not a power of
-// two by Lemire's method, which rejects a word w whose low product w*n mod 2^64 falls below
-// 2^64 mod n and draws again, so an all-zero source made IntN(3) (an aborted transaction's record
-// count) loop forever. constWord*n < 2^64 for every n below 2^24, so the draw is 0 and never
-// rejected, and its low 40 bits (the bytes World.payload takes) are zero, as 0's were.
-type constSource struct{}
-
-// constWord is every word constSource returns (see there).
-const constWord = 1 << 40
-
-func (constSource) Uint64() uint64 { return constWord }
-
-// exploreStreams returns the data streams of an exploration, and the ID stream's PCG (cloned with
-// every world). An explored corrupt produce draws nothing from its stream (drawCorruption).
-func exploreStreams(seed uint64) (dataStreams, *rand.PCG) {
-	ids := rand.NewPCG(seed, idsStream)
-	return dataStreams{Durations: rand.New(constSource{}), IDs: rand.New(ids), Payloads: rand.New(constSource{}),
-		Corruptions: rand.New(constSource{})}, ids
-}

@@ -3,7 +3,6 @@ package world
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/world/streams"
 )
 
 // chainScope is a small test scope: p1 forwards ext to mid, p2 receives both.
@@ -437,7 +437,8 @@ func TestAbstractionsAreSound(t *testing.T) {
 // TestConstSourceDrawsZero: every bounded draw of an exploration's constant stream is 0, never
 // rejected (an all-zero word made IntN(3) loop forever), and the payload bytes are zero.
 func TestConstSourceDrawsZero(t *testing.T) {
-	r := rand.New(constSource{})
+	s, _ := streams.Explore(1)
+	r := s.Payloads
 	for n := 1; n <= 5000; n++ {
 		if got := r.IntN(n); got != 0 {
 			t.Fatalf("IntN(%d) = %d, want 0", n, got)

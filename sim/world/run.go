@@ -9,6 +9,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
+	"github.com/parsleysim/parsleysim/sim/world/streams"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -28,8 +29,8 @@ type RunOptions struct {
 	// Substrate, when not nil, makes each world's Kafka from its topic IDs and step (nil: the model).
 	Substrate func(ids func() substrate.TopicID, step func() int) substrate.Substrate
 
-	// streams are the data streams (zero: newDataStreams(set.Seed)); only the explorer sets them.
-	streams dataStreams
+	// streams are the data streams (zero: streams.New(set.Seed)); only the explorer sets them.
+	streams streams.Streams
 	hooks   *testHooks
 	// explored says the world is a state of an exploration, which the explorer clones and
 	// hashes: every engine journals its calls (package engine) and the scheduling
@@ -60,7 +61,7 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 	if err := scn.Validate(); err != nil {
 		panic("world: " + err.Error())
 	}
-	check := set.RestartCheck.On && opts.restart == nil && opts.streams.isZero() && opts.reports(spec.CritRestartInvisibility)
+	check := set.RestartCheck.On && opts.restart == nil && opts.streams.IsZero() && opts.reports(spec.CritRestartInvisibility)
 	caller := opts
 	if check {
 		opts.RecordScript = true

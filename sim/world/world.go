@@ -15,6 +15,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/tiers"
 	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/sim/vclock"
+	"github.com/parsleysim/parsleysim/sim/world/streams"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -34,7 +35,7 @@ type World struct {
 	// sub is the world's Kafka; model is sub when that is the model (else nil), for the model's own calls.
 	sub     substrate.Substrate
 	model   *substrate.Model
-	streams dataStreams
+	streams streams.Streams
 	clock   vclock.Clock
 	budget  int // metadata budget handed to every engine (0 = node default)
 
@@ -147,22 +148,22 @@ type channel struct {
 // newWorld builds the world of a scenario: the model with every topic created (incarnation 0 of
 // each), retention set on external topics, and one host per process.
 func newWorld(scn *spec.Scenario, set *swarm.Settings, ch choose.Chooser, opts *RunOptions) *World {
-	streams := opts.streams
-	if streams.isZero() {
-		streams = newDataStreams(set.Seed)
+	ds := opts.streams
+	if ds.IsZero() {
+		ds = streams.New(set.Seed)
 	}
 	w := &World{
-		scn: scn, set: set, opts: opts, streams: streams,
+		scn: scn, set: set, opts: opts, streams: ds,
 		chooser:     choose.NewRecorder(ch),
-		clock:       vclock.New(set, streams.Durations),
+		clock:       vclock.New(set, ds.Durations),
 		budget:      set.MetadataBudget(scn.MetadataBudgetBytes),
 		topicByName: make(map[string]int, len(scn.Topics)),
 		tracing:     len(opts.Sinks) > 0,
 	}
 	if opts.Substrate != nil {
-		w.sub = opts.Substrate(streams.topicIDs(), func() int { return w.step })
+		w.sub = opts.Substrate(ds.TopicIDs(), func() int { return w.step })
 	} else {
-		w.model = substrate.NewModel(streams.topicIDs())
+		w.model = substrate.NewModel(ds.TopicIDs())
 		w.sub = w.model
 	}
 	if opts.explored { // clones share the sets by value

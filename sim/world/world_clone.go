@@ -12,6 +12,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/world/canon"
 	"github.com/parsleysim/parsleysim/sim/world/engine"
+	"github.com/parsleysim/parsleysim/sim/world/streams"
 	"github.com/parsleysim/parsleysim/substrate"
 )
 
@@ -112,7 +113,7 @@ func (c *World) bindIDs(old *worldStorage, ids *rand.PCG) {
 	c.idsRand, c.idsFn = old.idsRand, old.idsFn
 	if c.idsRand == nil {
 		c.idsRand = rand.New(&c.idsPCG)
-		c.idsFn = dataStreams{IDs: c.idsRand}.topicIDs()
+		c.idsFn = streams.Streams{IDs: c.idsRand}.TopicIDs()
 	}
 	c.streams.IDs = c.idsRand
 }
