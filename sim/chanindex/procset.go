@@ -19,6 +19,16 @@ type Sets struct {
 // Persistent returns an empty Sets whose changes copy what they change.
 func Persistent() Sets { return Sets{persistent: true} }
 
+// Clone returns a copy of s that shares no memory with it, for a copy of a world whose original
+// goes on changing its own sets in place.
+func (s *Sets) Clone() Sets {
+	c := Sets{of: make([][]int32, len(s.of)), persistent: s.persistent}
+	for k, l := range s.of {
+		c.of[k] = slices.Clone(l)
+	}
+	return c
+}
+
 // Of returns the set of key, sorted; nil when it is empty. The caller must not change it.
 func (s *Sets) Of(key int) []int32 {
 	if key < 0 || key >= len(s.of) {

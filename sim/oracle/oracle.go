@@ -102,6 +102,10 @@ func New(topics []string, disabled []spec.Criterion, budget int) Oracle {
 		disabled: disabled, budget: budget}
 }
 
+// Disable stops the oracle judging criterion c from now on (a disabled REFERENCE no longer runs
+// its reference nodes): the restart check's fork of a run judges without them.
+func (o *Oracle) Disable(c spec.Criterion) { o.disabled = append(slices.Clip(o.disabled), c) }
+
 // Reports says whether criterion c is judged.
 func (o *Oracle) Reports(c spec.Criterion) bool { return !slices.Contains(o.disabled, c) }
 

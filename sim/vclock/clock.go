@@ -38,6 +38,10 @@ func New(set *swarm.Settings, durations *rand.Rand) Clock {
 	return Clock{durations: durations, ranges: &set.DurationMicros, workUnitsPerMicro: w}
 }
 
+// DrawFrom makes c draw its durations from durations from now on: a copy of a run's world that
+// goes on on its own (the restart check's fork) draws from its own copy of the stream.
+func (c *Clock) DrawFrom(durations *rand.Rand) { c.durations = durations }
+
 // Now returns the virtual time in microseconds.
 func (c *Clock) Now() int64 { return c.nowMicros }
 

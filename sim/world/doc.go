@@ -20,10 +20,11 @@
 // hand it their operations and it keeps the sessions' truth (oracle.Sessions, beside the tiers).
 // Its checkers, one per criterion, live in package oracle, which cannot see the host
 // (oracle.TestOracleSeesNoHost); the world judges nothing itself (sim's TestWorldJudgesNothing):
-// restart invisibility, which re-runs the world, is run from here (check_restart.go) and judged
-// with the oracle's comparison. The oracle reports each violation as it finds it to the world
-// (oracle.Reporter), which traces it. The world asks it queries (RecordAt, FedHigh, PendingHead,
-// HeldBack, Ledger, DeliverySequence).
+// restart invisibility, which re-runs the world (a swarm run's script from the drawn point on, by
+// continuing a copy-on-write fork of the run taken there), is run from here (check_restart.go)
+// and judged with the oracle's comparison. The oracle reports each violation as it finds it to the
+// world (oracle.Reporter), which traces it. The world asks it queries (RecordAt, FedHigh,
+// PendingHead, HeldBack, Ledger, DeliverySequence).
 //
 // A run is a pure function of its scenario, its settings and its choices. Every schedule and fault
 // decision goes through one Chooser; durations, topic IDs and payload bytes come from separate

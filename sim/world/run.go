@@ -37,7 +37,8 @@ type RunOptions struct {
 	// heuristics skip their weighing (World.explored). Only the explorer sets it.
 	explored    bool
 	restart     *restartPoint
-	noReference bool // no reference nodes: the restart check's rerun (REFERENCE judged the first run)
+	noReference bool         // no reference nodes: the restart check's rerun (REFERENCE judged the first run)
+	fork        *restartFork // the restart check's fork of the run (check_restart.go), nil for none
 }
 
 // reports reports whether the oracle reports violations of criterion c (RunOptions.Disabled).
@@ -65,10 +66,13 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 	caller := opts
 	if check {
 		opts.RecordScript = true
+		if len(scn.Script) == 0 && opts.Substrate == nil {
+			opts.fork = &restartFork{at: set.SafetySteps * set.RestartCheck.AtPermille / 1000}
+		}
 	}
 	res := newWorld(scn, &set, ch, &opts).runObserved(obs)
 	if check && res.Verdict == "pass" {
-		if vs := checkRestart(scn, set, caller, res); len(vs) > 0 {
+		if vs := checkRestart(scn, set, caller, res, opts.fork); len(vs) > 0 {
 			res.Violations, res.Verdict = append(res.Violations, vs...), "violation"
 		}
 	}
@@ -129,6 +133,7 @@ func (w *World) startAll() {
 // safetyPhase runs the scheduled actions of the safety phase.
 func (w *World) safetyPhase() {
 	for n := 0; n < w.set.SafetySteps; n++ {
+		w.opts.fork.before(w, n)
 		if _, ok := w.scheduledStep(nil); !ok { // the masks the memo keeps
 			return
 		}

@@ -11,7 +11,7 @@
 // keeps the engine reachable, so its address is not reused. Under SABOTAGE_DROP_HELD the engine's
 // snapshot leaves out holds the engine still has, so the hash encodes the calls as well: only
 // then are calls journalled (in a journalled reference: Ref.Journal). A reference that is not
-// journalled counts calls and journals nothing, and cannot be cloned.
+// journalled counts calls and journals nothing.
 package engine
 
 import (
@@ -78,7 +78,7 @@ type Call struct {
 func (r *Ref) Start(eng *node.Engine) { *r = Ref{eng: eng} }
 
 // Journal makes r keep node.Start's arguments (start, init, opts) in j, and the calls the hash
-// needs: an explored world's references are journalled, and only they can be cloned.
+// needs: an explored world's references are journalled.
 func (r *Ref) Journal(j *Journal, start *node.State, init node.Init, opts node.Options) {
 	*j = Journal{start: start, init: init, opts: opts}
 	r.j = j
@@ -201,16 +201,14 @@ func (r *Ref) Status() node.Status { return r.View().Status() }
 // CloneInto returns a reference for a cloned world, in the storage of c (the owning process's
 // storage reference): it reads r's engine and copies it on its first change (into c's spare
 // engine, when it has one), and shares the journal's immutable parts. r's engine must not change
-// afterwards. It returns nil when r is nil, and panics when r is not journalled.
+// afterwards. It returns nil when r is nil. A reference that is not journalled (a world that
+// is not explored: the restart check's fork of a run) gives a clone that journals nothing either.
 func (r *Ref) CloneInto(c *Ref) *Ref {
 	if r == nil {
 		return nil
 	}
-	if r.j == nil {
-		panic("engine: cloning a reference that is not journalled (a world that is not explored)")
-	}
 	j := r.j
-	if j.opts.Sabotage == node.SabotageDropHeld { // only then are calls appended (note)
+	if j != nil && j.opts.Sabotage == node.SabotageDropHeld { // only then are calls appended (note)
 		cp := *r.j
 		cp.calls = cp.calls[:len(cp.calls):len(cp.calls)]
 		j = &cp

@@ -109,18 +109,28 @@ func TestHashCache(t *testing.T) {
 	}
 }
 
-// TestCloneNeedsJournal: only a journalled reference (an explored world's) can be cloned.
-func TestCloneNeedsJournal(t *testing.T) {
-	eng, err := node.Start(nil, node.Init{}, node.Options{})
+// TestCloneUnjournalled: a reference that is not journalled (a run's, not an exploration's)
+// clones as a journalled one does, copying the engine on the clone's first change, and its clone
+// journals nothing either.
+func TestCloneUnjournalled(t *testing.T) {
+	a := node.Channel{Topic: node.TopicID{1}}
+	eng, err := node.Start(nil, node.Init{Received: []node.Channel{a}}, node.Options{Sabotage: node.SabotageDropHeld})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var r Ref
 	r.Start(eng)
-	defer func() {
-		if recover() == nil {
-			t.Fatal("an unjournalled reference was cloned")
-		}
-	}()
-	r.CloneInto(new(Ref))
+	c := r.CloneInto(new(Ref))
+	if c.View() != eng {
+		t.Fatal("a clone does not read its original's engine before it changes it")
+	}
+	if _, err := c.Receive(a, 0, node.Record{Value: []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if c.View() == eng || eng.Counters() == c.View().Counters() {
+		t.Fatal("the clone's receive went to its original's engine")
+	}
+	if len(c.Calls()) != 0 || len(r.Calls()) != 0 {
+		t.Fatalf("unjournalled references journalled %d and %d calls", len(r.Calls()), len(c.Calls()))
+	}
 }

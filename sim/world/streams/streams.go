@@ -3,7 +3,8 @@
 // explorer's branches nor shift when a new kind of choice is added; corruptions have their own so
 // that a recorded script, which carries the headers it drew, replays without drawing them and
 // leaves the payloads after them where they were. A run's streams are PCGs derived from its seed
-// (New); an exploration's draw constants, all but the topic IDs (Explore).
+// (New), which a fork of the run copies (Fork); an exploration's draw constants, all but the
+// topic IDs (Explore).
 package streams
 
 import (
@@ -24,16 +25,36 @@ const (
 // Streams are a run's four data streams.
 type Streams struct {
 	Durations, IDs, Payloads, Corruptions *rand.Rand
+	// pcgs are the sources of Durations, IDs, Payloads and Corruptions, in that order, when the
+	// streams are a run's (New), so that Fork can copy them; nil otherwise.
+	pcgs *[4]rand.PCG
 }
 
 // New derives the four data streams of a run from its seed (math/rand/v2 PCG).
 func New(seed uint64) Streams {
-	return Streams{
-		Durations:   rand.New(rand.NewPCG(seed, durationsStream)),
-		IDs:         rand.New(rand.NewPCG(seed, idsStream)),
-		Payloads:    rand.New(rand.NewPCG(seed, payloadsStream)),
-		Corruptions: rand.New(rand.NewPCG(seed, corruptionsStream)),
+	p := &[4]rand.PCG{*rand.NewPCG(seed, durationsStream), *rand.NewPCG(seed, idsStream),
+		*rand.NewPCG(seed, payloadsStream), *rand.NewPCG(seed, corruptionsStream)}
+	return Streams{Durations: rand.New(&p[0]), IDs: rand.New(&p[1]), Payloads: rand.New(&p[2]),
+		Corruptions: rand.New(&p[3]), pcgs: p}
+}
+
+// Fork returns streams that draw on from where s's stand, without moving s's, for a copy of the
+// run that goes on by itself and draws its topic IDs from ids. s must be a run's (New); a fork
+// cannot be forked again.
+func (s Streams) Fork(ids *rand.Rand) Streams {
+	if s.pcgs == nil {
+		panic("streams: forking streams that are not a run's")
 	}
+	p := *s.pcgs
+	return Streams{Durations: rand.New(&p[0]), IDs: ids, Payloads: rand.New(&p[2]), Corruptions: rand.New(&p[3])}
+}
+
+// IDsSource returns the PCG the IDs stream draws from, nil when s are not a run's (New).
+func (s Streams) IDsSource() *rand.PCG {
+	if s.pcgs == nil {
+		return nil
+	}
+	return &s.pcgs[1]
 }
 
 // IsZero reports whether no stream was given.
