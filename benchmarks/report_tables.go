@@ -73,7 +73,7 @@ func depthGoal(ns func(string) (float64, bool), b *Baseline) goalRow {
 func writeGoals(md *bytes.Buffer, w wallMedians, b *Baseline, links map[string]bool) {
 	md.WriteString("## Goals\n\n")
 	if links[speedFile] {
-		fmt.Fprintf(md, "The engine's speed goals are ratios to a baseline commit, measured side by side with instruction counts: [%s](%s). ", speedFile, speedFile)
+		fmt.Fprintf(md, "The engine's speed goals and the simulator's (steps per CPU-second of a sweep) are ratios to a baseline commit, measured side by side with instruction counts: [%s](%s). ", speedFile, speedFile)
 	}
 	if links[exploreFile] {
 		fmt.Fprintf(md, "The explorer's states per second are measured on the reference scope: [%s](%s). ", exploreFile, exploreFile)

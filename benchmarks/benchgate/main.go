@@ -5,8 +5,9 @@
 //	go run ./benchmarks/benchgate                 the CI gate: the gate subset, side by side with
 //	                                              the commit results/bench.txt was measured at
 //	go run ./benchmarks/benchgate -baseline REV -bench speed -out results/speed.md
-//	                                              the speed goals side by side with REV, the
-//	                                              report also written to a file
+//	                                              the speed goals side by side with REV (the
+//	                                              engine's benchmarks and the simulator's sweep,
+//	                                              sweep.go), the report also written to a file
 //	go run ./benchmarks/benchgate -update         every listed benchmark, -benchtime=100ms
 //	                                              -count=6, into results/bench.txt; then
 //	                                              results/README.md and its plots
@@ -65,6 +66,7 @@ type options struct {
 	instructions string
 	out          string
 	results      string
+	sweepSeeds   int
 	args         []string
 }
 
@@ -83,10 +85,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.instructions, "instructions", "auto", "count instructions per op with valgrind: auto (when installed), on, off")
 	fs.StringVar(&o.out, "out", "", "also write the side-by-side report to `FILE`")
 	fs.StringVar(&o.results, "results", "results", "the results `DIR`")
+	fs.IntVar(&o.sweepSeeds, "sweep-seeds", 1000, "with -bench speed, also the simulator's `simrun sweep --seeds 1-N -j 1` side by side (0: not)")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		if err == nil {
 			fmt.Fprintf(stderr, "benchgate: unexpected argument %q\n", fs.Arg(0))
 		}
+		return 2
+	}
+	if o.sweepSeeds < 0 {
+		fmt.Fprintf(stderr, "benchgate: -sweep-seeds %d: want a number of seeds, or 0 for no sweep\n", o.sweepSeeds)
 		return 2
 	}
 	if o.rounds < 1 || (o.instructions != "auto" && o.instructions != "on" && o.instructions != "off") {
@@ -255,11 +262,43 @@ func runSideBySide(o options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "benchgate: %v\n", err)
 		return 2
 	}
+	withSweep := o.bench == "speed" && o.sweepSeeds > 0
+	simruns := map[*build]string{}
+	if withSweep {
+		for _, b := range []*build{base, cur} {
+			simruns[b] = filepath.Join(tmp, b.name+"_simrun")
+			if err := buildSimrun(b.dir, simruns[b], stderr); err != nil {
+				fmt.Fprintf(stderr, "benchgate: %s (%s): %v\n", b.name, b.rev, err)
+				return 2
+			}
+		}
+		p, err := measureSweep(simruns, base, cur, o, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "benchgate: %v\n", err)
+			return 2
+		}
+		pairs[p.Key] = p
+	}
 	fmt.Fprintf(stderr, "benchgate: measured times by %s\n", time.Since(start).Round(time.Second))
 	if valgrind {
 		if err := countInstructions(pairs, list, base, cur, stderr); err != nil {
 			fmt.Fprintf(stderr, "benchgate: %v\n", err)
 			return 2
+		}
+		if withSweep {
+			p := pairs[sweepKey(o.sweepSeeds)]
+			for _, b := range []*build{base, cur} {
+				n, err := sweepInstructions(simruns[b])
+				if err != nil {
+					fmt.Fprintf(stderr, "benchgate: %s (%s): instructions of the sweep: %v\n", b.name, b.rev, err)
+					return 2
+				}
+				if b == base {
+					p.BaseInstr = n
+				} else {
+					p.NewInstr = n
+				}
+			}
 		}
 		fmt.Fprintf(stderr, "benchgate: counted instructions by %s\n", time.Since(start).Round(time.Second))
 	}
@@ -288,6 +327,10 @@ func runSideBySide(o options, stdout, stderr io.Writer) int {
 	instrNote := "instructions per op not counted (valgrind is not installed)"
 	if valgrind {
 		instrNote = "instructions per op: valgrind --tool=cachegrind, GOMAXPROCS=1, GOGC=off, runs of N and 2N ops differenced"
+	}
+	if withSweep {
+		instrNote += fmt.Sprintf("\n# the sweep's row: an op is a step (the JSON's \"steps\"); its times are the whole process's CPU time (user + system) over its steps, "+
+			"so the speedup is the ratio of steps per CPU-second; its instructions per step are of `simrun sweep --seeds 1-%d -j 1 --json` under cachegrind with GOMAXPROCS=1 and the sweep's own GOGC", sweepInstrSeeds)
 	}
 	report := fmt.Sprintf("# go run ./benchmarks/benchgate %s\n"+
 		"# baseline %s, new %s; %s %s/%s, %d CPUs; %s, load average %s at start, %s at end\n"+

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,6 +21,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"extra"}, "extra"},
 		{[]string{"-rounds", "0"}, "-rounds"},
 		{[]string{"-instructions", "maybe"}, "-instructions"},
+		{[]string{"-sweep-seeds", "-1"}, "-sweep-seeds -1"},
 		{[]string{"-bench", "nocolon"}, "PKG:PATTERN"},
 		{[]string{"-baseline", "no-such-revision-anywhere"}, "no-such-revision-anywhere"},
 		{[]string{"-results", t.TempDir()}, "bench.txt"},
@@ -106,5 +108,47 @@ func TestUntar(t *testing.T) {
 	}
 	if err := untar(archive("../escape.go"), dir); err == nil {
 		t.Error("an entry leaving the directory was written")
+	}
+}
+
+// TestSweepSteps: the steps of a sweep's JSON report are read; a report without them, or output
+// that is no report, is an error that quotes it.
+func TestSweepSteps(t *testing.T) {
+	if n, err := sweepSteps([]byte(`{"scenario": "random", "runs": 3, "steps": 1069, "exercised": {}}`)); err != nil || n != 1069 {
+		t.Errorf("steps %d, %v; want 1069", n, err)
+	}
+	for _, out := range []string{`{"runs": 3}`, `{"steps": 0}`, `sweep: bad seeds`} {
+		if _, err := sweepSteps([]byte(out)); err == nil || !strings.Contains(err.Error(), strings.Trim(out, "{}")[:5]) {
+			t.Errorf("%s: %v, want an error quoting the output", out, err)
+		}
+	}
+}
+
+// TestRunSweep: the working tree's simrun runs the measured sweep, and its CPU time per step and
+// its steps are those of the run (steps as the JSON reports them, a time per step that is a
+// plausible fraction of a second).
+func TestRunSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds simrun")
+	}
+	bin := filepath.Join(t.TempDir(), "simrun")
+	var errs bytes.Buffer
+	if err := buildSimrun("../..", bin, &errs); err != nil {
+		t.Fatalf("%v: %s", err, errs.String())
+	}
+	secPerStep, steps, err := runSweep(bin, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, sweepArgs(3)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sweepSteps(out)
+	if err != nil || steps != want {
+		t.Errorf("steps %d, want the JSON's %d (%v)", steps, want, err)
+	}
+	if secPerStep <= 0 || secPerStep > 0.01 {
+		t.Errorf("%g CPU-seconds per step, want a positive time under 10ms", secPerStep)
 	}
 }

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/parsleysim/parsleysim/benchmarks"
+)
+
+// The simulator's speed goal is a command's, not a Go benchmark's: `simrun sweep --seeds 1-N -j 1
+// --json`, in steps (the JSON's "steps", every action of every run) per CPU-second of the whole
+// process, as a user runs it (the sweep's own collector settings). Side by side (-bench speed),
+// both builds' simrun run the same sweep interleaved, round after round, and the report gives one
+// row whose "op" is a step: CPU time per step, the speedup (the ratio of steps per CPU-second) and
+// the instructions per step of a shorter sweep under cachegrind.
+
+// sweepInstrSeeds is the seed range whose sweep cachegrind counts, per build: long enough that
+// process start-up is a small fraction of the count, short enough to take about a minute.
+const sweepInstrSeeds = 200
+
+// sweepKey is the report's row of the sweep of seeds 1-seeds.
+func sweepKey(seeds int) string {
+	return fmt.Sprintf("%s/cmd/simrun sweep --seeds 1-%d -j 1 --json (per step, CPU time)", modulePath, seeds)
+}
+
+// modulePath is the module's import path, which the report strips from a row's package.
+const modulePath = "github.com/parsleysim/parsleysim"
+
+// buildSimrun builds the simrun command of the tree at dir into out (-trimpath, as buildTest).
+func buildSimrun(dir, out string, stderr io.Writer) error {
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "./cmd/simrun")
+	cmd.Dir = dir
+	cmd.Stderr = stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building simrun: %w", err)
+	}
+	return nil
+}
+
+// sweepArgs are the arguments of the measured sweep of seeds 1-seeds.
+func sweepArgs(seeds int) []string {
+	return []string{"sweep", "--seeds", fmt.Sprintf("1-%d", seeds), "-j", "1", "--json"}
+}
+
+// sweepSteps returns the "steps" of a sweep's JSON report; an output without it is an error that
+// quotes the output's start.
+func sweepSteps(out []byte) (int64, error) {
+	var rep struct {
+		Steps *int64 `json:"steps"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil || rep.Steps == nil || *rep.Steps <= 0 {
+		head := strings.TrimSpace(string(out))
+		if len(head) > 120 {
+			head = head[:120] + "..."
+		}
+		return 0, fmt.Errorf("no steps in the sweep's JSON report (%v): %q", err, head)
+	}
+	return *rep.Steps, nil
+}
+
+// runSweep runs bin's sweep of seeds 1-seeds once and returns its CPU seconds (user and system) per
+// step, and its steps.
+func runSweep(bin string, seeds int) (secPerStep float64, steps int64, err error) {
+	cmd := exec.Command(bin, sweepArgs(seeds)...)
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s %s: %v: %s", filepath.Base(bin), strings.Join(sweepArgs(seeds), " "), err, lastLines([]byte(errs.String()), 5))
+	}
+	if steps, err = sweepSteps(out); err != nil {
+		return 0, 0, err
+	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return cpu.Seconds() / float64(steps), steps, nil
+}
+
+// measureSweep runs both builds' sweeps o.rounds times, interleaved as measure does, and returns
+// the row. Both builds must agree on nothing but the JSON's shape: a baseline whose scheduler
+// differs takes other steps, which is why the row compares steps per CPU-second.
+func measureSweep(bins map[*build]string, base, cur *build, o options, stderr io.Writer) (*benchmarks.Pair, error) {
+	p := &benchmarks.Pair{Key: sweepKey(o.sweepSeeds)}
+	for r := range o.rounds {
+		fmt.Fprintf(stderr, "benchgate: sweep round %d of %d (load average %s)\n", r+1, o.rounds, loadAverage())
+		order := []*build{base, cur}
+		if r%2 == 1 {
+			order = []*build{cur, base}
+		}
+		for _, b := range order {
+			v, _, err := runSweep(bins[b], o.sweepSeeds)
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s): %v", b.name, b.rev, err)
+			}
+			if b == base {
+				p.Base = append(p.Base, v)
+			} else {
+				p.New = append(p.New, v)
+			}
+		}
+	}
+	return p, nil
+}
+
+// sweepInstructions returns the instructions per step of bin's sweep of seeds 1-sweepInstrSeeds
+// under cachegrind, one P, the sweep's own collector settings.
+func sweepInstructions(bin string) (float64, error) {
+	args := append([]string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", bin}, sweepArgs(sweepInstrSeeds)...)
+	cmd := exec.Command("valgrind", args...)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("valgrind %s: %v: %s", strings.Join(sweepArgs(sweepInstrSeeds), " "), err, lastLines([]byte(errs.String()), 5))
+	}
+	steps, err := sweepSteps(out)
+	if err != nil {
+		return 0, err
+	}
+	m := irefs.FindStringSubmatch(errs.String())
+	if m == nil {
+		return 0, fmt.Errorf("no instruction count in valgrind's output: %s", lastLines([]byte(errs.String()), 5))
+	}
+	total, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+	if err != nil {
+		return 0, err
+	}
+	return total / float64(steps), nil
+}
