@@ -95,7 +95,13 @@ func BenchmarkScale(b *testing.B) {
 			var liveBytes uint64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				res = world.RunObserved(scn, set, choose.NewRandom(uint64(i)), RunOptions{}, &heapAtEnd{b: b, live: &liveBytes})
+				w := world.New(scn, set, choose.NewRandom(uint64(i)), RunOptions{})
+				w.Start()
+				res = runFrom(w, scn.Script, 0, set.SafetySteps, nil)
+				b.StopTimer()
+				liveBytes = liveHeap() // with the world alive
+				runtime.KeepAlive(w)
+				b.StartTimer()
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*res.Steps), "ns/action")
@@ -104,21 +110,6 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(float64(liveBytes)/float64(n), "liveB/process")
 		})
 	}
-}
-
-// heapAtEnd measures the live heap at the end of a run, with its world alive, outside the timer.
-type heapAtEnd struct {
-	b    *testing.B
-	live *uint64
-}
-
-func (h *heapAtEnd) Started(world.View)       {}
-func (h *heapAtEnd) Scripted(world.View, int) {}
-func (h *heapAtEnd) Finished(w world.View, _ *spec.Result) {
-	h.b.StopTimer()
-	*h.live = liveHeap()
-	runtime.KeepAlive(w)
-	h.b.StartTimer()
 }
 
 // diamondScenario: p1 forwards in to mid; p2 receives in and mid and sends to out.

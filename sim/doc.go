@@ -5,13 +5,18 @@
 // exhaustive exploration of a small scope (Explore, ShortestViolation, ReplayPath,
 // ExploreSettings).
 //
-// The world itself, and the one skeleton every run follows, are package world's (sim/world): the
-// scheduler, the hosts, the actions and faults, the scheduling heuristics, the oracle's feed, the
-// explorer's side of the seam (clone, canonical hash, persistent sets). The search is package
-// explore's, which drives worlds through its World interface. This package holds no second copy
-// of the run: Run and CheckRestartInvisibility are world's, RunObserved observes world's run
-// through a world.Observer, and the explorer's entry points hand world.ExploreConfig to package
-// explore.
+// It holds the one run skeleton (run.go): every run it makes — a random or replayed run, an
+// observed one, the restart check's rerun — calls the phases package world exports, in order (a
+// new world, Start, the script's actions or the scheduler's safety steps, Finish, Result), and an
+// exploration's root and terminal states take the same phases through package explore. RunObserved
+// reads the world between phases through world.View. The RESTART_INVISIBILITY check is here too
+// (check_restart.go): the rerun the world prepares (a new world or a fork of the run) goes through
+// the skeleton and is judged with the oracle's comparison.
+//
+// The world itself is package world's (sim/world): the scheduler, the hosts, the actions and
+// faults, the scheduling heuristics, the oracle's feed, the explorer's side of the seam (clone,
+// canonical hash, persistent sets). The search is package explore's, which drives worlds through
+// its World interface; the explorer's entry points hand world.ExploreConfig to it.
 //
 // A run is a pure function of its scenario, its settings and its choices: every schedule and
 // fault decision goes through one Chooser (package choose), durations, topic IDs and payload

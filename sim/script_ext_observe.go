@@ -16,9 +16,9 @@ import (
 // Observed scripted runs: what a person reading a scenario file wants to see between actions and
 // what its expectations assert — each process's state, committed deliveries and holds with their
 // blockers (the engine's Status, SPEC §7.2), and every record with its parsley.causes header and
-// payload. RunObserved is Run with an observer of the run's phases (world.Observer) that snapshots
-// the world after the initial starts, after each script action and at the end, through what
-// the world shows an observer (world/observe.go).
+// payload. RunObserved is Run (the same skeleton, run.go) snapshotting the world
+// after the initial starts, after each script action and at the end, through what the world shows
+// an observer (world.View).
 
 // Observed is an observed scripted run: the result, one snapshot after the initial starts, one
 // after each script action, one at the end, and every record the run produced.
@@ -178,29 +178,23 @@ func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts
 		ob.procs = append(ob.procs, p.Name)
 	}
 	mustBeValid(scn)
-	world.RunObserved(scn, set, ch, opts, observer{ob})
+	run(scn, set, ch, opts, ob)
 	return ob
 }
 
-// observer is the world.Observer that fills an Observed: unexported, so a caller handed the
-// Observed cannot write into it through the Observer's methods, and sim's API names no world.
-type observer struct{ ob *Observed }
-
-// Started implements world.Observer: the first snapshot.
-func (o observer) Started(w world.View) {
-	o.ob.views, o.ob.obs = make([][]viewAt, len(o.ob.procs)), make([]deliveryObserver, len(o.ob.procs))
-	o.ob.snapshot(w, -1)
+// started takes the first snapshot, after the initial starts. The observer's methods are
+// unexported, so a caller handed the Observed cannot write into it, and sim's API names no world.
+func (ob *Observed) started(w world.View) {
+	ob.views, ob.obs = make([][]viewAt, len(ob.procs)), make([]deliveryObserver, len(ob.procs))
+	ob.snapshot(w, -1)
 }
 
-// Scripted implements world.Observer: the snapshot after script action i.
-func (o observer) Scripted(w world.View, i int) { o.ob.snapshot(w, i) }
-
-// Finished implements world.Observer: the result, the last snapshot and the records' final states.
-func (o observer) Finished(w world.View, res *spec.Result) {
-	o.ob.Result = res
-	o.ob.snapshot(w, o.ob.actions)
-	for i := range o.ob.Messages {
-		o.ob.Messages[i].State = w.Oracle().Msg(uint64(i) + 1).State.String()
+// finished records the result, the last snapshot and the records' final states.
+func (ob *Observed) finished(w world.View, res *spec.Result) {
+	ob.Result = res
+	ob.snapshot(w, ob.actions)
+	for i := range ob.Messages {
+		ob.Messages[i].State = w.Oracle().Msg(uint64(i) + 1).State.String()
 	}
 }
 

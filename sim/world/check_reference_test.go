@@ -20,7 +20,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 	scn := chainScope()
 	found := false
 	for seed := uint64(1); seed <= 30 && !found; seed++ {
-		res := Run(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress})
+		res := runWhole(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress})
 		for _, v := range res.Violations {
 			if v.Criterion == spec.CritReference {
 				if !strings.Contains(v.Detail, "stamp") || !strings.Contains(v.Detail, "engine") || !strings.Contains(v.Detail, "reference") {
@@ -29,7 +29,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 				found = true
 			}
 		}
-		off := Run(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress,
+		off := runWhole(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sabotage: node.SabotageOverexpress,
 			Disabled: []spec.Criterion{spec.CritReference}})
 		for _, v := range off.Violations {
 			if v.Criterion == spec.CritReference {
@@ -41,7 +41,7 @@ func TestReferenceFiresAndCanBeSwitchedOff(t *testing.T) {
 		t.Fatal("no seed in 1-30 of the chain scope made the reference node object to OVEREXPRESS")
 	}
 	for seed := uint64(1); seed <= 30; seed++ {
-		if res := Run(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{}); res.Verdict != "pass" {
+		if res := runWhole(scn, swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{}); res.Verdict != "pass" {
 			t.Fatalf("seed %d, honest: %v", seed, res.Violations)
 		}
 	}

@@ -1,101 +1,63 @@
 package world
 
-// RESTART_INVISIBILITY (SPEC §6.1, §9.25): a restart that keeps the received-channel set is not
-// observable in what is delivered or its order. Metamorphic: a run's script runs again with a
-// clean restart (a stop, which commits nothing new, then a full start) of one process inserted
-// at a point where that process is running with its step committed — so both runs have the same
-// committed history — and every process must make the same committed deliveries in the same
-// order in both runs, and the run with the restart must break no other criterion (a violation it
-// finds is reported as RESTART_INVISIBILITY naming the criterion: it shows only with the restart,
-// and once a restart changed the world the script's later actions may no longer mean what they
-// meant, a rewind to an offset that now lies ahead, say).
-//
-// Where it runs:
-//   - In every run whose settings switch it on (Settings.RestartCheck; the swarm switches it on
-//     for a seeded share of seeds, RestartCheckSharePct): after the run, when it passed, its
-//     recorded script (or its Scenario.Script) runs again with the restart inserted — from a
-//     fork of the run taken at the drawn point (restartFork) where the run allows one, which
-//     spares replaying the script up to there. The process and the point are drawn from the
-//     seed's own stream, never the Chooser, so the run's choices are the same with the check on
-//     or off.
-//   - In every exploration, at a sampled share of its states (package explore's search).
-//   - In scenario files, at the points they name (expect restart-invisible), and in Go tests
-//     (CheckRestartInvisibility).
-//
-// What "clean" means. A process is restarted only when it is running and its step is committed
-// (nothing fed, delivered or sent since its last commit, and its start's work committed): a stop
-// then commits nothing, so the committed history is the one the run without the restart has.
-// Mid-step, a stop would commit the step early, and a crash the run takes later would then roll
-// back less than it does without the restart; while the process is down or has failed closed
-// there is nothing to restart. So the restart goes at the first point at or after the drawn one
-// where some process is running with its step committed, to the first such process counting from
-// the drawn one, and when there is none the run is not checked (Stats.RestartChecks counts the
-// checks made). One process, one point per run: each point costs a run of the script from the
-// point on (of the whole script when the run took no fork).
+// The world's side of the RESTART_INVISIBILITY check (package sim's check_restart.go, which runs
+// it and says what it checks): the rerun a run's check makes (RestartRerun), the fork of the run
+// it continues where the run allows one (restartFork), and the restart a Go test or a scenario
+// file asks for (RestartAfter). The restart itself is world_restart.go's.
 
 import (
 	"github.com/parsleysim/parsleysim/sim/choose"
-	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
-// CheckRestartInvisibility runs scn (which must have a Script) with and without a clean restart of
-// process proc after script action after (a no-op unless proc is running with its step
-// committed then), and returns a RESTART_INVISIBILITY violation for each
-// process whose committed delivery sequence differs, naming the first difference.
-func CheckRestartInvisibility(scn *spec.Scenario, set swarm.Settings, opts RunOptions, proc string, after int) []spec.Violation {
+// RestartAfter asks the world, not yet started, for a clean restart of process proc after script
+// action after (a no-op unless proc is running with its step committed then): the restarted run of
+// package sim's CheckRestartInvisibility, which sets no restart point otherwise. It reports false,
+// and asks for nothing, when the run does not report RESTART_INVISIBILITY (RunOptions.Disabled).
+func (w *World) RestartAfter(proc string, after int) bool {
+	if !w.opts.reports(spec.CritRestartInvisibility) {
+		return false
+	}
+	w.opts.restart = &restartPoint{proc: proc, after: after, at: -1}
+	return true
+}
+
+// RestartRerun returns the rerun of the restart check of the run w made (New), given the run's
+// result res: a world that makes the run's script (its scenario's, or the one it recorded) again
+// with a clean restart inserted at the first point from the drawn one where some process is
+// running with its step committed, started and at script action from. It continues the run's
+// fork when the fork was taken at the drawn point (restartFork), which spares replaying the
+// script up to there, and is a new world at action 0 otherwise. Package sim's run skeleton runs
+// it on (Scripted, Finish, Result) and compares it with the run (Restarted). nil when the run's
+// check is off, or it has no script or no process.
+func (w *World) RestartRerun(res *spec.Result) (re *World, from int) {
+	scn, set, opts := *w.scn, *w.set, *w.opts
 	if len(scn.Script) == 0 {
-		panic("world: CheckRestartInvisibility needs a scripted scenario")
+		scn.Script = res.Script
 	}
-	if !opts.reports(spec.CritRestartInvisibility) {
-		return nil
-	}
-	opts.Sinks = nil
-	set.RestartCheck = swarm.RestartCheck{}
-	base := Run(scn, set, choose.NewRandom(set.Seed), opts)
-	opts.restart = &restartPoint{proc: proc, after: after, at: -1}
-	restarted := Run(scn, set, choose.NewRandom(set.Seed), opts)
-	return oracle.CompareDeliveries(base.Deliveries, restarted.Deliveries, proc, after, after)
-}
-
-// checkRestart runs the restart check of a finished run whose settings ask for it: the run's
-// script (scn.Script, or the script it recorded) again with the drawn clean restart, and the
-// violations it finds. fork is the run's fork (restartFork), or nil.
-func checkRestart(scn *spec.Scenario, set swarm.Settings, opts RunOptions, res *spec.Result, fork *restartFork) []spec.Violation {
-	restarted, rp := restartRerun(scn, set, opts, res, fork)
-	if restarted == nil || rp.at < 0 {
-		return nil // no process was running with its step committed from there on
-	}
-	res.Stats.RestartChecks++
-	out := oracle.CompareDeliveries(res.Deliveries, restarted.Deliveries, rp.proc, rp.after, rp.at)
-	for _, v := range restarted.Violations {
-		out = append(out, oracle.RestartViolation(v, rp.proc, rp.after, rp.at))
-	}
-	return out
-}
-
-// restartRerun runs checkRestart's rerun (continuing fork if it was taken at the drawn point) and
-// returns its result and where the restart went (at -1: nowhere); nil without script or process.
-func restartRerun(scn *spec.Scenario, set swarm.Settings, opts RunOptions, res *spec.Result, fork *restartFork) (*spec.Result, *restartPoint) {
-	script := scn.Script
-	if len(script) == 0 {
-		script = res.Script
-	}
-	if len(script) == 0 || len(scn.Processes) == 0 {
-		return nil, nil
+	if !opts.restartCheck || len(scn.Script) == 0 || len(scn.Processes) == 0 {
+		return nil, 0
 	}
 	rc := set.RestartCheck
-	after := len(script) * rc.AtPermille / 1000
-	re := *scn
-	re.Script = script
+	after := len(scn.Script) * rc.AtPermille / 1000
 	set.RestartCheck = swarm.RestartCheck{}
-	opts.Sinks, opts.RecordScript, opts.noReference, opts.fork = nil, false, true, nil
+	opts.Sinks, opts.RecordScript, opts.noReference, opts.restartCheck, opts.fork = nil, false, true, false, nil
 	opts.restart = &restartPoint{after: after, orLater: true, from: rc.Process % len(scn.Processes), at: -1}
-	if fork != nil && fork.world != nil && fork.at == after {
-		return fork.rerun(&re, &set, &opts), opts.restart
+	if f := w.opts.fork; f != nil && f.world != nil && f.at == after {
+		return f.continued(&scn, &set, &opts), f.at
 	}
-	return Run(&re, set, choose.NewRandom(set.Seed), opts), opts.restart
+	re = newWorld(&scn, &set, choose.NewRandom(set.Seed), &opts)
+	re.Start()
+	return re, 0
+}
+
+// Restarted says where the clean restart a rerun was asked for went (RestartRerun, RestartAfter):
+// to process proc, after script action at (-1: nowhere), asked for after action after. Package
+// sim's restart check names the point in the violations it reports.
+func (w *World) Restarted() (proc string, after, at int) {
+	rp := w.opts.restart
+	return rp.proc, rp.after, rp.at
 }
 
 // restartFork is a swarm run's fork for its restart check (RunOptions.fork; none in a scripted
@@ -106,15 +68,20 @@ func restartRerun(scn *spec.Scenario, set swarm.Settings, opts RunOptions, res *
 // of SafetySteps actions; when the run records another number, the check replays the whole script.
 type restartFork struct {
 	at    int    // the safety steps taken at the fork
+	steps int    // the safety steps the run has taken so far
 	world *World // the fork, nil until taken (and when it is not)
 }
 
-// before is told of the run's world w before safety step n, and takes the fork at the planned
+// before is told of the run's world w before each safety step, and takes the fork at the planned
 // point if every step so far recorded its action (a step records at most one). f may be nil.
-func (f *restartFork) before(w *World, n int) {
-	if f != nil && n == f.at && len(w.script) == n {
+func (f *restartFork) before(w *World) {
+	if f == nil {
+		return
+	}
+	if f.steps == f.at && len(w.script) == f.at {
 		f.world = w.fork()
 	}
+	f.steps++
 }
 
 // fork returns a copy of w (World.cloneInto) that goes on by itself while w goes on with its run:
@@ -134,20 +101,15 @@ func (w *World) fork() *World {
 	return c
 }
 
-// rerun continues the fork as the rerun of scn's script under set and opts: the script from its
-// point on, the restart inserted, the liveness phase and the end-of-run checks. The fork first
-// owns every process (proc.own): scripted actions change a process without owning it, as only a
-// run's own world runs them, and the fork's processes still share their state with the run's.
-// What else the fork shares with its run (the model, the oracle, the sessions, the refusal
-// counts) is copied on change on either side, as between the explorer's clones.
-func (f *restartFork) rerun(scn *spec.Scenario, set *swarm.Settings, opts *RunOptions) *spec.Result {
+// continued returns the fork as the rerun of scn's script under set and opts, at script action
+// at. The fork first owns every process (proc.own): scripted actions change a process without
+// owning it, as only a run's own world runs them, and the fork's processes still share their
+// state with the run's. What else the fork shares with its run (the model, the oracle, the
+// sessions, the refusal counts) is copied on change on either side, as between the explorer's
+// clones.
+func (f *restartFork) continued(scn *spec.Scenario, set *swarm.Settings, opts *RunOptions) *World {
 	c := f.world
 	c.scn, c.set, c.opts = scn, set, opts
 	c.ownAll()
-	for i := f.at; i < len(scn.Script); i++ {
-		c.runScripted(i, &scn.Script[i])
-		c.maybeRestart(i)
-	}
-	c.finish()
-	return c.result()
+	return c
 }

@@ -56,7 +56,7 @@ const (
 	ForkContinued                      // the check continued the run's fork, restarted, and it matched the whole rerun
 )
 
-// ForkMatchesRerun runs scn under set (whose restart check must be on) as RunObserved runs it and
+// ForkMatchesRerun runs scn under set (whose restart check must be on) as package sim runs it and
 // holds the restart check's fork to the rerun it stands for. The run that forks is the run that
 // does not (same trace, same result); the rerun continued from the fork (restartFork) ends
 // exactly as the script replayed from the start does — where the restart went, every process's
@@ -68,20 +68,20 @@ const (
 func ForkMatchesRerun(scn func() *spec.Scenario, set swarm.Settings, opts RunOptions) (ForkOutcome, error) {
 	plain, _, plainHash := firstRun(scn(), set, opts, false)
 	res, w, hash := firstRun(scn(), set, opts, true)
-	if hash.Sum() != plainHash.Sum() || !sameResult(res.Result, plain.Result) {
+	if hash.Sum() != plainHash.Sum() || !sameResult(res, plain) {
 		return ForkUnchecked, errors.New("the run that forked differs from the run that did not")
 	}
 	if res.Verdict != "pass" {
 		return ForkUnchecked, nil // the check judges passing runs only
 	}
-	f := res.fork
+	f := w.opts.fork
 	if f == nil || f.world == nil || f.at != len(res.Script)*set.RestartCheck.AtPermille/1000 {
 		return ForkNotTaken, nil
 	}
 	result := func() string { return fmt.Sprint(res.Deliveries, res.Violations, res.Script, res.Stats) }
 	before, world := result(), worldDigest(w, &set)
 	refs := refChanges(f.world)
-	got, gotAt := restartRerun(scn(), set, opts, res.Result, f)
+	got, gotAt := rerun(w, res)
 	if result() != before {
 		return ForkContinued, errors.New("the fork's rerun changed the run's result")
 	}
@@ -94,9 +94,10 @@ func ForkMatchesRerun(scn func() *spec.Scenario, set swarm.Settings, opts RunOpt
 	if n := refChanges(f.world); n != refs {
 		return ForkContinued, fmt.Errorf("the fork's reference nodes went on judging (%d calls, %d at the fork)", n, refs)
 	}
-	want, wantAt := restartRerun(scn(), set, opts, res.Result, nil)
-	if *gotAt != *wantAt {
-		return ForkContinued, fmt.Errorf("the fork restarted %+v, the whole rerun %+v", *gotAt, *wantAt)
+	w.opts.fork = nil // the rerun replays the whole script
+	want, wantAt := rerun(w, res)
+	if gotAt != wantAt {
+		return ForkContinued, fmt.Errorf("the fork restarted %+v, the whole rerun %+v", gotAt, wantAt)
 	}
 	if !sameResult(got, want) {
 		return ForkContinued, fmt.Errorf("the fork's rerun differs from the whole rerun:\nfork:  %d steps, end %d µs, %v, %v\nwhole: %d steps, end %d µs, %v, %v",
@@ -108,10 +109,11 @@ func ForkMatchesRerun(scn func() *spec.Scenario, set swarm.Settings, opts RunOpt
 	return ForkContinued, nil
 }
 
-// forkedRun is a run's result and the fork it took.
-type forkedRun struct {
-	*spec.Result
-	fork *restartFork
+// rerun runs the restart check's rerun of the run w made, whose result is res, and returns its
+// result and where its restart went.
+func rerun(w *World, res *spec.Result) (*spec.Result, restartPoint) {
+	re, from := w.RestartRerun(res)
+	return re.runFrom(from), *re.opts.restart
 }
 
 // forkOwns reports a process of the fork c whose state it still shares with the run's world w
@@ -162,17 +164,18 @@ func worldDigest(w *World, set *swarm.Settings) string {
 	return fmt.Sprint(h.Hash(w, nil), w.step, w.clock.Now(), w.recent, w.stats, w.or.Violations(), deliveries)
 }
 
-// firstRun runs scn under set as RunObserved runs a run whose restart check is on, recording its
-// script, with the check's fork when fork is set, and returns it, its world and its trace's hash.
-func firstRun(scn *spec.Scenario, set swarm.Settings, opts RunOptions, fork bool) (forkedRun, *World, *trace.HashSink) {
+// firstRun runs scn under set as New makes a run whose restart check is on, recording its
+// script, with the check's fork when fork is set, and returns its result, its world and its
+// trace's hash.
+func firstRun(scn *spec.Scenario, set swarm.Settings, opts RunOptions, fork bool) (*spec.Result, *World, *trace.HashSink) {
 	h := trace.NewHashSink()
 	opts.RecordScript, opts.Sinks = true, []trace.Sink{h}
 	if fork {
+		opts.restartCheck = true
 		opts.fork = &restartFork{at: set.SafetySteps * set.RestartCheck.AtPermille / 1000}
 	}
 	w := newWorld(scn, &set, choose.NewRandom(set.Seed), &opts)
-	res := w.runObserved(nil)
-	return forkedRun{res, opts.fork}, w, h
+	return w.run(), w, h
 }
 
 // sameResult reports whether two runs ended alike: deliveries, violations, steps and the virtual
@@ -194,15 +197,14 @@ func TestForkKeepsItsSets(t *testing.T) {
 		set := swarm.ExpandSettings(seed)
 		opts := RunOptions{RecordScript: true}
 		w := newWorld(diamondScenario(), &set, choose.NewRandom(seed), &opts)
-		w.startAll()
+		w.Start()
 		for range set.SafetySteps / 4 {
-			w.scheduledStep(nil)
+			w.SafetyStep()
 		}
 		c := w.fork()
 		sets := func(w *World) string { return fmt.Sprint(w.readers, w.declarers, w.topicIncs) }
 		atFork := sets(c)
-		w.safetyPhase()
-		w.finish()
+		w.runFrom(0)
 		if sets(w) != atFork {
 			changed++
 		}

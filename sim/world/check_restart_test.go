@@ -20,10 +20,10 @@ var heldAcrossRestart = []spec.ScriptedAction{
 
 func TestCheckRestartInvisibility(t *testing.T) {
 	set := swarm.Settings{Seed: 1, LivenessStepsMax: 1000}
-	if vs := CheckRestartInvisibility(twoInputs(heldAcrossRestart...), set, RunOptions{}, "p", 3); len(vs) != 0 {
+	if vs := checkRestartInvisibility(twoInputs(heldAcrossRestart...), set, RunOptions{}, "p", 3); len(vs) != 0 {
 		t.Fatalf("honest engine: %v", vs)
 	}
-	vs := CheckRestartInvisibility(twoInputs(heldAcrossRestart...), set, RunOptions{Sabotage: node.SabotageDropHeld}, "p", 3)
+	vs := checkRestartInvisibility(twoInputs(heldAcrossRestart...), set, RunOptions{Sabotage: node.SabotageDropHeld}, "p", 3)
 	if len(vs) == 0 || vs[0].Criterion != spec.CritRestartInvisibility || vs[0].Process != 0 {
 		t.Fatalf("DROP_HELD: %v", vs)
 	}
@@ -35,7 +35,7 @@ func TestRestartInvisibilityOnRecordedRuns(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 40; seed++ {
 		set := swarm.ExpandSettings(seed)
-		res := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{RecordScript: true})
+		res := runWhole(diamondScenario(), set, choose.NewRandom(seed), RunOptions{RecordScript: true})
 		if res.Verdict != "pass" || len(res.Script) == 0 {
 			t.Fatalf("seed %d: %v (script %d actions)", seed, res.Violations, len(res.Script))
 		}
@@ -43,7 +43,7 @@ func TestRestartInvisibilityOnRecordedRuns(t *testing.T) {
 		scn.Script = res.Script
 		for _, p := range scn.Processes {
 			for _, after := range commitsOf(res.Script, p.Name, 3) {
-				if vs := CheckRestartInvisibility(scn, set, RunOptions{}, p.Name, after); len(vs) != 0 {
+				if vs := checkRestartInvisibility(scn, set, RunOptions{}, p.Name, after); len(vs) != 0 {
 					t.Fatalf("seed %d: %v", seed, vs)
 				}
 				checked++
@@ -87,17 +87,17 @@ func TestRestartCheckCatchesExecutionPartitioner(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		set := swarm.ExpandSettings(seed)
 		set.RestartCheck = swarm.RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
-		honest := Run(scn, set, choose.NewRandom(seed), RunOptions{})
+		honest := runWhole(scn, set, choose.NewRandom(seed), RunOptions{})
 		if honest.Verdict != "pass" {
 			t.Fatalf("seed %d, honest partitioner: %v", seed, honest.Violations)
 		}
 		checked += honest.Stats.RestartChecks
 		set.RestartCheck = swarm.RestartCheck{}
-		if res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks}); res.Verdict != "pass" {
+		if res := runWhole(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks}); res.Verdict != "pass" {
 			t.Fatalf("seed %d, without the restart check: %v (only the restart check may see this bug)", seed, res.Violations)
 		}
 		set.RestartCheck = swarm.RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
-		res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
+		res := runWhole(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
 		for _, v := range res.Violations {
 			if v.Criterion != spec.CritRestartInvisibility {
 				t.Fatalf("seed %d: %v", seed, v)
@@ -127,7 +127,7 @@ func TestRestartCheckFiresInSweepAndExplore(t *testing.T) {
 	caught, checked := 0, 0
 	for seed := uint64(1); seed <= 400; seed++ {
 		set := swarm.ExpandSettings(seed)
-		res := Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
+		res := runWhole(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks})
 		checked += res.Stats.RestartChecks
 		for _, v := range res.Violations {
 			if v.Criterion != spec.CritRestartInvisibility {

@@ -47,7 +47,7 @@ func runScripted(scn *spec.Scenario, opts RunOptions, liveness bool) *spec.Resul
 	if liveness {
 		set.LivenessStepsMax = 1000
 	}
-	return Run(scn, set, choose.NewRandom(1), opts)
+	return runWhole(scn, set, choose.NewRandom(1), opts)
 }
 
 // expect asserts that the sabotaged result has a violation of crit and the honest one none.

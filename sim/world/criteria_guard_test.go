@@ -197,7 +197,7 @@ func guardCases() []guardCase {
 				for seed := uint64(1); seed <= 40; seed++ {
 					set := swarm.ExpandSettings(seed)
 					set.RestartCheck = swarm.RestartCheck{On: true, AtPermille: int(seed * 37 % 400)}
-					vs = append(vs, Run(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks, Disabled: disabled}).Violations...)
+					vs = append(vs, runWhole(scn, set, choose.NewRandom(seed), RunOptions{hooks: hooks, Disabled: disabled}).Violations...)
 				}
 				return vs
 			}},

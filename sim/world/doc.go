@@ -1,13 +1,13 @@
-// Package world is the simulated world and how one run of it goes: a seeded scheduler that drives
-// many Parsley nodes over the deterministic substrate, a Kafka-Streams-like host per process
+// Package world is the simulated world and the phases of one run of it: a seeded scheduler that
+// drives many Parsley nodes over the deterministic substrate, a Kafka-Streams-like host per process
 // (host*.go), the session tiers (package tiers, whose Host the world is), the actions and faults
 // (world_actions.go, world_faults.go, world_produce.go, world_restart.go; a scenario's scripted
 // actions are package script's, which reads and drives the world through script_world.go), the
 // scheduler (world_schedule.go) with the facts its rules read (world_targets.go, world_doomed.go,
 // world_shapes.go, world_deletion_only.go; the rules themselves are package shape, which reads
 // the world through shape_view.go, and its doc tables every rule), and the ground-truth
-// oracle (package oracle) fed with the world's events. Package sim is its front door: Run,
-// RunObserved and the explorer's entry points call it.
+// oracle (package oracle) fed with the world's events. Package sim is its front door: its run
+// skeleton calls the phases, and its explorer's entry points call ExploreConfig.
 //
 // The oracle observes; it does not share. The world hands it events, each dated with the step and
 // the virtual time (oracle.At) — a record produced, a transaction's end, a log moved, a topic
@@ -20,11 +20,11 @@
 // hand it their operations and it keeps the sessions' truth (oracle.Sessions, beside the tiers).
 // Its checkers, one per criterion, live in package oracle, which cannot see the host
 // (oracle.TestOracleSeesNoHost); the world judges nothing itself (sim's TestWorldJudgesNothing):
-// restart invisibility, which re-runs the world (a swarm run's script from the drawn point on, by
-// continuing a copy-on-write fork of the run taken there), is run from here (check_restart.go)
-// and judged with the oracle's comparison. The oracle reports each violation as it finds it to the
-// world (oracle.Reporter), which traces it. The world asks it queries (RecordAt, FedHigh,
-// PendingHead, HeldBack, Ledger, DeliverySequence).
+// for restart invisibility, which package sim runs and judges with the oracle's comparison, the
+// world makes the rerun (check_restart.go: a swarm run's script from the drawn point on, by
+// continuing a copy-on-write fork of the run taken there, or the whole script). The oracle
+// reports each violation as it finds it to the world (oracle.Reporter), which traces it. The
+// world asks it queries (RecordAt, FedHigh, PendingHead, HeldBack, Ledger, DeliverySequence).
 //
 // A run is a pure function of its scenario, its settings and its choices. Every schedule and fault
 // decision goes through one Chooser; durations, topic IDs and payload bytes come from separate
@@ -32,10 +32,10 @@
 // branches nor shift when a new kind of choice is added. Nothing in this package reads the wall
 // clock, iterates a map in an order that matters, or starts a goroutine on the deterministic path.
 //
-// Every run of a world follows one skeleton (run.go): every process started, the safety phase (a
-// script, the scheduler's steps, or an exploration's), then the liveness phase and the end-of-run
-// checks. Run runs it whole, and RunObserved tells an Observer of its phases, which reads the
-// world between actions through a View, which only reads (package sim's snapshots of a run).
+// A run goes through the world's phases (run.go), which package sim's run skeleton calls in
+// order: New, Start (every process started), the safety phase (Scripted for a script's actions,
+// SafetyStep for the scheduler's steps), Finish (the liveness phase and the end-of-run checks),
+// Result. An exploration starts its root and ends its terminal states with the same phases.
 //
 // Exhaustive exploration is package explore's search; ExploreConfig builds its configuration from
 // a scenario: the root world, and three services on the world's side of the seam (the canonical
@@ -46,10 +46,12 @@
 // each engine behind package engine's reference), the steps, the recorded script, the
 // violations, the end of a run.
 //
-// What it exports, and why: the run (Run, RunObserved with its Observer, RunOptions,
-// CheckRestartInvisibility, which package sim serves), the exploration's configuration
-// (ExploreOptions, ExploreConfig, ExploreSettings, which sim's explorer entry points hand to
-// package explore), World as explore.World, and View, what an observer reads of a world
-// (observe.go). Tests that tamper with a world (testHooks) live here, since the hooks are not
-// exported.
+// What it exports, and why: the phases of a run and its options (New, Start, Scripted,
+// SafetyStep, Finish, Result, RunOptions), which package sim's run skeleton calls; View (the
+// method and the type, observe.go), what an observer reads of a world between phases; the
+// restart check's rerun (RestartRerun, Restarted, RestartAfter), which sim runs through the same
+// skeleton; the exploration's configuration (ExploreOptions, ExploreConfig, ExploreSettings,
+// which sim's explorer entry points hand to package explore); World as explore.World. Tests that
+// tamper with a world (testHooks) live here, since the hooks are not exported; they run whole
+// runs as sim does through the phases (run_test.go).
 package world

@@ -16,7 +16,7 @@ import (
 // Exhaustive exploration of a small scope: the search is package explore's (depth-first over
 // every answer the Chooser can give, deduplicated by canonical hash, reduced by persistent and
 // sleep sets, sequential, parallel or sharded); what it explores is built here. An exploration's
-// root is the scenario's world with every process started, as Run begins (explore_seam.go), under
+// root is the scenario's world with every process started, as a run begins (Start), under
 // ExploreSettings. Durations, topic IDs and payloads come from their own streams and never
 // branch: durations are constant, payloads constant, and topic IDs follow the seed's ID stream,
 // cloned with each world, so a path's k-th incarnation has the ID a plain run of the same seed

@@ -119,7 +119,7 @@ func TestParallelRestartCheckIsDeterministic(t *testing.T) {
 			}
 			scripted := *c.scn
 			scripted.Script = script
-			if vs := CheckRestartInvisibility(&scripted, ExploreSettings(opts), RunOptions{hooks: hooks},
+			if vs := checkRestartInvisibility(&scripted, ExploreSettings(opts), RunOptions{hooks: hooks},
 				v.Restart.Process, v.Restart.After); len(vs) == 0 {
 				t.Fatalf("the script of %v with the restart of %s after action %d breaks nothing", v.Path, v.Restart.Process, v.Restart.After)
 			}

@@ -26,7 +26,7 @@ var _ explore.World = (*World)(nil)
 // process started, its script empty.
 func newExploredWorld(scn *spec.Scenario, set *swarm.Settings, opts *RunOptions) *World {
 	w := newWorld(scn, set, choose.NewReplay(nil), opts)
-	w.startAll()
+	w.Start()
 	w.script = nil
 	return w
 }
@@ -125,9 +125,6 @@ func (w *World) Settings() *swarm.Settings { return w.set }
 // SetSettings implements explore.World: the settings the rest of the run uses.
 func (w *World) SetSettings(set *swarm.Settings) { w.set = set }
 
-// Result implements explore.World: the run's result as it stands.
-func (w *World) Result() *spec.Result { return w.result() }
-
 // Processes implements explore.World: the number of processes.
 func (w *World) Processes() int { return len(w.procs) }
 
@@ -139,15 +136,6 @@ func (w *World) Restart(i int) { w.cleanRestart(w.procs[i]) }
 
 // ProcessName implements explore.World: process i's scenario name.
 func (w *World) ProcessName(i int) string { return w.procs[i].spec.Name }
-
-// Finish implements explore.World: the liveness phase and the end-of-run checks, after telling
-// the test hooks of a state the search ends.
-func (w *World) Finish() {
-	if w.hooks != nil && w.hooks.finishing != nil {
-		w.hooks.finishing(w)
-	}
-	w.finish()
-}
 
 // LocalTransition implements explore.World: the step just taken as a sleep-set transition (a
 // feed, drain or commit of one process), read from the one action it recorded.

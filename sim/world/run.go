@@ -35,93 +35,40 @@ type RunOptions struct {
 	// explored says the world is a state of an exploration, which the explorer clones and
 	// hashes: every engine journals its calls (package engine) and the scheduling
 	// heuristics skip their weighing (World.explored). Only the explorer sets it.
-	explored    bool
-	restart     *restartPoint
-	noReference bool         // no reference nodes: the restart check's rerun (REFERENCE judged the first run)
-	fork        *restartFork // the restart check's fork of the run (check_restart.go), nil for none
+	explored     bool
+	restart      *restartPoint
+	noReference  bool         // no reference nodes: the restart check's rerun (REFERENCE judged the first run)
+	restartCheck bool         // the run's restart check is on (New; RestartRerun)
+	fork         *restartFork // the restart check's fork of the run (check_restart.go), nil for none
 }
 
 // reports reports whether the oracle reports violations of criterion c (RunOptions.Disabled).
 func (o *RunOptions) reports(c spec.Criterion) bool { return !slices.Contains(o.Disabled, c) }
 
-// Run executes one run of scn under set, making every schedule and fault decision through ch:
-// the safety phase (set.SafetySteps actions chosen by ch, or scn.Script when given), then the
-// liveness phase (faults off; every process started, fed, drained and committed until nothing
-// moves, at most set.LivenessStepsMax actions; skipped when that is 0), then the end-of-run
-// checks, and, when set.RestartCheck asks for it and the run passed, the restart check
-// (check_restart.go: the script once more with a clean restart inserted; not with
-// data streams given, which cannot be drawn again). It is deterministic: no map order, goroutine or wall clock reaches the result.
-func Run(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *spec.Result {
-	return RunObserved(scn, set, ch, opts, nil)
-}
+// The phases of one run, which package sim's run skeleton calls in order for every run it makes
+// (a random or replayed run, an observed one, the restart check's rerun): New, Start, the safety
+// phase (Scripted for each action of a script, or SafetyStep for each of the scheduler's steps),
+// Finish, Result. An exploration's root is a started world (newExploredWorld), and its terminal
+// states and replayed paths end with Finish (explore_seam.go). They are exported for that
+// skeleton, which reads the world between them through a View.
 
-// RunObserved is Run with the run's phases told to obs (nil: not observed): the observer reads
-// the world between actions, so it sees the run Run makes (package sim's RunObserved builds its
-// snapshots so). The restart check's rerun is not observed.
-func RunObserved(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions, obs Observer) *spec.Result {
-	if err := scn.Validate(); err != nil {
-		panic("world: " + err.Error())
-	}
-	check := set.RestartCheck.On && opts.restart == nil && opts.streams.IsZero() && opts.reports(spec.CritRestartInvisibility)
-	caller := opts
-	if check {
-		opts.RecordScript = true
+// New returns the world of one run of scn (a valid scenario) under set, making every schedule and
+// fault decision through ch. When set.RestartCheck asks for the restart check (and the run is
+// given no data streams, which cannot be drawn again, and reports RESTART_INVISIBILITY), the
+// world records its script for the check's rerun and, for a swarm run on the model, plans the
+// fork the rerun continues (RestartRerun).
+func New(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *World {
+	if set.RestartCheck.On && opts.streams.IsZero() && opts.reports(spec.CritRestartInvisibility) {
+		opts.restartCheck, opts.RecordScript = true, true
 		if len(scn.Script) == 0 && opts.Substrate == nil {
 			opts.fork = &restartFork{at: set.SafetySteps * set.RestartCheck.AtPermille / 1000}
 		}
 	}
-	res := newWorld(scn, &set, ch, &opts).runObserved(obs)
-	if check && res.Verdict == "pass" {
-		if vs := checkRestart(scn, set, caller, res, opts.fork); len(vs) > 0 {
-			res.Violations, res.Verdict = append(res.Violations, vs...), "violation"
-		}
-	}
-	if !caller.RecordScript {
-		res.Script = nil
-	}
-	return res
+	return newWorld(scn, &set, ch, &opts)
 }
 
-// The run skeleton: startAll, the safety phase (a script, the scheduler's steps, or an
-// exploration's), finish. Run and RunObserved run it whole (World.runObserved); an exploration
-// starts its root with startAll and ends terminal states and replayed paths with finish.
-
-// Observer is told of a run's progress and reads the world through a View between actions
-// (package sim's snapshots of a scripted run): Started after the initial starts, Scripted after
-// script action i, Finished after the end-of-run checks, with the result.
-type Observer interface {
-	Started(v View)
-	Scripted(v View, i int)
-	Finished(v View, res *spec.Result)
-}
-
-// runObserved executes the phases of a run, observed by obs when not nil, and returns its result.
-func (w *World) runObserved(obs Observer) *spec.Result {
-	w.startAll()
-	if obs != nil {
-		obs.Started(View{w})
-	}
-	if script := w.scn.Script; len(script) > 0 {
-		for i := range script {
-			w.runScripted(i, &script[i])
-			w.maybeRestart(i)
-			if obs != nil {
-				obs.Scripted(View{w}, i)
-			}
-		}
-	} else {
-		w.safetyPhase()
-	}
-	w.finish()
-	res := w.result()
-	if obs != nil {
-		obs.Finished(View{w}, res)
-	}
-	return res
-}
-
-// startAll starts every process, each as a step of its own.
-func (w *World) startAll() {
+// Start starts every process, each as a step of its own: the first phase of a run.
+func (w *World) Start() {
 	w.hooks = w.opts.hooks
 	for _, p := range w.procs {
 		w.step++
@@ -130,14 +77,20 @@ func (w *World) startAll() {
 	}
 }
 
-// safetyPhase runs the scheduled actions of the safety phase.
-func (w *World) safetyPhase() {
-	for n := 0; n < w.set.SafetySteps; n++ {
-		w.opts.fork.before(w, n)
-		if _, ok := w.scheduledStep(nil); !ok { // the masks the memo keeps
-			return
-		}
-	}
+// Scripted performs action i of the scenario's script as one step, then the clean restart planned
+// after it, if any (RestartRerun, RestartAfter): a step of a scripted run's safety phase.
+func (w *World) Scripted(i int) {
+	w.runScripted(i, &w.scn.Script[i])
+	w.maybeRestart(i)
+}
+
+// SafetyStep takes one step of a swarm run's safety phase: the fork the restart check planned at
+// this step, if any (restartFork), then an enabled action chosen through the world's chooser. It
+// returns false, and does nothing more, when nothing is enabled.
+func (w *World) SafetyStep() bool {
+	w.opts.fork.before(w)
+	_, ok := w.scheduledStep(nil) // the masks the memo keeps
+	return ok
 }
 
 // scheduledStep chooses an enabled action through the world's chooser and performs it as one
@@ -151,9 +104,13 @@ func (w *World) scheduledStep(masks []explore.Mask) (k spec.ActionKind, ok bool)
 	return k, ok
 }
 
-// finish ends the safety phase and runs the liveness phase (unless the settings switch it off)
-// and the end-of-run checks.
-func (w *World) finish() {
+// Finish ends the safety phase and runs the liveness phase (unless the settings switch it off)
+// and the end-of-run checks, after telling the test hooks of a state an exploration ends; it
+// implements explore.World too.
+func (w *World) Finish() {
+	if w.hooks != nil && w.hooks.finishing != nil {
+		w.hooks.finishing(w)
+	}
 	w.stats.SafetySteps = w.step
 	if w.set.LivenessStepsMax > 0 {
 		w.livenessPhase()
@@ -161,8 +118,8 @@ func (w *World) finish() {
 	w.or.OnRunEnd(w.at(), w.set.LivenessStepsMax > 0)
 }
 
-// result assembles the Result.
-func (w *World) result() *spec.Result {
+// Result is the run's result as it stands; it implements explore.World too.
+func (w *World) Result() *spec.Result {
 	w.or.FillStats(&w.stats, w.clock.Now())
 	r := &spec.Result{Seed: w.set.Seed, Verdict: "pass", Violations: w.or.Violations(), Stats: w.stats,
 		Steps: w.step, Choices: w.chooser.Choices(), Script: w.script}
@@ -175,3 +132,6 @@ func (w *World) result() *spec.Result {
 	}
 	return r
 }
+
+// View is what an observer reads of the world between phases (package sim's snapshots of a run).
+func (w *World) View() View { return View{w} }

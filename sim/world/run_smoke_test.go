@@ -27,7 +27,7 @@ func diamondScenario() *spec.Scenario {
 func TestSmokeHonest(t *testing.T) {
 	for seed := uint64(1); seed <= 1000; seed++ {
 		set := swarm.ExpandSettings(seed)
-		res := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{})
+		res := runWhole(diamondScenario(), set, choose.NewRandom(seed), RunOptions{})
 		if res.Verdict != "pass" {
 			for _, v := range res.Violations {
 				t.Errorf("seed %d: %v", seed, v)

@@ -5,14 +5,85 @@ import (
 	"testing"
 
 	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
 )
 
-// run executes the phases of a run, unobserved, and returns its result: a test's run of a world
-// it built or tampered with itself.
-func (w *World) run() *spec.Result { return w.runObserved(nil) }
+// This package's tests run whole runs as package sim's run skeleton does (sim/run.go, whose Run
+// the package cannot import: sim imports world), to set the options only tests set
+// (RunOptions.hooks) and to reach the world a run leaves.
+
+// runWhole runs scn as sim.Run does: the phases, then the restart check when the settings ask
+// for it and the run passed.
+func runWhole(scn *spec.Scenario, set swarm.Settings, ch choose.Chooser, opts RunOptions) *spec.Result {
+	w := New(scn, set, ch, opts)
+	res := w.run()
+	if res.Verdict == "pass" {
+		if vs := w.checkRestart(res); len(vs) > 0 {
+			res.Violations, res.Verdict = append(res.Violations, vs...), "violation"
+		}
+	}
+	if !opts.RecordScript {
+		res.Script = nil
+	}
+	return res
+}
+
+// run executes the phases of a run from its start and returns its result: a test's run of a
+// world it built or tampered with itself.
+func (w *World) run() *spec.Result {
+	w.Start()
+	return w.runFrom(0)
+}
+
+// runFrom runs the started world from script action from on (the safety phase's scheduled steps
+// when its scenario has no script), then Finish, and returns the result.
+func (w *World) runFrom(from int) *spec.Result {
+	if script := w.scn.Script; len(script) > 0 {
+		for i := from; i < len(script); i++ {
+			w.Scripted(i)
+		}
+	} else {
+		for n := 0; n < w.set.SafetySteps && w.SafetyStep(); n++ {
+		}
+	}
+	w.Finish()
+	return w.Result()
+}
+
+// checkRestart runs the restart check of the run w made, which passed with res, as sim's does.
+func (w *World) checkRestart(res *spec.Result) []spec.Violation {
+	re, from := w.RestartRerun(res)
+	if re == nil {
+		return nil
+	}
+	restarted := re.runFrom(from)
+	proc, after, at := re.Restarted()
+	if at < 0 {
+		return nil
+	}
+	res.Stats.RestartChecks++
+	out := oracle.CompareDeliveries(res.Deliveries, restarted.Deliveries, proc, after, at)
+	for _, v := range restarted.Violations {
+		out = append(out, oracle.RestartViolation(v, proc, after, at))
+	}
+	return out
+}
+
+// checkRestartInvisibility is sim.CheckRestartInvisibility.
+func checkRestartInvisibility(scn *spec.Scenario, set swarm.Settings, opts RunOptions, proc string, after int) []spec.Violation {
+	opts.Sinks = nil
+	set.RestartCheck = swarm.RestartCheck{}
+	w := New(scn, set, choose.NewRandom(set.Seed), opts)
+	if !w.RestartAfter(proc, after) {
+		return nil
+	}
+	base := runWhole(scn, set, choose.NewRandom(set.Seed), opts)
+	restarted := w.run()
+	return oracle.CompareDeliveries(base.Deliveries, restarted.Deliveries, proc, after, after)
+}
 
 // TestRunDeterministic: the same seed gives the same event sequence, result and choices; another
 // seed gives another run.
@@ -20,7 +91,7 @@ func TestRunDeterministic(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		run := func() (*spec.Result, []trace.Event) {
 			sink := &trace.CollectSink{}
-			res := Run(diamondScenario(), swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
+			res := runWhole(diamondScenario(), swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
 			return res, sink.Events
 		}
 		r1, e1 := run()
@@ -44,7 +115,7 @@ func TestRunDeterministic(t *testing.T) {
 
 func runEvents(seed uint64) (*spec.Result, []trace.Event) {
 	sink := &trace.CollectSink{}
-	res := Run(diamondScenario(), swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
+	res := runWhole(diamondScenario(), swarm.ExpandSettings(seed), choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{sink}})
 	return res, sink.Events
 }
 
@@ -54,7 +125,7 @@ func TestReplayChooserReproducesRun(t *testing.T) {
 		res, events := runEvents(seed)
 		sink := &trace.CollectSink{}
 		replay := choose.NewReplay(res.Choices)
-		Run(diamondScenario(), swarm.ExpandSettings(seed), replay, RunOptions{Sinks: []trace.Sink{sink}})
+		runWhole(diamondScenario(), swarm.ExpandSettings(seed), replay, RunOptions{Sinks: []trace.Sink{sink}})
 		if rep := trace.CompareTraces(events, sink.Events); !rep.Identical || replay.Err() != nil {
 			t.Fatalf("seed %d: %s %v", seed, rep, replay.Err())
 		}

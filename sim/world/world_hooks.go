@@ -19,7 +19,7 @@ type testHooks struct {
 	// partition may replace the partition (of parts) process p, in its execution-th execution,
 	// sends an emission with key to: a partitioner that is not a function of the key alone.
 	partition func(p, execution int, key []byte, parts int) int
-	// finishing, when set, is told of a world the explorer ends (World.Finish) before it ends: a
+	// finishing, when set, is told of a world before it ends (World.Finish): in an exploration, a
 	// state the search counts as terminal (the restart check's end copies, World.EndCopy, drop it).
 	finishing func(w *World)
 	// noRecycle makes a clone take no storage of a world the explorer released (World.Clone's

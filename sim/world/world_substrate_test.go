@@ -20,9 +20,9 @@ func TestWorldOverTheInterface(t *testing.T) {
 		set := swarm.ExpandSettings(seed)
 		set.LivenessStepsMax = 1000
 		direct, viaInterface := &trace.CollectSink{}, &trace.CollectSink{}
-		want := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{direct}})
+		want := runWhole(diamondScenario(), set, choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{direct}})
 		made := 0
-		got := Run(diamondScenario(), set, choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{viaInterface},
+		got := runWhole(diamondScenario(), set, choose.NewRandom(seed), RunOptions{Sinks: []trace.Sink{viaInterface},
 			Substrate: func(ids func() substrate.TopicID, _ func() int) substrate.Substrate {
 				made++
 				return interfaceOnly{substrate.NewModel(ids)}
