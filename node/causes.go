@@ -104,8 +104,10 @@ func (c *Causes) MergeFrom(other Causes) bool {
 	// Fast path: every channel of other is already present; raise in place.
 	changed := false
 	i := 0
-	for _, o := range other.pairs {
-		for i < len(c.pairs) && c.pairs[i].Channel.Less(o.Channel) {
+	for j := range other.pairs {
+		o := &other.pairs[j]
+		k := keyOf(&o.Channel)
+		for i < len(c.pairs) && keyOf(&c.pairs[i].Channel).less(k) {
 			i++
 		}
 		if i == len(c.pairs) || c.pairs[i].Channel != o.Channel {
@@ -123,12 +125,13 @@ func (c *Causes) MergeFrom(other Causes) bool {
 func (c *Causes) mergeSlow(other Causes) bool {
 	merged := make([]Cause, 0, len(c.pairs)+len(other.pairs))
 	a, b := c.pairs, other.pairs
-	for len(a) > 0 || len(b) > 0 {
+	for len(a) > 0 && len(b) > 0 {
+		ka, kb := keyOf(&a[0].Channel), keyOf(&b[0].Channel)
 		switch {
-		case len(b) == 0 || (len(a) > 0 && a[0].Channel.Less(b[0].Channel)):
+		case ka.less(kb):
 			merged = append(merged, a[0])
 			a = a[1:]
-		case len(a) == 0 || b[0].Channel.Less(a[0].Channel):
+		case kb.less(ka):
 			merged = append(merged, b[0])
 			b = b[1:]
 		default:
@@ -136,6 +139,7 @@ func (c *Causes) mergeSlow(other Causes) bool {
 			a, b = a[1:], b[1:]
 		}
 	}
+	merged = append(append(merged, a...), b...)
 	c.pairs = merged
 	return true
 }

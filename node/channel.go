@@ -83,9 +83,6 @@ func compareTopicIDs(a, b *TopicID) int {
 	return 0
 }
 
-// Less reports whether c sorts before d in channel order.
-func (c Channel) Less(d Channel) bool { return c.Compare(d) < 0 }
-
 // String renders the channel as topicID/partition.
 func (c Channel) String() string { return fmt.Sprintf("%s/%d", c.Topic, c.Partition) }
 

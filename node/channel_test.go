@@ -47,9 +47,6 @@ func TestChannelCompareIsUnsignedBytesThenPartition(t *testing.T) {
 					if got := x.Compare(y); got != want {
 						t.Fatalf("%v.Compare(%v) = %d, want %d (20-byte wire order)", x, y, got, want)
 					}
-					if got := x.Less(y); got != (want < 0) {
-						t.Fatalf("%v.Less(%v) = %v", x, y, got)
-					}
 				}
 			}
 		}
