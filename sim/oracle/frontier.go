@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/parsleysim/parsleysim/node"
@@ -11,13 +12,39 @@ import (
 // LookupFrom finds ch in pairs (sorted by channel) starting at cursor *i, which it advances: a
 // walk over a second sorted list in order costs O(len(pairs) + queries) in all.
 func LookupFrom(pairs []node.Cause, i *int, ch node.Channel) (node.Offset, bool) {
-	for *i < len(pairs) && pairs[*i].Channel.Compare(ch) < 0 {
-		*i++
+	k, j := keyOf(&ch), *i
+	for j < len(pairs) && keyOf(&pairs[j].Channel).less(k) {
+		j++
 	}
-	if *i < len(pairs) && pairs[*i].Channel == ch {
-		return pairs[*i].Position, true
+	*i = j
+	if j < len(pairs) && pairs[j].Channel == ch {
+		return pairs[j].Position, true
 	}
 	return 0, false
+}
+
+// channelKey is a channel as integers in channel order (node.Channel.Compare's): the topic ID's
+// big-endian halves, then the partition. Comparing two keys is inlined integer compares, where
+// Compare is a call; the walks over sorted frontiers compare keys.
+type channelKey struct {
+	hi, lo    uint64
+	partition node.Partition
+}
+
+// keyOf is ch's key; it takes a pointer so that a walk reads the topic ID in place.
+func keyOf(ch *node.Channel) channelKey {
+	return channelKey{binary.BigEndian.Uint64(ch.Topic[:8]), binary.BigEndian.Uint64(ch.Topic[8:]), ch.Partition}
+}
+
+// less reports whether k sorts before m in channel order.
+func (k channelKey) less(m channelKey) bool {
+	if k.hi != m.hi {
+		return k.hi < m.hi
+	}
+	if k.lo != m.lo {
+		return k.lo < m.lo
+	}
+	return k.partition < m.partition
 }
 
 // FirstUncovered returns the first pair of want (channel order) that have does not reach.
