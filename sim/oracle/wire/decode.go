@@ -1,5 +1,7 @@
 package wire
 
+import "encoding/binary"
+
 // DecodeHeaders reads the causes of a record from its whole header list, as a receiver must
 // (seed "Placement"), and appends them to dst (nil: a list of its own; a caller that converts
 // the causes at once can decode into storage of its own): no parsley.causes header means no
@@ -159,10 +161,7 @@ func (d *decoder) pair(id TopicID, previousPartition int64) (Cause, *Refusal) {
 	if !ok {
 		return Cause{}, refuse(Truncated, positionAt, "topic %s partition %d: the position ends after %d of 8 bytes", id, partition, len(b))
 	}
-	var u uint64
-	for _, c := range b { // big-endian: the most significant byte first
-		u = u<<8 | uint64(c)
-	}
+	u := binary.BigEndian.Uint64(b) // the most significant byte first
 	if u >= 1<<63 {
 		return Cause{}, refuse(NegativePosition, positionAt, "topic %s partition %d: position %d", id, partition, int64(u))
 	}

@@ -52,15 +52,7 @@ func Encode(causes []Cause) []byte {
 
 // CompareCauses orders causes by channel (constraint 4), as a slices.SortFunc comparison: the
 // order a canonical value lists them in.
-func CompareCauses(a, b Cause) int {
-	switch {
-	case a.Channel.Less(b.Channel):
-		return -1
-	case b.Channel.Less(a.Channel):
-		return 1
-	}
-	return 0
-}
+func CompareCauses(a, b Cause) int { return a.Channel.compare(b.Channel) }
 
 // check says why a cause cannot be encoded, or returns nil.
 func check(c Cause) error {

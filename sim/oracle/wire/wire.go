@@ -10,6 +10,8 @@
 package wire
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/hex"
 	"fmt"
 )
@@ -42,13 +44,14 @@ type Channel struct {
 
 // Less orders channels as the wire lists them (constraint 4): by the unsigned bytes of the topic
 // ID, then by partition.
-func (c Channel) Less(d Channel) bool {
-	for i := range c.Topic {
-		if c.Topic[i] != d.Topic[i] {
-			return c.Topic[i] < d.Topic[i]
-		}
+func (c Channel) Less(d Channel) bool { return c.compare(d) < 0 }
+
+// compare orders c and d as Less does, returning -1, 0 or +1.
+func (c Channel) compare(d Channel) int {
+	if r := bytes.Compare(c.Topic[:], d.Topic[:]); r != 0 {
+		return r
 	}
-	return c.Partition < d.Partition
+	return cmp.Compare(c.Partition, d.Partition)
 }
 
 // Cause is one entry of a value: every cause on Channel at or below Position.
