@@ -82,6 +82,10 @@ func (c *Causes) Merge(ch Channel, pos Offset) bool {
 	if !ch.valid() || pos < 0 || pos >= MaxOffset {
 		panic(fmt.Sprintf("node: merging invalid cause %v@%d", ch, pos))
 	}
+	if n := len(c.pairs); n == 0 || keyOf(&c.pairs[n-1].Channel).less(keyOf(&ch)) {
+		c.pairs = append(c.pairs, Cause{Channel: ch, Position: pos}) // after every channel: no search
+		return true
+	}
 	i, ok := c.search(ch)
 	if ok {
 		if c.pairs[i].Position >= pos {
