@@ -39,10 +39,10 @@ func (w *World) deletionOnlyHeld() bool {
 }
 
 // topicBlocked reports whether a process that has not failed closed and is not doomed holds a
-// blocked head a rollback keeps (blockedOnTopic) on topic t.
+// blocked head a rollback keeps (blockedOnTopic, asked first: the rarer fact) on topic t.
 func (w *World) topicBlocked(t int) bool {
 	for _, p := range w.procs {
-		if p.status != procFailed && !p.doomed() && p.blockedOnTopic(t) {
+		if p.status != procFailed && p.blockedOnTopic(t) && !p.doomed() {
 			return true
 		}
 	}
