@@ -23,6 +23,7 @@ type Masks struct {
 	staleList []int32
 	timed     []int32 // the processes whose mask read the step
 	count     [32]int
+	union     uint32      // bit k set while count[k] > 0
 	tree      [32][]int32 // per kind, once met: a Fenwick tree of the processes whose mask has it
 	kinds     [32]kindOptions
 	f         MaskFunc
@@ -71,13 +72,7 @@ func (m *Masks) Refresh() uint32 {
 		m.mask[i] = mask
 	}
 	m.staleList = m.staleList[:0]
-	union := uint32(0)
-	for k, n := range m.count {
-		if n > 0 {
-			union |= 1 << k
-		}
-	}
-	return union
+	return m.union
 }
 
 // Kind returns the processes whose mask has kind k as of the last Refresh, as the list of one
@@ -92,6 +87,11 @@ func (m *Masks) add(k, i int, d int32) {
 		m.tree[k] = t
 	}
 	m.count[k] += int(d)
+	if m.count[k] > 0 {
+		m.union |= 1 << k
+	} else {
+		m.union &^= 1 << k
+	}
 	for j := i + 1; j < len(t); j += j & -j {
 		t[j] += d
 	}
