@@ -71,12 +71,12 @@ func (w *World) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
 	clear(weights)
 	total := uint32(0)
 	liveExt := w.liveExternals > 0
-	for k := range spec.NumActionKinds {
-		if w.set.Weights[k] == 0 || !w.kindEnabled(spec.ActionKind(k), any, liveExt) {
+	for k, wk := range &w.set.Weights {
+		if wk == 0 || !w.kindEnabled(spec.ActionKind(k), any, liveExt) {
 			continue
 		}
-		weights[k] = w.set.Weights[k]
-		total += weights[k]
+		weights[k] = wk
+		total += wk
 	}
 	if total == 0 {
 		return 0, false
