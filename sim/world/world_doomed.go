@@ -92,14 +92,14 @@ func (w *World) removedWithHolds() bool {
 func (w *World) aimableReceivers() int {
 	n := 0
 	for _, p := range w.procs {
-		if p.status == procFailed || p.doomed() || p.readsDeletionOnly() {
+		if p.status == procFailed || p.readsDeletionOnly() {
 			continue
 		}
-		for _, pc := range p.recv {
-			if w.alive(pc.ch) && w.topics[w.chans[pc.ch].topic].spec.External {
-				n++
-				break
-			}
+		live := slices.ContainsFunc(p.recv, func(pc *pcState) bool {
+			return w.alive(pc.ch) && w.topics[w.chans[pc.ch].topic].spec.External
+		})
+		if live && !p.doomed() {
+			n++
 		}
 	}
 	return n
