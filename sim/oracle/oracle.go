@@ -252,9 +252,10 @@ func (o *Oracle) OnProduced(e Produced, now int64) uint64 {
 		m.Past.Merge(o.ids[obs.Ch].nc, node.Offset(obs.Pos))
 	}
 	if hs := e.Rec.Headers; len(hs) > 0 {
-		hr := ReadHeaders(hs)
+		unvouched := m.Kind == MsgCorrupt || m.Kind == MsgForged // what its header says is what it expresses
+		hr := readHeaders(hs, unvouched)
 		m.HeaderLen, m.Undecodable = hr.ValueLen, hr.Undecodable
-		if m.Kind == MsgCorrupt || m.Kind == MsgForged {
+		if unvouched {
 			m.Expressed, m.Past, m.Raw = hr.Expressed, hr.Expressed, make([][]byte, len(hs))
 			for i := range hs {
 				m.Raw[i] = hs[i].Value

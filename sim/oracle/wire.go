@@ -28,16 +28,28 @@ type HeaderReading struct {
 // ReadHeaders reads a header list with the reference decoder: a produced record's headers as the
 // substrate keeps them, or an emission's as the engine stamped them.
 func ReadHeaders[H substrate.Header | node.Header](hs []H) HeaderReading {
+	return readHeaders(hs, true)
+}
+
+// readHeaders is ReadHeaders; without expressed it leaves Expressed empty, for a caller that
+// knows what the record expresses and reads its headers only for the rest.
+func readHeaders[H substrate.Header | node.Header](hs []H, expressed bool) HeaderReading {
 	var buf [4]wire.Header
 	ws := buf[:0]
 	for _, h := range hs {
 		ws = append(ws, wire.Header(h))
 	}
-	return ReadWireHeaders(ws)
+	if expressed {
+		return ReadWireHeaders(ws)
+	}
+	return readWireHeaders(ws, false)
 }
 
 // ReadWireHeaders reads a header list with the reference decoder.
-func ReadWireHeaders(ws []wire.Header) HeaderReading {
+func ReadWireHeaders(ws []wire.Header) HeaderReading { return readWireHeaders(ws, true) }
+
+// readWireHeaders is ReadWireHeaders, leaving Expressed empty without expressed (readHeaders).
+func readWireHeaders(ws []wire.Header, expressed bool) HeaderReading {
 	var buf [16]wire.Cause // the decoded causes live only until converted
 	causes, present, r := wire.DecodeHeaders(buf[:0], ws)
 	hr := HeaderReading{Present: present, Undecodable: r != nil, Refusal: r}
@@ -53,7 +65,7 @@ func ReadWireHeaders(ws []wire.Header) HeaderReading {
 			hr.Values = append(hr.Values, h.Value)
 		}
 	}
-	if r == nil {
+	if r == nil && expressed {
 		hr.Expressed = CausesFromWire(causes)
 	}
 	return hr
