@@ -237,7 +237,7 @@ func TestRepresentatives(t *testing.T) {
 		// partition count at 18, its first partition at 19 and that partition's position after it.
 		first := base[0]
 		for _, c := range base {
-			if c.Channel.Less(first.Channel) {
+			if wire.CompareCauses(c, first) < 0 {
 				first = c
 			}
 		}

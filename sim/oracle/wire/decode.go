@@ -1,6 +1,9 @@
 package wire
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // DecodeHeaders reads the causes of a record from its whole header list, as a receiver must
 // (seed "Placement"), and appends them to dst (nil: a list of its own; a caller that converts
@@ -97,7 +100,7 @@ func (d *decoder) value(dst []Cause) ([]Cause, *Refusal) {
 	}
 	var previous TopicID
 	for g := uint32(1); g <= topicCount; g++ {
-		if causes, previous, r = d.group(causes, g, topicCount, previous); r != nil {
+		if causes, r = d.group(causes, g, topicCount, &previous); r != nil {
 			return nil, r
 		}
 	}
@@ -108,67 +111,68 @@ func (d *decoder) value(dst []Cause) ([]Cause, *Refusal) {
 }
 
 // group reads group g of count: its topic ID, which must not be zero (constraint 5) and must
-// sort strictly after the previous group's (constraint 3), its partition count, at least one
-// (constraint 4), and its pairs. It returns causes with the group's entries appended, and the
-// group's topic ID.
-func (d *decoder) group(causes []Cause, g, count uint32, previous TopicID) ([]Cause, TopicID, *Refusal) {
+// sort strictly after the previous group's, *previous (constraint 3), its partition count, at
+// least one (constraint 4), and its pairs. It returns causes with the group's entries appended,
+// and leaves the group's topic ID in *previous. (IDs go by pointer and causes are appended in
+// place: arrays are passed and returned through memory.)
+func (d *decoder) group(causes []Cause, g, count uint32, previous *TopicID) ([]Cause, *Refusal) {
 	var id TopicID
 	idAt := d.at
 	b, ok := d.take(len(id))
 	if !ok {
-		return nil, id, refuse(Truncated, idAt, "group %d of %d: the topic ID ends after %d of 16 bytes", g, count, len(b))
+		return nil, refuse(Truncated, idAt, "group %d of %d: the topic ID ends after %d of 16 bytes", g, count, len(b))
 	}
 	copy(id[:], b)
 	if id == (TopicID{}) {
-		return nil, id, refuse(ZeroTopicID, idAt, "group %d names the all-zero topic ID", g)
+		return nil, refuse(ZeroTopicID, idAt, "group %d names the all-zero topic ID", g)
 	}
-	if g > 1 && !(Channel{Topic: previous}).Less(Channel{Topic: id}) {
-		return nil, id, refuse(TopicsNotAscending, idAt, "group %d: topic %s does not sort after %s", g, id, previous)
+	if g > 1 && bytes.Compare(previous[:], id[:]) >= 0 {
+		return nil, refuse(TopicsNotAscending, idAt, "group %d: topic %s does not sort after %s", g, id, *previous)
 	}
+	*previous = id
 	countAt := d.at
 	pairs, r := d.varint("a partition count")
 	if r != nil {
-		return nil, id, r
+		return nil, r
 	}
 	if pairs == 0 {
-		return nil, id, refuse(ZeroPartitions, countAt, "group %d (topic %s) has a partition count of 0", g, id)
+		return nil, refuse(ZeroPartitions, countAt, "group %d (topic %s) has a partition count of 0", g, id)
 	}
 	previousPartition := int64(-1)
 	for i := uint32(1); i <= pairs; i++ {
-		var c Cause
-		if c, r = d.pair(id, previousPartition); r != nil {
-			return nil, id, r
+		if causes, r = d.pair(causes, &id, previousPartition); r != nil {
+			return nil, r
 		}
-		previousPartition = int64(c.Channel.Partition)
-		causes = append(causes, c)
+		previousPartition = int64(causes[len(causes)-1].Channel.Partition)
 	}
-	return causes, id, nil
+	return causes, nil
 }
 
-// pair reads one partition and its position; the partition must be above the previous one of
-// its group (constraint 4), the position in 0 .. 2^63−2 (constraints 6 and 7).
-func (d *decoder) pair(id TopicID, previousPartition int64) (Cause, *Refusal) {
+// pair reads one partition of topic *id and its position and appends the cause to causes; the
+// partition must be above the previous one of its group (constraint 4), the position in
+// 0 .. 2^63−2 (constraints 6 and 7).
+func (d *decoder) pair(causes []Cause, id *TopicID, previousPartition int64) ([]Cause, *Refusal) {
 	partitionAt := d.at
 	partition, r := d.varint("a partition")
 	if r != nil {
-		return Cause{}, r
+		return nil, r
 	}
 	if int64(partition) <= previousPartition {
-		return Cause{}, refuse(PartitionsNotAscending, partitionAt, "topic %s: partition %d follows partition %d", id, partition, previousPartition)
+		return nil, refuse(PartitionsNotAscending, partitionAt, "topic %s: partition %d follows partition %d", *id, partition, previousPartition)
 	}
 	positionAt := d.at
 	b, ok := d.take(8)
 	if !ok {
-		return Cause{}, refuse(Truncated, positionAt, "topic %s partition %d: the position ends after %d of 8 bytes", id, partition, len(b))
+		return nil, refuse(Truncated, positionAt, "topic %s partition %d: the position ends after %d of 8 bytes", *id, partition, len(b))
 	}
 	u := binary.BigEndian.Uint64(b) // the most significant byte first
 	if u >= 1<<63 {
-		return Cause{}, refuse(NegativePosition, positionAt, "topic %s partition %d: position %d", id, partition, int64(u))
+		return nil, refuse(NegativePosition, positionAt, "topic %s partition %d: position %d", *id, partition, int64(u))
 	}
 	if u == 1<<63-1 {
-		return Cause{}, refuse(ReservedPosition, positionAt, "topic %s partition %d: position 2^63-1 is reserved", id, partition)
+		return nil, refuse(ReservedPosition, positionAt, "topic %s partition %d: position 2^63-1 is reserved", *id, partition)
 	}
-	return Cause{Channel: Channel{Topic: id, Partition: int32(partition)}, Position: int64(u)}, nil
+	return append(causes, Cause{Channel: Channel{Topic: *id, Partition: int32(partition)}, Position: int64(u)}), nil
 }
 
 // varint reads an unsigned base-128 varint: seven payload bits per byte, lowest first, the high

@@ -42,11 +42,8 @@ type Channel struct {
 	Partition int32
 }
 
-// Less orders channels as the wire lists them (constraint 4): by the unsigned bytes of the topic
-// ID, then by partition.
-func (c Channel) Less(d Channel) bool { return c.compare(d) < 0 }
-
-// compare orders c and d as Less does, returning -1, 0 or +1.
+// compare orders channels as the wire lists them (constraint 4): by the unsigned bytes of the
+// topic ID, then by partition. It returns -1, 0 or +1.
 func (c Channel) compare(d Channel) int {
 	if r := bytes.Compare(c.Topic[:], d.Topic[:]); r != 0 {
 		return r
