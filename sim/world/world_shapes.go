@@ -114,6 +114,7 @@ func (p *proc) waits(pc *pcState) shape.Waits {
 // headWaitsOn reports whether the head of another of p's received channels, fed at step since or
 // later, names a cause on pc that p has not been fed yet: feeding pc may release it.
 func (p *proc) headWaitsOn(pc *pcState, since int) bool {
+	nc := p.w.or.Channel(pc.ch)
 	for _, o := range p.recv {
 		if o == pc {
 			continue
@@ -122,12 +123,8 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 		if head == nil || head.FedStep < since {
 			continue
 		}
-		m := p.w.or.Msg(head.UID)
-		for i := range m.Expressed.Len() {
-			cause := m.Expressed.At(i)
-			if p.w.nodeChan(cause.Channel) == pc.ch && p.o.FedHigh(pc.ch) < int64(cause.Position) {
-				return true
-			}
+		if pos, ok := p.w.or.Msg(head.UID).Expressed.Lookup(nc); ok && p.o.FedHigh(pc.ch) < int64(pos) {
+			return true
 		}
 	}
 	return false
