@@ -55,6 +55,14 @@ func (k ActionKind) Session() bool {
 	return k == ActSessionWrite || k == ActSessionRead || k == ActTokenDamage
 }
 
+// OnProcess reports whether k acts on one process (feed, drain, commit, crash, stop, start,
+// rewind, redeclare, migrate, zombie, commit-crash): enabled where some process is its target.
+// The other kinds act on topics, logs, transactions or session clients.
+func (k ActionKind) OnProcess() bool { return processKinds&(1<<k) != 0 }
+
+const processKinds = 1<<ActFeed | 1<<ActDrain | 1<<ActCommit | 1<<ActCrash | 1<<ActStop | 1<<ActStart |
+	1<<ActRewind | 1<<ActRedeclare | 1<<ActMigrate | 1<<ActZombie | 1<<ActCommitCrash
+
 // ActionKinds returns every action kind in offer order.
 func ActionKinds() []ActionKind {
 	ks := make([]ActionKind, NumActionKinds)

@@ -72,7 +72,8 @@ func (w *World) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
 	total := uint32(0)
 	liveExt := w.liveExternals > 0
 	for k, wk := range &w.set.Weights {
-		if wk == 0 || !w.kindEnabled(spec.ActionKind(k), any, liveExt) {
+		kind := spec.ActionKind(k) // one acting on a process: kindEnabled's answer without the call
+		if on := kind.OnProcess(); wk == 0 || on && any&(1<<k) == 0 || !on && !w.kindEnabled(kind, any, liveExt) {
 			continue
 		}
 		weights[k] = wk
