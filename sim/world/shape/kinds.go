@@ -111,7 +111,7 @@ func FaultDue(r *Run, k spec.ActionKind) bool {
 		return true
 	}
 	from := r.Procs + set.SafetySteps*dueEarlyPct/100
-	return slices.Contains(dueEarlyKinds, k) && step+1 >= from && r.World.AimableReceivers() <= 1
+	return slices.Contains(dueEarlyKinds, k) && step+1 >= from && r.aimableReceivers() <= 1
 }
 
 // FaultFired reports whether fail-closed kind k has fired in a run with stats. A corrupt produce
@@ -165,5 +165,5 @@ func DeletionDueEarly(r *Run) bool {
 	if step+1 < start+safety*deleteEarlyPct/100 {
 		return false
 	}
-	return r.World.AimableReceivers() <= 1 && r.World.AgedDeletionTarget(step-deleteHoldAgeSteps)
+	return r.aimableReceivers() <= 1 && r.World.AgedDeletionTarget(step-deleteHoldAgeSteps)
 }

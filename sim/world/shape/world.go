@@ -8,7 +8,7 @@ import (
 
 // Run is what the rules read of a run at the step being chosen: where it stands, its settings
 // and counts, and the facts of its world. The world fills one for each question; a rule changes
-// nothing in it.
+// nothing in it but the answers it keeps of what it asked the world.
 type Run struct {
 	// Step is the number of world steps taken so far; the action being chosen runs at Step+1.
 	Step int
@@ -25,6 +25,18 @@ type Run struct {
 	Explored bool
 	// World answers what the rules ask of the world's state.
 	World World
+
+	// aimable is World.AimableReceivers plus one once a rule asked it (0: not yet): the world
+	// does not change while one question is asked, and several rules of one choice ask it.
+	aimable int
+}
+
+// aimableReceivers is World.AimableReceivers, asked of the world once per Run.
+func (r *Run) aimableReceivers() int {
+	if r.aimable == 0 {
+		r.aimable = r.World.AimableReceivers() + 1
+	}
+	return r.aimable - 1
 }
 
 // Status is a process's lifecycle state as the rules read it: 0 for a process that is down
