@@ -15,9 +15,11 @@ func decodeCauses(value []byte) (Positions, error) {
 	if len(causes) == 0 {
 		return nil, nil
 	}
-	out := make(Positions, 0, len(causes))
-	for _, c := range causes {
-		out.Set(Channel{Topic: TopicID(c.Channel.Topic), Partition: c.Channel.Partition}, Position(c.Position))
+	// The grammar lists a value's causes in channel order, each channel once (constraints 3
+	// and 4): they are a Positions as they come.
+	out := make(Positions, len(causes))
+	for i, c := range causes {
+		out[i] = Entry{Channel: Channel{Topic: TopicID(c.Channel.Topic), Partition: c.Channel.Partition}, Position: Position(c.Position)}
 	}
 	return out, nil
 }
