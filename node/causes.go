@@ -46,9 +46,6 @@ func (c Causes) Len() int { return len(c.pairs) }
 // IsEmpty reports whether the frontier names no channel.
 func (c Causes) IsEmpty() bool { return len(c.pairs) == 0 }
 
-// At returns the i-th entry in channel order.
-func (c Causes) At(i int) Cause { return c.pairs[i] }
-
 // Pairs returns the entries in channel order. The slice is shared: callers must not modify it.
 func (c Causes) Pairs() []Cause { return c.pairs }
 

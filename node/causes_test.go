@@ -12,7 +12,7 @@ func TestCausesOfKeepsMaxAndSorts(t *testing.T) {
 	if !slices.Equal(got.Pairs(), want) {
 		t.Fatalf("CausesOf = %v, want %v", got, want)
 	}
-	if got.Len() != 3 || got.IsEmpty() || got.At(1) != want[1] {
+	if got.Len() != 3 || got.IsEmpty() || got.Pairs()[1] != want[1] {
 		t.Fatalf("Len/IsEmpty/At disagree with %v", got)
 	}
 	if !(Causes{}).IsEmpty() || !CausesOf().IsEmpty() {

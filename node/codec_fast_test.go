@@ -61,8 +61,8 @@ func hasLongVarint(c Causes) bool {
 	}
 	for i := 0; i < c.Len(); {
 		j := i
-		for j < c.Len() && c.At(j).Channel.Topic == c.At(i).Channel.Topic {
-			if c.At(j).Channel.Partition >= 1<<14 {
+		for j < c.Len() && c.Pairs()[j].Channel.Topic == c.Pairs()[i].Channel.Topic {
+			if c.Pairs()[j].Channel.Partition >= 1<<14 {
 				return true
 			}
 			j++

@@ -17,13 +17,11 @@ import (
 // causeUnfed reports whether message m names a cause on a channel other than except that p
 // receives now and has not been fed up to: the cause is still to come, so m waits for it.
 func (p *proc) causeUnfed(m *oracle.Message, except int32) bool {
-	for i := range m.Expressed.Len() {
-		cause := m.Expressed.At(i)
-		c := p.w.nodeChan(cause.Channel)
-		if c < 0 || c == except {
+	for _, pc := range p.recv { // few: each is looked up in m's causes, a sorted frontier
+		if pc.ch == except {
 			continue
 		}
-		if p.unfedAt(c, int64(cause.Position)) {
+		if pos, ok := m.Expressed.Lookup(p.w.or.Channel(pc.ch)); ok && p.o.FedHigh(pc.ch) < int64(pos) {
 			return true
 		}
 	}
