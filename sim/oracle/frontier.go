@@ -24,8 +24,8 @@ func LookupFrom(pairs []node.Cause, i *int, ch node.Channel) (node.Offset, bool)
 }
 
 // channelKey is a channel as integers in channel order (node.Channel.Compare's): the topic ID's
-// big-endian halves, then the partition. Comparing two keys is inlined integer compares, where
-// Compare is a call; the walks over sorted frontiers compare keys.
+// big-endian halves, then the partition: at most three integer compares, which the walks over
+// sorted frontiers make inline.
 type channelKey struct {
 	hi, lo    uint64
 	partition node.Partition

@@ -89,9 +89,9 @@ func Explore(seed uint64) (Streams, *rand.PCG) {
 // so every external record carries the same bytes and a transaction writes one record, whatever
 // the order. Its word is constWord, not 0: math/rand/v2 draws a bound n that is not a power of
 // two by Lemire's method, which rejects a word w whose low product w*n mod 2^64 falls below
-// 2^64 mod n and draws again, so an all-zero source made IntN(3) (an aborted transaction's record
-// count) loop forever. constWord*n < 2^64 for every n below 2^24, so the draw is 0 and never
-// rejected, and its low 40 bits (the bytes a payload takes) are zero, as 0's were.
+// 2^64 mod n and draws again, so from an all-zero source IntN(3) (an aborted transaction's record
+// count) never returns. constWord*n < 2^64 for every n below 2^24, so the draw is 0 and never
+// rejected, and its low 40 bits (the bytes a payload takes) are zero.
 type constSource struct{}
 
 // constWord is every word constSource returns (see there).
