@@ -39,8 +39,10 @@ func (ps *persistentFilter) Filter(w explore.World, acts *explore.Actions, into 
 	into.Allow("produce.topic", sel.Produce)
 	into.Allow("truncate.channel", sel.Truncate)
 	into.Allow(topicLabels[spec.ActDeleteTopic], sel.Delete)
-	for _, k := range processKinds {
-		into.Allow(processLabels[k], sel.Procs)
+	for k := range spec.NumActionKinds {
+		if spec.ActionKind(k).OnProcess() {
+			into.Allow(processLabels[k], sel.Procs)
+		}
 	}
 	return into
 }

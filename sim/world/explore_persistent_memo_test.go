@@ -51,8 +51,10 @@ type filterResult struct {
 // filterLabels are the labels of the decisions a persistent-set filter restricts.
 func filterLabels() []string {
 	labels := []string{"action", "produce.topic", "truncate.channel", topicLabels[spec.ActDeleteTopic]}
-	for _, k := range processKinds {
-		labels = append(labels, processLabels[k])
+	for k := range spec.NumActionKinds {
+		if spec.ActionKind(k).OnProcess() {
+			labels = append(labels, processLabels[k])
+		}
 	}
 	return labels
 }

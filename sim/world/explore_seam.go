@@ -80,14 +80,13 @@ func (w *World) Actions(a *explore.Actions) {
 		any |= a.Masks[i]
 	}
 	a.Enabled, a.Left = false, 0
-	liveExt := w.liveExternals > 0
 	for k := range spec.NumActionKinds {
 		a.Weights[k] = 0
 		if w.set.Weights[k] == 0 {
 			continue
 		}
 		a.Left |= 1 << k
-		if w.kindEnabled(spec.ActionKind(k), any, liveExt) {
+		if w.kindEnabled(spec.ActionKind(k), any) {
 			a.Weights[k], a.Enabled = 1, true
 		}
 	}

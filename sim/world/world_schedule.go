@@ -14,10 +14,6 @@ import (
 // channel, topic, offset) — always over lists in a fixed order, so a run is a pure function of
 // its choices.
 
-// processKinds are the action kinds that act on one process.
-var processKinds = []spec.ActionKind{spec.ActFeed, spec.ActDrain, spec.ActCommit, spec.ActCrash, spec.ActStop, spec.ActStart, spec.ActRewind,
-	spec.ActRedeclare, spec.ActMigrate, spec.ActZombie, spec.ActCommitCrash}
-
 // maskOf computes the kinds p is an eligible target of, less the exemptions of the rules on
 // eligibility (shape.LeftRunning, shape.Redeclarable, shape.FeedPause).
 func (w *World) maskOf(p *proc) explore.Mask {
@@ -70,10 +66,8 @@ func (w *World) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
 	weights := w.kindWeights[:]
 	clear(weights)
 	total := uint32(0)
-	liveExt := w.liveExternals > 0
 	for k, wk := range &w.set.Weights {
-		kind := spec.ActionKind(k) // one acting on a process: kindEnabled's answer without the call
-		if on := kind.OnProcess(); wk == 0 || on && any&(1<<k) == 0 || !on && !w.kindEnabled(kind, any, liveExt) {
+		if wk == 0 || !w.kindEnabled(spec.ActionKind(k), any) {
 			continue
 		}
 		weights[k] = wk
@@ -87,8 +81,7 @@ func (w *World) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
 }
 
 // anyRemovableHolds reports whether some down process has removableHolds while no redeclaration
-// has removed a channel with holds yet (the first such removal tests it; more would only stop
-// more receivers, which fail closed after it, and end the run's deliveries early).
+// has removed a channel with holds yet (the first removal tests it; more only end deliveries early).
 func (w *World) anyRemovableHolds() bool {
 	if w.removedWithHolds() {
 		return false
@@ -101,19 +94,27 @@ func (w *World) anyRemovableHolds() bool {
 	return false
 }
 
-// kindEnabled reports whether kind k has an eligible target (any: the union of process masks;
-// liveExt: some external topic is live). A corrupt record and a recreation also need an external
-// topic that is not deletion-only (anyFaultable).
-func (w *World) kindEnabled(k spec.ActionKind, any explore.Mask, liveExt bool) bool {
+// kindEnabled reports whether kind k has an eligible target: a kind acting on a process where
+// any, the union of the process masks, has it (inline at every choice), others worldKindEnabled.
+func (w *World) kindEnabled(k spec.ActionKind, any explore.Mask) bool {
+	if k.OnProcess() {
+		return any&(1<<k) != 0
+	}
+	return w.worldKindEnabled(k)
+}
+
+// worldKindEnabled is kindEnabled for the kinds acting on topics, logs, transactions or session
+// clients. A corrupt record and a recreation need a topic that is not deletion-only too.
+func (w *World) worldKindEnabled(k spec.ActionKind) bool {
 	switch k {
 	case spec.ActProducePlain, spec.ActTxnAbort, spec.ActDeleteTopic:
-		return liveExt
+		return w.liveExternals > 0
 	case spec.ActProduceCorrupt:
-		return liveExt && w.anyFaultable(k, true)
+		return w.liveExternals > 0 && w.anyFaultable(k, true)
 	case spec.ActProduceStamped:
-		return w.recentN > 0 && liveExt
+		return w.recentN > 0 && w.liveExternals > 0
 	case spec.ActTxnOpen:
-		return !w.ext.open && liveExt
+		return !w.ext.open && w.liveExternals > 0
 	case spec.ActTxnClose:
 		return w.ext.open
 	case spec.ActDeleteRecords:
@@ -122,10 +123,8 @@ func (w *World) kindEnabled(k spec.ActionKind, any explore.Mask, liveExt bool) b
 		return w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0
 	case spec.ActRecreateTopic:
 		return w.externals > 0 && w.anyFaultable(k, false)
-	case spec.ActSessionWrite, spec.ActSessionRead, spec.ActTokenDamage:
-		return w.sessionEnabled(k)
 	}
-	return any&(1<<k) != 0
+	return w.sessionEnabled(k) // the session tiers' kinds
 }
 
 // maskAt is process i's mask as the memo keeps it (targets.MaskFunc): maskOf, which reads the step
