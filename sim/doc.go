@@ -2,8 +2,8 @@
 // between scripted actions (RunObserved, with the views a person reading a scenario file wants:
 // each process's state, deliveries and holds with their blockers, and every record), the
 // restart-invisibility check of a scripted scenario (CheckRestartInvisibility), and the
-// exhaustive exploration of a small scope (Explore, ShortestViolation, ReplayPath,
-// ExploreSettings).
+// exhaustive exploration of a small scope (Explore, ShortestViolation, ReplayPath, with its
+// options and settings: ExploreOptions, ExploreSettings, ExploreConfig).
 //
 // It holds the one run skeleton (run.go): every run it makes — a random or replayed run, an
 // observed one, the restart check's rerun — calls the phases package world exports, in order (a
@@ -16,7 +16,8 @@
 // The world itself is package world's (sim/world): the scheduler, the hosts, the actions and
 // faults, the scheduling heuristics, the oracle's feed, the explorer's side of the seam (clone,
 // canonical hash, persistent sets). The search is package explore's, which drives worlds through
-// its World interface; the explorer's entry points hand world.ExploreConfig to it.
+// its World interface; the explorer's entry points hand it ExploreConfig: the exploration's
+// bounds and settings, with the world's root and services.
 //
 // A run is a pure function of its scenario, its settings and its choices: every schedule and
 // fault decision goes through one Chooser (package choose), durations, topic IDs and payload

@@ -36,6 +36,7 @@ type Config struct {
 	// own).
 	Hasher func() Hasher
 	// Persistent, when not nil, returns the persistent sets of one search (nil from it: none).
+	// A depth-bounded search uses none: a depth bound breaks their argument.
 	Persistent func() Persistent
 	// Sleep, when not nil, returns the sleep sets' table of one search; nil: no sleep sets.
 	Sleep func() *SleepTable
@@ -228,7 +229,7 @@ func newExplorer(cfg Config) *explorer {
 	if cfg.Sleep != nil {
 		x.por = cfg.Sleep()
 	}
-	if cfg.Persistent != nil {
+	if cfg.Persistent != nil && !x.bounded() {
 		x.pers = cfg.Persistent()
 	}
 	return x

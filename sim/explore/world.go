@@ -7,8 +7,9 @@
 // two interfaces: its canonical encoding is the world's business (Hasher), and which of its
 // transitions depend on which is package explore/persistent's rules over a read-only view the
 // world gives them (Persistent); the search sees only hashes, action tables and filters.
-// Config says how to build an exploration's root and these services; package world builds it from
-// a scenario.
+// Config says how to build an exploration's root and these services; package sim builds it from
+// a scenario with package world's root and services, under Settings (settings.go): the run
+// settings an exploration's worlds take.
 //
 // The search (search*.go): depth-first with deduplication by hash and the state-caching
 // correction (Explore), the restart check at a sampled share of the states (search_restart.go;

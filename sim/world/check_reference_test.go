@@ -62,7 +62,7 @@ func TestReferenceNodeIsHashed(t *testing.T) {
 		{pairScope(), "msgs=2,crash=1,recreate=1"},
 		{chainScope(), "msgs=1,stop=1,redeclare=1,delete=1"},
 	} {
-		opts := ExploreOptions{Budget: mustBudget(t, c.budget)}
+		opts := exploreOptions{Budget: mustBudget(t, c.budget)}
 		visitStates(c.scn, opts, 600, func(w *World, k explore.HashKey, extra []byte, h explore.Hasher) {
 			for _, p := range w.procs {
 				if p.ref.Live() == nil || p.eng == nil {

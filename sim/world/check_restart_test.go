@@ -145,7 +145,7 @@ func TestRestartCheckFiresInSweepAndExplore(t *testing.T) {
 
 	chain := chainScope()
 	chain.Topics[1].Partitions = 2
-	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2"), StopAtFirst: true, hooks: hooks}
+	opts := exploreOptions{Budget: mustBudget(t, "msgs=2"), StopAtFirst: true, hooks: hooks}
 	res := exploreScope(chain, opts)
 	t.Log(res)
 	if res.Verdict != "violation" || res.Violations[0].Criterion != spec.CritRestartInvisibility || res.Violations[0].Restart == nil {

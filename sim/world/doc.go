@@ -7,7 +7,8 @@
 // world_shapes.go, world_deletion_only.go; the rules themselves are package shape, which reads
 // the world through shape_view.go, and its doc tables every rule), and the ground-truth
 // oracle (package oracle) fed with the world's events. Package sim is its front door: its run
-// skeleton calls the phases, and its explorer's entry points call ExploreConfig.
+// skeleton calls the phases, and its exploration's configuration takes the world's root and
+// services (ExploreRoot, ExploreHasher, ExplorePersistent).
 //
 // The oracle observes; it does not share. The world hands it events, each dated with the step and
 // the virtual time (oracle.At) — a record produced, a transaction's end, a log moved, a topic
@@ -37,21 +38,21 @@
 // SafetyStep for the scheduler's steps), Finish (the liveness phase and the end-of-run checks),
 // Result. An exploration starts its root and ends its terminal states with the same phases.
 //
-// Exhaustive exploration is package explore's search; ExploreConfig builds its configuration from
-// a scenario: the root world, and three services on the world's side of the seam (the canonical
-// hash, explore.Hasher: package canon's, over the views of explore_hash.go; the persistent sets,
-// explore.Persistent: package persistent's rules over the view of explore_persistent.go; the
-// sleep sets' transition identities). The search drives worlds through package explore's World
-// interface, which *World implements (explore_seam.go): cloning (world_clone.go, copy-on-write,
-// each engine behind package engine's reference), the steps, the recorded script, the
-// violations, the end of a run.
+// Exhaustive exploration is package explore's search, which package sim configures from a
+// scenario with the world's root (ExploreRoot) and three services on its side of the seam (the
+// canonical hash, ExploreHasher: package canon's, over the views of explore_hash.go; the
+// persistent sets, ExplorePersistent: package persistent's rules over the view of
+// explore_persistent.go; the sleep sets' transition identities). The search drives worlds through
+// package explore's World interface, which *World implements (explore_seam.go): cloning
+// (world_clone.go, copy-on-write, each engine behind package engine's reference), the steps, the
+// recorded script, the violations, the end of a run.
 //
 // What it exports, and why: the phases of a run and its options (New, Start, Scripted,
 // SafetyStep, Finish, Result, RunOptions), which package sim's run skeleton calls; View (the
 // method and the type, observe.go), what an observer reads of a world between phases; the
 // restart check's rerun (RestartRerun, Restarted, RestartAfter), which sim runs through the same
-// skeleton; the exploration's configuration (ExploreOptions, ExploreConfig, ExploreSettings,
-// which sim's explorer entry points hand to package explore); World as explore.World. Tests that
-// tamper with a world (testHooks) live here, since the hooks are not exported; they run whole
-// runs as sim does through the phases (run_test.go).
+// skeleton; an exploration's root and world-side services (ExploreRoot, ExploreHasher,
+// ExplorePersistent), which sim's exploration configuration hands to package explore; World as
+// explore.World. Tests that tamper with a world (testHooks) live here, since the hooks are not
+// exported; they run whole runs as sim does through the phases (run_test.go).
 package world

@@ -31,7 +31,7 @@ func TestExploreActionChoiceMatchesRun(t *testing.T) {
 		if raceEnabled {
 			limit = 500 // sequential: the plain run walks the 3000
 		}
-		opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
+		opts := exploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
 		visitStates(c.scn, opts, limit, func(w *World, _ explore.HashKey, _ []byte, _ explore.Hasher) {
 			run := actionOptions(w, w.chooseAction)
 			exp := actionOptions(w, func(masks []explore.Mask) (spec.ActionKind, bool) {

@@ -25,6 +25,10 @@ import (
 // stateHasher is package canon's hasher of this package's worlds, for the explorer.
 type stateHasher struct{ *canon.Hasher }
 
+// ExploreHasher returns the canonical hasher of the worlds of an exploration under set (package
+// explore's Config.Hasher), which deduplicates the search's states.
+func ExploreHasher(set swarm.Settings) explore.Hasher { return newStateHasher(&set) }
+
 // newStateHasher returns a hasher of the worlds of an exploration under set.
 func newStateHasher(set *swarm.Settings) stateHasher { return stateHasher{canon.New(set)} }
 

@@ -50,7 +50,7 @@ func TestEngineEncodingMatchesSnapshot(t *testing.T) {
 				checked++
 			}
 		}
-		visitStates(c.scn, ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}, 1200, check)
+		visitStates(c.scn, exploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}, 1200, check)
 	}
 	if checked < 3000 || holds == 0 {
 		t.Fatalf("checked only %d engines (%d holds)", checked, holds)

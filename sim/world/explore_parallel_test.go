@@ -37,7 +37,7 @@ func TestParallelExploreIsDeterministic(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true}
+			opts := exploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true}
 			want, wantStates := exploreRecorded(c.scn, opts, nil)
 			if !want.Complete || want.States == 0 || len(wantStates.states) != want.States {
 				t.Fatalf("sequential: %v, complete %v", want, want.Complete)
@@ -86,7 +86,7 @@ func TestParallelRestartCheckIsDeterministic(t *testing.T) {
 	}{{"chain", chainScope(), "msgs=2"}, {"diamond", diamondScenario(), "msgs=2"}} {
 		t.Run(c.name, func(t *testing.T) {
 			c.scn.Topics[1].Partitions = 2
-			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Reduce: true, hooks: hooks}
+			opts := exploreOptions{Budget: mustBudget(t, c.budget), Reduce: true, hooks: hooks}
 			want := exploreScope(c.scn, opts)
 			if !want.Complete || want.RestartChecks == 0 || !slices.ContainsFunc(want.Violations, func(v explore.Violation) bool {
 				return v.Criterion == spec.CritRestartInvisibility
@@ -119,7 +119,7 @@ func TestParallelRestartCheckIsDeterministic(t *testing.T) {
 			}
 			scripted := *c.scn
 			scripted.Script = script
-			if vs := checkRestartInvisibility(&scripted, ExploreSettings(opts), RunOptions{hooks: hooks},
+			if vs := checkRestartInvisibility(&scripted, exploreSettings(opts), RunOptions{hooks: hooks},
 				v.Restart.Process, v.Restart.After); len(vs) == 0 {
 				t.Fatalf("the script of %v with the restart of %s after action %d breaks nothing", v.Path, v.Restart.Process, v.Restart.After)
 			}
@@ -130,7 +130,7 @@ func TestParallelRestartCheckIsDeterministic(t *testing.T) {
 // TestParallelExploreStops: a capped parallel exploration is incomplete and stops near the cap;
 // an interrupted one is incomplete and says so; StopAtFirst stops at a violation.
 func TestParallelExploreStops(t *testing.T) {
-	opts := ExploreOptions{Budget: mustBudget(t, "msgs=1,crash=1,delete=1,truncate=1"), Reduce: true, Workers: 4, MaxStates: 500}
+	opts := exploreOptions{Budget: mustBudget(t, "msgs=1,crash=1,delete=1,truncate=1"), Reduce: true, Workers: 4, MaxStates: 500}
 	r := exploreScope(referenceScope(), opts)
 	if r.Complete || r.States < 500 || r.States > 500+opts.Workers {
 		t.Fatalf("capped at 500: %v, complete %v", r, r.Complete)
@@ -148,7 +148,7 @@ func TestParallelExploreStops(t *testing.T) {
 	if r.Complete || !r.Interrupted || r.States > 1 {
 		t.Fatalf("interrupted, one worker: %v, complete %v, interrupted %v", r, r.Complete, r.Interrupted)
 	}
-	r = exploreScope(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses, Reduce: true, Workers: 4, StopAtFirst: true})
+	r = exploreScope(chainScope(), exploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses, Reduce: true, Workers: 4, StopAtFirst: true})
 	if r.Verdict != "violation" || len(r.Violations) == 0 {
 		t.Fatalf("StopAtFirst: %v", r)
 	}
@@ -176,7 +176,7 @@ func violationOrder(r explore.Result) string {
 }
 
 // shortestOf renders the canonical shortest counterexample of each of r's violations, sorted.
-func shortestOf(scn *spec.Scenario, opts ExploreOptions, r explore.Result) string {
+func shortestOf(scn *spec.Scenario, opts exploreOptions, r explore.Result) string {
 	var out []string
 	for _, v := range r.Violations {
 		s := shortestViolation(scn, opts, v)

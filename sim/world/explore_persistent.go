@@ -14,17 +14,17 @@ import (
 // persistentFilter implements explore.Persistent for the worlds of this package.
 type persistentFilter struct{ sets *persistent.Sets }
 
-// newPersistentFilter returns the persistent sets of an exploration of scn under set, or nil when
-// they do not apply: a depth bound breaks their argument, test hooks can break the world's
-// rules, and package persistent declines the rest.
-func newPersistentFilter(scn *spec.Scenario, set *swarm.Settings, opts ExploreOptions) *persistentFilter {
-	if opts.MaxDepth > 0 || opts.hooks != nil {
+// ExplorePersistent returns the persistent sets of an exploration of scn under set with opts'
+// sabotage (package explore's Config.Persistent), or nil when they do not apply: test hooks can
+// break the world's rules, and package persistent declines the rest.
+func ExplorePersistent(scn *spec.Scenario, set swarm.Settings, opts RunOptions) explore.Persistent {
+	if opts.hooks != nil {
 		return nil
 	}
-	if s := persistent.New(scn, set, opts.persistentTweaks); s != nil {
+	if s := persistent.New(scn, &set, opts.persistentTweaks); s != nil {
 		return &persistentFilter{s}
 	}
-	return nil
+	return nil // not a nil *persistentFilter: nil means none
 }
 
 // Filter implements explore.Persistent: the filter (written into into) that restricts w, whose

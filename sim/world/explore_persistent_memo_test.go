@@ -13,11 +13,11 @@ import (
 // to the next or answered for the wrong actor.
 func TestPersistentMemoMatchesPlain(t *testing.T) {
 	for _, budget := range []string{"msgs=2,crash=1,delete=1,truncate=1", "msgs=3,crash=1"} {
-		opts := ExploreOptions{Budget: mustBudget(t, budget), Reduce: true}
-		ps := ExploreConfig(referenceScope(), opts).Persistent()
+		opts := exploreOptions{Budget: mustBudget(t, budget), Reduce: true}
+		ps := exploreConfig(referenceScope(), opts).Persistent()
 		plainOpts := opts
 		plainOpts.persistentTweaks.NoMemo = true
-		noMemo := ExploreConfig(referenceScope(), plainOpts).Persistent()
+		noMemo := exploreConfig(referenceScope(), plainOpts).Persistent()
 		checked, reduced := 0, 0
 		visitStates(referenceScope(), opts, 2000, func(w *World, _ explore.HashKey, _ []byte, _ explore.Hasher) {
 			acts := new(explore.Actions)

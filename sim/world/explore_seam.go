@@ -7,6 +7,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
+	"github.com/parsleysim/parsleysim/sim/world/streams"
 )
 
 // The explorer's seam: what an exploration does to a world. The explorer's search (package
@@ -22,13 +23,20 @@ import (
 
 var _ explore.World = (*World)(nil)
 
-// newExploredWorld returns the root of an exploration: the world of scn under set with every
-// process started, its script empty.
-func newExploredWorld(scn *spec.Scenario, set *swarm.Settings, opts *RunOptions) *World {
-	w := newWorld(scn, set, choose.NewReplay(nil), opts)
+// ExploreRoot returns the root of an exploration of scn under set (package explore's Config.Root)
+// with opts' sabotage and disabled criteria: the world with every process started, as a run
+// begins, its script empty, and the topic-ID stream its clones continue from. Its durations and
+// payloads are constant (streams.Explore), so they never branch, and its topic IDs follow the
+// seed's ID stream, cloned with each world, so a path's k-th incarnation has the ID a plain run of
+// the same seed gives it. It records its script and journals its engines' calls (RunOptions'
+// explored), which cloning and hashing it needs.
+func ExploreRoot(scn *spec.Scenario, set swarm.Settings, opts RunOptions) (*World, *rand.PCG) {
+	ds, ids := streams.Explore(set.Seed)
+	opts.streams, opts.RecordScript, opts.explored = ds, true, true
+	w := newWorld(scn, &set, choose.NewReplay(nil), &opts)
 	w.Start()
 	w.script = nil
-	return w
+	return w, ids
 }
 
 // released returns the world a released explore.World is, for w's clone to reuse, or nil (none,

@@ -33,7 +33,7 @@ func TestShardedExplorationUnion(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true}
+			opts := exploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, Reduce: true}
 			whole, wholeStates := exploreRecorded(c.scn, opts, nil)
 			if len(wholeStates.terminals) != whole.TerminalStates {
 				t.Fatalf("unsharded: %d terminal states hashed, %d counted", len(wholeStates.terminals), whole.TerminalStates)

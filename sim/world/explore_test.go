@@ -45,7 +45,7 @@ func mustBudget(t testing.TB, s string) budget.Budget {
 }
 
 func TestExploreChainHonestIsClean(t *testing.T) {
-	res := exploreScope(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=1,crash=1")})
+	res := exploreScope(chainScope(), exploreOptions{Budget: mustBudget(t, "msgs=1,crash=1")})
 	t.Log(res)
 	if res.Verdict != "pass" || !res.Complete || res.States < 10 || res.TerminalStates < 1 {
 		t.Fatalf("honest chain: %v", res)
@@ -53,13 +53,13 @@ func TestExploreChainHonestIsClean(t *testing.T) {
 }
 
 func TestExploreCatchesIgnoreCauses(t *testing.T) {
-	res := exploreScope(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses})
+	res := exploreScope(chainScope(), exploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses})
 	t.Log(res)
 	if res.Verdict != "violation" {
 		t.Fatalf("IGNORE_CAUSES not caught: %v", res)
 	}
 	v := res.Violations[0]
-	rr, _, err := replayPath(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses}, v.Path)
+	rr, _, err := replayPath(chainScope(), exploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses}, v.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestExploreCatchesIgnoreCauses(t *testing.T) {
 // hashes like the same path replayed in place on one world (as ReplayPath replays a path), and
 // with the same verdict.
 func TestCloneMatchesStraightRun(t *testing.T) {
-	cfg := ExploreConfig(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=3,crash=1,truncate=1,delete=1,stop=1")})
+	cfg := exploreConfig(chainScope(), exploreOptions{Budget: mustBudget(t, "msgs=3,crash=1,truncate=1,delete=1,stop=1")})
 	h := cfg.Hasher()
 	acts := new(explore.Actions)
 	for seed := uint64(1); seed <= 30; seed++ {
@@ -154,7 +154,7 @@ func TestExploreReductionIsSound(t *testing.T) {
 			if raceEnabled && c.raceBudget != "" {
 				budget = c.raceBudget
 			}
-			opts := ExploreOptions{Budget: mustBudget(t, budget), Sabotage: c.sab}
+			opts := exploreOptions{Budget: mustBudget(t, budget), Sabotage: c.sab}
 			plain := exploreExact(c.scn, opts, false)
 			opts.Reduce = true
 			reduced := exploreExact(c.scn, opts, false)
@@ -201,7 +201,7 @@ func compareReduction(plain, reduced exactResult) string {
 // that a receiver which may skip to the LSO depends on the process moving it left out, the
 // reduced exploration misses terminal states of the reference topology.
 func TestPersistentSetRuleIsChecked(t *testing.T) {
-	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2,crash=1")}
+	opts := exploreOptions{Budget: mustBudget(t, "msgs=2,crash=1")}
 	plain := exploreExact(referenceScope(), opts, false)
 	opts.Reduce = true
 	broken := exploreExact(referenceScope(), opts, true)
@@ -220,7 +220,7 @@ type exactResult struct {
 // exploreExact explores with every concrete state told apart
 // (no hash abstraction: the reduction is compared alone), unsound leaving out a persistent-set
 // rule.
-func exploreExact(scn *spec.Scenario, opts ExploreOptions, unsound bool) exactResult {
+func exploreExact(scn *spec.Scenario, opts exploreOptions, unsound bool) exactResult {
 	opts.persistentTweaks.LeaveOutSkipRule = unsound
 	res, r := exploreRecorded(scn, opts, func(cfg *explore.Config, _ *stateRecorder) {
 		hasher := cfg.Hasher
@@ -247,7 +247,7 @@ func verdictSet(r explore.Result) string {
 // depth-first exploration found, reproduces, and that no shorter path exists (the bound below
 // it is clean for that criterion).
 func TestShortestViolationIsShortest(t *testing.T) {
-	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses}
+	opts := exploreOptions{Budget: mustBudget(t, "msgs=2"), Sabotage: node.SabotageIgnoreCauses}
 	res := exploreScope(chainScope(), opts)
 	if len(res.Violations) == 0 {
 		t.Fatal("IGNORE_CAUSES not caught")
@@ -401,7 +401,7 @@ func TestAbstractionsAreSound(t *testing.T) {
 			if raceEnabled && c.raceBudget != "" {
 				budget = c.raceBudget
 			}
-			opts := ExploreOptions{Budget: mustBudget(t, budget), Sabotage: c.sab}
+			opts := exploreOptions{Budget: mustBudget(t, budget), Sabotage: c.sab}
 			exact, exactStates := exploreRecorded(c.scn, opts, func(cfg *explore.Config, r *stateRecorder) {
 				hasher := cfg.Hasher
 				r.also = hasher // the abstractions, on the exact exploration's terminal states
@@ -462,7 +462,7 @@ func TestExploreAbortBudgetEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := exploreScope(twoInputs(), ExploreOptions{Budget: b})
+	res := exploreScope(twoInputs(), exploreOptions{Budget: b})
 	if !res.Complete || res.States == 0 || res.Verdict != "pass" {
 		t.Fatalf("exploration %+v", res)
 	}
@@ -475,7 +475,7 @@ func TestExploreAbortBudgetEnds(t *testing.T) {
 func TestExploreRetentionDropsRecords(t *testing.T) {
 	one := &spec.Scenario{Name: "one", Topics: []spec.TopicSpec{{Name: "a", Partitions: 1, External: true}},
 		Processes: []spec.ProcessSpec{{Name: "p", Receives: []string{"a"}}}}
-	opts := ExploreOptions{Budget: mustBudget(t, "msgs=2,retention=1"), Reduce: true}
+	opts := exploreOptions{Budget: mustBudget(t, "msgs=2,retention=1"), Reduce: true}
 	if res := exploreScope(one, opts); res.Verdict != "pass" || !res.Complete {
 		t.Fatalf("honest: %v", res)
 	}
@@ -484,7 +484,7 @@ func TestExploreRetentionDropsRecords(t *testing.T) {
 	if res.Verdict != "violation" || res.Violations[0].Criterion != spec.CritS8 {
 		t.Fatalf("RESET_PAST_LOG_START under a retention sweep: %v %+v", res, res.Violations)
 	}
-	if set := ExploreSettings(opts); set.RetentionRecords != exploreRetentionRecords {
+	if set := exploreSettings(opts); set.RetentionRecords == 0 {
 		t.Fatalf("settings %+v: no retention policy for a reproduction", set)
 	}
 }

@@ -98,8 +98,8 @@ func (h *recordingHasher) Hash(w explore.World, extra []byte) explore.HashKey {
 
 // exploreRecorded explores scn under opts (its configuration and the recorder changed by adjust
 // first, when not nil) and returns the result and the states it hashed.
-func exploreRecorded(scn *spec.Scenario, opts ExploreOptions, adjust func(cfg *explore.Config, r *stateRecorder)) (explore.Result, *stateRecorder) {
-	cfg := ExploreConfig(scn, opts)
+func exploreRecorded(scn *spec.Scenario, opts exploreOptions, adjust func(cfg *explore.Config, r *stateRecorder)) (explore.Result, *stateRecorder) {
+	cfg := exploreConfig(scn, opts)
 	r := newStateRecorder()
 	if adjust != nil {
 		adjust(&cfg, r)
@@ -110,7 +110,7 @@ func exploreRecorded(scn *spec.Scenario, opts ExploreOptions, adjust func(cfg *e
 
 // visitStates explores scn under opts, stopping after limit states, and calls visit with each
 // distinct state the search enters (see stateRecorder.visit).
-func visitStates(scn *spec.Scenario, opts ExploreOptions, limit int, visit func(w *World, k explore.HashKey, extra []byte, h explore.Hasher)) explore.Result {
+func visitStates(scn *spec.Scenario, opts exploreOptions, limit int, visit func(w *World, k explore.HashKey, extra []byte, h explore.Hasher)) explore.Result {
 	opts.MaxStates = limit
 	res, _ := exploreRecorded(scn, opts, func(_ *explore.Config, r *stateRecorder) { r.visit = visit })
 	return res

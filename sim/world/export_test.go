@@ -2,20 +2,14 @@ package world
 
 import (
 	"github.com/parsleysim/parsleysim/sim/explore"
-	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
-// VerifyingExploreConfig is ExploreConfig(scn, opts) with a state hasher that recomputes every
-// digest it would take from a cache and panics when a cached one differs (canon.Hasher.Verify),
-// for the staleness test of package world_test, which explores the scenarios package's scopes.
-func VerifyingExploreConfig(scn *spec.Scenario, opts ExploreOptions) explore.Config {
-	cfg := ExploreConfig(scn, opts)
-	set := ExploreSettings(opts)
-	cfg.Hasher = func() explore.Hasher {
-		s := set
-		h := newStateHasher(&s)
-		h.Verify = true
-		return h
-	}
-	return cfg
+// VerifyingHasher is ExploreHasher(set) recomputing every digest it would take from a cache and
+// panicking when a cached one differs (canon.Hasher.Verify), for the staleness test of package
+// world_test, which explores the scenarios package's scopes.
+func VerifyingHasher(set swarm.Settings) explore.Hasher {
+	h := newStateHasher(&set)
+	h.Verify = true
+	return h
 }

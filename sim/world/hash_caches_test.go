@@ -13,6 +13,7 @@ import (
 
 	"github.com/parsleysim/parsleysim/scenarios"
 	"github.com/parsleysim/parsleysim/scenarios/scopes"
+	"github.com/parsleysim/parsleysim/sim"
 	"github.com/parsleysim/parsleysim/sim/explore"
 	"github.com/parsleysim/parsleysim/sim/explore/budget"
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -22,7 +23,7 @@ import (
 // TestHashCachesStayFresh explores the shaped catalogue — every scope honest (the reference scope
 // capped), every scope under every sabotage mode it claims, 24 scopes of the general family drawn
 // at random (capped), and random budgets with random sabotage over the shaped topologies — with a
-// state hasher that verifies its caches (VerifyingExploreConfig): every cached digest (channel
+// state hasher that verifies its caches (VerifyingHasher): every cached digest (channel
 // shadow logs, message contents, frontiers, resolved topics, the settings memo, process, engine,
 // reference-node and committed-state hashes) is recomputed at every hash and a stale one panics.
 // A change the explorer makes without clearing the cache of what it changed would otherwise
@@ -67,7 +68,7 @@ func TestHashCachesStayFresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := world.ExploreOptions{Budget: b, Reduce: rng.IntN(2) == 0, MaxStates: 2_000, Seed: uint64(i + 1)}
+		opts := sim.ExploreOptions{Budget: b, Reduce: rng.IntN(2) == 0, MaxStates: 2_000, Seed: uint64(i + 1)}
 		if opts.Sabotage, opts.HostSabotage, err = spec.ParseSabotage(mode); err != nil {
 			t.Fatal(err)
 		}
@@ -77,9 +78,9 @@ func TestHashCachesStayFresh(t *testing.T) {
 
 // checkVerifiedExplore explores build's scenario with opts, with cache verification and without,
 // and fails unless both find the same result (a stale cache panics in the verifying run).
-func checkVerifiedExplore(t *testing.T, name string, build func() *spec.Scenario, opts world.ExploreOptions) {
+func checkVerifiedExplore(t *testing.T, name string, build func() *spec.Scenario, opts sim.ExploreOptions) {
 	t.Helper()
-	plain := explore.Explore(world.ExploreConfig(build(), opts))
+	plain := sim.Explore(build(), opts)
 	var verified explore.Result
 	func() {
 		defer func() {
@@ -87,7 +88,9 @@ func checkVerifiedExplore(t *testing.T, name string, build func() *spec.Scenario
 				t.Fatalf("%s: %v", name, r)
 			}
 		}()
-		verified = explore.Explore(world.VerifyingExploreConfig(build(), opts))
+		cfg, set := sim.ExploreConfig(build(), opts), sim.ExploreSettings(opts)
+		cfg.Hasher = func() explore.Hasher { return world.VerifyingHasher(set) }
+		verified = explore.Explore(cfg)
 	}()
 	if verified.String() != plain.String() {
 		t.Errorf("%s: verifying the caches changed the exploration: %v, without %v", name, verified, plain)

@@ -71,15 +71,15 @@ func TestValidateRefusesWhatTheSubstrateWouldReject(t *testing.T) {
 // not complete; one whose bound cut nothing is.
 func TestExploreDepthCutIsIncomplete(t *testing.T) {
 	budget := mustBudget(t, "msgs=1,crash=1")
-	full := exploreScope(chainScope(), ExploreOptions{Budget: budget})
+	full := exploreScope(chainScope(), exploreOptions{Budget: budget})
 	if !full.Complete || full.DepthCut != 0 {
 		t.Fatalf("unbounded exploration: complete %v, depth cut %d", full.Complete, full.DepthCut)
 	}
-	cut := exploreScope(chainScope(), ExploreOptions{Budget: budget, MaxDepth: 3})
+	cut := exploreScope(chainScope(), exploreOptions{Budget: budget, MaxDepth: 3})
 	if cut.Complete || cut.DepthCut == 0 {
 		t.Fatalf("--max-depth 3: complete %v, depth cut %d (the full scope is %d deep)", cut.Complete, cut.DepthCut, full.MaxDepth)
 	}
-	roomy := exploreScope(chainScope(), ExploreOptions{Budget: budget, MaxDepth: full.MaxDepth + 1})
+	roomy := exploreScope(chainScope(), exploreOptions{Budget: budget, MaxDepth: full.MaxDepth + 1})
 	if !roomy.Complete || roomy.DepthCut != 0 {
 		t.Fatalf("--max-depth above the scope's depth: complete %v, depth cut %d", roomy.Complete, roomy.DepthCut)
 	}

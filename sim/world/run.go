@@ -6,6 +6,7 @@ import (
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/explore"
+	"github.com/parsleysim/parsleysim/sim/explore/persistent"
 	"github.com/parsleysim/parsleysim/sim/spec"
 	"github.com/parsleysim/parsleysim/sim/swarm"
 	"github.com/parsleysim/parsleysim/sim/trace"
@@ -32,6 +33,9 @@ type RunOptions struct {
 	// streams are the data streams (zero: streams.New(set.Seed)); only the explorer sets them.
 	streams streams.Streams
 	hooks   *testHooks
+	// persistentTweaks change the persistent sets' computation (ExplorePersistent), for the tests
+	// that check it.
+	persistentTweaks persistent.Tweaks
 	// explored says the world is a state of an exploration, which the explorer clones and
 	// hashes: every engine journals its calls (package engine) and the scheduling
 	// heuristics skip their weighing (World.explored). Only the explorer sets it.
@@ -48,7 +52,7 @@ func (o *RunOptions) reports(c spec.Criterion) bool { return !slices.Contains(o.
 // The phases of one run, which package sim's run skeleton calls in order for every run it makes
 // (a random or replayed run, an observed one, the restart check's rerun): New, Start, the safety
 // phase (Scripted for each action of a script, or SafetyStep for each of the scheduler's steps),
-// Finish, Result. An exploration's root is a started world (newExploredWorld), and its terminal
+// Finish, Result. An exploration's root is a started world (ExploreRoot), and its terminal
 // states and replayed paths end with Finish (explore_seam.go). They are exported for that
 // skeleton, which reads the world between them through a View.
 

@@ -30,8 +30,8 @@ func TestClonesLeaveTheirOriginalAlone(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, MaxStates: 600}
-			set := ExploreSettings(opts)
+			opts := exploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab, MaxStates: 600}
+			set := exploreSettings(opts)
 			type entered struct {
 				w     *World
 				key   explore.HashKey
@@ -80,7 +80,7 @@ func TestRecycledWorldsExploreAlike(t *testing.T) {
 		{chainScope(), "msgs=1,stop=1,redeclare=1,recreate=1", node.SabotageNone},
 		{pairScope(), "msgs=1,crash=1,zombie=1", node.SabotageDropHeld},
 	} {
-		opts := ExploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
+		opts := exploreOptions{Budget: mustBudget(t, c.budget), Sabotage: c.sab}
 		res, recycled := exploreRecorded(c.scn, opts, nil)
 		_, fresh := exploreRecorded(c.scn, opts, func(_ *explore.Config, r *stateRecorder) { r.noRecycle = true })
 		if res.States < 1000 || len(recycled.states) != res.States || !maps.Equal(recycled.states, fresh.states) {

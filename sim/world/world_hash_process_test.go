@@ -15,7 +15,7 @@ import (
 // hashes must be this process's.
 func TestStateHashSameInEveryProcess(t *testing.T) {
 	const child = "SIM_STATE_HASH_CHILD"
-	_, states := exploreRecorded(chainScope(), ExploreOptions{Budget: mustBudget(t, "msgs=2,crash=1"), Reduce: true}, nil)
+	_, states := exploreRecorded(chainScope(), exploreOptions{Budget: mustBudget(t, "msgs=2,crash=1"), Reduce: true}, nil)
 	keys := make([]string, 0, len(states.terminals))
 	for k := range states.terminals {
 		keys = append(keys, fmt.Sprintf("%016x%016x", k[0], k[1]))
