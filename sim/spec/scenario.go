@@ -37,7 +37,7 @@ type TopicSpec struct {
 	External   bool
 	// DeletionOnly marks an external topic whose only fail-closed fault is its deletion: no
 	// corrupt record, truncation (delete-records or retention), recreation or redeclaration is
-	// aimed at it or its receivers' declarations (sim/world/world_deletion_only.go). A scenario adds
+	// aimed at it or its receivers' declarations (the deletion quarry, sim/world/shape). A scenario adds
 	// such a topic so that a deletion finds receivers still holding messages from it (the other
 	// faults would have stopped them first) without taking receivers from the other faults; the
 	// random scenario's deletion quarry is one.
@@ -45,7 +45,7 @@ type TopicSpec struct {
 }
 
 // Spares reports whether fault kind k is never aimed at the topic: every kind but its deletion,
-// for a deletion-only topic (sim/world/world_deletion_only.go).
+// for a deletion-only topic (the deletion quarry, sim/world/shape).
 func (s *TopicSpec) Spares(k ActionKind) bool { return s.DeletionOnly && k != ActDeleteTopic }
 
 // ProcessSpec declares one process: a single Kafka-Streams-like task with its own consumer

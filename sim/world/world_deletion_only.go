@@ -2,16 +2,9 @@ package world
 
 import "github.com/parsleysim/parsleysim/sim/spec"
 
-// Deletion-only topics (TopicSpec.DeletionOnly). A scenario reserves such a topic for the deletion
-// fault (TopicSpec.spares names the rule once): no corrupt record (shape.ExternalWeight),
-// truncation (shape.TruncationWeight; no retention policy, world.go), recreation
-// (shape.ExternalWeight) or redeclaration (shape.Redeclarable, shape.RedeclareWeight) is aimed at it
-// or at its receivers, so they are still running, holding its messages, when a deletion comes
-// due. Every other rule treats it as any external topic: it is produced to, fed, crashed around.
-// A deletion of it is due early once it has a blocked head to strand (deletionOnlyHeld), and
-// weighs more then (shape.ExternalWeight): its receivers stop (in an honest run) without
-// costing any other fault a receiver. There is no such reservation for truncation: the extra
-// topic and reader it needs thin out the produce and the steps the other receivers get.
+// Deletion-only topics (TopicSpec.DeletionOnly): the facts the rules of the deletion quarry read
+// (package shape's doc says what the quarry is and why it is kept for its deletion), and whether
+// a fault kind has an external topic left to aim at (anyFaultable).
 
 // readsDeletionOnly reports whether p declares a deletion-only topic: it is not redeclared
 // (shape.Redeclarable), and it is no receiver a fault of another kind can be aimed at
@@ -26,7 +19,7 @@ func (p *proc) readsDeletionOnly() bool {
 }
 
 // deletionOnlyHeld reports whether a live deletion-only topic has a blocked head to delete past
-// (topicBlocked): the deletion quarry (above) is ready, its deletion comes due (shape.DeletionDueEarly)
+// (topicBlocked): the deletion quarry is ready, its deletion comes due (shape.DeletionDueEarly)
 // and weighs more (shape.ExternalWeight). Deleting a topic under a held message is the only
 // shape that exposes delivery past a dead hold.
 func (w *World) deletionOnlyHeld() bool {

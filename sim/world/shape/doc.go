@@ -13,6 +13,19 @@
 // LeftRunning, which swarm settings switch on and explorations leave off, so an exploration still
 // enumerates every schedule) and the deletion quarry's reservation, a property of the scenario
 // (Redeclarable, TopicSpec.Spares).
+//
+// The deletion quarry is a topic a scenario reserves for the deletion fault
+// (TopicSpec.DeletionOnly; TopicSpec.Spares names the reservation once): no corrupt record
+// (ExternalWeight), truncation (TruncationWeight; the world gives it no retention policy),
+// recreation (ExternalWeight) or redeclaration (Redeclarable, RedeclareWeight) is aimed at it or
+// at its receivers, so they are still running, holding its messages, when a deletion comes due.
+// Every other rule treats it as any external topic: it is produced to, fed, crashed around. Its
+// deletion is due early once it has a blocked head to strand (DeletionDueEarly,
+// World.DeletionOnlyHeld), and weighs more then (ExternalWeight): its receivers stop (in an
+// honest run) without costing any other fault a receiver. There is no such reservation for
+// truncation: the extra topic and reader it needs thin out the produce and the steps the other
+// receivers get.
+//
 // The measurements that chose each rule and its weights are in results/heuristics.md.
 // TestShapesTable keeps the table and the code in step: every row names an identifier its file
 // declares, and every exported function of this package has a row.
