@@ -27,7 +27,7 @@ const maxPackageLines = 4500
 // state). Whoever moves code out of one lowers its ceiling to the new size (the test logs when it can be lowered), and deletes the
 // entry once the package is at most maxPackageLines (the test fails until then).
 var packageCeilings = map[string]int{
-	"sim/world": 4518,
+	"sim/world": 4513,
 }
 
 // TestPackageSizes fails when a package (a directory of the repository with non-test Go files)

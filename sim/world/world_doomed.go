@@ -6,25 +6,20 @@ import (
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
-// Doomed processes: the survivors of earlier faults. A fail-closed fault (a truncation past a
-// read position, a recreated topic, a deleted topic with holds, a removed channel with holds)
-// entitles its receivers to refuse; an honest engine stops them at their next read or start. A
-// sabotaged engine that ignores that one fault keeps them running, and only a run that goes on
-// long enough shows what they then do wrong (S8, RECREATION, S9, a liveness hole). The fault
-// targets (package shape's target rules) therefore spare doomed processes: a second fault on a process an
-// earlier one already stops tests nothing new in an honest run, and stops the survivor before it
-// shows the first fault in a sabotaged one. Everything here reads the world's state only, never
-// the sabotage mode.
+// Doomed processes: the survivors of earlier faults (doomed), which the fault targets spare, and
+// the other facts about a fault's receivers that the target rules (package shape) read.
+// Everything here reads the world's state only, never the sabotage mode.
 
 // doomed reports whether live process p is already entitled to fail closed by an earlier fault,
 // so that it stops (where its engine honours the refusal) as soon as it next reads or starts: the
 // refusal ledger marks it (a removed channel with holds, a recreated or held-on deleted topic), or
 // a received channel's log start has passed its read position. Fail-closed faults spare doomed
 // processes (their targets weigh the minimum, and they are no target for faultHasTarget): a
-// second fault on a process an earlier one already stops tests nothing new, and where the engine
-// does not stop it, the second fault would stop it before it shows what the first one did. It
-// reads the world's state only, never the sabotage mode. An unread corrupt record is no doom:
-// sparing its readers takes them from the recreation fault.
+// second fault on a process an earlier one already stops tests nothing new in an honest run, and
+// where a sabotaged engine does not stop it, the second fault would stop it before it shows what
+// the first one did (S8, RECREATION, S9, a liveness hole: only a run that goes on long enough
+// shows them). An unread corrupt record is no doom: sparing its readers takes them from the
+// recreation fault.
 func (p *proc) doomed() bool {
 	if p.status == procFailed {
 		return false
