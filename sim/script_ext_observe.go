@@ -257,12 +257,12 @@ func (ob *Observed) viewProcess(w world.View, i int, d *deliveryObserver) Proces
 	}
 	or := w.Oracle()
 	for _, cs := range st.Channels {
-		h := HoldView{Channel: w.ChannelLabel(cs.Channel), Head: int64(cs.Head), Held: cs.Held}
+		h := HoldView{Channel: channelLabel(w, cs.Channel), Head: int64(cs.Head), Held: cs.Held}
 		if c := or.NodeChan(cs.Channel); c >= 0 {
 			h.HeadMsg = or.RecordAt(c, int64(cs.Head))
 		}
 		for _, b := range cs.Blockers {
-			h.Blockers = append(h.Blockers, BlockerView{Channel: w.ChannelLabel(b.Channel), Required: int64(b.Required),
+			h.Blockers = append(h.Blockers, BlockerView{Channel: channelLabel(w, b.Channel), Required: int64(b.Required),
 				Settled: int64(b.Settled), SettledKnown: b.SettledKnown})
 		}
 		v.Holds = append(v.Holds, h)
@@ -304,15 +304,33 @@ func (d *deliveryObserver) update(p *oracle.Proc) {
 func (ob *Observed) viewMessage(w world.View, uid uint64) MessageView {
 	m := w.Oracle().Msg(uid)
 	ch := w.Channel(m.Ch)
-	v := MessageView{UID: uid, Channel: ch.Label, Topic: ch.Topic, Incarnation: ch.Incarnation, Partition: ch.Partition,
+	v := MessageView{UID: uid, Channel: channelName(ch), Topic: ch.Topic, Incarnation: ch.Incarnation, Partition: ch.Partition,
 		Position: m.Pos, Kind: m.Kind.String(), State: m.State.String()}
 	if m.Sender >= 0 {
 		v.Sender = ob.procs[m.Sender]
 	}
 	for _, c := range m.Expressed.Pairs() {
-		v.Causes = append(v.Causes, CauseView{Channel: w.ChannelLabel(c.Channel), Position: int64(c.Position)})
+		v.Causes = append(v.Causes, CauseView{Channel: channelLabel(w, c.Channel), Position: int64(c.Position)})
 	}
 	return v
+}
+
+// channelLabel names node channel nc of w as channelName does; a channel the world never created
+// by its topic ID.
+func channelLabel(w world.View, nc node.Channel) string {
+	if c := w.Oracle().NodeChan(nc); c >= 0 {
+		return channelName(w.Channel(c))
+	}
+	return nc.String()
+}
+
+// channelName names a channel as a person reads it: topic/partition, adding #incarnation for any
+// incarnation but the first.
+func channelName(ch world.ChannelInfo) string {
+	if ch.Incarnation > 0 {
+		return fmt.Sprintf("%s#%d/%d", ch.Topic, ch.Incarnation, ch.Partition)
+	}
+	return fmt.Sprintf("%s/%d", ch.Topic, ch.Partition)
 }
 
 // readPayload reads a committed record's key, value and timestamp back from the substrate, if

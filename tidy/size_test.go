@@ -21,18 +21,8 @@ const root = ".."
 // package of this size whole.
 const maxPackageLines = 4500
 
-// packageCeilings are the packages over maxPackageLines, each held at a ceiling of its size
-// when the ceiling was set, so it can shrink and never grow: sim/world, the world moved whole
-// out of sim, which is being split into packages of their own (its heuristics, its explorer
-// state). Whoever moves code out of one lowers its ceiling to the new size (the test logs when it can be lowered), and deletes the
-// entry once the package is at most maxPackageLines (the test fails until then).
-var packageCeilings = map[string]int{
-	"sim/world": 4513,
-}
-
 // TestPackageSizes fails when a package (a directory of the repository with non-test Go files)
-// has more than maxPackageLines non-test lines, or more than its ceiling (packageCeilings), and
-// when a ceiling is no longer needed. It names the package and its size.
+// has more than maxPackageLines non-test lines. It names the package and its size.
 func TestPackageSizes(t *testing.T) {
 	sizes := packageSizes(t)
 	if len(sizes) < 10 || sizes["node"] == 0 || sizes["sim"] == 0 {
@@ -44,22 +34,8 @@ func TestPackageSizes(t *testing.T) {
 	}
 	sort.Strings(dirs)
 	for _, dir := range dirs {
-		n := sizes[dir]
-		ceiling, capped := packageCeilings[dir]
-		switch {
-		case capped && n > ceiling:
-			t.Errorf("package %s has %d non-test lines, over its ceiling of %d (and the project's limit of %d): move code out of it", dir, n, ceiling, maxPackageLines)
-		case capped && n <= maxPackageLines:
-			t.Errorf("package %s has %d non-test lines, within the project's limit of %d: delete its entry in packageCeilings", dir, n, maxPackageLines)
-		case capped && n < ceiling:
-			t.Logf("package %s has %d non-test lines, under its ceiling of %d: lower the ceiling to %d", dir, n, ceiling, n)
-		case !capped && n > maxPackageLines:
+		if n := sizes[dir]; n > maxPackageLines {
 			t.Errorf("package %s has %d non-test lines, over the project's limit of %d: split it", dir, n, maxPackageLines)
-		}
-	}
-	for dir := range packageCeilings {
-		if _, ok := sizes[dir]; !ok {
-			t.Errorf("packageCeilings names %s, which is no package of the repository", dir)
 		}
 	}
 }

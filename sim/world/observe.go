@@ -1,8 +1,6 @@
 package world
 
 import (
-	"fmt"
-
 	"github.com/parsleysim/parsleysim/node"
 	"github.com/parsleysim/parsleysim/sim/oracle"
 	"github.com/parsleysim/parsleysim/substrate"
@@ -56,9 +54,8 @@ func (v View) Incarnation(inc int32) (topic string, number int, id substrate.Top
 	return v.w.topics[in.topic].spec.Name, v.w.incarnationNumber(inc), in.id
 }
 
-// ChannelInfo is one channel of the world as a person reads it.
+// ChannelInfo is what an observer names one channel of the world by.
 type ChannelInfo struct {
-	Label       string // as ChannelLabel renders it
 	Topic       string
 	Incarnation int // among the topic's incarnations, as Incarnation numbers them
 	Partition   int32
@@ -67,23 +64,7 @@ type ChannelInfo struct {
 // Channel describes channel c.
 func (v View) Channel(c int32) ChannelInfo {
 	ch := &v.w.chans[c]
-	return ChannelInfo{Label: v.ChannelLabel(ch.nc), Topic: v.w.topics[ch.topic].spec.Name,
-		Incarnation: v.w.incarnationNumber(ch.inc), Partition: ch.part}
-}
-
-// ChannelLabel names a node channel as topic/partition, adding #incarnation for any incarnation
-// but the first; a channel the world never created is rendered by its topic ID.
-func (v View) ChannelLabel(nc node.Channel) string {
-	c := v.w.nodeChan(nc)
-	if c < 0 {
-		return nc.String()
-	}
-	ch := &v.w.chans[c]
-	name := v.w.topics[ch.topic].spec.Name
-	if n := v.w.incarnationNumber(ch.inc); n > 0 {
-		name += fmt.Sprintf("#%d", n)
-	}
-	return fmt.Sprintf("%s/%d", name, ch.part)
+	return ChannelInfo{Topic: v.w.topics[ch.topic].spec.Name, Incarnation: v.w.incarnationNumber(ch.inc), Partition: ch.part}
 }
 
 // ReadBack reads the record at position pos of channel c back from the substrate; false when
