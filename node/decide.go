@@ -79,20 +79,19 @@ func firstBlocked(slots []settledEntry, cs []Cause) int {
 		return -1 // nothing received: every cause is skipped
 	}
 	m := uint64(len(slots) - 1)
-causes:
 	for i := range cs {
 		c := &cs[i]
-		for s := slotHash(&c.Channel); ; s++ {
-			e := &slots[s&m]
-			if e.ch == c.Channel {
-				if c.Position > e.settled {
-					return i
-				}
-				continue causes
-			}
+		s := slotHash(&c.Channel)
+		e := &slots[s&m]
+		for e.ch != c.Channel {
 			if !e.used {
-				continue causes // not received: never blocks
+				break // not received: never blocks
 			}
+			s++
+			e = &slots[s&m]
+		}
+		if c.Position > e.settled && e.used {
+			return i
 		}
 	}
 	return -1
