@@ -119,9 +119,17 @@ func countTopics(c Causes) int {
 // (FamilyNullValue); an empty one is truncated. Decode never panics and allocates at most in
 // proportion to len(b).
 func Decode(b []byte) (Causes, error) {
-	if p, ok := decodeOne(b); ok {
+	if oneEntry(b) {
+		p := new([1]Cause)
+		p[0].Channel.Topic = TopicID(b[2:18])
+		p[0].Channel.Partition, p[0].Position = Partition(b[19]), Offset(binary.BigEndian.Uint64(b[20:28]))
 		return Causes{pairs: p[:]}, nil
 	}
+	return decodeMany(b)
+}
+
+// decodeMany is Decode for every value but oneEntry's.
+func decodeMany(b []byte) (Causes, error) {
 	var c Causes
 	if need := decodeRoom(b); need > 0 {
 		c.pairs = make([]Cause, need)
@@ -140,25 +148,19 @@ func Decode(b []byte) (Causes, error) {
 // version, topic count, topic ID, partition count, partition, position.
 const oneEntryLen = 1 + 1 + topicIDBytes + 1 + 1 + positionBytes
 
-// decodeOne is Decode for the commonest value, one channel with a one-byte partition number, in
-// one allocation of exactly one entry and without the general walk. It accepts exactly the
-// values of that shape the strict parser accepts (ok false for any other, valid or not): a
-// one-byte varint below 0x80 is minimal, one topic needs no order, and the position compared as
-// unsigned refuses both negative and reserved positions.
-func decodeOne(b []byte) (*[1]Cause, bool) {
+// oneEntry reports whether b is a value of the commonest shape, one channel with a one-byte
+// partition number, which Decode reads into one allocation of exactly one entry without the
+// general walk: b[2:18] is the topic ID, b[19] the partition and b[20:28] the position. It accepts
+// exactly the values of that shape the strict parser accepts (false for any other, valid or not):
+// a one-byte varint below 0x80 is minimal, one topic needs no order, and the position compared as
+// unsigned refuses both negative and reserved positions. It is small enough to inline, so
+// Decode's common case is one frame.
+func oneEntry(b []byte) bool {
 	if len(b) != oneEntryLen || b[0] != wireVersion || b[1] != 1 || b[18] != 1 || b[19] >= 0x80 {
-		return nil, false
+		return false
 	}
 	w0, w1 := binary.LittleEndian.Uint64(b[2:10]), binary.LittleEndian.Uint64(b[10:18])
-	pos := binary.BigEndian.Uint64(b[20:28])
-	if w0|w1 == 0 || pos >= uint64(MaxOffset) {
-		return nil, false
-	}
-	p := new([1]Cause)
-	binary.LittleEndian.PutUint64(p[0].Channel.Topic[:8], w0)
-	binary.LittleEndian.PutUint64(p[0].Channel.Topic[8:], w1)
-	p[0].Channel.Partition, p[0].Position = Partition(b[19]), Offset(pos)
-	return p, true
+	return w0|w1 != 0 && binary.BigEndian.Uint64(b[20:28]) < uint64(MaxOffset)
 }
 
 // DecodeInto decodes b into dst, reusing dst's storage, so a hot path with a reused frontier
