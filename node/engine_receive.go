@@ -58,13 +58,15 @@ func (e *Engine) Receive(ch Channel, pos Offset, rec Record) (ReceiveOutcome, er
 	}
 	c.fed, c.fedKnown, c.fedDirty = pos, true, true // setFed; the gate follows the holds below
 	e.markDirty(i)
-	h := c.held.pushSlot()
-	h.msg.Channel, h.msg.Position, h.msg.Record, h.msg.Causes, h.state, h.index = ch, pos, rec, causes, holdNew, x
 	if hs := rec.Headers; len(hs) == 1 && strings.HasPrefix(hs[0].Key, ReservedHeaderPrefix) {
-		h.msg.Record.Headers = nil // the commonest case, without a call: parsley.causes alone
+		rec.Headers = nil // the commonest case, without a call: parsley.causes alone
 	} else if len(hs) > 0 {
-		h.msg.Record.Headers = visibleHeaders(hs)
+		rec.Headers = visibleHeaders(hs)
 	}
+	h := c.held.pushSlot()
+	h.msg.Channel, h.msg.Position, h.msg.Causes, h.state, h.index = ch, pos, causes, holdNew, x
+	h.msg.Record.Key, h.msg.Record.Value, h.msg.Record.Headers = rec.Key, rec.Value, rec.Headers
+	h.msg.Record.TimestampMicros = rec.TimestampMicros
 	if c.held.len() == 1 { // the new head: the gate is below it (behind a head, it stays)
 		c.gate = pos - 1
 	}
