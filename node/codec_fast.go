@@ -184,16 +184,18 @@ func decodeSame(pairs []Cause, b []byte, list []Cause) bool {
 		g := (*[simpleGroupBytes]byte)(b[len(b)-simpleGroupBytes:])
 		b = b[:len(b)-simpleGroupBytes]
 		l := &list[k].Channel
-		p := &pairs[k]
-		// The group's topic ID, its tag (a partition count of 1, then the list's partition,
-		// below 0x80) and its big-endian position, below 2^63−1 (pos+1 is then positive as a
-		// signed integer).
-		p.Channel.Topic = [topicIDBytes]byte(g[:topicIDBytes])
+		// The group's topic ID (compared as two words read in place), its tag (a partition
+		// count of 1, then the list's partition, below 0x80) and its big-endian position, below
+		// 2^63−1 (pos+1 is then positive as a signed integer). The entry's channel, equal to the
+		// list's, is copied from the list.
 		pos := binary.BigEndian.Uint64(g[18:])
-		if p.Channel.Topic != l.Topic || g[16] != 1 || Partition(g[17]) != l.Partition || int64(pos+1) <= 0 {
+		if binary.LittleEndian.Uint64(g[:8]) != binary.LittleEndian.Uint64(l.Topic[:8]) ||
+			binary.LittleEndian.Uint64(g[8:16]) != binary.LittleEndian.Uint64(l.Topic[8:]) ||
+			g[16] != 1 || Partition(g[17]) != l.Partition || int64(pos+1) <= 0 {
 			return false
 		}
-		p.Channel.Partition, p.Position = l.Partition, Offset(pos)
+		p := &pairs[k]
+		p.Channel, p.Position = *l, Offset(pos)
 	}
 	return true
 }
