@@ -34,6 +34,7 @@ type Memo struct {
 	addf  func(int, uint8) // add, bound once
 	mask  MaskFunc         // computes the action masks, built at the first Masks call
 	masks *Masks           // the processes' action masks, stale when their contributions are
+	declf Declared         // computes the declarer counts, built at the first Declarers call
 	decl  *Declarers       // the declarer counts, stale with them too
 }
 
@@ -46,10 +47,11 @@ type proc struct {
 
 // New returns a memo for procs processes and topics topics keeping the kinds in kinds, of which
 // the kinds in ignoreDoomed are not held back by doomed receivers, whose contributions f
-// computes, and whose action masks mask computes (see Masks); every process starts stale.
-func New(procs, topics int, kinds, ignoreDoomed uint8, f Contribution, mask MaskFunc) *Memo {
+// computes, whose action masks mask computes (see Masks) and whose declarer counts declared
+// computes (see Declarers); every process starts stale.
+func New(procs, topics int, kinds, ignoreDoomed uint8, f Contribution, mask MaskFunc, declared Declared) *Memo {
 	m := &Memo{kinds: kinds, ignoreDoomed: ignoreDoomed, procs: make([]proc, procs), stale: make([]bool, procs),
-		doomedRecv: make([]int32, topics), f: f, mask: mask}
+		doomedRecv: make([]int32, topics), f: f, mask: mask, declf: declared}
 	m.addf = m.add
 	for j := range m.cand {
 		if kinds&(1<<j) != 0 {
@@ -91,11 +93,11 @@ func (m *Memo) Masks() *Masks {
 }
 
 // Declarers returns the declarer counts, which the memo marks stale with the contributions,
-// computed by f for topics topics, with the stale parts recomputed; f is taken at the first call,
-// which makes every part stale.
-func (m *Memo) Declarers(topics int, f Declared) *Declarers {
+// computed by its Declared for every topic, with the stale parts recomputed; they are built at
+// the first call, every part stale.
+func (m *Memo) Declarers() *Declarers {
 	if m.decl == nil {
-		m.decl = newDeclarers(len(m.procs), topics, f)
+		m.decl = newDeclarers(len(m.procs), len(m.doomedRecv), m.declf)
 	}
 	m.decl.refresh()
 	return m.decl

@@ -18,7 +18,7 @@ func TestMemoCounts(t *testing.T) {
 		}
 		return now[i].doomed
 	}
-	m := New(3, 2, 0b11, 0b10, f, nil) // no masks asked for
+	m := New(3, 2, 0b11, 0b10, f, nil, nil) // no masks or declarers asked for
 	ask := func(step string, want0, want1 bool) {
 		t.Helper()
 		if got0, got1 := m.Has(0), m.Has(1); got0 != want0 || got1 != want1 {

@@ -76,10 +76,7 @@ func (v *shapeView) HighWatermark(c int32) int64 {
 	return int64((*World)(v).offsets(c).HighWatermark)
 }
 
-func (v *shapeView) Declared() *targets.Declarers {
-	w := (*World)(v)
-	return w.memo().Declarers(len(w.topics), w.declaredOf)
-}
+func (v *shapeView) Declared() *targets.Declarers { return (*World)(v).memo().Declarers() }
 
 func (v *shapeView) Message(uid uint64) (int32, int64, bool) {
 	if uid == 0 {
