@@ -259,6 +259,9 @@ func (w *World) truncateNothing() {
 // record appends an executed action to the recorded script (RunOptions.RecordScript).
 func (w *World) record(a spec.ScriptedAction) {
 	if w.opts.RecordScript {
+		if w.script == nil && !w.explored() { // room at once for the safety steps, one action each
+			w.script = make([]spec.ScriptedAction, 0, w.set.SafetySteps)
+		}
 		w.script = append(w.script, a)
 	}
 }
