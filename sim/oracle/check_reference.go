@@ -121,7 +121,8 @@ func (o *Oracle) RefStart(at At, r *Reference, init node.Init, serr error, dead,
 	}
 	r.Drop()
 	r.checked = nil
-	live, ref := refnode.Start(r.committed, refInit(init, o.budget))
+	var room refInitRoom
+	live, ref := refnode.Start(r.committed, refInit(init, o.budget, &room))
 	if !sameReason(serr, ref) {
 		o.refDisagree(at, r, "start", refusalString(serr), refRefusalString(ref))
 		return

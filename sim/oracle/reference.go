@@ -185,11 +185,16 @@ func refRecordOfNode(r node.Record) refnode.Record {
 	return out
 }
 
-// refInit is an execution's Init in the model's terms, with the metadata budget in force.
-func refInit(init node.Init, budget int) refnode.Init {
-	out := refnode.Init{SendTopics: refTopics(init.SendTopics), BudgetBytes: budget,
-		Received: make([]refnode.Channel, 0, len(init.Received)), Bindings: make([]refnode.Binding, 0, len(init.Bindings)),
-		Starts: make(refnode.Positions, 0, len(init.StartPositions))}
+// refInit is an execution's Init in the model's terms, with the metadata budget in force, its
+// lists but the start positions built in room (grown past it as they need): refnode.Start keeps
+// copies of them, never the lists, so the room can live on the caller's stack.
+func refInit(init node.Init, budget int, room *refInitRoom) refnode.Init {
+	out := refnode.Init{BudgetBytes: budget, SendTopics: room.sends[:0], Received: room.received[:0],
+		Bindings: room.bindings[:0]}
+	starts := make(refnode.Positions, 0, len(init.StartPositions)) // set apart: Set leaks what it changes
+	for _, t := range init.SendTopics {
+		out.SendTopics = append(out.SendTopics, refnode.TopicID(t))
+	}
 	for _, c := range init.Received {
 		out.Received = append(out.Received, refChannel(c))
 	}
@@ -197,9 +202,18 @@ func refInit(init node.Init, budget int) refnode.Init {
 		out.Bindings = append(out.Bindings, refnode.Binding{Name: b.Name, Topic: refnode.TopicID(b.Topic)})
 	}
 	for _, s := range init.StartPositions {
-		out.Starts.Set(refChannel(s.Channel), refnode.Position(s.Position))
+		starts.Set(refChannel(s.Channel), refnode.Position(s.Position))
 	}
+	out.Starts = starts
 	return out
+}
+
+// refInitRoom is the room refInit builds an Init's lists in, sized for a process of a few
+// received topics.
+type refInitRoom struct {
+	sends    [4]refnode.TopicID
+	received [16]refnode.Channel
+	bindings [8]refnode.Binding
 }
 
 // sameReason reports whether the engine's answer err and the model's r both refuse with one

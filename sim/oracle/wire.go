@@ -88,16 +88,23 @@ func CausesFromWire(causes []wire.Cause) node.Causes {
 
 // WireCauses converts a frontier to the reference codec's causes.
 func WireCauses(c node.Causes) []wire.Cause {
-	out := make([]wire.Cause, c.Len())
-	for i, p := range c.Pairs() {
-		out[i] = wire.Cause{Channel: wire.Channel{Topic: wire.TopicID(p.Channel.Topic), Partition: int32(p.Channel.Partition)},
-			Position: int64(p.Position)}
+	return appendWireCauses(make([]wire.Cause, 0, c.Len()), c)
+}
+
+// appendWireCauses appends frontier c's causes, converted to the reference codec's, to out.
+func appendWireCauses(out []wire.Cause, c node.Causes) []wire.Cause {
+	for _, p := range c.Pairs() {
+		out = append(out, wire.Cause{Channel: wire.Channel{Topic: wire.TopicID(p.Channel.Topic), Partition: int32(p.Channel.Partition)},
+			Position: int64(p.Position)})
 	}
 	return out
 }
 
 // EncodeCauses is the reference encoder's canonical value for a frontier.
-func EncodeCauses(c node.Causes) []byte { return wire.Encode(WireCauses(c)) }
+func EncodeCauses(c node.Causes) []byte {
+	var buf [16]wire.Cause // the causes live only until encoded
+	return wire.Encode(appendWireCauses(buf[:0], c))
+}
 
 // StampReader reads an emission's headers with the reference decoder (ReadHeaders), reusing
 // the reading of the previous emission when its one header holds the same bytes: a fan-out
