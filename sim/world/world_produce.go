@@ -38,9 +38,8 @@ func (e *extProducers) init(w *World) {
 // payload draws an external record's key (one byte) and value (hop count 0, then 4 bytes).
 func (w *World) payload() (key, value []byte) {
 	v := w.streams.Payloads.Uint64()
-	key = []byte{byte(v)}
-	value = []byte{0, byte(v >> 8), byte(v >> 16), byte(v >> 24), byte(v >> 32)}
-	return key, value
+	kv := []byte{byte(v), 0, byte(v >> 8), byte(v >> 16), byte(v >> 24), byte(v >> 32)} // one allocation
+	return kv[:1:1], kv[1:]
 }
 
 // produce writes one external record of kind k non-transactionally to channel c and tells the
