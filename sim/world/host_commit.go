@@ -99,12 +99,13 @@ func (p *proc) offsetsMoved() bool {
 // failure of a call (a fenced producer): the step did not commit.
 func (p *proc) commitSequence(crashAfter int) (crashed bool, err error) {
 	w := p.w
-	var offs []substrate.GroupOffset
+	offs := w.groupBuf[:0] // the calls copy what they keep
 	for _, pc := range p.recv {
 		if pc.readPos != pc.committedPos && w.alive(pc.ch) {
 			offs = append(offs, substrate.GroupOffset{TopicPartition: w.chans[pc.ch].tp, Offset: substrate.Offset(pc.readPos)})
 		}
 	}
+	w.groupBuf = offs
 	var room [maxCommitCalls]commitCall
 	plan := p.commitPlan(room[:0], len(offs) > 0)
 	delta := p.eng.Commit()

@@ -72,7 +72,7 @@ type World struct {
 	weights     choose.Weights              // reused weight lists for target choices
 	offsetBuf   []int64                     // reused buffer of shape.TruncationOffsets
 	procBuf     []*proc                     // reused buffer of rollbackReceivers
-	groupBuf    []substrate.GroupOffset     // reused buffer of proc.committedOffsets
+	groupBuf    []substrate.GroupOffset     // reused buffer of proc.committedOffsets and commitSequence
 	kindWeights [spec.NumActionKinds]uint32 // reused weight buffer for the action choice
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
