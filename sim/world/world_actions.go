@@ -207,7 +207,7 @@ func (w *World) chooseRedeclareTopic(p *proc) int {
 // (shape.LaggingRecords), weighed by shape.ObservedWeight.
 func (w *World) chooseObserved() uint64 {
 	n := min(w.recentN, recentRing)
-	cands := make([]uint64, n, n+8)
+	cands := make([]uint64, n, recentRing+8) // on the stack, unless lagging records outgrow it
 	for i := range cands {
 		cands[i] = w.recent[(w.recentN-1-i)%recentRing]
 	}
