@@ -229,14 +229,21 @@ func (o *Oracle) ownMsgs() {
 }
 
 // Produced is a produce event: an external record rec of kind kind written at (c, pos), in state
-// state; observed is the committed record a stamped producer observed (0 for the other kinds).
+// state; stamp is what a stamped producer observed and stamped (zero for the other kinds).
 type Produced struct {
-	C        int32
-	Pos      int64
-	Kind     MsgKind
-	State    MsgState
-	Rec      substrate.Record
+	C     int32
+	Pos   int64
+	Kind  MsgKind
+	State MsgState
+	Rec   substrate.Record
+	Stamp Stamp
+}
+
+// Stamp is a stamped producer's observation: the committed record it observed and the causes it
+// stamped, StampOf(Observed).
+type Stamp struct {
 	Observed uint64
+	Causes   node.Causes
 }
 
 // OnProduced registers an external record at virtual time now and returns its uid, reading its
@@ -246,9 +253,9 @@ type Produced struct {
 // what the bytes say and sessions see the past the projectors record (undecodable: nothing).
 func (o *Oracle) OnProduced(e Produced, now int64) uint64 {
 	m := Message{Ch: e.C, Pos: e.Pos, Sender: -1, Kind: e.Kind, State: e.State, Key: e.Rec.Key, Value: e.Rec.Value}
-	if e.Observed != 0 {
-		obs := o.msgs[e.Observed-1]
-		m.Expressed, m.Past = o.StampOf(e.Observed), withRoom(obs.Past, 1)
+	if e.Stamp.Observed != 0 {
+		obs := o.msgs[e.Stamp.Observed-1]
+		m.Expressed, m.Past = e.Stamp.Causes, withRoom(obs.Past, 1)
 		m.Past.Merge(o.ids[obs.Ch].nc, node.Offset(obs.Pos))
 	}
 	if hs := e.Rec.Headers; len(hs) > 0 {

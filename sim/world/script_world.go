@@ -83,7 +83,7 @@ func (v *scriptWorld) ProducePlain(c int32, key, value []byte) {
 		v.w().producePlain(c)
 		return
 	}
-	v.w().produce(c, oracle.MsgPlain, 0, key, value, nil)
+	v.w().produce(c, oracle.MsgPlain, oracle.Stamp{}, key, value, nil)
 }
 
 func (v *scriptWorld) ProduceCorrupt(c int32, headers [][]byte, key, value []byte) {

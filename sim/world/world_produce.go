@@ -12,11 +12,10 @@ import (
 )
 
 // External producers: plain (headerless), stamped by an observer of a committed record (its
-// header copies that record's expressed causes plus the record's own coordinate), corrupt (a
-// header list drawn by the generator of sim/oracle/corrupt, drawCorruption), a transactional
-// producer whose transactions abort (never-yielding offsets), and one whose transaction stays
-// open for a while (an LSO stall) until txn-close ends it. The world writes its headers with the
-// reference encoder and reads what they mean with the reference decoder (oracle_wire.go).
+// header copies that record's expressed causes plus its coordinate), corrupt (a header list
+// drawn by sim/oracle/corrupt's generator, drawCorruption), a transactional producer whose
+// transactions abort (never-yielding offsets), and one whose transaction stays open (an LSO
+// stall) until txn-close ends it. Their headers are written and read with the reference codec.
 
 // extProducers holds the external transactional producers.
 type extProducers struct {
@@ -45,8 +44,8 @@ func (w *World) payload() (key, value []byte) {
 // produce writes one external record of kind k non-transactionally to channel c and tells the
 // oracle (onProduced), which learns from it what the record means and its true past. values are
 // its parsley.causes header values, in order (none: a headerless record; a nil value is a null
-// one); observed is the record a stamped producer observed (0 for the other kinds).
-func (w *World) produce(c int32, k oracle.MsgKind, observed uint64, key, value []byte, values [][]byte) uint64 {
+// one); stamp is a stamped producer's observation (zero for the other kinds).
+func (w *World) produce(c int32, k oracle.MsgKind, stamp oracle.Stamp, key, value []byte, values [][]byte) uint64 {
 	rec := substrate.Record{Key: key, Value: value, TimestampMicros: w.clock.Now()}
 	if len(values) > 0 {
 		rec.Headers = make([]substrate.Header, len(values))
@@ -58,7 +57,7 @@ func (w *World) produce(c int32, k oracle.MsgKind, observed uint64, key, value [
 	if err != nil {
 		panic(fmt.Sprintf("world: external produce to %s: %v", w.chanName(c), err))
 	}
-	uid := w.or.OnProduced(oracle.Produced{C: c, Pos: int64(off), Kind: k, State: oracle.MsgCommitted, Rec: rec, Observed: observed}, w.clock.Now())
+	uid := w.or.OnProduced(oracle.Produced{C: c, Pos: int64(off), Kind: k, State: oracle.MsgCommitted, Rec: rec, Stamp: stamp}, w.clock.Now())
 	w.noteCommitted(uid)
 	w.refreshLSO(c)
 	w.stats.Produced++
@@ -71,7 +70,7 @@ func (w *World) produce(c int32, k oracle.MsgKind, observed uint64, key, value [
 // producePlain writes a headerless record.
 func (w *World) producePlain(c int32) uint64 {
 	key, value := w.payload()
-	return w.produce(c, oracle.MsgPlain, 0, key, value, nil)
+	return w.produce(c, oracle.MsgPlain, oracle.Stamp{}, key, value, nil)
 }
 
 // produceCorrupt writes a record whose parsley.causes header values are values (a corruption;
@@ -82,7 +81,7 @@ func (w *World) produceCorrupt(c int32, values [][]byte, key, value []byte) uint
 		key, value = w.payload()
 	}
 	w.stats.Corrupt++
-	uid := w.produce(c, oracle.MsgCorrupt, 0, key, value, values)
+	uid := w.produce(c, oracle.MsgCorrupt, oracle.Stamp{}, key, value, values)
 	if !w.or.Msg(uid).Undecodable {
 		w.stats.CorruptDecodable++
 	}
@@ -121,7 +120,8 @@ func (w *World) drawCorruption() corrupt.Corruption {
 // what r's header names plus r's coordinate.
 func (w *World) produceStamped(c int32, r uint64) uint64 {
 	key, value := w.payload()
-	return w.produce(c, oracle.MsgStamped, r, key, value, [][]byte{oracle.EncodeCauses(w.or.StampOf(r))})
+	st := oracle.Stamp{Observed: r, Causes: w.or.StampOf(r)}
+	return w.produce(c, oracle.MsgStamped, st, key, value, [][]byte{oracle.EncodeCauses(st.Causes)})
 }
 
 // produceForged writes a scripted record whose header is exactly the given frontier (or raw
@@ -134,7 +134,7 @@ func (w *World) produceForged(c int32, causes node.Causes, raw []byte, key, valu
 	if header == nil {
 		header = oracle.EncodeCauses(causes)
 	}
-	return w.produce(c, oracle.MsgForged, 0, key, value, [][]byte{header})
+	return w.produce(c, oracle.MsgForged, oracle.Stamp{}, key, value, [][]byte{header})
 }
 
 // txnAbort writes n records to channel c in a transaction that aborts.
