@@ -34,9 +34,11 @@ func (w *World) deletionOnlyHeld() bool {
 // topicBlocked reports whether a process that has not failed closed and is not doomed holds a
 // blocked head a rollback keeps (blockedOnTopic, asked first: the rarer fact) on topic t.
 func (w *World) topicBlocked(t int) bool {
-	for _, p := range w.procs {
-		if p.status != procFailed && p.blockedOnTopic(t) && !p.doomed() {
-			return true
+	for inc, c := w.topics[t].inc, int32(0); inc >= 0 && c < int32(w.incs[inc].parts); c++ { // t's readers
+		for _, i := range w.readers.Of(int(w.incs[inc].firstChan + c)) {
+			if p := w.procs[i]; p.status != procFailed && p.blockedOnTopic(t) && !p.doomed() {
+				return true
+			}
 		}
 	}
 	return false

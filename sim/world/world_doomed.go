@@ -74,12 +74,7 @@ func (w *World) sparesDoomed(t int, doomed func(*proc) bool) bool {
 // removedWithHolds reports whether a redeclaration has already removed a channel some process held
 // messages on: the run has exercised that shape, and each further one only stops another receiver.
 func (w *World) removedWithHolds() bool {
-	for _, p := range w.procs {
-		if p.o.Ledger().RemovedHeld {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(w.procs, func(p *proc) bool { return p.o.Ledger().RemovedHeld })
 }
 
 // aimableReceivers counts the processes that have not failed closed, are not doomed by an
