@@ -18,7 +18,7 @@ func TestMasksMatchModel(t *testing.T) {
 		stale := make([]bool, n)     // marked since its last computation
 		lastTimed := make([]bool, n) // what its last computation reported
 		m := New(n, 0, 0, 0, func(int, uint8, func(int, uint8)) bool { return false },
-			func(i int) (uint32, bool) { return now[i], timed[i] }, nil)
+			func(i int) (uint32, bool) { return now[i], timed[i] }, nil, nil)
 		masks := m.Masks()
 		for i := range n {
 			stale[i] = true

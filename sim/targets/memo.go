@@ -36,6 +36,8 @@ type Memo struct {
 	masks *Masks           // the processes' action masks, stale when their contributions are
 	declf Declared         // computes the declarer counts, built at the first Declarers call
 	decl  *Declarers       // the declarer counts, stale with them too
+	factf MaskFunc         // computes the processes' facts, built at the first Facts call
+	facts *Masks           // the processes' facts, stale with them too
 }
 
 // proc is one process's contribution.
@@ -47,11 +49,12 @@ type proc struct {
 
 // New returns a memo for procs processes and topics topics keeping the kinds in kinds, of which
 // the kinds in ignoreDoomed are not held back by doomed receivers, whose contributions f
-// computes, whose action masks mask computes (see Masks) and whose declarer counts declared
-// computes (see Declarers); every process starts stale.
-func New(procs, topics int, kinds, ignoreDoomed uint8, f Contribution, mask MaskFunc, declared Declared) *Memo {
+// computes, whose action masks mask computes (see Masks), whose declarer counts declared
+// computes (see Declarers) and whose facts facts computes (see Facts); every process starts
+// stale.
+func New(procs, topics int, kinds, ignoreDoomed uint8, f Contribution, mask MaskFunc, declared Declared, facts MaskFunc) *Memo {
 	m := &Memo{kinds: kinds, ignoreDoomed: ignoreDoomed, procs: make([]proc, procs), stale: make([]bool, procs),
-		doomedRecv: make([]int32, topics), f: f, mask: mask, declf: declared}
+		doomedRecv: make([]int32, topics), f: f, mask: mask, declf: declared, factf: facts}
 	m.addf = m.add
 	for j := range m.cand {
 		if kinds&(1<<j) != 0 {
@@ -75,6 +78,9 @@ func (m *Memo) Stale(i int) {
 	}
 	if m.decl != nil {
 		m.decl.markStale(i)
+	}
+	if m.facts != nil {
+		m.facts.Stale(i)
 	}
 	if !m.stale[i] {
 		m.stale[i] = true
@@ -101,6 +107,18 @@ func (m *Memo) Declarers() *Declarers {
 	}
 	m.decl.refresh()
 	return m.decl
+}
+
+// Facts returns the processes' facts, which the memo marks stale with the contributions: masks
+// (see Masks) whose bits are facts of a process that the world's rules count over every process,
+// computed by the memo's facts function, with the stale ones recomputed. They are built at the
+// first call, every process stale.
+func (m *Memo) Facts() *Masks {
+	if m.facts == nil {
+		m.facts = newMasks(len(m.procs), m.factf)
+	}
+	m.facts.Refresh()
+	return m.facts
 }
 
 // Has reports whether kind j, which m keeps, has a target, recomputing the stale contributions

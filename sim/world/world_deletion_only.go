@@ -18,18 +18,10 @@ func (p *proc) readsDeletionOnly() bool {
 	return false
 }
 
-// deletionOnlyHeld reports whether a live deletion-only topic has a blocked head to delete past
-// (topicBlocked): the deletion quarry is ready, its deletion comes due (shape.DeletionDueEarly)
-// and weighs more (shape.ExternalWeight). Deleting a topic under a held message is the only
-// shape that exposes delivery past a dead hold.
-func (w *World) deletionOnlyHeld() bool {
-	for t := range w.topics {
-		if w.topics[t].spec.DeletionOnly && w.topics[t].inc >= 0 && w.topicBlocked(t) {
-			return true
-		}
-	}
-	return false
-}
+// deletionOnlyHeld reports whether a process neither failed nor doomed has a blocked head on a
+// live deletion-only topic (factsOf): the deletion quarry is ready (shape.DeletionDueEarly). Deleting
+// a topic under a held message is the only shape that exposes delivery past a dead hold.
+func (w *World) deletionOnlyHeld() bool { return w.memo().Facts().Kind(factQuarry).Count() > 0 }
 
 // topicBlocked reports whether a process that has not failed closed and is not doomed holds a
 // blocked head a rollback keeps (blockedOnTopic, asked first: the rarer fact) on topic t.

@@ -77,30 +77,38 @@ func (w *World) removedWithHolds() bool {
 	return slices.ContainsFunc(w.procs, func(p *proc) bool { return p.o.Ledger().RemovedHeld })
 }
 
-// aimableReceivers counts the processes that have not failed closed, are not doomed by an
-// earlier fault, and receive a channel of a live external topic.
-func (w *World) aimableReceivers() int {
-	n := 0
-	for _, p := range w.procs {
-		if p.status == procFailed || p.readsDeletionOnly() {
-			continue
-		}
-		live := slices.ContainsFunc(p.recv, func(pc *pcState) bool {
-			return w.alive(pc.ch) && w.topics[w.chans[pc.ch].topic].spec.External
-		})
-		if live && !p.doomed() {
-			n++
-		}
-	}
-	return n
-}
+// aimableReceivers counts the processes that have not failed closed, are not doomed, read no
+// deletion-only topic and receive a channel of a live external topic (memo facts, factsOf).
+func (w *World) aimableReceivers() int { return w.memo().Facts().Kind(factAimable).Count() }
 
-// agedDeletionTarget reports whether a deletion has a target (faultHasTarget) whose blocked head
-// was fed at step since or earlier.
+// agedDeletionTarget reports whether a deletion has a target (faultHasTarget, asked first: the
+// memo's answer) whose blocked head was fed at step since or earlier; a deletion must be on.
 func (w *World) agedDeletionTarget(since int) bool {
-	return w.anyFaultTarget(spec.ActDeleteTopic, func(p *proc, t int) bool {
+	return w.faultHasTarget(spec.ActDeleteTopic) && w.anyFaultTarget(spec.ActDeleteTopic, func(p *proc, t int) bool {
 		return p.anyOnTopic(t, func(pc *pcState) bool {
 			return p.committedBlockedHead(pc) && p.o.PendingHead(pc.ch).FedStep <= since
 		})
 	})
 }
+
+// factsOf is process i's facts for the memo (targets.Memo.Facts), none when it failed or is
+// doomed: factAimable (aimableReceivers), factQuarry (deletionOnlyHeld; blockedOnTopic).
+func (w *World) factsOf(i int) (facts uint32, timed bool) {
+	p, live := w.procs[i], false
+	if p.status == procFailed || p.doomed() {
+		return 0, false
+	}
+	for _, pc := range p.recv {
+		ch, topic := &w.chans[pc.ch], &w.topics[w.chans[pc.ch].topic]
+		live = live || w.alive(pc.ch) && topic.spec.External
+		if topic.spec.DeletionOnly && ch.inc == topic.inc && p.committedBlockedHead(pc) { // a live topic's
+			facts |= 1 << factQuarry
+		}
+	}
+	if live && !p.readsDeletionOnly() {
+		facts |= 1 << factAimable
+	}
+	return facts, false
+}
+
+const factAimable, factQuarry = 0, 1 // factsOf's bits

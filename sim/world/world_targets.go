@@ -89,7 +89,7 @@ func (w *World) memo() *targets.Memo {
 				kinds |= 1 << j
 			}
 		}
-		w.targets = targets.New(len(w.procs), len(w.topics), kinds, 1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf, w.maskAt, w.declaredOf)
+		w.targets = targets.New(len(w.procs), len(w.topics), kinds, 1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf, w.maskAt, w.declaredOf, w.factsOf)
 	}
 	return w.targets
 }

@@ -38,7 +38,7 @@ func FaultTargetsChecked(scn *spec.Scenario, seed uint64) (checks, yes int, err 
 	}
 	w = newWorld(scn, &set, labelChooser{choose.NewRandom(seed), check}, &RunOptions{})
 	w.targets = targets.New(len(w.procs), len(w.topics), 1<<len(swarm.FailClosedKinds)-1, // a memo of every kind, all stale
-		1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf, w.maskAt, w.declaredOf)
+		1<<slices.Index(swarm.FailClosedKinds, spec.ActProduceCorrupt), w.targetsOf, w.maskAt, w.declaredOf, w.factsOf)
 	w.run()
 	return checks, yes, err
 }

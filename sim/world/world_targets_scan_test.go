@@ -59,3 +59,12 @@ func matchScan(t *testing.T, check func(*spec.Scenario, uint64) (compared, nontr
 	}
 	t.Logf("%d %s compared, %d %s", compared, noun, nontrivial, nontrivialMeans)
 }
+
+// TestDueFactsMatchScan holds the facts the due fail-closed rule reads from the memo (the aimable
+// receivers, the deletion quarry, an aged deletion target) to the scans over every process they
+// replace, before every action choice of random seeds, small and generated large topologies: a
+// change to a process, a channel's log or a topic that does not mark the contributions it affects
+// stale makes the two disagree.
+func TestDueFactsMatchScan(t *testing.T) {
+	matchScan(t, world.DueFactsChecked, "answers", "true or above 0")
+}
