@@ -12,6 +12,8 @@
 // its cost follows what changed since the last question, not the size of the world.
 package targets
 
+import "math/bits"
+
 // Contribution computes process i's contribution for the kinds in kinds (bit j: kind j): it
 // calls add once or more per topic i receives, with the kinds among kinds it is a target of
 // there (0 when doomed), and reports whether i is doomed.
@@ -158,18 +160,16 @@ func (m *Memo) contribute(pt *proc, sign int32) {
 			before := m.doomedRecv[t]
 			m.doomedRecv[t] += sign
 			if (before == 0) != (m.doomedRecv[t] == 0) {
-				for j := range m.cand {
-					if m.kinds&^m.ignoreDoomed&(1<<j) != 0 && m.cand[j][t] > 0 {
+				for b := m.kinds &^ m.ignoreDoomed; b != 0; b &= b - 1 {
+					if j := bits.TrailingZeros8(b); m.cand[j][t] > 0 {
 						m.good[j] += delta(before == 0)
 					}
 				}
 			}
 			continue
 		}
-		for j := range m.cand {
-			if pt.masks[n]&m.kinds&(1<<j) == 0 {
-				continue
-			}
+		for b := pt.masks[n] & m.kinds; b != 0; b &= b - 1 {
+			j := bits.TrailingZeros8(b)
 			before := m.cand[j][t]
 			m.cand[j][t] += sign
 			if (before == 0) != (m.cand[j][t] == 0) && (m.ignoreDoomed&(1<<j) != 0 || m.doomedRecv[t] == 0) {

@@ -110,8 +110,7 @@ func FaultDue(r *Run, k spec.ActionKind) bool {
 	if k == spec.ActDeleteTopic && DeletionDueEarly(r) {
 		return true
 	}
-	from := r.Procs + set.SafetySteps*dueEarlyPct/100
-	return slices.Contains(dueEarlyKinds, k) && step+1 >= from && r.aimableReceivers() <= 1
+	return slices.Contains(dueEarlyKinds, k) && step+1 >= r.Procs+set.SafetySteps*dueEarlyPct/100 && r.aimableReceivers() <= 1
 }
 
 // FaultFired reports whether fail-closed kind k has fired in a run with stats. A corrupt produce
