@@ -112,7 +112,6 @@ func (p *proc) waits(pc *pcState) shape.Waits {
 // headWaitsOn reports whether the head of another of p's received channels, fed at step since or
 // later, names a cause on pc that p has not been fed yet: feeding pc may release it.
 func (p *proc) headWaitsOn(pc *pcState, since int) bool {
-	nc := p.w.or.Channel(pc.ch)
 	for _, o := range p.recv {
 		if o == pc {
 			continue
@@ -121,7 +120,7 @@ func (p *proc) headWaitsOn(pc *pcState, since int) bool {
 		if head == nil || head.FedStep < since {
 			continue
 		}
-		if pos, ok := p.w.or.Msg(head.UID).Expressed.Lookup(nc); ok && p.o.FedHigh(pc.ch) < int64(pos) {
+		if pos, ok := p.w.or.Msg(head.UID).Expressed.Lookup(p.w.or.Channel(pc.ch)); ok && p.o.FedHigh(pc.ch) < int64(pos) {
 			return true
 		}
 	}
