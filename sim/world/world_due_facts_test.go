@@ -4,27 +4,21 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/parsleysim/parsleysim/sim/choose"
 	"github.com/parsleysim/parsleysim/sim/spec"
-	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
-// The scans over every process that the memo's facts (factsOf) replace, kept as the reference
-// the memo is held to.
+// The reference the memo's facts (factsOf) are held to: the same facts computed by a scan of
+// every process.
 
 // DueFactsChecked runs scn under seed's settings and before every action choice compares the
 // facts the due fail-closed rule reads from the memo (shapeView's AimableReceivers and
-// DeletionOnlyHeld, and AgedDeletionTarget, which asks the memo first) with the scans they
-// replace. It returns how many answers it compared and how many were not false or zero, or the
-// first disagreement.
+// DeletionOnlyHeld, and AgedDeletionTarget, which asks the memo first) with their scans. It
+// returns how many answers it compared and how many were not false or zero, or the first
+// disagreement.
 func DueFactsChecked(scn *spec.Scenario, seed uint64) (checks, yes int, err error) {
-	set := swarm.ExpandSettings(seed)
-	var w *World
-	check := func(label string) {
-		if err != nil || label != "action" {
-			return
-		}
+	err = beforeEachAction(scn, seed, nil, func(w *World) error {
 		v := (*shapeView)(w)
+		var err error
 		compare := func(fact string, memo, scan any) {
 			if err == nil && memo != scan {
 				err = fmt.Errorf("seed %d step %d: %s: the memo says %v, the scan %v", seed, w.step, fact, memo, scan)
@@ -41,9 +35,8 @@ func DueFactsChecked(scn *spec.Scenario, seed uint64) (checks, yes int, err erro
 				compare(fmt.Sprintf("deletion target held %d steps", age), v.AgedDeletionTarget(w.step-age), w.agedDeletionScan(w.step-age))
 			}
 		}
-	}
-	w = newWorld(scn, &set, labelChooser{choose.NewRandom(seed), check}, &RunOptions{})
-	w.run()
+		return err
+	})
 	return checks, yes, err
 }
 

@@ -61,8 +61,8 @@ func matchScan(t *testing.T, check func(*spec.Scenario, uint64) (compared, nontr
 }
 
 // TestDueFactsMatchScan holds the facts the due fail-closed rule reads from the memo (the aimable
-// receivers, the deletion quarry, an aged deletion target) to the scans over every process they
-// replace, before every action choice of random seeds, small and generated large topologies: a
+// receivers, the deletion quarry, an aged deletion target) to the same facts computed by a scan of
+// every process, before every action choice of random seeds, small and generated large topologies: a
 // change to a process, a channel's log or a topic that does not mark the contributions it affects
 // stale makes the two disagree.
 func TestDueFactsMatchScan(t *testing.T) {
