@@ -51,6 +51,11 @@ type SweepConfig struct {
 	// Live, when not the model, runs every seed on a live substrate (a kfake cluster of its own,
 	// or fresh topic names on real brokers), compared with the model when Live.Compare is set.
 	Live Live
+	// Without lists criteria the runs do not judge (sim.RunOptions.Disabled): without REFERENCE
+	// no reference node runs beside the engines, without RESTART_INVISIBILITY no run is repeated
+	// with a restart, and any other criterion is only not reported. It measures what a check
+	// costs; a sweep so run vouches for none of them.
+	Without []spec.Criterion
 }
 
 // SeedOutcome is what a sweep keeps of one run: its verdict, the distinct criteria it violated
@@ -120,7 +125,8 @@ func Sweep(ctx context.Context, cfg SweepConfig) (*SweepReport, error) {
 	}
 	rep.Shard, rep.shard = cfg.Shard.String(), cfg.Shard
 	results := make(chan seedResult, workers)
-	run := runOptions{hashTrace: cfg.TraceDigest || cfg.Replays, replays: cfg.Replays, live: cfg.Live}
+	run := runOptions{hashTrace: cfg.TraceDigest || cfg.Replays, replays: cfg.Replays, live: cfg.Live, without: cfg.Without}
+	rep.Without = slices.Clone(cfg.Without)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go feedSeeds(ctx, spec, cfg, workers, run, results)
@@ -184,6 +190,7 @@ type seedResult struct {
 type runOptions struct {
 	hashTrace, replays bool
 	live               Live
+	without            []spec.Criterion // SweepConfig.Without
 }
 
 // feedSeeds runs the seeds of cfg's range and shard on a pool of workers, sending each outcome
@@ -247,6 +254,7 @@ func runSeedWith(sc Spec, seed uint64, run runOptions) (out SeedOutcome, err err
 	if err != nil {
 		return out, fmt.Errorf("preparing seed %d: %w", seed, err)
 	}
+	prep.Options.Disabled = run.without
 	if sc.Sabotage != "" {
 		out.Eligible = prep.Settings.Eligible(sc.Sabotage)
 	}

@@ -52,9 +52,11 @@ type SweepReport struct {
 	// Substrate is the live substrate the seeds ran on (empty for the model); ComparedSeeds and
 	// AgreedSeeds, set when they were compared with the model, count the compared seeds and those
 	// on which the two agreed throughout.
-	Substrate     string `json:"substrate,omitempty"`
-	ComparedSeeds *int   `json:"compared_seeds,omitempty"`
-	AgreedSeeds   *int   `json:"agreed_seeds,omitempty"`
+	Substrate string `json:"substrate,omitempty"`
+	// Without lists the criteria the runs did not judge (SweepConfig.Without).
+	Without       []spec.Criterion `json:"without,omitempty"`
+	ComparedSeeds *int             `json:"compared_seeds,omitempty"`
+	AgreedSeeds   *int             `json:"agreed_seeds,omitempty"`
 
 	live   Live
 	spec   Spec

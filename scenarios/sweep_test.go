@@ -270,3 +270,29 @@ func TestRunSeedReturnsPrepareErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepWithout: a sweep without REFERENCE and RESTART_INVISIBILITY takes the same steps as the
+// whole sweep and still judges the other criteria, but no run reports the two, no restart check
+// runs, and the report names them; under NO_FIFO, which REFERENCE catches, the whole sweep does
+// report REFERENCE, so its absence is the option's doing.
+func TestSweepWithout(t *testing.T) {
+	without := []spec.Criterion{spec.CritReference, spec.CritRestartInvisibility}
+	cfg := SweepConfig{Spec: Spec{Sabotage: "NO_FIFO"}, First: 1, Last: 30, Workers: 2}
+	whole, _ := sweepJSON(t, cfg)
+	cfg.Without = without
+	rep, js := sweepJSON(t, cfg)
+	if whole.SeedsByCriterion[spec.CritReference] == 0 || whole.Exercised.Count("restart_checks").Runs == 0 {
+		t.Fatalf("fixture: the whole sweep reports REFERENCE on %d seeds and ran %d restart checks; want some of both",
+			whole.SeedsByCriterion[spec.CritReference], whole.Exercised.Count("restart_checks").Runs)
+	}
+	if n := rep.SeedsByCriterion[spec.CritReference] + rep.SeedsByCriterion[spec.CritRestartInvisibility]; n != 0 ||
+		rep.Exercised.Count("restart_checks").Runs != 0 {
+		t.Fatalf("without %v: %d seeds report them, %d restart checks ran; want none", without, n, rep.Exercised.Count("restart_checks").Runs)
+	}
+	if rep.Steps != whole.Steps || rep.SeedsByCriterion[spec.CritS3] == 0 {
+		t.Fatalf("without %v: %d steps (whole %d), S3 on %d seeds; want the same steps and S3 still judged", without, rep.Steps, whole.Steps, rep.SeedsByCriterion[spec.CritS3])
+	}
+	if !slices.Equal(rep.Without, without) || !strings.Contains(js, `"without":["REFERENCE","RESTART_INVISIBILITY"]`) {
+		t.Fatalf("report's without %v, JSON %s", rep.Without, js)
+	}
+}

@@ -272,12 +272,12 @@ func runSideBySide(o options, stdout, stderr io.Writer) int {
 				return 2
 			}
 		}
-		p, err := measureSweep(simruns, base, cur, o, stderr)
+		sweep, first, err := measureSweep(simruns, base, cur, o, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "benchgate: %v\n", err)
 			return 2
 		}
-		pairs[p.Key] = p
+		pairs[sweep.Key], pairs[first.Key] = sweep, first
 	}
 	fmt.Fprintf(stderr, "benchgate: measured times by %s\n", time.Since(start).Round(time.Second))
 	if valgrind {
@@ -286,19 +286,20 @@ func runSideBySide(o options, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if withSweep {
-			p := pairs[sweepKey(o.sweepSeeds)]
-			for _, b := range []*build{base, cur} {
-				n, err := sweepInstructions(simruns[b])
+			sweep, first := pairs[sweepKey(o.sweepSeeds)], pairs[firstWaveKey(o.sweepSeeds)]
+			for _, c := range []struct {
+				b     *build
+				extra []string
+				out   *float64
+			}{{base, nil, &sweep.BaseInstr}, {cur, nil, &sweep.NewInstr}, {cur, firstWave, &first.NewInstr}} {
+				n, err := sweepInstructions(simruns[c.b], c.extra...)
 				if err != nil {
-					fmt.Fprintf(stderr, "benchgate: %s (%s): instructions of the sweep: %v\n", b.name, b.rev, err)
+					fmt.Fprintf(stderr, "benchgate: %s (%s): instructions of the sweep: %v\n", c.b.name, c.b.rev, err)
 					return 2
 				}
-				if b == base {
-					p.BaseInstr = n
-				} else {
-					p.NewInstr = n
-				}
+				*c.out = n
 			}
+			first.BaseInstr = sweep.BaseInstr
 		}
 		fmt.Fprintf(stderr, "benchgate: counted instructions by %s\n", time.Since(start).Round(time.Second))
 	}
@@ -329,8 +330,9 @@ func runSideBySide(o options, stdout, stderr io.Writer) int {
 		instrNote = "instructions per op: valgrind --tool=cachegrind, GOMAXPROCS=1, GOGC=off, runs of N and 2N ops differenced"
 	}
 	if withSweep {
-		instrNote += fmt.Sprintf("\n# the sweep's row: an op is a step (the JSON's \"steps\"); its times are the whole process's CPU time (user + system) over its steps, "+
-			"so the speedup is the ratio of steps per CPU-second; its instructions per step are of `simrun sweep --seeds 1-%d -j 1 --json` under cachegrind with GOMAXPROCS=1 and the sweep's own GOGC", sweepInstrSeeds)
+		instrNote += fmt.Sprintf("\n# the sweep's rows: an op is a step (the JSON's \"steps\"); its times are the whole process's CPU time (user + system) over its steps, "+
+			"so the speedup is the ratio of steps per CPU-second; its instructions per step are of `simrun sweep --seeds 1-%d -j 1 --json` under cachegrind with GOMAXPROCS=1 and the sweep's own GOGC; "+
+			"the first-wave row runs the new build's sweep --without %s (the checks the baseline's sweep did not have) against the same baseline runs", sweepInstrSeeds, firstWaveWithout)
 	}
 	report := fmt.Sprintf("# go run ./benchmarks/benchgate %s\n"+
 		"# baseline %s, new %s; %s %s/%s, %d CPUs; %s, load average %s at start, %s at end\n"+

@@ -126,7 +126,7 @@ func TestSweepSteps(t *testing.T) {
 
 // TestRunSweep: the working tree's simrun runs the measured sweep, and its CPU time per step and
 // its steps are those of the run (steps as the JSON reports them, a time per step that is a
-// plausible fraction of a second).
+// plausible fraction of a second); its first-wave sweep runs and takes the same steps.
 func TestRunSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds simrun")
@@ -150,5 +150,8 @@ func TestRunSweep(t *testing.T) {
 	}
 	if secPerStep <= 0 || secPerStep > 0.01 {
 		t.Errorf("%g CPU-seconds per step, want a positive time under 10ms", secPerStep)
+	}
+	if _, first, err := runSweep(bin, 3, firstWave...); err != nil || first != steps {
+		t.Errorf("the first-wave sweep: %d steps, %v; want the whole sweep's %d (the checks it leaves out take no steps)", first, err, steps)
 	}
 }

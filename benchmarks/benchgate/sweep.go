@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,14 @@ import (
 // process, as a user runs it (the sweep's own collector settings). Side by side (-bench speed),
 // both builds' simrun run the same sweep interleaved, round after round, and the report gives one
 // row whose "op" is a step: CPU time per step, the speedup (the ratio of steps per CPU-second) and
-// the instructions per step of a shorter sweep under cachegrind.
+// the instructions per step of a shorter sweep under cachegrind. A second row runs the working
+// tree's sweep with only the checks the baseline's simulator had (firstWaveWithout), against the
+// same baseline runs: the simulator's own speed, as the first wave judged it.
+
+// firstWaveWithout is what the working tree's sweep leaves out in the first-wave row (simrun sweep
+// --without): the checks the baseline's sweep did not run, the reference nodes beside the engines
+// (REFERENCE) and the restart check's rerun (RESTART_INVISIBILITY).
+const firstWaveWithout = "REFERENCE,RESTART_INVISIBILITY"
 
 // sweepInstrSeeds is the seed range whose sweep cachegrind counts, per build: long enough that
 // process start-up is a small fraction of the count, short enough to take about a minute.
@@ -27,6 +35,12 @@ const sweepInstrSeeds = 200
 // sweepKey is the report's row of the sweep of seeds 1-seeds.
 func sweepKey(seeds int) string {
 	return fmt.Sprintf("%s/cmd/simrun sweep --seeds 1-%d -j 1 --json (per step, CPU time)", modulePath, seeds)
+}
+
+// firstWaveKey is the report's row of the same sweep with the working tree's run --without
+// firstWaveWithout.
+func firstWaveKey(seeds int) string {
+	return fmt.Sprintf("%s/cmd/simrun sweep --seeds 1-%d -j 1 --json, new --without %s (per step, CPU time)", modulePath, seeds, firstWaveWithout)
 }
 
 // modulePath is the module's import path, which the report strips from a row's package.
@@ -43,10 +57,13 @@ func buildSimrun(dir, out string, stderr io.Writer) error {
 	return nil
 }
 
-// sweepArgs are the arguments of the measured sweep of seeds 1-seeds.
-func sweepArgs(seeds int) []string {
-	return []string{"sweep", "--seeds", fmt.Sprintf("1-%d", seeds), "-j", "1", "--json"}
+// sweepArgs are the arguments of the measured sweep of seeds 1-seeds, followed by extra.
+func sweepArgs(seeds int, extra ...string) []string {
+	return append([]string{"sweep", "--seeds", fmt.Sprintf("1-%d", seeds), "-j", "1", "--json"}, extra...)
 }
+
+// firstWave is the extra arguments of the working tree's first-wave sweep.
+var firstWave = []string{"--without", firstWaveWithout}
 
 // sweepSteps returns the "steps" of a sweep's JSON report; an output without it is an error that
 // quotes the output's start.
@@ -64,15 +81,15 @@ func sweepSteps(out []byte) (int64, error) {
 	return *rep.Steps, nil
 }
 
-// runSweep runs bin's sweep of seeds 1-seeds once and returns its CPU seconds (user and system) per
-// step, and its steps.
-func runSweep(bin string, seeds int) (secPerStep float64, steps int64, err error) {
-	cmd := exec.Command(bin, sweepArgs(seeds)...)
+// runSweep runs bin's sweep of seeds 1-seeds (with extra arguments) once and returns its CPU
+// seconds (user and system) per step, and its steps.
+func runSweep(bin string, seeds int, extra ...string) (secPerStep float64, steps int64, err error) {
+	cmd := exec.Command(bin, sweepArgs(seeds, extra...)...)
 	var errs strings.Builder
 	cmd.Stderr = &errs
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s %s: %v: %s", filepath.Base(bin), strings.Join(sweepArgs(seeds), " "), err, lastLines([]byte(errs.String()), 5))
+		return 0, 0, fmt.Errorf("%s %s: %v: %s", filepath.Base(bin), strings.Join(sweepArgs(seeds, extra...), " "), err, lastLines([]byte(errs.String()), 5))
 	}
 	if steps, err = sweepSteps(out); err != nil {
 		return 0, 0, err
@@ -81,43 +98,45 @@ func runSweep(bin string, seeds int) (secPerStep float64, steps int64, err error
 	return cpu.Seconds() / float64(steps), steps, nil
 }
 
-// measureSweep runs both builds' sweeps o.rounds times, interleaved as measure does, and returns
-// the row. Both builds must agree on nothing but the JSON's shape: a baseline whose scheduler
-// differs takes other steps, which is why the row compares steps per CPU-second.
-func measureSweep(bins map[*build]string, base, cur *build, o options, stderr io.Writer) (*benchmarks.Pair, error) {
-	p := &benchmarks.Pair{Key: sweepKey(o.sweepSeeds)}
+// measureSweep runs the baseline's sweep, the working tree's and the working tree's first-wave
+// sweep o.rounds times, interleaved (each round in another order), and returns the sweep's row and
+// the first-wave row, which share the baseline's runs. The builds must agree on nothing but the
+// JSON's shape: a baseline whose scheduler differs takes other steps, which is why the rows
+// compare steps per CPU-second.
+func measureSweep(bins map[*build]string, base, cur *build, o options, stderr io.Writer) (sweep, first *benchmarks.Pair, err error) {
+	sweep, first = &benchmarks.Pair{Key: sweepKey(o.sweepSeeds)}, &benchmarks.Pair{Key: firstWaveKey(o.sweepSeeds)}
+	type run struct {
+		b     *build
+		extra []string
+		out   *[]float64
+	}
+	runs := []run{{base, nil, &sweep.Base}, {cur, nil, &sweep.New}, {cur, firstWave, &first.New}}
 	for r := range o.rounds {
 		fmt.Fprintf(stderr, "benchgate: sweep round %d of %d (load average %s)\n", r+1, o.rounds, loadAverage())
-		order := []*build{base, cur}
-		if r%2 == 1 {
-			order = []*build{cur, base}
-		}
-		for _, b := range order {
-			v, _, err := runSweep(bins[b], o.sweepSeeds)
+		for k := range runs {
+			x := runs[(k+r)%len(runs)]
+			v, _, err := runSweep(bins[x.b], o.sweepSeeds, x.extra...)
 			if err != nil {
-				return nil, fmt.Errorf("%s (%s): %v", b.name, b.rev, err)
+				return nil, nil, fmt.Errorf("%s (%s): %v", x.b.name, x.b.rev, err)
 			}
-			if b == base {
-				p.Base = append(p.Base, v)
-			} else {
-				p.New = append(p.New, v)
-			}
+			*x.out = append(*x.out, v)
 		}
 	}
-	return p, nil
+	first.Base = slices.Clone(sweep.Base)
+	return sweep, first, nil
 }
 
 // sweepInstructions returns the instructions per step of bin's sweep of seeds 1-sweepInstrSeeds
-// under cachegrind, one P, the sweep's own collector settings.
-func sweepInstructions(bin string) (float64, error) {
-	args := append([]string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", bin}, sweepArgs(sweepInstrSeeds)...)
+// (with extra arguments) under cachegrind, one P, the sweep's own collector settings.
+func sweepInstructions(bin string, extra ...string) (float64, error) {
+	args := append([]string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", bin}, sweepArgs(sweepInstrSeeds, extra...)...)
 	cmd := exec.Command("valgrind", args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	var errs strings.Builder
 	cmd.Stderr = &errs
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, fmt.Errorf("valgrind %s: %v: %s", strings.Join(sweepArgs(sweepInstrSeeds), " "), err, lastLines([]byte(errs.String()), 5))
+		return 0, fmt.Errorf("valgrind %s: %v: %s", strings.Join(sweepArgs(sweepInstrSeeds, extra...), " "), err, lastLines([]byte(errs.String()), 5))
 	}
 	steps, err := sweepSteps(out)
 	if err != nil {

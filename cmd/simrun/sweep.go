@@ -12,19 +12,21 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/parsleysim/parsleysim/scenarios"
+	"github.com/parsleysim/parsleysim/scenarios/scenariofile"
 	"github.com/parsleysim/parsleysim/sim/replay"
 	"github.com/parsleysim/parsleysim/sim/spec"
 )
 
 // sweepUsage is the help text of `simrun sweep`.
 const sweepUsage = `usage: simrun sweep --seeds A-B [-j N] [--scenario NAME] [--sabotage MODE] [--steps N] [--processes N] [--trace-digest] [--json]
-                    [--shard i/n] [--result FILE] [--save-failures DIR]
+                    [--shard i/n] [--result FILE] [--save-failures DIR] [--without CRITERIA]
                     [--substrate model|kfake|kafka [--brokers host:port,...]] [--compare]
        simrun sweep --catch-rates --seeds A-B [-j N] [--out DIR]
        simrun sweep --live-report --seeds A-B [-j N] [--out DIR]
@@ -51,6 +53,13 @@ digest of all of them in seed order ("trace_digest" in JSON): two builds that gi
 every seed of the range alike, event for event. It does not depend on -j or on sharding. Tracing
 makes the sweep slower. It is refused on a live substrate, whose topic IDs (and so trace hashes)
 differ from run to run.
+
+--without C1,C2,... runs every seed without judging those criteria, to measure what their checks
+cost: without REFERENCE no reference node runs beside the engines, without RESTART_INVISIBILITY no
+run is repeated with a restart (the two checks the simulator's first version did not have), and
+any other criterion is only not reported. The summary names them ("without" in JSON): such a
+sweep vouches for none of them, so it writes no --result; a failing seed's command replays it
+with every criterion judged.
 
 With --sabotage the summary also counts the eligible seeds (whose settings switch on a fault class
 the mode needs) and how many of them were caught. A caught seed is a failing seed, so under
@@ -94,6 +103,8 @@ type sweepArgs struct {
 	saveFailures string
 	liveFlags    liveFlags
 	live         scenarios.Live
+	withoutFlag  string           // --without, as given
+	without      []spec.Criterion // --without, parsed
 }
 
 // sweepMain is `simrun sweep`: see sweepUsage.
@@ -139,7 +150,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 	}
 	cfg := scenarios.SweepConfig{Spec: a.spec, First: a.first, Last: a.last, Workers: a.workers, TraceDigest: a.traceDigest,
-		Shard: a.shard, Replays: a.saveFailures != "", Live: a.live}
+		Shard: a.shard, Replays: a.saveFailures != "", Live: a.live, Without: a.without}
 	var saveErr error
 	saved := 0
 	if a.saveFailures != "" {
@@ -262,6 +273,7 @@ func parseSweepArgs(args []string, stdout, stderr io.Writer) (a *sweepArgs, code
 	fs.IntVar(&a.spec.Processes, "processes", 0, fmt.Sprintf("generate topologies of N processes, 2-%d (random scenario)", spec.MaxProcesses))
 	fs.BoolVar(&a.jsonOut, "json", false, "print one JSON object instead of the human summary")
 	fs.BoolVar(&a.traceDigest, "trace-digest", false, "hash every run's trace and report a digest of them all in seed order")
+	fs.StringVar(&a.withoutFlag, "without", "", "do not judge these comma-separated `CRITERIA` (to measure what their checks cost)")
 	fs.BoolVar(&a.catchRates, "catch-rates", false, "sweep every sabotage mode and write the catch-rate table")
 	fs.BoolVar(&a.liveReport, "live-report", false, "run the scenario files, random and session on kfake compared with the model, and write the live report")
 	fs.StringVar(&a.outDir, "out", "results", "with --catch-rates or --live-report: the `DIR` for their .md and .json")
@@ -303,7 +315,7 @@ func (a *sweepArgs) check(fs *flagSet, rest []string) error {
 	}
 	if a.catchRates || a.liveReport {
 		mode, why := "--catch-rates", "catch rates sweep every mode over its own scenario"
-		others := []string{"sabotage", "json", "scenario", "steps", "processes", "trace-digest", "shard", "result", "save-failures"}
+		others := []string{"sabotage", "json", "scenario", "steps", "processes", "trace-digest", "shard", "result", "save-failures", "without"}
 		if a.liveReport {
 			mode, why = "--live-report", "the live report runs its own scenarios on kfake, compared"
 			others = append(others, "substrate", "brokers", "compare", "tls-ca", "tls-cert", "tls-key", "sasl-mechanism", "topic-prefix")
@@ -334,10 +346,41 @@ func (a *sweepArgs) check(fs *flagSet, rest []string) error {
 	if a.catchRates && !a.live.IsModel() {
 		return errors.New("--catch-rates runs on the model: --substrate cannot be used with it")
 	}
+	if a.without, err = parseWithout(a.withoutFlag); err != nil {
+		return fmt.Errorf("--without: %v", err)
+	}
+	if len(a.without) > 0 && a.result != "" {
+		return errors.New("--without and --result cannot be used together (a result document vouches for every criterion)")
+	}
 	if a.traceDigest && !a.live.IsModel() {
 		return fmt.Errorf("--trace-digest is for the model: on --substrate %s every run's topic IDs, and so its trace hash, are the cluster's and differ from run to run, so a digest of them compares nothing", a.live.Substrate)
 	}
 	return checkResultPath(a.result)
+}
+
+// parseWithout parses --without: criteria the oracle judges, comma-separated, each once.
+func parseWithout(text string) ([]spec.Criterion, error) {
+	if text == "" {
+		return nil, nil
+	}
+	var known []string
+	for _, c := range scenariofile.Criteria() {
+		if c != "MODEL_DIVERGENCE" && c != scenarios.CritPanic {
+			known = append(known, string(c))
+		}
+	}
+	var out []spec.Criterion
+	for _, name := range strings.Split(text, ",") {
+		switch c := spec.Criterion(name); {
+		case !slices.Contains(known, name):
+			return nil, fmt.Errorf("unknown criterion %q (the oracle's: %s)", name, strings.Join(known, ", "))
+		case slices.Contains(out, c):
+			return nil, fmt.Errorf("criterion %s given twice", name)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // checkWorkers checks -j and --workers (one variable; given names the flags given).
@@ -391,6 +434,13 @@ func printSweep(w io.Writer, rep *scenarios.SweepReport, how string, elapsed tim
 		status = fmt.Sprintf("  INTERRUPTED after %d of %d seeds", rep.Runs, rep.SeedCount())
 	}
 	fmt.Fprintf(w, "runs %d  passed %d  failed %d%s\n", rep.Runs, rep.Passed, rep.Failed(), status)
+	if len(rep.Without) > 0 {
+		names := make([]string, len(rep.Without))
+		for i, c := range rep.Without {
+			names[i] = string(c)
+		}
+		fmt.Fprintf(w, "without %s: not judged, so this sweep vouches for none of them\n", strings.Join(names, ", "))
+	}
 	if rep.Substrate != "" {
 		fmt.Fprintf(w, "substrate %s", rep.Substrate)
 		if rep.ComparedSeeds != nil {

@@ -120,6 +120,19 @@ func TestSweepHonestHuman(t *testing.T) {
 	}
 }
 
+// TestSweepWithoutHuman: a sweep --without says in its summary which criteria it did not judge,
+// and a whole sweep says nothing of the kind.
+func TestSweepWithoutHuman(t *testing.T) {
+	const says = "without REFERENCE, RESTART_INVISIBILITY: not judged, so this sweep vouches for none of them"
+	code, stdout, _ := runSweep(context.Background(), "--seeds", "3", "--without", "REFERENCE,RESTART_INVISIBILITY")
+	if code != exitPass || !strings.Contains(stdout, says) {
+		t.Fatalf("exit %d, summary lacks %q:\n%s", code, says, stdout)
+	}
+	if _, stdout, _ := runSweep(context.Background(), "--seeds", "3"); strings.Contains(stdout, "without") {
+		t.Fatalf("a whole sweep's summary speaks of criteria left out:\n%s", stdout)
+	}
+}
+
 // TestSweepProgressOnTerminal: with a terminal the progress bar is drawn on stderr and erased.
 func TestSweepProgressOnTerminal(t *testing.T) {
 	var out, errOut bytes.Buffer

@@ -12,12 +12,15 @@ import (
 
 // TestDisabledCriteriaAreTestOnly: no code but tests sets or reads RunOptions.Disabled or
 // sim.ExploreOptions.Disabled, outside the three files that declare them and hand them to the
-// oracle, so no command, and no check of the world's own, can switch a criterion off. The check
-// parses every non-test Go file of the module for a selector or a struct-literal key named
-// Disabled.
+// oracle and the one sweep option that measures what checks cost (scenarios.SweepConfig.Without,
+// `simrun sweep --without`, whose every report names what it did not judge and which writes no
+// result document), so no other command, and no check of the world's own, can switch a criterion
+// off. The check parses every non-test Go file of the module for a selector or a struct-literal key
+// named Disabled.
 func TestDisabledCriteriaAreTestOnly(t *testing.T) {
 	declaresDisabled := map[string]bool{ // the options that declare Disabled and hand it to the oracle
 		"../../sim/world/run.go": true, "../../sim/world/world.go": true, "../../sim/explore.go": true,
+		"../../scenarios/sweep.go": true, // SweepConfig.Without
 	}
 	root := "../.."
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

@@ -23,9 +23,10 @@ type RunOptions struct {
 	// replayed as Scenario.Script, robust to actions being removed or inserted.
 	RecordScript bool
 	// Disabled lists criteria the oracle does not report (a disabled REFERENCE does not even run
-	// its reference nodes), for tests only: one that shows what a criterion alone catches (the run
-	// passes without it), or that judges what the other criteria catch (a diagram of the S1
-	// violation IGNORE_CAUSES makes). No command sets it.
+	// its reference nodes, a disabled RESTART_INVISIBILITY no restart check): for `simrun sweep
+	// --without`, which measures what the checks cost, and for tests that show what a criterion
+	// alone catches (the run passes without it) or judge what the other criteria catch (a diagram
+	// of the S1 violation IGNORE_CAUSES makes).
 	Disabled []spec.Criterion
 	// Substrate, when not nil, makes each world's Kafka from its topic IDs and step (nil: the model).
 	Substrate func(ids func() substrate.TopicID, step func() int) substrate.Substrate
