@@ -88,13 +88,14 @@ func (w *World) Actions(a *explore.Actions) {
 		any |= a.Masks[i]
 	}
 	a.Enabled, a.Left = false, 0
+	on := uint32(any) | w.worldKinds()
 	for k := range spec.NumActionKinds {
 		a.Weights[k] = 0
 		if w.set.Weights[k] == 0 {
 			continue
 		}
 		a.Left |= 1 << k
-		if w.kindEnabled(spec.ActionKind(k), any) {
+		if on&(1<<k) != 0 {
 			a.Weights[k], a.Enabled = 1, true
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/parsleysim/parsleysim/sim/tiers"
 	"github.com/parsleysim/parsleysim/sim/trace"
 	"github.com/parsleysim/parsleysim/sim/vclock"
+	"github.com/parsleysim/parsleysim/sim/world/shape"
 	"github.com/parsleysim/parsleysim/sim/world/streams"
 	"github.com/parsleysim/parsleysim/substrate"
 )
@@ -66,14 +67,14 @@ type World struct {
 	// countRefusal copies it before its first count.
 	refusalsShared bool
 
-	tracing     bool
-	ev          trace.Event
-	hooks       *testHooks
-	weights     choose.Weights              // reused weight lists for target choices
-	offsetBuf   []int64                     // reused buffer of shape.TruncationOffsets
-	procBuf     []*proc                     // reused buffer of rollbackReceivers
-	groupBuf    []substrate.GroupOffset     // reused buffer of proc.committedOffsets and commitSequence
-	kindWeights [spec.NumActionKinds]uint32 // reused weight buffer for the action choice
+	tracing   bool
+	ev        trace.Event
+	hooks     *testHooks
+	weights   choose.Weights          // reused weight lists for target choices
+	offsetBuf []int64                 // reused buffer of shape.TruncationOffsets
+	procBuf   []*proc                 // reused buffer of rollbackReceivers
+	groupBuf  []substrate.GroupOffset // reused buffer of proc.committedOffsets and commitSequence
+	kinds     shape.Kinds             // reused list of the action choice
 	// externals counts the scenario's external topics, liveExternals those live now.
 	externals, liveExternals int
 	// readers (per channel: the processes with a host state for it, proc.pcs), declarers and

@@ -13,7 +13,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 	known := map[string][]string{
 		"World": {"scn", "set", "opts", "chooser", "sub", "model", "streams", "clock", "budget", "topics", "topicByName",
 			"incs", "chans", "procs", "or", "recent", "recentN", "ext", "step", "action", "liveness",
-			"stats", "refusalsShared", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kindWeights", "externals",
+			"stats", "refusalsShared", "tracing", "ev", "hooks", "weights", "offsetBuf", "procBuf", "groupBuf", "kinds", "externals",
 			"liveExternals", "script", "idsPCG", "idsRand", "idsFn",
 			"readers", "declarers", "topicIncs", // persistent in an explored world (chanindex.Persistent)
 			"commitCrashPCG", "commitCrashSeeded", // copied by value; not drawn in an exploration (CommitCrashPct 0)

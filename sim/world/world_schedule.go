@@ -63,21 +63,11 @@ func (w *World) chooseAction(masks []explore.Mask) (spec.ActionKind, bool) {
 		masks[i] = w.maskOf(p)
 		any |= masks[i]
 	}
-	weights := w.kindWeights[:]
-	clear(weights)
-	total := uint32(0)
-	for k, wk := range &w.set.Weights {
-		if wk == 0 || !w.kindEnabled(spec.ActionKind(k), any) {
-			continue
-		}
-		weights[k] = wk
-		total += wk
-	}
-	if total == 0 {
+	if w.kinds.Fill(w.set, uint32(any)|w.worldKinds()) == 0 {
 		return 0, false
 	}
-	shape.KindWeights(w.shapeRun(), weights, total)
-	return spec.ActionKind(w.chooser.Choose("action", weights)), true
+	shape.KindWeights(w.shapeRun(), &w.kinds)
+	return spec.ActionKind(w.chooser.ChooseFrom("action", &w.kinds)), true
 }
 
 // anyRemovableHolds reports whether some down process has removableHolds while no redeclaration
@@ -94,37 +84,40 @@ func (w *World) anyRemovableHolds() bool {
 	return false
 }
 
-// kindEnabled reports whether kind k has an eligible target: a kind acting on a process where
-// any, the union of the process masks, has it (inline at every choice), others worldKindEnabled.
-func (w *World) kindEnabled(k spec.ActionKind, any explore.Mask) bool {
-	if k.OnProcess() {
-		return any&(1<<k) != 0
+// worldKinds is the set (bit k: kind k) of the kinds acting on topics, logs, transactions or
+// session clients that have a target; an action kind acting on a process has one where the union
+// of the process masks has it. A corrupt record and a recreation need a topic that is not
+// deletion-only too. The kinds whose test reads more than a count are tested only when the
+// settings weigh them.
+func (w *World) worldKinds() uint32 {
+	on, weights := uint32(1<<spec.ActDeleteRecords), &w.set.Weights
+	if w.liveExternals > 0 {
+		on |= 1<<spec.ActProducePlain | 1<<spec.ActTxnAbort | 1<<spec.ActDeleteTopic
+		if w.recentN > 0 {
+			on |= 1 << spec.ActProduceStamped
+		}
+		if !w.ext.open {
+			on |= 1 << spec.ActTxnOpen
+		}
+		if weights[spec.ActProduceCorrupt] > 0 && w.anyFaultable(spec.ActProduceCorrupt, true) {
+			on |= 1 << spec.ActProduceCorrupt
+		}
 	}
-	return w.worldKindEnabled(k)
-}
-
-// worldKindEnabled is kindEnabled for the kinds acting on topics, logs, transactions or session
-// clients. A corrupt record and a recreation need a topic that is not deletion-only too.
-func (w *World) worldKindEnabled(k spec.ActionKind) bool {
-	switch k {
-	case spec.ActProducePlain, spec.ActTxnAbort, spec.ActDeleteTopic:
-		return w.liveExternals > 0
-	case spec.ActProduceCorrupt:
-		return w.liveExternals > 0 && w.anyFaultable(k, true)
-	case spec.ActProduceStamped:
-		return w.recentN > 0 && w.liveExternals > 0
-	case spec.ActTxnOpen:
-		return !w.ext.open && w.liveExternals > 0
-	case spec.ActTxnClose:
-		return w.ext.open
-	case spec.ActDeleteRecords:
-		return true
-	case spec.ActRetention:
-		return w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0
-	case spec.ActRecreateTopic:
-		return w.externals > 0 && w.anyFaultable(k, false)
+	if w.ext.open {
+		on |= 1 << spec.ActTxnClose
 	}
-	return w.sessionEnabled(k) // the session tiers' kinds
+	if w.set.RetentionMicros > 0 || w.set.RetentionRecords > 0 {
+		on |= 1 << spec.ActRetention
+	}
+	if w.externals > 0 && weights[spec.ActRecreateTopic] > 0 && w.anyFaultable(spec.ActRecreateTopic, false) {
+		on |= 1 << spec.ActRecreateTopic
+	}
+	for k := spec.ActSessionWrite; k <= spec.ActTokenDamage; k++ { // the session kinds
+		if weights[k] > 0 && w.sessionEnabled(k) {
+			on |= 1 << k
+		}
+	}
+	return on
 }
 
 // maskAt is process i's mask as the memo keeps it (targets.MaskFunc): maskOf, which reads the step

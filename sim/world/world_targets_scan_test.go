@@ -68,3 +68,11 @@ func matchScan(t *testing.T, check func(*spec.Scenario, uint64) (compared, nontr
 func TestDueFactsMatchScan(t *testing.T) {
 	matchScan(t, world.DueFactsChecked, "answers", "true or above 0")
 }
+
+// TestActionKindsMatchScan holds the list the action choice draws from (the enabled kinds from
+// worldKinds and the memo's masks, their weights and total as choose.Options) to each kind's
+// enabledness asked alone and to the list written out, before every action choice of random
+// seeds, small and generated large topologies.
+func TestActionKindsMatchScan(t *testing.T) {
+	matchScan(t, world.KindsChecked, "kinds", "enabled")
+}

@@ -1,6 +1,8 @@
 package shape
 
 import (
+	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/parsleysim/parsleysim/sim/spec"
@@ -32,13 +34,63 @@ const (
 	dueEarlyPct = 40
 )
 
-// KindWeights applies the rules on the action kind to the enabled kinds' weights (total is their
-// sum before any rule): LastCall, DueFailClosed and RemoveHeldChannelsLate, in that order.
-func KindWeights(r *Run, weights []uint32, total uint32) {
-	end := r.Procs + r.Settings.SafetySteps
-	LastCall(r, weights, total, end)
-	DueFailClosed(r, weights, total, end)
-	RemoveHeldChannelsLate(r, weights, end)
+// Kinds is the list an action choice draws from, one weight per action kind, as choose.Options:
+// Weights is non-zero exactly for the kinds in On (bit k: kind k), so a draw reads the enabled
+// kinds only, and knows their total. The rules on the action kind (KindWeights) raise weights,
+// never turn one to or from zero.
+type Kinds struct {
+	Weights [spec.NumActionKinds]uint32
+	On      uint32
+	total   uint64 // the sum of Weights
+}
+
+// Fill sets l to the kinds of enabled (bit k: kind k) that set weighs, at set's weights, and
+// returns their total.
+func (l *Kinds) Fill(set *swarm.Settings, enabled uint32) (total uint32) {
+	l.Weights, l.On = [spec.NumActionKinds]uint32{}, 0
+	for on := enabled; on != 0; on &= on - 1 {
+		k := bits.TrailingZeros32(on)
+		if wk := set.Weights[k]; wk > 0 {
+			l.Weights[k] = wk
+			l.On |= 1 << k
+			total += wk
+		}
+	}
+	l.total = uint64(total)
+	return total
+}
+
+// raise sets kind k's weight to wk, keeping the total in step.
+func (l *Kinds) raise(k spec.ActionKind, wk uint32) {
+	l.total += uint64(wk) - uint64(l.Weights[k])
+	l.Weights[k] = wk
+}
+
+func (l *Kinds) Len() int                    { return len(l.Weights) }
+func (l *Kinds) Count() int                  { return bits.OnesCount32(l.On) }
+func (l *Kinds) Total() uint64               { return l.total }
+func (l *Kinds) Weight(i int) uint32         { return l.Weights[i] }
+func (l *Kinds) Dense(dst []uint32) []uint32 { return append(dst, l.Weights[:]...) }
+
+func (l *Kinds) Find(r uint64) int {
+	for on := l.On; on != 0; on &= on - 1 {
+		k := bits.TrailingZeros32(on)
+		if r < uint64(l.Weights[k]) {
+			return k
+		}
+		r -= uint64(l.Weights[k])
+	}
+	panic(fmt.Sprintf("shape: Find(%d) past the enabled kinds' total %d", r, l.total))
+}
+
+// KindWeights applies the rules on the action kind to the enabled kinds' weights in l, filled
+// from the settings (Kinds.Fill): LastCall, DueFailClosed and RemoveHeldChannelsLate, in that
+// order, each reading the enabled kinds' total before any rule.
+func KindWeights(r *Run, l *Kinds) {
+	end, total := r.Procs+r.Settings.SafetySteps, uint32(l.total)
+	LastCall(r, l, total, end)
+	DueFailClosed(r, l, total, end)
+	RemoveHeldChannelsLate(r, l, end)
 }
 
 // LastCall is the rule "every fault class a seed switches on is exercised". In the last
@@ -47,14 +99,15 @@ func KindWeights(r *Run, weights []uint32, total uint32) {
 // least half of the enabled kinds' total: a rewind or a redeclaration, say, waits for a process
 // to be down, and a seed whose settings switch such a class on would otherwise often end without
 // it, so its sabotage modes would count the seed as eligible while nothing exposed them.
-func LastCall(r *Run, weights []uint32, total uint32, end int) {
+func LastCall(r *Run, l *Kinds, total uint32, end int) {
 	set, stats := r.Settings, r.Stats
 	if r.Step+1 < end-set.SafetySteps/lastCallFraction {
 		return
 	}
-	for k := range spec.NumActionKinds {
-		if !swarm.AlwaysOn(spec.ActionKind(k)) && set.FaultAtStep[k] == 0 && weights[k] > 0 && stats.Actions[k] == 0 {
-			weights[k] = max(weights[k], total/2)
+	for on := l.On; on != 0; on &= on - 1 {
+		k := spec.ActionKind(bits.TrailingZeros32(on))
+		if !swarm.AlwaysOn(k) && set.FaultAtStep[k] == 0 && stats.Actions[k] == 0 {
+			l.raise(k, max(l.Weights[k], total/2))
 		}
 	}
 }
@@ -67,14 +120,14 @@ func LastCall(r *Run, weights []uint32, total uint32, end int) {
 // safety phase whatever its targets. A fail-closed fault stops its receivers for good in an
 // honest run, so at random times it would mostly come early and end the run's deliveries; never
 // firing, it would leave its sabotage modes unexposed.
-func DueFailClosed(r *Run, weights []uint32, total uint32, end int) {
+func DueFailClosed(r *Run, l *Kinds, total uint32, end int) {
 	lastCall := end - r.Settings.SafetySteps/30
 	for _, k := range swarm.FailClosedKinds {
-		if weights[k] == 0 || !FaultDue(r, k) {
+		if l.Weights[k] == 0 || !FaultDue(r, k) {
 			continue
 		}
 		if r.Step+1 >= lastCall || r.World.FaultHasTarget(k) {
-			weights[k] = faultDueBoost * total
+			l.raise(k, faultDueBoost*total)
 		}
 	}
 }
@@ -85,9 +138,9 @@ func DueFailClosed(r *Run, weights []uint32, total uint32, end int) {
 // (World.AnyRemovableHolds), a redeclaration weighs redeclareHeldBoost times more: removing a
 // channel with holds is the redeclaration that tests something (the engine must refuse rather
 // than drop the holds), and the holds are there only for a while.
-func RemoveHeldChannelsLate(r *Run, weights []uint32, end int) {
-	if weights[spec.ActRedeclare] > 0 && r.Step+1 >= end-r.Settings.SafetySteps*redeclareLatePct/100 && r.World.AnyRemovableHolds() {
-		weights[spec.ActRedeclare] *= redeclareHeldBoost
+func RemoveHeldChannelsLate(r *Run, l *Kinds, end int) {
+	if l.Weights[spec.ActRedeclare] > 0 && r.Step+1 >= end-r.Settings.SafetySteps*redeclareLatePct/100 && r.World.AnyRemovableHolds() {
+		l.raise(spec.ActRedeclare, l.Weights[spec.ActRedeclare]*redeclareHeldBoost)
 	}
 }
 
