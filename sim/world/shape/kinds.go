@@ -122,15 +122,21 @@ func LastCall(r *Run, l *Kinds, total uint32, end int) {
 // firing, it would leave its sabotage modes unexposed.
 func DueFailClosed(r *Run, l *Kinds, total uint32, end int) {
 	lastCall := end - r.Settings.SafetySteps/30
-	for _, k := range swarm.FailClosedKinds {
-		if l.Weights[k] == 0 || !FaultDue(r, k) {
-			continue
-		}
-		if r.Step+1 >= lastCall || r.World.FaultHasTarget(k) {
+	for on := l.On & failClosed; on != 0; on &= on - 1 {
+		k := spec.ActionKind(bits.TrailingZeros32(on))
+		if FaultDue(r, k) && (r.Step+1 >= lastCall || r.World.FaultHasTarget(k)) {
 			l.raise(k, faultDueBoost*total)
 		}
 	}
 }
+
+// failClosed is swarm.FailClosedKinds as a set (bit k: kind k).
+var failClosed = func() (set uint32) {
+	for _, k := range swarm.FailClosedKinds {
+		set |= 1 << k
+	}
+	return set
+}()
 
 // RemoveHeldChannelsLate is the rule "a redeclaration removes a channel with holds, once, late".
 // In the last redeclareLatePct of the safety phase, while some down process holds messages on a
@@ -151,19 +157,21 @@ func RemoveHeldChannelsLate(r *Run, l *Kinds, end int) {
 // its step the fault would find none. A deletion is due early the same way once it has a target
 // (DeletionDueEarly).
 func FaultDue(r *Run, k spec.ActionKind) bool {
-	set := r.Settings
-	at := set.FaultAtStep[k]
+	at := r.Settings.FaultAtStep[k]
 	if at == 0 || FaultFired(r.Stats, k) {
 		return false
 	}
-	step := r.Step
-	if step+1 >= at {
-		return true
-	}
+	return r.Step+1 >= at || dueEarly(r, k)
+}
+
+// dueEarly reports whether fail-closed kind k, on and not fired, is due before its step
+// (FaultDue): a deletion by DeletionDueEarly, one of dueEarlyKinds once the run is losing its
+// receivers.
+func dueEarly(r *Run, k spec.ActionKind) bool {
 	if k == spec.ActDeleteTopic && DeletionDueEarly(r) {
 		return true
 	}
-	return slices.Contains(dueEarlyKinds, k) && step+1 >= r.Procs+set.SafetySteps*dueEarlyPct/100 && r.aimableReceivers() <= 1
+	return slices.Contains(dueEarlyKinds, k) && r.Step+1 >= r.Procs+r.Settings.SafetySteps*dueEarlyPct/100 && r.aimableReceivers() <= 1
 }
 
 // FaultFired reports whether fail-closed kind k has fired in a run with stats. A corrupt produce
