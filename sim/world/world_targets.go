@@ -111,9 +111,11 @@ func (w *World) targetsOf(i int, kinds uint8, add func(t int, targetOf uint8)) (
 	doomed = p.doomed()
 	for _, pc := range p.recv {
 		t, m := w.chans[pc.ch].topic, uint8(0)
-		for j, k := range swarm.FailClosedKinds {
-			if kinds&(1<<j) != 0 && !doomed && w.aimable(k, p, t) && targetCond(k, p, t) {
-				m |= 1 << j
+		if !doomed && w.topics[t].inc >= 0 && p.declares(t) { // aimable's conditions on p and t
+			for j, k := range swarm.FailClosedKinds {
+				if kinds&(1<<j) != 0 && aimsAt(k, w.topics[t].spec) && targetCond(k, p, t) {
+					m |= 1 << j
+				}
 			}
 		}
 		add(t, m)
@@ -122,10 +124,15 @@ func (w *World) targetsOf(i int, kinds uint8, add func(t int, targetOf uint8)) (
 }
 
 // aimable reports whether fail-closed kind k may aim at topic t through its receiver p: t is live
-// and external (any live topic for a truncation) and not spared from k, and p declares t.
+// and p declares it, and k aims at it (aimsAt).
 func (w *World) aimable(k spec.ActionKind, p *proc, t int) bool {
-	topic := &w.topics[t]
-	return topic.inc >= 0 && (topic.spec.External || k == spec.ActDeleteRecords) && !topic.spec.Spares(k) && p.declares(t)
+	return w.topics[t].inc >= 0 && aimsAt(k, w.topics[t].spec) && p.declares(t)
+}
+
+// aimsAt reports whether fail-closed kind k may aim at topic ts: it is external (any topic for a
+// truncation) and not spared from k.
+func aimsAt(k spec.ActionKind, ts *spec.TopicSpec) bool {
+	return (ts.External || k == spec.ActDeleteRecords) && !ts.Spares(k)
 }
 
 // targetCond is faultHasTarget's condition on receiver p of topic t for kind k.
