@@ -112,7 +112,7 @@ func (w *World) worldKinds() uint32 {
 	if w.externals > 0 && weights[spec.ActRecreateTopic] > 0 && w.anyFaultable(spec.ActRecreateTopic, false) {
 		on |= 1 << spec.ActRecreateTopic
 	}
-	for k := spec.ActSessionWrite; k <= spec.ActTokenDamage; k++ { // the session kinds
+	for k := spec.ActSessionWrite; w.sess != nil && k <= spec.ActTokenDamage; k++ { // the session kinds
 		if weights[k] > 0 && w.sessionEnabled(k) {
 			on |= 1 << k
 		}
