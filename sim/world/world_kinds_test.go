@@ -23,10 +23,10 @@ func KindsChecked(scn *spec.Scenario, seed uint64) (checks, enabled int, err err
 			any |= w.maskOf(p)
 		}
 		count, total := 0, uint64(0)
-		for k, wk := range l.Weights {
-			want := w.set.Weights[k] > 0 && w.kindEnabledScan(spec.ActionKind(k), any)
-			if got := wk > 0; got != want || got != (l.On&(1<<k) != 0) {
-				return fmt.Errorf("seed %d step %d: %v: weighs %d (on %v), enabled %v", seed, w.step, spec.ActionKind(k), wk, l.On&(1<<k) != 0, want)
+		for k := range l.Len() {
+			wk := l.Weight(k)
+			if want := w.set.Weights[k] > 0 && w.kindEnabledScan(spec.ActionKind(k), any); (wk > 0) != want {
+				return fmt.Errorf("seed %d step %d: %v: weighs %d, enabled %v", seed, w.step, spec.ActionKind(k), wk, want)
 			}
 			if wk > 0 && wk < w.set.Weights[k] {
 				return fmt.Errorf("seed %d step %d: %v weighs %d, below the settings' %d", seed, w.step, spec.ActionKind(k), wk, w.set.Weights[k])

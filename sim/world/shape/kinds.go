@@ -35,24 +35,23 @@ const (
 )
 
 // Kinds is the list an action choice draws from, one weight per action kind, as choose.Options:
-// Weights is non-zero exactly for the kinds in On (bit k: kind k), so a draw reads the enabled
-// kinds only, and knows their total. The rules on the action kind (KindWeights) raise weights,
-// never turn one to or from zero.
+// a draw reads the enabled kinds only, and knows their total. The rules on the action kind
+// (KindWeights) raise weights, never turn one to or from zero.
 type Kinds struct {
-	Weights [spec.NumActionKinds]uint32
-	On      uint32
-	total   uint64 // the sum of Weights
+	weights [spec.NumActionKinds]uint32 // non-zero exactly for the kinds in on
+	on      uint32                      // bit k: kind k
+	total   uint64                      // the sum of weights
 }
 
 // Fill sets l to the kinds of enabled (bit k: kind k) that set weighs, at set's weights, and
 // returns their total.
 func (l *Kinds) Fill(set *swarm.Settings, enabled uint32) (total uint32) {
-	l.Weights, l.On = [spec.NumActionKinds]uint32{}, 0
+	l.weights, l.on = [spec.NumActionKinds]uint32{}, 0
 	for on := enabled; on != 0; on &= on - 1 {
 		k := bits.TrailingZeros32(on)
 		if wk := set.Weights[k]; wk > 0 {
-			l.Weights[k] = wk
-			l.On |= 1 << k
+			l.weights[k] = wk
+			l.on |= 1 << k
 			total += wk
 		}
 	}
@@ -62,23 +61,23 @@ func (l *Kinds) Fill(set *swarm.Settings, enabled uint32) (total uint32) {
 
 // raise sets kind k's weight to wk, keeping the total in step.
 func (l *Kinds) raise(k spec.ActionKind, wk uint32) {
-	l.total += uint64(wk) - uint64(l.Weights[k])
-	l.Weights[k] = wk
+	l.total += uint64(wk) - uint64(l.weights[k])
+	l.weights[k] = wk
 }
 
-func (l *Kinds) Len() int                    { return len(l.Weights) }
-func (l *Kinds) Count() int                  { return bits.OnesCount32(l.On) }
+func (l *Kinds) Len() int                    { return len(l.weights) }
+func (l *Kinds) Count() int                  { return bits.OnesCount32(l.on) }
 func (l *Kinds) Total() uint64               { return l.total }
-func (l *Kinds) Weight(i int) uint32         { return l.Weights[i] }
-func (l *Kinds) Dense(dst []uint32) []uint32 { return append(dst, l.Weights[:]...) }
+func (l *Kinds) Weight(i int) uint32         { return l.weights[i] }
+func (l *Kinds) Dense(dst []uint32) []uint32 { return append(dst, l.weights[:]...) }
 
 func (l *Kinds) Find(r uint64) int {
-	for on := l.On; on != 0; on &= on - 1 {
+	for on := l.on; on != 0; on &= on - 1 {
 		k := bits.TrailingZeros32(on)
-		if r < uint64(l.Weights[k]) {
+		if r < uint64(l.weights[k]) {
 			return k
 		}
-		r -= uint64(l.Weights[k])
+		r -= uint64(l.weights[k])
 	}
 	panic(fmt.Sprintf("shape: Find(%d) past the enabled kinds' total %d", r, l.total))
 }
@@ -104,10 +103,10 @@ func LastCall(r *Run, l *Kinds, total uint32, end int) {
 	if r.Step+1 < end-set.SafetySteps/lastCallFraction {
 		return
 	}
-	for on := l.On; on != 0; on &= on - 1 {
+	for on := l.on; on != 0; on &= on - 1 {
 		k := spec.ActionKind(bits.TrailingZeros32(on))
 		if !swarm.AlwaysOn(k) && set.FaultAtStep[k] == 0 && stats.Actions[k] == 0 {
-			l.raise(k, max(l.Weights[k], total/2))
+			l.raise(k, max(l.weights[k], total/2))
 		}
 	}
 }
@@ -122,7 +121,7 @@ func LastCall(r *Run, l *Kinds, total uint32, end int) {
 // firing, it would leave its sabotage modes unexposed.
 func DueFailClosed(r *Run, l *Kinds, total uint32, end int) {
 	lastCall := end - r.Settings.SafetySteps/30
-	for on := l.On & failClosed; on != 0; on &= on - 1 {
+	for on := l.on & failClosed; on != 0; on &= on - 1 {
 		k := spec.ActionKind(bits.TrailingZeros32(on))
 		if FaultDue(r, k) && (r.Step+1 >= lastCall || r.World.FaultHasTarget(k)) {
 			l.raise(k, faultDueBoost*total)
@@ -145,8 +144,8 @@ var failClosed = func() (set uint32) {
 // channel with holds is the redeclaration that tests something (the engine must refuse rather
 // than drop the holds), and the holds are there only for a while.
 func RemoveHeldChannelsLate(r *Run, l *Kinds, end int) {
-	if l.Weights[spec.ActRedeclare] > 0 && r.Step+1 >= end-r.Settings.SafetySteps*redeclareLatePct/100 && r.World.AnyRemovableHolds() {
-		l.raise(spec.ActRedeclare, l.Weights[spec.ActRedeclare]*redeclareHeldBoost)
+	if l.weights[spec.ActRedeclare] > 0 && r.Step+1 >= end-r.Settings.SafetySteps*redeclareLatePct/100 && r.World.AnyRemovableHolds() {
+		l.raise(spec.ActRedeclare, l.weights[spec.ActRedeclare]*redeclareHeldBoost)
 	}
 }
 
