@@ -65,6 +65,9 @@ func (l *Kinds) raise(k spec.ActionKind, wk uint32) {
 	l.weights[k] = wk
 }
 
+// Len, Count, Total, Weight, Dense and Find make Kinds a choose.Options: every kind is an option
+// (Len), the enabled ones are those of non-zero weight (Count, Total), and Find walks only them,
+// in kind order, as a chooser's scan of the whole list would.
 func (l *Kinds) Len() int                    { return len(l.weights) }
 func (l *Kinds) Count() int                  { return bits.OnesCount32(l.on) }
 func (l *Kinds) Total() uint64               { return l.total }
