@@ -96,14 +96,11 @@ func (c *Causes) Merge(ch Channel, pos Offset) bool {
 }
 
 // MergeFrom raises c pointwise to at least other (a pointwise maximum) and reports whether c
-// changed. It costs O(len(c)+len(other)), and nothing when other is already covered entry by
-// entry without insertions.
+// changed. It costs O(len(c)+len(other)), and allocates only when c lacks channels of other and
+// has no room for them (insertMissing).
 func (c *Causes) MergeFrom(other Causes) bool {
-	if len(other.pairs) == 0 {
-		return false
-	}
-	// Fast path: every channel of other is already present; raise in place.
-	changed := false
+	// Raise in place the channels c has, and count those it lacks.
+	changed, missing := false, 0
 	i := 0
 	for j := range other.pairs {
 		o := &other.pairs[j]
@@ -112,37 +109,44 @@ func (c *Causes) MergeFrom(other Causes) bool {
 			i++
 		}
 		if i == len(c.pairs) || c.pairs[i].Channel != o.Channel {
-			return c.mergeSlow(other) || changed
-		}
-		if o.Position > c.pairs[i].Position {
+			missing++
+		} else if o.Position > c.pairs[i].Position {
 			c.pairs[i].Position = o.Position
 			changed = true
 		}
 	}
-	return changed
+	if missing == 0 {
+		return changed
+	}
+	c.insertMissing(other, len(c.pairs)+missing)
+	return true
 }
 
-// mergeSlow rebuilds the pair slice as the sorted union of c and other.
-func (c *Causes) mergeSlow(other Causes) bool {
-	merged := make([]Cause, 0, len(c.pairs)+len(other.pairs))
+// insertMissing makes c, already at or above other on every channel both name, the sorted union
+// of c and other (n entries), merging from the back: in place when c has the capacity and other
+// does not share c's array (two slices share one exactly when their last elements within
+// capacity are the same: a write could then overwrite an entry of other not yet read); else in a
+// new slice with room for both.
+func (c *Causes) insertMissing(other Causes, n int) {
 	a, b := c.pairs, other.pairs
-	for len(a) > 0 && len(b) > 0 {
-		ka, kb := keyOf(&a[0].Channel), keyOf(&b[0].Channel)
-		switch {
-		case ka.less(kb):
-			merged = append(merged, a[0])
-			a = a[1:]
+	out := a[:cap(a)]
+	if n > cap(a) || &out[cap(a)-1] == &b[:cap(b)][cap(b)-1] {
+		out = make([]Cause, len(a)+len(b))
+		copy(out, a)
+	}
+	i, j := len(a)-1, len(b)-1
+	for k := n - 1; i >= 0 && j >= 0; k-- {
+		switch ka, kb := keyOf(&a[i].Channel), keyOf(&b[j].Channel); {
+		case ka == kb: // a's position is at or above b's already
+			out[k], i, j = a[i], i-1, j-1
 		case kb.less(ka):
-			merged = append(merged, b[0])
-			b = b[1:]
+			out[k], i = a[i], i-1
 		default:
-			merged = append(merged, Cause{Channel: a[0].Channel, Position: max(a[0].Position, b[0].Position)})
-			a, b = a[1:], b[1:]
+			out[k], j = b[j], j-1
 		}
 	}
-	merged = append(append(merged, a...), b...)
-	c.pairs = merged
-	return true
+	copy(out, b[:j+1]) // if b ran out first, a's first entries are in place already
+	c.pairs = out[:n]
 }
 
 // Covers reports whether c is at or above other on every channel other names.

@@ -116,6 +116,37 @@ func TestCausesMergeFrom(t *testing.T) {
 	}
 }
 
+// TestCausesMergeFromInPlace: MergeFrom inserts the channels c lacks into c's own storage when
+// the union fits its capacity, and builds the union in new storage when the argument shares c's
+// array, which it must leave unchanged.
+func TestCausesMergeFromInPlace(t *testing.T) {
+	a, b, c, d := fxChannel(0, 0), fxChannel(0, 1), fxChannel(1, 0), fxChannel(2, 0)
+	got := CausesOf(Cause{b, 5}, Cause{d, 1}).CloneInto(make([]Cause, 0, 4))
+	storage := &got.pairs[:1][0]
+	if !got.MergeFrom(CausesOf(Cause{a, 1}, Cause{c, 7}, Cause{d, 4})) {
+		t.Error("MergeFrom with new channels reported no change")
+	}
+	if want := CausesOf(Cause{a, 1}, Cause{b, 5}, Cause{c, 7}, Cause{d, 4}); !got.Equal(want) {
+		t.Errorf("in place: MergeFrom = %v, want %v", got, want)
+	}
+	if &got.pairs[0] != storage {
+		t.Error("MergeFrom did not merge in place although the union fits")
+	}
+
+	// into is the middle entry of from's array, with capacity to its end: merging from the back
+	// in place would write over from's last entries.
+	block := []Cause{{a, 1}, {b, 2}, {c, 3}, {Channel: d}}
+	from, into := Causes{pairs: block[:3]}, Causes{pairs: block[1:2]}
+	fromWas := from.Clone()
+	into.MergeFrom(from)
+	if want := CausesOf(Cause{a, 1}, Cause{b, 2}, Cause{c, 3}); !into.Equal(want) {
+		t.Errorf("aliased: MergeFrom = %v, want %v", into, want)
+	}
+	if !from.Equal(fromWas) {
+		t.Errorf("aliased: MergeFrom changed its argument to %v, was %v", from, fromWas)
+	}
+}
+
 func TestCausesCovers(t *testing.T) {
 	a, b := fxChannel(0, 0), fxChannel(1, 0)
 	big := CausesOf(Cause{a, 5}, Cause{b, 5})

@@ -147,7 +147,8 @@ func TestPropDistinctFrontiersHaveDistinctBytes(t *testing.T) {
 	})
 }
 
-// TestPropMergeFromIsPointwiseMax checks MergeFrom (both paths) against Merge entry by entry.
+// TestPropMergeFromIsPointwiseMax checks MergeFrom (with and without insertions, in place or
+// not) against Merge entry by entry.
 func TestPropMergeFromIsPointwiseMax(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := genFrontier().Draw(t, "a"), genFrontier().Draw(t, "b")
@@ -164,12 +165,19 @@ func TestPropMergeFromIsPointwiseMax(t *testing.T) {
 		for _, p := range b.Pairs() {
 			wantChanged = want.Merge(p.Channel, p.Position) || wantChanged
 		}
-		got := a.Clone()
+		// got has spare capacity for none, some or all of b's entries: MergeFrom inserts in
+		// place when the union fits.
+		spare := rapid.IntRange(0, b.Len()+1).Draw(t, "spare capacity")
+		got := a.CloneInto(make([]Cause, 0, a.Len()+spare))
+		bWas := b.Clone()
 		if changed := got.MergeFrom(b); !got.Equal(want) || changed != wantChanged {
 			t.Fatalf("%v.MergeFrom(%v) = %v (changed %v), want %v (changed %v)", a, b, got, changed, want, wantChanged)
 		}
 		if !got.Covers(a) || !got.Covers(b) {
 			t.Fatalf("merge %v does not cover its inputs", got)
+		}
+		if !b.Equal(bWas) {
+			t.Fatalf("MergeFrom changed its argument: %v, was %v", b, bWas)
 		}
 	})
 }
