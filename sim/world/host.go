@@ -63,9 +63,9 @@ type proc struct {
 	// is cloned before the next delta is applied (copy-on-write; world_clone.go).
 	committedShared bool
 	eng             *engineRef
-	// engStore is the storage of eng after own copies it (so the copy costs no allocation). A
-	// cloned shell copies it with the rest but reads the eng it was given, its original's, until
-	// it owns its state.
+	// engStore is the storage of eng after own copies it (so the copy costs no allocation), and
+	// holds the engine the next start builds in (deadEngine). A cloned shell reads the eng it was
+	// given, its original's, until it owns its state.
 	engStore  engineRef
 	execution int
 	txn       substrate.TxnProducer

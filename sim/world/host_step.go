@@ -245,8 +245,7 @@ func (p *proc) rollback() {
 	if w.or.Rollback(&p.o) {
 		w.stats.Rollbacks++
 	}
-	p.eng = nil
-	p.ref.Drop()
+	p.dropEngine()
 	p.stepDirty, p.drainable = false, false
 	if p.status == procRunning {
 		p.status = procDown
@@ -267,8 +266,7 @@ func (p *proc) stop() {
 	if err := p.commit(); err != nil {
 		panic(fmt.Sprintf("world: clean stop of %s could not commit: %v", p.spec.Name, err))
 	}
-	p.eng = nil
-	p.ref.Drop()
+	p.dropEngine()
 	p.status = procDown
 	p.w.stats.Stops++
 	if p.w.tracing {

@@ -206,16 +206,25 @@ type procStore struct {
 }
 
 // deadEngine returns an engine no world reads any more for p's start to build in
-// (node.StartInto), or nil: one an earlier life of the shell started, else the shell's spare
-// if its own copy has not used it. A shell with no storage (outside the explorer) has none.
+// (node.StartInto), or nil: one an earlier life of the shell started, else the shell's spare:
+// one its own copy has not used, or (outside the explorer) p's last engine (dropEngine).
 func (p *proc) deadEngine() *node.Engine {
-	if p.store == nil {
-		return nil
-	}
-	if e := p.store.pool.FreeEngine(); e != nil {
-		return e
+	if p.store != nil {
+		if e := p.store.pool.FreeEngine(); e != nil {
+			return e
+		}
 	}
 	return p.engStore.TakeSpare()
+}
+
+// dropEngine ends the execution's engine and reference model. Outside the explorer, an engine no
+// other world (a fork) shares is read by nothing any more: p's next start builds in it.
+func (p *proc) dropEngine() {
+	if p.eng != nil && !p.w.opts.explored && !p.share.shared {
+		p.engStore.Reset(p.eng.Storage())
+	}
+	p.eng = nil
+	p.ref.Drop()
 }
 
 // noteStarted records an engine a start of the shell built, to be reused once the shell is

@@ -4,6 +4,11 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/parsleysim/parsleysim/node"
+	"github.com/parsleysim/parsleysim/sim/choose"
+	"github.com/parsleysim/parsleysim/sim/spec"
+	"github.com/parsleysim/parsleysim/sim/swarm"
 )
 
 // TestCloneCoversEveryField fails when a field is added to a struct World.clone copies, so the
@@ -35,6 +40,30 @@ func TestCloneCoversEveryField(t *testing.T) {
 			if name := typ.Field(i).Name; !slices.Contains(known[typ.Name()], name) {
 				t.Errorf("%s.%s is new: make world_clone.go copy it and explore_hash.go hand it to package canon if it is state, then list it here", typ.Name(), name)
 			}
+		}
+	}
+}
+
+// TestStartBuildsInTheLastEngine: outside the explorer, a process's start builds its engine in
+// the engine of its last execution (dropEngine, deadEngine), except after a fork, which reads it.
+func TestStartBuildsInTheLastEngine(t *testing.T) {
+	scn := twoInputs(act(spec.ActProducePlain, "", "in"), act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""),
+		act(spec.ActCommit, "p", ""), act(spec.ActCrash, "p", ""), act(spec.ActStart, "p", ""),
+		act(spec.ActStop, "p", ""), act(spec.ActStart, "p", ""), act(spec.ActCrash, "p", ""), act(spec.ActStart, "p", ""))
+	w := New(scn, swarm.Settings{Seed: 1}, choose.NewRandom(1), RunOptions{})
+	w.Start()
+	p := w.procs[0]
+	var last *node.Engine // the engine of p's last execution
+	for i := range scn.Script {
+		if p.eng != nil {
+			last = p.eng.View()
+		}
+		if i == 8 {
+			w.fork() // the crash's engine is the fork's to read: the start after it builds anew
+		}
+		w.Scripted(i)
+		if scn.Script[i].Kind == spec.ActStart && (p.eng.View() == last) != (i != 9) {
+			t.Errorf("action %d: the start built in the last engine: %v, want %v", i, p.eng.View() == last, i != 9)
 		}
 	}
 }
