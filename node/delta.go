@@ -201,11 +201,14 @@ func applyCauses(c *Causes, removed []Channel, set []Cause) {
 	for _, ch := range removed {
 		c.Remove(ch)
 	}
-	for _, p := range set {
+	for k, p := range set {
 		i, ok := c.search(p.Channel)
 		if ok {
 			c.pairs[i].Position = p.Position
 			continue
+		}
+		if len(c.pairs) == cap(c.pairs) {
+			c.pairs = slices.Grow(c.pairs, len(set)-k) // room for the rest at once
 		}
 		c.pairs = slices.Insert(c.pairs, i, p)
 	}
