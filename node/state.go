@@ -137,8 +137,11 @@ func (s *State) Frontier() Causes { return s.frontier }
 // DeliveredPast returns the committed delivered past. Read-only.
 func (s *State) DeliveredPast() Causes { return s.past }
 
-// FedUpTo returns the committed fedUpTo of ch, if any.
+// FedUpTo returns the committed fedUpTo of ch, if any (none in a nil State: no state yet).
 func (s *State) FedUpTo(ch Channel) (Offset, bool) {
+	if s == nil {
+		return 0, false
+	}
 	i, ok := s.searchFed(ch)
 	if !ok {
 		return 0, false

@@ -133,7 +133,7 @@ func (p *proc) buildInit(recv []int32, committedOffs []substrate.GroupOffset, ro
 		s := int64(0) // a dead channel's
 		if o, ok := committedOffset(committedOffs, w.chans[c].tp); ok {
 			s = o
-		} else if f, ok := p.committedFed(nc); ok && f < node.MaxOffset {
+		} else if f, ok := p.committed.FedUpTo(nc); ok && f < node.MaxOffset {
 			s = int64(f) + 1
 		} else if w.alive(c) {
 			s = int64(w.offsets(c).LogStart)
@@ -164,14 +164,6 @@ func committedOffset(offs []substrate.GroupOffset, tp substrate.TopicPartition) 
 		}
 	}
 	return 0, false
-}
-
-// committedFed returns fedUpTo of nc in the committed ordering state.
-func (p *proc) committedFed(nc node.Channel) (node.Offset, bool) {
-	if p.committed == nil {
-		return 0, false
-	}
-	return p.committed.FedUpTo(nc)
 }
 
 // setReceived installs the execution's received channels and their read positions (starts[i]
