@@ -63,10 +63,11 @@ type proc struct {
 	// is cloned before the next delta is applied (copy-on-write; world_clone.go).
 	committedShared bool
 	eng             *engineRef
-	// engStore is the storage of eng after own copies it (so the copy costs no allocation), and
-	// holds the engine the next start builds in (deadEngine). A cloned shell reads the eng it was
-	// given, its original's, until it owns its state.
+	// engStore is the storage of eng after own copies it (so the copy costs no allocation), then
+	// the engine the next start builds in, and started the last start's reference (deadEngine). A
+	// cloned shell reads the eng it was given, its original's, until it owns its state.
 	engStore  engineRef
+	started   *startedEngine
 	execution int
 	txn       substrate.TxnProducer
 	txnOpen   bool

@@ -22,10 +22,10 @@ func (p *proc) start(full bool) bool {
 	p.execution++
 	recv := p.receivedChannels()
 	committedOffs := p.committedOffsets()
-	se := new(startedEngine)
+	spare, se := p.deadEngine()
 	init := p.buildInit(recv, committedOffs, &se.init)
 	opts := node.Options{MetadataBudgetBytes: w.budget, Sabotage: w.opts.Sabotage}
-	eng, err := p.startEngine(se, init, opts)
+	eng, err := p.startEngine(se, spare, init, opts)
 	var dead, recreated []node.TopicID
 	var ierr error
 	if err == nil {
@@ -227,9 +227,7 @@ func (p *proc) recvString() string {
 	return s + "]"
 }
 
-// initRoom is room for the lists of a start's node.Init, allocated with the execution's engine
-// reference (startedEngine): the explorer restarts a process on about one transition in six, and
-// the lists live as long as the execution (the journal keeps the Init).
+// initRoom is room for the lists of a start's node.Init, in its startedEngine.
 type initRoom struct {
 	received [initRoomLen]node.Channel
 	starts   [initRoomLen]node.Cause

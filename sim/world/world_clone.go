@@ -205,16 +205,21 @@ type procStore struct {
 	inUse bool
 }
 
-// deadEngine returns an engine no world reads any more for p's start to build in
-// (node.StartInto), or nil: one an earlier life of the shell started, else the shell's spare:
-// one its own copy has not used, or (outside the explorer) p's last engine (dropEngine).
-func (p *proc) deadEngine() *node.Engine {
+// deadEngine returns an engine no world reads any more for p's start to build in (StartInto), or
+// nil: one an earlier life of the shell started, else the shell's spare (one its copy has not
+// used, or p's last engine: dropEngine); and storage for the start's reference: outside the
+// explorer the last start's when that start built the engine (nothing reads it either), else new.
+func (p *proc) deadEngine() (e *node.Engine, se *startedEngine) {
 	if p.store != nil {
-		if e := p.store.pool.FreeEngine(); e != nil {
-			return e
-		}
+		e = p.store.pool.FreeEngine()
 	}
-	return p.engStore.TakeSpare()
+	if e == nil {
+		e = p.engStore.TakeSpare()
+	}
+	if se = p.started; se == nil || e == nil || p.w.opts.explored || se.ref.Storage() != e {
+		se = new(startedEngine)
+	}
+	return e, se
 }
 
 // dropEngine ends the execution's engine and reference model. Outside the explorer, an engine no

@@ -27,7 +27,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 			"identity", // identityReport's last answer: a clone's history is the same up to the clone
 			"deaths"},  // copied by value; the count of incarnations not alive, which the hash has
 		"proc": {"w", "idx", "spec", "group", "txnID", "sends", "declared", "resolved", "everResolved", "status",
-			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
+			"resolvedDigest", "committed", "committedShared", "eng", "engStore", "started", "execution", "txn", "txnOpen", "recv", "pcs", "stepDirty",
 			"drainable", "stepChans", "workMark", "fetchBuf", "refusalWhy", "o", "store",
 			"share", // copy-on-write bookkeeping and the cached hashes (canon.Caches): proc.clone, proc.own
 			"ref"},  // the reference node: shared copy-on-write (oracle.Reference.ShareWith), hashed by package canon
@@ -45,7 +45,8 @@ func TestCloneCoversEveryField(t *testing.T) {
 }
 
 // TestStartBuildsInTheLastEngine: outside the explorer, a process's start builds its engine in
-// the engine of its last execution (dropEngine, deadEngine), except after a fork, which reads it.
+// the engine of its last execution, and keeps its reference in the last one's storage
+// (dropEngine, deadEngine), except after a fork, which reads them.
 func TestStartBuildsInTheLastEngine(t *testing.T) {
 	scn := twoInputs(act(spec.ActProducePlain, "", "in"), act(spec.ActFeed, "p", "in"), act(spec.ActDrain, "p", ""),
 		act(spec.ActCommit, "p", ""), act(spec.ActCrash, "p", ""), act(spec.ActStart, "p", ""),
@@ -54,9 +55,10 @@ func TestStartBuildsInTheLastEngine(t *testing.T) {
 	w.Start()
 	p := w.procs[0]
 	var last *node.Engine // the engine of p's last execution
+	var lastRef *engineRef
 	for i := range scn.Script {
 		if p.eng != nil {
-			last = p.eng.View()
+			last, lastRef = p.eng.View(), p.eng
 		}
 		if i == 8 {
 			w.fork() // the crash's engine is the fork's to read: the start after it builds anew
@@ -64,6 +66,9 @@ func TestStartBuildsInTheLastEngine(t *testing.T) {
 		w.Scripted(i)
 		if scn.Script[i].Kind == spec.ActStart && (p.eng.View() == last) != (i != 9) {
 			t.Errorf("action %d: the start built in the last engine: %v, want %v", i, p.eng.View() == last, i != 9)
+		}
+		if scn.Script[i].Kind == spec.ActStart && (p.eng == lastRef) != (i != 9) {
+			t.Errorf("action %d: the start kept its reference in the last one's storage: %v, want %v", i, p.eng == lastRef, i != 9)
 		}
 	}
 }
