@@ -17,9 +17,9 @@ func (p *proc) startEngine(se *startedEngine, spare *node.Engine, init node.Init
 	if p.started = se; err != nil {
 		return nil, err
 	}
-	p.store.noteStarted(eng)
 	se.ref.Start(eng)
-	if p.w.opts.explored {
+	if p.w.opts.explored { // only an explored world's shells are recycled (World.cloneInto)
+		p.store.noteStarted(eng)
 		p.committedShared = true
 		se.ref.Journal(&se.j, p.committed, init, opts)
 	}
