@@ -153,8 +153,8 @@ type Engine struct {
 	// holdBlock is the block Clone or CloneInto carved the channels' own held entries from (nil
 	// after Start): CloneInto reuses a dead engine's (engine_clone.go).
 	holdBlock []heldEntry
-	// causeBlock is the block Clone or CloneInto carved the four frontiers from (nil after
-	// Start): CloneInto reuses a dead engine's.
+	// causeBlock is the block Start, Clone or CloneInto carved the four frontiers from (when all
+	// were empty, the dead engine's they were given, or nil): CloneInto and StartInto reuse it.
 	causeBlock []Cause
 
 	// Change since the last Commit.

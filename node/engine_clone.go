@@ -45,7 +45,7 @@ func (e *Engine) CloneInto(dst *Engine) *Engine {
 	c.sendTopics = slices.Clip(e.sendTopics)
 	c.bindings = slices.Clip(e.bindings)
 	causes := [4]*Causes{&c.frontier, &c.past, &c.commitFrontier, &c.commitPast}
-	c.causeBlock = copyCausesBlockInto(causes[:], causeBlock)
+	c.causeBlock = copyCausesBlockInto(causes[:], causeBlock, 0)
 	c.causes = causeArena{}
 	c.dirty = append(dirty, e.dirty...)
 	c.removed = append(removed, e.removed...)
@@ -91,10 +91,14 @@ func cloneHolds(dst, src []chanState, spare []heldEntry) []heldEntry {
 	return owned
 }
 
-// copyCausesBlockInto is copyCausesBlock carving from spare (a dead engine's block) when it is
-// large enough; it returns the block the frontiers now live in (spare itself when they are all
-// empty).
-func copyCausesBlockInto(cs []*Causes, spare []Cause) []Cause {
+// copyCausesBlockInto replaces each frontier with a copy of it carved from one block, with room
+// spare entries after each non-empty one, capacity-capped so that an insertion through one
+// writes only into its own room and past it reallocates instead of writing into the next.
+// Positions change in place, within each frontier's own region. An empty frontier becomes the
+// zero Causes, as Causes.Clone makes it. The block is spare (a dead engine's or state's) when it
+// is large enough, else new; copyCausesBlockInto returns it (spare itself when the frontiers are
+// all empty).
+func copyCausesBlockInto(cs []*Causes, spare []Cause, room int) []Cause {
 	n := 0
 	for _, c := range cs {
 		n += len(c.pairs)
@@ -105,6 +109,7 @@ func copyCausesBlockInto(cs []*Causes, spare []Cause) []Cause {
 		}
 		return spare
 	}
+	n += room * len(cs)
 	owned := spare[:cap(spare)]
 	if cap(spare) < n {
 		owned = make([]Cause, n)
@@ -116,8 +121,8 @@ func copyCausesBlockInto(cs []*Causes, spare []Cause) []Cause {
 			*c = Causes{}
 			continue
 		}
-		c.pairs = copyPairs(block[:k:k], c.pairs)
-		block = block[k:]
+		c.pairs = copyPairs(block[:k:k+room], c.pairs)
+		block = block[k+room:]
 	}
 	return owned
 }
@@ -131,12 +136,4 @@ func copyPairs(dst, src []Cause) []Cause {
 		dst[i] = src[i]
 	}
 	return dst
-}
-
-// copyCausesBlock replaces each frontier with a copy of it carved from one shared allocation,
-// capacity-capped so that an insertion through one reallocates instead of writing into the next.
-// Positions change in place, within each frontier's own region. An empty frontier becomes the
-// zero Causes, as Causes.Clone makes it.
-func copyCausesBlock(cs []*Causes) {
-	copyCausesBlockInto(cs, nil)
 }

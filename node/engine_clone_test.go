@@ -292,3 +292,27 @@ func TestCloneIntoCarvesRoomWithoutHolds(t *testing.T) {
 		t.Fatal("running the clones changed the original")
 	}
 }
+
+// TestStartCarvesFrontierRoom checks that a start from a state with a frontier and a delivered
+// past gives each startCauseRoom spare entries, and that the channels the frontier gains, within
+// its room and past it, leave the past and the committed state unchanged.
+func TestStartCarvesFrontierRoom(t *testing.T) {
+	a, b := etCh(1, 0), etCh(2, 0)
+	e := etStart(t, &State{}, etInit(a, b), Options{})
+	cloneScript(t, e, a, b, 0)
+	st := e.Snapshot()
+	before := st.AppendCanonical(nil, rawEncoder{})
+	s := etStart(t, st, etInit(a, b), Options{})
+	for _, c := range []Causes{s.frontier, s.past} {
+		if c.Len() == 0 || cap(c.pairs) != c.Len()+startCauseRoom {
+			t.Fatalf("%v has capacity %d, want %d spare", c, cap(c.pairs), startCauseRoom)
+		}
+	}
+	past := s.past.Clone()
+	for i := range startCauseRoom + 1 {
+		s.frontier.Merge(etCh(byte(10+i), 0), 1)
+	}
+	if !s.past.Equal(past) || string(before) != string(st.AppendCanonical(nil, rawEncoder{})) {
+		t.Fatalf("the frontier's new channels changed the past (%v, was %v) or the state", s.past, past)
+	}
+}

@@ -54,11 +54,7 @@ func StartInto(dst *Engine, committed *State, init Init, opts Options) (*Engine,
 	}
 	e.restoreFed(st)
 	e.frontier, e.past, e.commitFrontier, e.commitPast = st.frontier, st.past, st.frontier, st.past
-	if dst == nil {
-		copyCausesBlock([]*Causes{&e.frontier, &e.past, &e.commitFrontier, &e.commitPast})
-	} else {
-		e.causeBlock = copyCausesBlockInto([]*Causes{&e.frontier, &e.past, &e.commitFrontier, &e.commitPast}, spare)
-	}
+	e.causeBlock = copyCausesBlockInto([]*Causes{&e.frontier, &e.past, &e.commitFrontier, &e.commitPast}, spare, startCauseRoom)
 	e.frontierBytes = EncodedLen(e.frontier)
 	e.joinClamp()
 	e.applyStartPositions(init.StartPositions)
@@ -69,6 +65,10 @@ func StartInto(dst *Engine, committed *State, init Init, opts Options) (*Engine,
 	}
 	return e, nil
 }
+
+// startCauseRoom is the spare entries each frontier a start copies from the state gets: an
+// execution's receipts and deliveries add a channel or two, which then need no new storage.
+const startCauseRoom = 2
 
 // newEngine is newEngineInto new storage.
 func newEngine(init Init, opts Options) *Engine { return newEngineInto(nil, init, opts) }

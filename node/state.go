@@ -202,7 +202,7 @@ func (s *State) CloneInto(dst *State) *State {
 		past:     s.past,
 		checked:  s.checked,
 	}
-	dst.causeBlock = copyCausesBlockInto([]*Causes{&dst.frontier, &dst.past}, block)
+	dst.causeBlock = copyCausesBlockInto([]*Causes{&dst.frontier, &dst.past}, block, 0)
 	for i := range s.holds {
 		live := s.holds[i].queue.live()
 		holds = append(holds, channelHolds{ch: s.holds[i].ch, queue: fifo[HeldMessage]{items: live[:len(live):len(live)]}})
