@@ -18,11 +18,12 @@ type Room interface {
 	CauseRoom(n int) []node.Cause
 }
 
-// Own returns the frontier for changing, cloning it first into room carved from r if it is
-// shared.
-func (f *Frontier) Own(r Room) *node.Causes {
-	if f.Shared {
-		f.C = f.C.CloneInto(r.CauseRoom(f.C.Len()))
+// Own returns the frontier for changing, with room for extra more channels: it is cloned first,
+// into room carved from r, when it is shared or lacks that room, so that no change allocates on
+// its own.
+func (f *Frontier) Own(r Room, extra int) *node.Causes {
+	if n := f.C.Len() + extra; f.Shared || n > cap(f.C.Pairs()) {
+		f.C = f.C.CloneInto(r.CauseRoom(n))
 		f.Shared = false
 	}
 	f.Digest = 0
@@ -35,23 +36,43 @@ func (f *Frontier) Share() node.Causes {
 	return f.C
 }
 
-// MergeFrom raises the frontier to at least other. A shared frontier that covers other already
-// stays shared: most receipts and deliveries teach nothing new, and cloning for a no-op merge
-// would cost an allocation per frontier per step.
+// MergeFrom raises the frontier to at least other, in one walk of both: a frontier other teaches
+// nothing stays as it is, shared or not (most receipts and deliveries teach nothing new); the
+// first pair that teaches something makes the frontier its own (Own), and each such pair is
+// merged in place.
 func (f *Frontier) MergeFrom(other node.Causes, r Room) {
-	if other.IsEmpty() || (f.Shared && f.C.Covers(other)) {
-		return
+	want := other.Pairs()
+	have, i := f.C.Pairs(), 0
+	for j := range want {
+		w := &want[j]
+		k := keyOf(&w.Channel)
+		for i < len(have) && keyOf(&have[i].Channel).less(k) {
+			i++
+		}
+		extra := 0
+		if i == len(have) || have[i].Channel != w.Channel {
+			extra = 1
+		} else if have[i].Position >= w.Position {
+			continue
+		}
+		c := f.Own(r, extra)
+		c.Merge(w.Channel, w.Position)
+		have = c.Pairs()
 	}
-	f.Own(r).MergeFrom(other)
 }
 
 // Merge raises the frontier's position on ch to at least pos, cloning a shared frontier only if
 // that changes it.
 func (f *Frontier) Merge(ch node.Channel, pos node.Offset, r Room) {
-	if f.Shared {
-		if q, ok := f.C.Lookup(ch); ok && q >= pos {
+	extra := 0
+	if f.Shared || f.C.Len() == cap(f.C.Pairs()) {
+		q, ok := f.C.Lookup(ch)
+		if ok && q >= pos {
 			return
 		}
+		if !ok {
+			extra = 1
+		}
 	}
-	f.Own(r).Merge(ch, pos)
+	f.Own(r, extra).Merge(ch, pos)
 }
