@@ -18,7 +18,7 @@
 // ReadHeaders, StampReader, EncodeCauses); the translation and comparison between the engine's
 // types and the reference node's that REFERENCE judges with (SameCommitted, RefState, ...); the
 // copy-on-write frontier the oracle keeps its pasts in (Frontier); the comparisons of frontiers
-// the checkers make (LookupFrom, FirstUncovered); and RESTART_INVISIBILITY's comparison of the
+// the checkers make (FirstUncovered); and RESTART_INVISIBILITY's comparison of the
 // deliveries of a run with and without a clean restart (CompareDeliveries), which package world
 // runs, since it re-runs the world. Its sub-packages are the
 // reference codec (wire), the corrupt-header generator (corrupt) and the reference node

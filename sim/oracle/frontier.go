@@ -9,20 +9,6 @@ import (
 
 // Comparisons of frontiers the checkers make.
 
-// LookupFrom finds ch in pairs (sorted by channel) starting at cursor *i, which it advances: a
-// walk over a second sorted list in order costs O(len(pairs) + queries) in all.
-func LookupFrom(pairs []node.Cause, i *int, ch node.Channel) (node.Offset, bool) {
-	k, j := keyOf(&ch), *i
-	for j < len(pairs) && keyOf(&pairs[j].Channel).less(k) {
-		j++
-	}
-	*i = j
-	if j < len(pairs) && pairs[j].Channel == ch {
-		return pairs[j].Position, true
-	}
-	return 0, false
-}
-
 // channelKey is a channel as integers in channel order (node.Channel.Compare's): the topic ID's
 // big-endian halves, then the partition: at most three integer compares, which the walks over
 // sorted frontiers make inline.
@@ -56,15 +42,20 @@ func FirstUncovered(have, want node.Causes) (node.Channel, node.Offset, bool) {
 // firstUncovered returns the first pair of want (channel order) that have does not reach and
 // excused (when not nil) does not excuse, in one walk of both frontiers.
 func firstUncovered(have, want node.Causes, excused func(node.Cause) bool) (node.Cause, bool) {
-	pairs, cur := have.Pairs(), 0
-	for _, c := range want.Pairs() {
-		if got, ok := LookupFrom(pairs, &cur, c.Channel); ok && got >= c.Position {
+	pairs, i := have.Pairs(), 0
+	for j, wanted := 0, want.Pairs(); j < len(wanted); j++ {
+		c := &wanted[j]
+		k := keyOf(&c.Channel)
+		for i < len(pairs) && keyOf(&pairs[i].Channel).less(k) {
+			i++
+		}
+		if i < len(pairs) && pairs[i].Channel == c.Channel && pairs[i].Position >= c.Position {
 			continue
 		}
-		if excused != nil && excused(c) {
+		if excused != nil && excused(*c) {
 			continue
 		}
-		return c, true
+		return *c, true
 	}
 	return node.Cause{}, false
 }
