@@ -22,11 +22,14 @@ import (
 // channel and topic tables. A world holds it by value: a world's clone copies it and calls
 // CloneFrom.
 type Oracle struct {
-	// msgs is the message table, by uid-1. A message never changes once in it: clones share the
-	// messages, and a change replaces the message with a changed copy (SetState, SetPayload), so
-	// a clone copies and a new record appends one pointer rather than every message.
+	// msgs is the message table, by uid-1. A message shared with a clone never changes: a change
+	// replaces it with a changed copy (SetState), so a clone copies and a new record appends one
+	// pointer rather than every message.
 	msgs       []*Message
 	msgsShared bool // msgs's array is shared with a clone: ownMsgs copies it before a change
+	// ownedFrom is the uid of the first message made since o was last cloned or cloned from: the
+	// messages from it on are o's alone, so a change writes them in place (changeMsg).
+	ownedFrom uint64
 	// logs is the model of each channel's log, by channel index.
 	logs []chanLog
 	// ids names each channel (append-only: clones share it, capacity clipped).
@@ -289,7 +292,7 @@ func withRoom(c node.Causes, extra int) node.Causes {
 // msgsHeadroom is the spare capacity a copied message table gets for the step's emissions.
 const msgsHeadroom = 4
 
-// SetState changes message uid's state (replacing the message: clones share it).
+// SetState changes message uid's state (replacing the message if clones may share it).
 func (o *Oracle) SetState(uid uint64, st MsgState) {
 	if o.msgs[uid-1].State != st {
 		m := o.changeMsg(uid)
@@ -298,9 +301,13 @@ func (o *Oracle) SetState(uid uint64, st MsgState) {
 	}
 }
 
-// changeMsg replaces message uid by a copy of o's own in o's own table and returns the copy to
-// change: the message itself is shared with clones and never changes.
+// changeMsg returns message uid to change: the message itself when o made it since it was last
+// cloned or cloned from, else (clones may share it, and it never changes) a copy that replaces
+// it in o's own table.
 func (o *Oracle) changeMsg(uid uint64) *Message {
+	if uid >= o.ownedFrom {
+		return o.msgs[uid-1]
+	}
 	o.ownMsgs()
 	m := *o.msgs[uid-1]
 	o.msgs[uid-1] = &m
@@ -318,6 +325,8 @@ func (o *Oracle) CloneFrom(src *Oracle, st Storage) {
 	}
 	src.msgsShared, o.msgsShared = true, true
 	o.msgs = slices.Clip(src.msgs)
+	src.ownedFrom = uint64(len(src.msgs)) + 1
+	o.ownedFrom = src.ownedFrom
 	o.ids = slices.Clip(src.ids)
 	src.byNodeShared, o.byNodeShared = true, true
 	src.liveShared, o.liveShared = true, true
@@ -394,7 +403,7 @@ func (o *Oracle) RefusalText(r *node.Refusal) string {
 	return d.Describe(channel)
 }
 
-// Msg returns message uid (uid >= 1). It is shared with clones and never changes: read it only.
+// Msg returns message uid (uid >= 1). It may be shared with clones: read it only.
 func (o *Oracle) Msg(uid uint64) *Message { return o.msgs[uid-1] }
 
 // NumMsgs is the number of messages so far, the last uid.
@@ -479,8 +488,8 @@ func (o *Oracle) ForgedClaim(pair node.Cause) bool {
 const nodeChanScanMax = 16
 
 // Message is the oracle's record of one produced record: where it was written, by whom, its
-// kind and state, and what the oracle knows of it. A message in the table is shared with clones
-// and never changes: the oracle replaces it with a changed copy.
+// kind and state, and what the oracle knows of it. A message in the table may be shared with
+// clones, and then never changes: the oracle replaces it with a changed copy.
 type Message struct {
 	Ch     int32 // the channel index it was written to
 	Pos    int64 // its offset there
