@@ -30,6 +30,8 @@ type Oracle struct {
 	// ownedFrom is the uid of the first message made since o was last cloned or cloned from: the
 	// messages from it on are o's alone, so a change writes them in place (changeMsg).
 	ownedFrom uint64
+	// slab is where o makes its messages and their frontiers.
+	slab slab
 	// logs is the model of each channel's log, by channel index.
 	logs []chanLog
 	// ids names each channel (append-only: clones share it, capacity clipped).
@@ -185,7 +187,7 @@ func (o *Oracle) Add(m Message, now int64) uint64 {
 	if len(o.msgs) == cap(o.msgs) {
 		o.msgsShared = false // the append copies the table into an array of its own
 	}
-	o.msgs = append(o.msgs, &m)
+	o.msgs = append(o.msgs, o.slab.message(&m))
 	uid := uint64(len(o.msgs))
 	lg := &o.logs[m.Ch]
 	for int64(len(lg.slots)) <= m.Pos {
@@ -258,12 +260,17 @@ func (o *Oracle) OnProduced(e Produced, now int64) uint64 {
 	m := Message{Ch: e.C, Pos: e.Pos, Sender: -1, Kind: e.Kind, State: e.State, Key: e.Rec.Key, Value: e.Rec.Value}
 	if e.Stamp.Observed != 0 {
 		obs := o.msgs[e.Stamp.Observed-1]
-		m.Expressed, m.Past = e.Stamp.Causes, withRoom(obs.Past, 1)
+		m.Expressed, m.Past = e.Stamp.Causes, o.slab.withRoom(obs.Past, 1)
 		m.Past.Merge(o.ids[obs.Ch].nc, node.Offset(obs.Pos))
 	}
 	if hs := e.Rec.Headers; len(hs) > 0 {
 		unvouched := m.Kind == MsgCorrupt || m.Kind == MsgForged // what its header says is what it expresses
-		hr := readHeaders(hs, unvouched)
+		var hr HeaderReading
+		if unvouched {
+			hr = ReadHeaders(hs)
+		} else {
+			hr = readHeaders(hs, false, nil)
+		}
 		m.HeaderLen, m.Undecodable = hr.ValueLen, hr.Undecodable
 		if unvouched {
 			m.Expressed, m.Past, m.Raw = hr.Expressed, hr.Expressed, make([][]byte, len(hs))
@@ -278,15 +285,9 @@ func (o *Oracle) OnProduced(e Produced, now int64) uint64 {
 // StampOf is what an observer of record uid stamps: what uid's header names plus its coordinate.
 func (o *Oracle) StampOf(uid uint64) node.Causes {
 	m := o.msgs[uid-1]
-	c := withRoom(m.Expressed, 1)
+	c := o.slab.withRoom(m.Expressed, 1)
 	c.Merge(o.ids[m.Ch].nc, node.Offset(m.Pos))
 	return c
-}
-
-// withRoom returns a copy of c with room for extra more channels, so that merging them into the
-// copy does not allocate again.
-func withRoom(c node.Causes, extra int) node.Causes {
-	return c.CloneInto(make([]node.Cause, 0, c.Len()+extra))
 }
 
 // msgsHeadroom is the spare capacity a copied message table gets for the step's emissions.
@@ -309,9 +310,9 @@ func (o *Oracle) changeMsg(uid uint64) *Message {
 		return o.msgs[uid-1]
 	}
 	o.ownMsgs()
-	m := *o.msgs[uid-1]
-	o.msgs[uid-1] = &m
-	return &m
+	m := o.slab.message(o.msgs[uid-1])
+	o.msgs[uid-1] = m
+	return m
 }
 
 // CloneFrom makes o (a copy of src by value) a clone that shares src's messages, names and node
@@ -326,7 +327,7 @@ func (o *Oracle) CloneFrom(src *Oracle, st Storage) {
 	src.msgsShared, o.msgsShared = true, true
 	o.msgs = slices.Clip(src.msgs)
 	src.ownedFrom = uint64(len(src.msgs)) + 1
-	o.ownedFrom = src.ownedFrom
+	o.ownedFrom, o.slab = src.ownedFrom, slab{}
 	o.ids = slices.Clip(src.ids)
 	src.byNodeShared, o.byNodeShared = true, true
 	src.liveShared, o.liveShared = true, true

@@ -14,7 +14,7 @@ func TestCloneCoversEveryField(t *testing.T) {
 		"Message": {"Ch", "Pos", "Sender", "Kind", "State", "ProducedMicros", "Past", "Expressed", "HeaderLen", "Undecodable", "Raw", "Key", "Value", "Digest"},
 		// Its channels' liveness, log start and end repeat the substrate's state, which the world
 		// hashes.
-		"Oracle": {"msgs", "msgsShared", "ownedFrom", "logs", "ids", "byNode", "byNodeShared", "live", "liveShared", "topics", "disabled", "budget",
+		"Oracle": {"msgs", "msgsShared", "ownedFrom", "slab", "logs", "ids", "byNode", "byNodeShared", "live", "liveShared", "topics", "disabled", "budget",
 			"violations", "deliveries", "heldReleased", "lat",
 			"procs",     // the clone's world registers its processes' copies: SetProc
 			"reporter"}, // the clone's world registers itself: SetReporter

@@ -272,7 +272,7 @@ func (o *Oracle) OnDeliver(at At, p *Proc, c int32, uid uint64, room Room) {
 // on the header the engine stamped, as the reference decoder reads it (every emission carries
 // exactly one decodable parsley.causes header, SPEC §3), and returns its uid.
 func (o *Oracle) OnSend(at At, p *Proc, c int32, pos int64, key, value []byte, headers []node.Header) uint64 {
-	hr := p.stamps.Read(headers)
+	hr := p.stamps.Read(headers, &o.slab)
 	m := Message{Ch: c, Pos: pos, Key: key, Value: value, Sender: int32(p.idx), Kind: MsgEmission, State: MsgPending,
 		Past: p.past.Share(), Expressed: hr.Expressed, HeaderLen: hr.ValueLen, Undecodable: hr.Undecodable}
 	switch {

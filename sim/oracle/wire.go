@@ -28,28 +28,32 @@ type HeaderReading struct {
 // ReadHeaders reads a header list with the reference decoder: a produced record's headers as the
 // substrate keeps them, or an emission's as the engine stamped them.
 func ReadHeaders[H substrate.Header | node.Header](hs []H) HeaderReading {
-	return readHeaders(hs, true)
+	var buf [4]wire.Header
+	return ReadWireHeaders(appendWireHeaders(buf[:0], hs))
 }
 
-// readHeaders is ReadHeaders; without expressed it leaves Expressed empty, for a caller that
-// knows what the record expresses and reads its headers only for the rest.
-func readHeaders[H substrate.Header | node.Header](hs []H, expressed bool) HeaderReading {
+// readHeaders is ReadHeaders, with Expressed carved from s; without expressed it leaves
+// Expressed empty, for a caller that knows what the record expresses and reads its headers only
+// for the rest.
+func readHeaders[H substrate.Header | node.Header](hs []H, expressed bool, s *slab) HeaderReading {
 	var buf [4]wire.Header
-	ws := buf[:0]
+	return readWireHeaders(appendWireHeaders(buf[:0], hs), expressed, s)
+}
+
+// appendWireHeaders appends hs, as the reference codec's headers, to ws.
+func appendWireHeaders[H substrate.Header | node.Header](ws []wire.Header, hs []H) []wire.Header {
 	for _, h := range hs {
 		ws = append(ws, wire.Header(h))
 	}
-	if expressed {
-		return ReadWireHeaders(ws)
-	}
-	return readWireHeaders(ws, false)
+	return ws
 }
 
 // ReadWireHeaders reads a header list with the reference decoder.
-func ReadWireHeaders(ws []wire.Header) HeaderReading { return readWireHeaders(ws, true) }
+func ReadWireHeaders(ws []wire.Header) HeaderReading { return readWireHeaders(ws, true, nil) }
 
-// readWireHeaders is ReadWireHeaders, leaving Expressed empty without expressed (readHeaders).
-func readWireHeaders(ws []wire.Header, expressed bool) HeaderReading {
+// readWireHeaders is ReadWireHeaders, with Expressed carved from s (nil: allocated), or left
+// empty without expressed (readHeaders).
+func readWireHeaders(ws []wire.Header, expressed bool, s *slab) HeaderReading {
 	var buf [16]wire.Cause // the decoded causes live only until converted
 	causes, present, r := wire.DecodeHeaders(buf[:0], ws)
 	hr := HeaderReading{Present: present, Undecodable: r != nil, Refusal: r}
@@ -66,20 +70,29 @@ func readWireHeaders(ws []wire.Header, expressed bool) HeaderReading {
 		}
 	}
 	if r == nil && expressed {
-		hr.Expressed = CausesFromWire(causes)
+		hr.Expressed = causesFromWire(causes, s)
 	}
 	return hr
 }
 
 // CausesFromWire converts the reference decoder's causes (in channel order, distinct channels)
 // to the oracle's frontier type.
-func CausesFromWire(causes []wire.Cause) node.Causes {
+func CausesFromWire(causes []wire.Cause) node.Causes { return causesFromWire(causes, nil) }
+
+// causesFromWire is CausesFromWire, the frontier carved from s (nil: allocated).
+func causesFromWire(causes []wire.Cause, s *slab) node.Causes {
 	if len(causes) == 0 {
 		return node.Causes{}
 	}
 	// An empty frontier with room for every cause: merged in channel order, each one appends in
-	// place, so the frontier is built in one allocation of its final size.
-	out := withRoom(node.Causes{}, len(causes))
+	// place, so the frontier is built in storage of its final size.
+	var room []node.Cause
+	if s != nil {
+		room = s.room(len(causes))
+	} else {
+		room = make([]node.Cause, 0, len(causes))
+	}
+	out := node.Causes{}.CloneInto(room)
 	for _, c := range causes {
 		out.Merge(node.Channel{Topic: node.TopicID(c.Channel.Topic), Partition: node.Partition(c.Channel.Partition)}, node.Offset(c.Position))
 	}
@@ -117,13 +130,13 @@ type StampReader struct {
 	read    bool
 }
 
-// Read returns what hs mean as the reference decoder reads them.
-func (r *StampReader) Read(hs []node.Header) HeaderReading {
+// Read returns what hs mean as the reference decoder reads them, the causes carved from s.
+func (r *StampReader) Read(hs []node.Header, s *slab) HeaderReading {
 	one := len(hs) == 1 && hs[0].Key == node.HeaderKey
 	if one && r.read && bytes.Equal(hs[0].Value, r.value) {
 		return r.reading
 	}
-	hr := ReadHeaders(hs)
+	hr := readHeaders(hs, true, s)
 	if one && hs[0].Value != nil {
 		r.value, r.reading, r.read = slices.Clone(hs[0].Value), hr, true
 	}
