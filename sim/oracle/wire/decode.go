@@ -116,13 +116,12 @@ func (d *decoder) value(dst []Cause) ([]Cause, *Refusal) {
 // and leaves the group's topic ID in *previous. (IDs go by pointer and causes are appended in
 // place: arrays are passed and returned through memory.)
 func (d *decoder) group(causes []Cause, g, count uint32, previous *TopicID) ([]Cause, *Refusal) {
-	var id TopicID
 	idAt := d.at
-	b, ok := d.take(len(id))
+	b, ok := d.take(len(TopicID{}))
 	if !ok {
 		return nil, refuse(Truncated, idAt, "group %d of %d: the topic ID ends after %d of 16 bytes", g, count, len(b))
 	}
-	copy(id[:], b)
+	id := TopicID(b)
 	if id == (TopicID{}) {
 		return nil, refuse(ZeroTopicID, idAt, "group %d names the all-zero topic ID", g)
 	}
