@@ -137,6 +137,19 @@ func (p *Proc) DeliveriesSince(from int64) []uint64 {
 	return out
 }
 
+// withRoom returns list, or, when it has no room at all, an empty list with room for
+// chanListRoom entries: a channel's delivered and pending lists then start at that length
+// instead of growing one allocation at a time through their first lengths.
+func withRoom[T any](list []T) []T {
+	if cap(list) == 0 {
+		return make([]T, 0, chanListRoom)
+	}
+	return list
+}
+
+// chanListRoom is the room a channel's delivered or pending list starts with.
+const chanListRoom = 4
+
 // deliveredIndex returns the index in oc.delivered of position pos, or -1.
 func (oc *chanState) deliveredIndex(pos int64) int {
 	i, ok := slices.BinarySearchFunc(oc.delivered, pos, func(e deliveredPos, pos int64) int { return cmp.Compare(e.pos, pos) })
