@@ -190,6 +190,9 @@ func (o *Oracle) Add(m Message, now int64) uint64 {
 	o.msgs = append(o.msgs, o.slab.message(&m))
 	uid := uint64(len(o.msgs))
 	lg := &o.logs[m.Ch]
+	if cap(lg.slots) == 0 {
+		lg.slots = make([]uint64, 0, slotsRoom)
+	}
 	for int64(len(lg.slots)) <= m.Pos {
 		lg.slots = append(lg.slots, 0)
 	}
@@ -197,6 +200,10 @@ func (o *Oracle) Add(m Message, now int64) uint64 {
 	lg.digest = 0
 	return uid
 }
+
+// slotsRoom is the room a channel's slots start with, so that a log's first records do not grow
+// them one allocation at a time.
+const slotsRoom = 16
 
 // RecordAt returns the uid of the committed record at offset pos of channel c, or 0 when no
 // committed record occupies it (marker, aborted or open transaction, beyond the log end).
