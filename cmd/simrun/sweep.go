@@ -365,7 +365,7 @@ func parseWithout(text string) ([]spec.Criterion, error) {
 	}
 	var known []string
 	for _, c := range scenariofile.Criteria() {
-		if c != "MODEL_DIVERGENCE" && c != scenarios.CritPanic {
+		if c != scenarios.CritModelDivergence && c != scenarios.CritPanic {
 			known = append(known, string(c))
 		}
 	}

@@ -137,10 +137,10 @@ func (p *Proc) DeliveriesSince(from int64) []uint64 {
 	return out
 }
 
-// withRoom returns list, or, when it has no room at all, an empty list with room for
-// chanListRoom entries: a channel's delivered and pending lists then start at that length
-// instead of growing one allocation at a time through their first lengths.
-func withRoom[T any](list []T) []T {
+// withListRoom returns list, or, when it has no room at all, an empty list with room for
+// chanListRoom entries: a channel's delivered and pending lists start at that length, so that
+// their first insertions do not each grow them.
+func withListRoom[T any](list []T) []T {
 	if cap(list) == 0 {
 		return make([]T, 0, chanListRoom)
 	}

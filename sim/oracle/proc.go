@@ -222,7 +222,7 @@ func (o *Oracle) OnFeed(at At, p *Proc, c int32, uid uint64, pos int64, room Roo
 	if found {
 		return
 	}
-	oc.pending = slices.Insert(withRoom(oc.pending), i, Pending{UID: uid, Pos: pos, fedMicros: at.Micros, FedStep: at.Step, fedDrains: p.drains})
+	oc.pending = slices.Insert(withListRoom(oc.pending), i, Pending{UID: uid, Pos: pos, fedMicros: at.Micros, FedStep: at.Step, fedDrains: p.drains})
 	p.undo = append(p.undo, undoEntry{kind: undoPendingAdd, ch: oc.ch, idx: i})
 }
 
@@ -250,7 +250,7 @@ func (o *Oracle) OnDeliver(at At, p *Proc, c int32, uid uint64, room Room) {
 	p.past.MergeFrom(m.Past, room)
 	p.tdp.MergeFrom(m.Past, room)
 	i, _ := slices.BinarySearchFunc(oc.delivered, m.Pos, func(e deliveredPos, pos int64) int { return cmp.Compare(e.pos, pos) })
-	oc.delivered = slices.Insert(withRoom(oc.delivered), i, deliveredPos{pos: m.Pos, index: int(p.deliveries), uid: uid})
+	oc.delivered = slices.Insert(withListRoom(oc.delivered), i, deliveredPos{pos: m.Pos, index: int(p.deliveries), uid: uid})
 	p.undo = append(p.undo, undoEntry{kind: undoDelivered, ch: oc.ch, idx: i})
 	p.setDeliveries(p.deliveries + 1)
 	p.stepDeliv++

@@ -14,8 +14,7 @@ type slab struct {
 
 // The length of a slab's blocks: each twice its predecessor's (the first just what is carved
 // from it), up to a most. An explored transition's clone, which starts a slab of its own, makes
-// a message or two, so its blocks are as small as the allocations they replace; a run's soon
-// reach the most.
+// a message or two, so its blocks stay small; a run's soon reach the most.
 const (
 	slabMsgsMax   = 64
 	slabCausesMax = 1024

@@ -216,7 +216,8 @@ func (p *proc) deadEngine() (e *node.Engine, se *startedEngine) {
 	if e == nil {
 		e = p.engStore.TakeSpare()
 	}
-	if se = p.started; se == nil || e == nil || p.w.opts.explored || se.ref.Storage() != e {
+	se = p.started
+	if se == nil || e == nil || p.w.opts.explored || se.ref.Storage() != e {
 		se = new(startedEngine)
 	}
 	return e, se

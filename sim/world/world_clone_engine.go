@@ -14,7 +14,8 @@ type engineRef = engine.Ref
 // copy-on-write with p.committed) and the arguments.
 func (p *proc) startEngine(se *startedEngine, spare *node.Engine, init node.Init, opts node.Options) (*engineRef, error) {
 	eng, err := node.StartInto(spare, p.committed, init, opts)
-	if p.started = se; err != nil {
+	p.started = se
+	if err != nil {
 		return nil, err
 	}
 	se.ref.Start(eng)
@@ -27,8 +28,8 @@ func (p *proc) startEngine(se *startedEngine, spare *node.Engine, init node.Init
 }
 
 // startedEngine is a started engine's reference, journal and Init lists (which the journal
-// keeps) in one allocation, which lives as long as the execution: the explorer restarts a process
-// on about one transition in six. Outside it, the next start reuses it with the engine.
+// keeps) in one allocation, which lives as long as the execution: the explorer restarts
+// processes often. Outside it, the next start reuses it with the engine.
 type startedEngine struct {
 	ref  engineRef
 	j    engine.Journal
