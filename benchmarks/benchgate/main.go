@@ -264,6 +264,7 @@ func runSideBySide(o options, stdout, stderr io.Writer) int {
 	}
 	withSweep := o.bench == "speed" && o.sweepSeeds > 0
 	simruns := map[*build]string{}
+	var rows *sweepRows // the sweep's rows, with withSweep
 	if withSweep {
 		for _, b := range []*build{base, cur} {
 			simruns[b] = filepath.Join(tmp, b.name+"_simrun")
@@ -272,12 +273,12 @@ func runSideBySide(o options, stdout, stderr io.Writer) int {
 				return 2
 			}
 		}
-		sweep, first, err := measureSweep(simruns, base, cur, o, stderr)
-		if err != nil {
+		rows = newSweepRows(o.sweepSeeds, base, cur)
+		if err := rows.measure(simruns, o, stderr); err != nil {
 			fmt.Fprintf(stderr, "benchgate: %v\n", err)
 			return 2
 		}
-		pairs[sweep.Key], pairs[first.Key] = sweep, first
+		pairs[rows.sweep.Key], pairs[rows.first.Key] = rows.sweep, rows.first
 	}
 	fmt.Fprintf(stderr, "benchgate: measured times by %s\n", time.Since(start).Round(time.Second))
 	if valgrind {
@@ -286,20 +287,10 @@ func runSideBySide(o options, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if withSweep {
-			sweep, first := pairs[sweepKey(o.sweepSeeds)], pairs[firstWaveKey(o.sweepSeeds)]
-			for _, c := range []struct {
-				b     *build
-				extra []string
-				out   *float64
-			}{{base, nil, &sweep.BaseInstr}, {cur, nil, &sweep.NewInstr}, {cur, firstWave, &first.NewInstr}} {
-				n, err := sweepInstructions(simruns[c.b], c.extra...)
-				if err != nil {
-					fmt.Fprintf(stderr, "benchgate: %s (%s): instructions of the sweep: %v\n", c.b.name, c.b.rev, err)
-					return 2
-				}
-				*c.out = n
+			if err := rows.countInstructions(simruns); err != nil {
+				fmt.Fprintf(stderr, "benchgate: %v\n", err)
+				return 2
 			}
-			first.BaseInstr = sweep.BaseInstr
 		}
 		fmt.Fprintf(stderr, "benchgate: counted instructions by %s\n", time.Since(start).Round(time.Second))
 	}

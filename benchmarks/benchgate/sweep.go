@@ -98,32 +98,62 @@ func runSweep(bin string, seeds int, extra ...string) (secPerStep float64, steps
 	return cpu.Seconds() / float64(steps), steps, nil
 }
 
-// measureSweep runs the baseline's sweep, the working tree's and the working tree's first-wave
-// sweep o.rounds times, interleaved (each round in another order), and returns the sweep's row and
-// the first-wave row, which share the baseline's runs. The builds must agree on nothing but the
-// JSON's shape: a baseline whose scheduler differs takes other steps, which is why the rows
-// compare steps per CPU-second.
-func measureSweep(bins map[*build]string, base, cur *build, o options, stderr io.Writer) (sweep, first *benchmarks.Pair, err error) {
-	sweep, first = &benchmarks.Pair{Key: sweepKey(o.sweepSeeds)}, &benchmarks.Pair{Key: firstWaveKey(o.sweepSeeds)}
-	type run struct {
-		b     *build
-		extra []string
-		out   *[]float64
-	}
-	runs := []run{{base, nil, &sweep.Base}, {cur, nil, &sweep.New}, {cur, firstWave, &first.New}}
+// sweepRows are the report's two sweep rows and the three sweeps that fill them: the baseline's
+// (both rows' baseline), the working tree's and the working tree's first-wave sweep. The builds
+// must agree on nothing but the JSON's shape: a baseline whose scheduler differs takes other
+// steps, which is why the rows compare steps per CPU-second.
+type sweepRows struct {
+	sweep, first *benchmarks.Pair
+	runs         []sweepRun
+}
+
+// sweepRun is one of the sweeps: whose simrun, with which extra arguments, and where its times
+// and its instructions per step go.
+type sweepRun struct {
+	b      *build
+	extra  []string
+	times  *[]float64
+	instrs *float64
+}
+
+// newSweepRows returns the rows of the sweep of seeds 1-seeds, empty.
+func newSweepRows(seeds int, base, cur *build) *sweepRows {
+	sweep, first := &benchmarks.Pair{Key: sweepKey(seeds)}, &benchmarks.Pair{Key: firstWaveKey(seeds)}
+	return &sweepRows{sweep: sweep, first: first, runs: []sweepRun{
+		{base, nil, &sweep.Base, &sweep.BaseInstr},
+		{cur, nil, &sweep.New, &sweep.NewInstr},
+		{cur, firstWave, &first.New, &first.NewInstr},
+	}}
+}
+
+// measure runs the three sweeps o.rounds times, interleaved (each round in another order).
+func (rows *sweepRows) measure(bins map[*build]string, o options, stderr io.Writer) error {
 	for r := range o.rounds {
 		fmt.Fprintf(stderr, "benchgate: sweep round %d of %d (load average %s)\n", r+1, o.rounds, loadAverage())
-		for k := range runs {
-			x := runs[(k+r)%len(runs)]
+		for k := range rows.runs {
+			x := rows.runs[(k+r)%len(rows.runs)]
 			v, _, err := runSweep(bins[x.b], o.sweepSeeds, x.extra...)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s (%s): %v", x.b.name, x.b.rev, err)
+				return fmt.Errorf("%s (%s): %v", x.b.name, x.b.rev, err)
 			}
-			*x.out = append(*x.out, v)
+			*x.times = append(*x.times, v)
 		}
 	}
-	first.Base = slices.Clone(sweep.Base)
-	return sweep, first, nil
+	rows.first.Base = slices.Clone(rows.sweep.Base)
+	return nil
+}
+
+// countInstructions counts the three sweeps' instructions per step (sweepInstructions).
+func (rows *sweepRows) countInstructions(bins map[*build]string) error {
+	for _, x := range rows.runs {
+		n, err := sweepInstructions(bins[x.b], x.extra...)
+		if err != nil {
+			return fmt.Errorf("%s (%s): instructions of the sweep: %v", x.b.name, x.b.rev, err)
+		}
+		*x.instrs = n
+	}
+	rows.first.BaseInstr = rows.sweep.BaseInstr
+	return nil
 }
 
 // sweepInstructions returns the instructions per step of bin's sweep of seeds 1-sweepInstrSeeds
